@@ -1,0 +1,3 @@
+// OpenSSL's libcrypto, used only for SHA-256 (the hash chain, photo hashes).
+#include <openssl/sha.h>
+#include <openssl/evp.h>

@@ -1,0 +1,1 @@
+// The inspection domain: events, templates, validation, score (being written).

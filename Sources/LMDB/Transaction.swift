@@ -1,0 +1,150 @@
+import CLMDB
+
+/// A named table (an LMDB database handle), valid while its environment is open.
+public struct Table: Hashable, Sendable {
+    let dbi: MDB_dbi
+    public let name: String
+}
+
+/// A read or write transaction, only ever lent to a closure by `Environment`.
+///
+/// Every value read is copied into Swift storage before it is returned: LMDB's
+/// pointers are valid only until the transaction ends.
+public struct Transaction {
+    let handle: OpaquePointer
+    public let readOnly: Bool
+
+    /// Flags for `put`.
+    public struct PutFlags: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Fail with `.keyExists` instead of overwriting.
+        public static let noOverwrite = PutFlags(rawValue: UInt32(MDB_NOOVERWRITE))
+        /// The key sorts after every stored key: a fast append at the end.
+        public static let append = PutFlags(rawValue: UInt32(MDB_APPEND))
+    }
+
+    func openTable(_ name: String, create: Bool) throws(LMDBError) -> Table? {
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
+        if rc == MDB_NOTFOUND && !create { return nil }
+        try check(rc, "opening table \(name)")
+        return Table(dbi: dbi, name: name)
+    }
+
+    // MARK: - Values
+
+    /// The value stored under `key`, or nil.
+    public func get(_ table: Table, _ key: [UInt8]) throws(LMDBError) -> [UInt8]? {
+        var k = MDB_val()
+        var v = MDB_val()
+        var copy = key
+        let rc = copy.withUnsafeMutableBytes { raw in
+            k.mv_size = raw.count
+            k.mv_data = raw.baseAddress
+            return mdb_get(handle, table.dbi, &k, &v)
+        }
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "reading from \(table.name)")
+        return Self.bytes(v)
+    }
+
+    public func put(_ table: Table, _ key: [UInt8], _ value: [UInt8], flags: PutFlags = []) throws(LMDBError) {
+        var key = key
+        var value = value
+        let rc = key.withUnsafeMutableBytes { rawKey in
+            value.withUnsafeMutableBytes { rawValue in
+                var k = MDB_val(mv_size: rawKey.count, mv_data: rawKey.baseAddress)
+                var v = MDB_val(mv_size: rawValue.count, mv_data: rawValue.baseAddress)
+                return mdb_put(handle, table.dbi, &k, &v, flags.rawValue)
+            }
+        }
+        try check(rc, "writing to \(table.name)")
+    }
+
+    /// Deletes `key`; answers whether it was there.
+    @discardableResult
+    public func delete(_ table: Table, _ key: [UInt8]) throws(LMDBError) -> Bool {
+        var key = key
+        let rc = key.withUnsafeMutableBytes { raw in
+            var k = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
+            return mdb_del(handle, table.dbi, &k, nil)
+        }
+        if rc == MDB_NOTFOUND { return false }
+        try check(rc, "deleting from \(table.name)")
+        return true
+    }
+
+    /// Removes every entry of `table`, keeping the table.
+    public func empty(_ table: Table) throws(LMDBError) {
+        try check(mdb_drop(handle, table.dbi, 0), "emptying \(table.name)")
+    }
+
+    /// The number of entries in `table`.
+    public func count(_ table: Table) throws(LMDBError) -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(handle, table.dbi, &stat), "counting \(table.name)")
+        return stat.ms_entries
+    }
+
+    // MARK: - Cursors
+
+    /// Lends a cursor over `table` to `body` and closes it afterwards.
+    public func withCursor<T, E: Error>(_ table: Table, _ body: (inout Cursor) throws(E) -> T) throws -> T {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, table.dbi, &cursor), "opening a cursor on \(table.name)")
+        defer { mdb_cursor_close(cursor) }
+        var wrapped = Cursor(handle: cursor!, table: table)
+        return try body(&wrapped)
+    }
+
+    /// Calls `body` for each entry from the first key ≥ `start` (or the first
+    /// entry) in key order, until it returns false.
+    public func forEach(
+        _ table: Table, from start: [UInt8]? = nil, _ body: ([UInt8], [UInt8]) throws -> Bool
+    ) throws {
+        try withCursor(table) { cursor in
+            var entry = try start.map { key throws(LMDBError) in try cursor.seek(atLeast: key) } ?? cursor.first()
+            while let (key, value) = entry {
+                guard try body(key, value) else { return }
+                entry = try cursor.next()
+            }
+        }
+    }
+
+    static func bytes(_ v: MDB_val) -> [UInt8] {
+        guard v.mv_size > 0, let data = v.mv_data else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: v.mv_size))
+    }
+}
+
+/// A position in a table, lent by `Transaction.withCursor`.
+public struct Cursor {
+    let handle: OpaquePointer
+    public let table: Table
+
+    public typealias Entry = (key: [UInt8], value: [UInt8])
+
+    private func move(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> Entry? {
+        var k = MDB_val()
+        var v = MDB_val()
+        var keyCopy = key ?? []
+        let rc = keyCopy.withUnsafeMutableBytes { raw in
+            if key != nil {
+                k.mv_size = raw.count
+                k.mv_data = raw.baseAddress
+            }
+            return mdb_cursor_get(handle, &k, &v, op)
+        }
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "moving a cursor on \(table.name)")
+        return (Transaction.bytes(k), Transaction.bytes(v))
+    }
+
+    public mutating func first() throws(LMDBError) -> Entry? { try move(MDB_FIRST) }
+    public mutating func last() throws(LMDBError) -> Entry? { try move(MDB_LAST) }
+    public mutating func next() throws(LMDBError) -> Entry? { try move(MDB_NEXT) }
+    public mutating func previous() throws(LMDBError) -> Entry? { try move(MDB_PREV) }
+    /// The first entry whose key is ≥ `key`.
+    public mutating func seek(atLeast key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_RANGE, key: key) }
+}

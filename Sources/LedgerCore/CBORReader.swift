@@ -1,0 +1,260 @@
+/// Why a CBOR item could not be read.
+public enum CBORError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The bytes ended in the middle of an item.
+    case truncated(offset: Int)
+    /// An item of another type was found where the reader expected `expected`.
+    case unexpectedType(expected: String, found: UInt8, offset: Int)
+    /// The item uses a feature this ledger never writes (indefinite lengths,
+    /// tags, reserved additional information).
+    case unsupported(String, offset: Int)
+    /// A text string was not valid UTF-8.
+    case invalidUTF8(offset: Int)
+    /// A number does not fit the type asked for.
+    case outOfRange(offset: Int)
+
+    public var description: String {
+        switch self {
+        case .truncated(let offset): "CBOR data ends early at byte \(offset)"
+        case .unexpectedType(let expected, let found, let offset):
+            "expected a CBOR \(expected) at byte \(offset), found initial byte 0x\(String(found, radix: 16))"
+        case .unsupported(let what, let offset): "unsupported CBOR \(what) at byte \(offset)"
+        case .invalidUTF8(let offset): "CBOR text at byte \(offset) is not valid UTF-8"
+        case .outOfRange(let offset): "CBOR number at byte \(offset) is out of range"
+        }
+    }
+}
+
+/// A forward-only reader of CBOR items over a byte array.
+///
+/// Decoding the replayed events goes through this reader directly, without
+/// building a `CBORValue` tree, because rebuilds replay millions of events and
+/// the allocation of a tree per event would dominate.
+public struct CBORReader: Sendable {
+    public let bytes: [UInt8]
+    /// The offset of the next unread byte.
+    public private(set) var offset: Int
+
+    public init(_ bytes: [UInt8], offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    public var isAtEnd: Bool { offset >= bytes.count }
+
+    // MARK: - Heads
+
+    /// The major type (0–7) of the next item, without consuming it.
+    public func peekMajor() throws(CBORError) -> UInt8 {
+        guard offset < bytes.count else { throw .truncated(offset: offset) }
+        return bytes[offset] >> 5
+    }
+
+    /// Whether the next item is `null`; consumes it if so.
+    public mutating func readNullIfPresent() throws(CBORError) -> Bool {
+        guard offset < bytes.count else { throw .truncated(offset: offset) }
+        if bytes[offset] == 0xF6 {
+            offset += 1
+            return true
+        }
+        return false
+    }
+
+    @inline(__always)
+    mutating func readHead() throws(CBORError) -> (major: UInt8, info: UInt8, argument: UInt64) {
+        guard offset < bytes.count else { throw .truncated(offset: offset) }
+        let initial = bytes[offset]
+        let major = initial >> 5
+        let info = initial & 0x1F
+        offset += 1
+        switch info {
+        case 0..<24:
+            return (major, info, UInt64(info))
+        case 24, 25, 26, 27:
+            let width = 1 << Int(info - 24)
+            guard offset + width <= bytes.count else { throw .truncated(offset: offset) }
+            var value: UInt64 = 0
+            for i in 0..<width {
+                value = (value << 8) | UInt64(bytes[offset + i])
+            }
+            offset += width
+            return (major, info, value)
+        default:
+            throw .unsupported("additional information \(info)", offset: offset - 1)
+        }
+    }
+
+    @inline(__always)
+    mutating func expectHead(major: UInt8, name: String) throws(CBORError) -> UInt64 {
+        let start = offset
+        let head = try readHead()
+        guard head.major == major else {
+            offset = start
+            throw .unexpectedType(expected: name, found: bytes[start], offset: start)
+        }
+        return head.argument
+    }
+
+    // MARK: - Items
+
+    public mutating func readUnsigned() throws(CBORError) -> UInt64 {
+        try expectHead(major: 0, name: "unsigned integer")
+    }
+
+    public mutating func readInteger() throws(CBORError) -> Int64 {
+        let start = offset
+        let head = try readHead()
+        switch head.major {
+        case 0:
+            guard head.argument <= UInt64(Int64.max) else { throw .outOfRange(offset: start) }
+            return Int64(head.argument)
+        case 1:
+            guard head.argument <= UInt64(Int64.max) else { throw .outOfRange(offset: start) }
+            return -1 - Int64(head.argument)
+        default:
+            offset = start
+            throw .unexpectedType(expected: "integer", found: bytes[start], offset: start)
+        }
+    }
+
+    public mutating func readInt() throws(CBORError) -> Int {
+        Int(try readInteger())
+    }
+
+    public mutating func readBytes() throws(CBORError) -> [UInt8] {
+        let count = try expectHead(major: 2, name: "byte string")
+        guard UInt64(bytes.count - offset) >= count else { throw .truncated(offset: offset) }
+        let end = offset + Int(count)
+        defer { offset = end }
+        return Array(bytes[offset..<end])
+    }
+
+    public mutating func readText() throws(CBORError) -> String {
+        let count = try expectHead(major: 3, name: "text string")
+        guard UInt64(bytes.count - offset) >= count else { throw .truncated(offset: offset) }
+        let start = offset
+        let end = offset + Int(count)
+        offset = end
+        guard let text = String(validating: bytes[start..<end], as: UTF8.self) else {
+            throw .invalidUTF8(offset: start)
+        }
+        return text
+    }
+
+    public mutating func readArrayHeader() throws(CBORError) -> Int {
+        Int(try expectHead(major: 4, name: "array"))
+    }
+
+    public mutating func readMapHeader() throws(CBORError) -> Int {
+        Int(try expectHead(major: 5, name: "map"))
+    }
+
+    public mutating func readBool() throws(CBORError) -> Bool {
+        guard offset < bytes.count else { throw .truncated(offset: offset) }
+        switch bytes[offset] {
+        case 0xF4:
+            offset += 1
+            return false
+        case 0xF5:
+            offset += 1
+            return true
+        default:
+            throw .unexpectedType(expected: "boolean", found: bytes[offset], offset: offset)
+        }
+    }
+
+    /// Reads a float of any width, or an integer, as a `Double`.
+    public mutating func readDouble() throws(CBORError) -> Double {
+        guard offset < bytes.count else { throw .truncated(offset: offset) }
+        let start = offset
+        switch bytes[offset] {
+        case 0xF9:
+            let head = try readHead()
+            #if arch(x86_64) || arch(arm64)
+                return Double(Float16(bitPattern: UInt16(head.argument)))
+            #else
+                throw .unsupported("half-precision float", offset: start)
+            #endif
+        case 0xFA:
+            let head = try readHead()
+            return Double(Float(bitPattern: UInt32(head.argument)))
+        case 0xFB:
+            let head = try readHead()
+            return Double(bitPattern: head.argument)
+        default:
+            let major = bytes[offset] >> 5
+            if major == 0 || major == 1 {
+                return Double(try readInteger())
+            }
+            throw .unexpectedType(expected: "number", found: bytes[start], offset: start)
+        }
+    }
+
+    /// Skips one whole item, however deeply nested, and returns its bytes'
+    /// range so a caller can keep the encoded item as it is.
+    @discardableResult
+    public mutating func skipItem() throws(CBORError) -> Range<Int> {
+        let start = offset
+        let head = try readHead()
+        switch head.major {
+        case 0, 1:
+            break
+        case 2, 3:
+            guard UInt64(bytes.count - offset) >= head.argument else { throw .truncated(offset: offset) }
+            offset += Int(head.argument)
+        case 4:
+            for _ in 0..<head.argument { try skipItem() }
+        case 5:
+            for _ in 0..<head.argument {
+                try skipItem()
+                try skipItem()
+            }
+        case 6:
+            throw .unsupported("tag", offset: start)
+        default:
+            // Simple values and floats: the head already consumed them.
+            break
+        }
+        return start..<offset
+    }
+
+    /// Reads the next item as a generic value.
+    public mutating func readValue() throws(CBORError) -> CBORValue {
+        let start = offset
+        let major = try peekMajor()
+        switch major {
+        case 0: return .unsigned(try readUnsigned())
+        case 1:
+            let head = try readHead()
+            return .negative(head.argument)
+        case 2: return .bytes(try readBytes())
+        case 3: return .text(try readText())
+        case 4:
+            let count = try readArrayHeader()
+            var items: [CBORValue] = []
+            items.reserveCapacity(min(count, 1024))
+            for _ in 0..<count { items.append(try readValue()) }
+            return .array(items)
+        case 5:
+            let count = try readMapHeader()
+            var entries: [CBORValue.Entry] = []
+            entries.reserveCapacity(min(count, 1024))
+            for _ in 0..<count {
+                let key = try readValue()
+                let value = try readValue()
+                entries.append(.init(key: key, value: value))
+            }
+            return .map(entries)
+        case 7:
+            switch bytes[offset] {
+            case 0xF4, 0xF5: return .bool(try readBool())
+            case 0xF6:
+                offset += 1
+                return .null
+            case 0xF9, 0xFA, 0xFB: return .double(try readDouble())
+            default: throw .unsupported("simple value", offset: start)
+            }
+        default:
+            throw .unsupported("tag", offset: start)
+        }
+    }
+}

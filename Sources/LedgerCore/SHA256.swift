@@ -1,0 +1,136 @@
+import CCrypto
+
+/// A SHA-256 digest: 32 bytes.
+public struct Digest256: Hashable, Sendable, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    /// The all-zero value that stands before the first record of a chain.
+    public static let zero = Digest256(unchecked: [UInt8](repeating: 0, count: 32))
+
+    init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Accepts exactly 32 bytes.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 32 else { return nil }
+        self.bytes = bytes
+    }
+
+    /// Parses 64 hexadecimal digits.
+    public init?(hex: String) {
+        guard let bytes = Hex.decode(hex), bytes.count == 32 else { return nil }
+        self.bytes = bytes
+    }
+
+    public var hex: String { Hex.encode(bytes) }
+    public var description: String { hex }
+}
+
+/// SHA-256 through OpenSSL's libcrypto.
+///
+/// One hasher keeps one `EVP_MD_CTX` and reuses it for every digest, because
+/// allocating a context per record would cost more than hashing a small record.
+/// A hasher is not thread-safe; give each thread its own.
+public final class SHA256Hasher {
+    private let context: OpaquePointer
+    private let algorithm: OpaquePointer
+
+    public init() {
+        // Both calls only fail when the process is out of memory or OpenSSL's
+        // default provider is missing; neither is something a caller can handle.
+        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else {
+            preconditionFailure("OpenSSL has no SHA256 implementation (default provider missing)")
+        }
+        guard let context = EVP_MD_CTX_new() else {
+            EVP_MD_free(algorithm)
+            preconditionFailure("EVP_MD_CTX_new failed: out of memory")
+        }
+        self.algorithm = algorithm
+        self.context = context
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+        EVP_MD_free(algorithm)
+    }
+
+    /// SHA-256 of the concatenation of `parts`.
+    public func digest(_ parts: [UInt8]...) -> Digest256 {
+        digest(parts: parts)
+    }
+
+    public func digest(parts: [[UInt8]]) -> Digest256 {
+        var out = [UInt8](repeating: 0, count: 32)
+        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        for part in parts {
+            part.withUnsafeBytes { raw in
+                check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
+            }
+        }
+        var length: UInt32 = 0
+        out.withUnsafeMutableBufferPointer { buffer in
+            check(EVP_DigestFinal_ex(context, buffer.baseAddress, &length), "EVP_DigestFinal_ex")
+        }
+        return Digest256(unchecked: out)
+    }
+
+    /// SHA-256 of a byte prefix, then a slice of a larger buffer: hashes a
+    /// stored record in place without copying it out first.
+    public func digest(prefix: UInt8, _ data: [UInt8], range: Range<Int>) -> Digest256 {
+        var out = [UInt8](repeating: 0, count: 32)
+        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        var byte = prefix
+        check(EVP_DigestUpdate(context, &byte, 1), "EVP_DigestUpdate")
+        data.withUnsafeBytes { raw in
+            let slice = UnsafeRawBufferPointer(rebasing: raw[range])
+            check(EVP_DigestUpdate(context, slice.baseAddress, slice.count), "EVP_DigestUpdate")
+        }
+        var length: UInt32 = 0
+        out.withUnsafeMutableBufferPointer { buffer in
+            check(EVP_DigestFinal_ex(context, buffer.baseAddress, &length), "EVP_DigestFinal_ex")
+        }
+        return Digest256(unchecked: out)
+    }
+
+    private func check(_ rc: Int32, _ operation: String) {
+        // EVP digest calls on a fetched SHA-256 only fail on allocation failure.
+        precondition(rc == 1, "\(operation) failed")
+    }
+}
+
+/// Lower-case hexadecimal, the form digests take in text and JSON.
+public enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func decode(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(utf8.count / 2)
+        var i = 0
+        while i < utf8.count {
+            guard let hi = nibble(utf8[i]), let lo = nibble(utf8[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The result of running a process to completion.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs executables as a user would, for end-to-end tests.
+public enum ProcessRun {
+    /// Runs `executable` with `arguments`, waits, and captures both streams.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
+        currentDirectory: String? = nil
+    ) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        let out = Pipe()
+        let err = Pipe()
+        let inPipe = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inPipe
+        try process.run()
+        if let input { inPipe.fileHandleForWriting.write(input) }
+        try inPipe.fileHandleForWriting.close()
+        // Read both pipes concurrently so a chatty child never blocks on a full pipe.
+        let group = DispatchGroup()
+        let box = OutputBox()
+        group.enter()
+        DispatchQueue.global().async {
+            box.setErr(err.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return ProcessResult(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: box.err, as: UTF8.self))
+    }
+}
+
+private final class OutputBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    func setErr(_ d: Data) {
+        lock.lock()
+        data = d
+        lock.unlock()
+    }
+    var err: Data {
+        lock.lock()
+        defer { lock.unlock() }
+        return data
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Finds what tests need outside the test process: the built executables and
+/// the repository's own files (tools, fixtures, schemas).
+public enum Products {
+    /// The repository root, found from this file's place in `Sources/`.
+    public static let repositoryRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// A file of the repository, by its path relative to the root.
+    public static func repositoryFile(_ relativePath: String) -> String {
+        repositoryRoot + "/" + relativePath
+    }
+
+    /// The directory holding the built products (`.build/debug` or similar):
+    /// where the test bundle itself was built.
+    public static let directory: String = {
+        let candidates = [
+            Bundle.main.bundleURL,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+        ]
+        for candidate in candidates
+        where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("ledger-writer").path) {
+            return candidate.path
+        }
+        return candidates[0].path
+    }()
+
+    /// The path of a built executable, such as `jqc` or `ledger-writer`.
+    public static func executable(_ name: String) -> String { directory + "/" + name }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import LMDB
+import LedgerCore
+import LedgerStore
+
+/// The ledger core measured against the physical limit (plain LMDB through
+/// the same binding, same bytes, no encoding, no hashing, no indexes) and the
+/// SQLite baseline, doing the same work in the same run.
+struct CoreBenchmark {
+    var events: Int
+    var singleCommits: Int
+    var directory: String
+
+    func run() throws -> [Row] {
+        let clock = SystemClock()
+        let actor = Actor(id: "u-1", name: "Bench Inspector", verified: true)
+        let device = UUID()
+        // Inspectors record one inspection at a time, so events of a stream come
+        // in runs: eight open inspections interleaved, each 100 events long.
+        let streams = (0..<max(8, events / 100 + 8)).map { _ in UUID.timeOrdered(at: clock.now()) }
+        func streamOf(_ i: Int) -> UUID { streams[(i / 800) * 8 + i % 8] }
+        // A realistic small payload: a field set with a value and a label.
+        func event(_ i: Int) -> PendingEvent {
+            PendingEvent(
+                stream: streamOf(i), type: "inspection.field_set", schemaVersion: 1, actor: actor,
+                device: device, recordedAt: clock.now(),
+                payload: CBORValue.textMap([
+                    ("field", .text("\(i % 40)")), ("value", .text("Acceptable, with notes \(i)")),
+                    ("kind", .text("radio")),
+                ]).encoded())
+        }
+        let pending = (0..<events).map(event)
+        // What the ledger will store, precomputed for the plain-LMDB and SQLite sides.
+        var versions: [UUID: UInt64] = [:]
+        var previous = Digest256.zero
+        let chain = HashChain()
+        let stored: [(key: [UInt8], id: [UInt8], stream: [UInt8], version: UInt64, hash: [UInt8], record: [UInt8])] =
+            pending.enumerated().map { i, e in
+                let version = (versions[e.stream] ?? 0) + 1
+                versions[e.stream] = version
+                let record = EventRecord(position: UInt64(i + 1), streamVersion: version, event: e).encoded()
+                previous = chain.next(previous: previous, record: record)
+                return (BigEndian.bytes(UInt64(i + 1)), e.id.bytes, e.stream.bytes, version, previous.bytes, record)
+            }
+
+        var rows: [Row] = []
+        let ledgerDir = directory + "/ledger"
+        let limitDir = directory + "/lmdb"
+        let sqlitePath = directory + "/baseline.sqlite"
+
+        // MARK: Batched appends, 1,000 per durable commit.
+        let log = try EventLog(directory: ledgerDir)
+        let tLedger = try Measure.seconds {
+            for start in stride(from: 0, to: events, by: 1000) {
+                try log.append(Array(pending[start..<min(start + 1000, events)]))
+            }
+        }
+        let env = try Environment(directory: limitDir)
+        let table = try env.table("events")!
+        let tLimit = try Measure.seconds {
+            for start in stride(from: 0, to: events, by: 1000) {
+                try env.write { txn in
+                    for s in stored[start..<min(start + 1000, events)] {
+                        try txn.put(table, s.key, s.hash + s.record, flags: .append)
+                    }
+                }
+            }
+        }
+        let sqlite = try SQLiteEventTable(path: sqlitePath)
+        let tSQLite = try Measure.seconds {
+            for start in stride(from: 0, to: events, by: 1000) {
+                try sqlite.exec("BEGIN")
+                for (i, s) in stored[start..<min(start + 1000, events)].enumerated() {
+                    try sqlite.insert(
+                        seq: Int64(start + i + 1), id: s.id, stream: s.stream, version: Int64(s.version), hash: s.hash,
+                        record: s.record)
+                }
+                try sqlite.exec("COMMIT")
+            }
+        }
+        let n = Double(events)
+        rows.append(
+            Row(
+                name: "append, batches of 1,000", unit: "events/s", ledger: n / tLedger, limit: n / tLimit,
+                baseline: n / tSQLite, target: ">= 300k/s"))
+
+        // MARK: One durable commit per event.
+        // fsync times drift on a shared machine, so the three sides take turns
+        // in ten rounds instead of running one after the other.
+        let single = (0..<singleCommits).map(event)
+        var sLedger = 0.0
+        var sLimit = 0.0
+        var sSQLite = 0.0
+        var nextKey = UInt64(events)
+        var nextSeq = Int64(events)
+        let rounds = 10
+        for round in 0..<rounds {
+            let slice = (round * singleCommits / rounds)..<((round + 1) * singleCommits / rounds)
+            sLedger += try Measure.seconds {
+                for e in single[slice] { try log.append([e]) }
+            }
+            sLimit += try Measure.seconds {
+                for s in stored[slice] {
+                    nextKey += 1
+                    let key = BigEndian.bytes(nextKey)
+                    try env.write { txn in try txn.put(table, key, s.hash + s.record, flags: .append) }
+                }
+            }
+            sSQLite += try Measure.seconds {
+                for s in stored[slice] {
+                    nextSeq += 1
+                    try sqlite.insert(
+                        seq: nextSeq, id: UUID().bytes, stream: s.stream, version: Int64(nextSeq), hash: s.hash,
+                        record: s.record)
+                }
+            }
+        }
+        let m = Double(singleCommits)
+        rows.append(
+            Row(
+                name: "append, one durable commit each", unit: "events/s", ledger: m / sLedger, limit: m / sLimit,
+                baseline: m / sSQLite, target: ">= 90% of plain LMDB"))
+
+        // MARK: Full scan, decoding every record.
+        var decoded = 0
+        let scanLedger = try Measure.seconds {
+            try log.read { reader in
+                try reader.forEachRecord { record in
+                    decoded &+= record.payload.count
+                    return true
+                }
+            }
+        }
+        var bytes = 0
+        let scanLimit = try Measure.seconds {
+            try env.read { txn in
+                try txn.forEach(table) { _, value in
+                    bytes &+= value.count
+                    return true
+                }
+            }
+        }
+        let scanSQLite = try Measure.seconds { try sqlite.scan { _, record in bytes &+= record.count } }
+        let total = Double(events + singleCommits)
+        rows.append(
+            Row(
+                name: "full scan (ledger decodes)", unit: "events/s", ledger: total / scanLedger,
+                limit: total / scanLimit, baseline: total / scanSQLite, target: ""))
+
+        // MARK: Verify: every hash of the chain recomputed.
+        var report: VerificationReport?
+        let vLedger = try Measure.seconds { report = try log.verify() }
+        guard report?.isIntact == true else {
+            throw BenchError("the ledger did not verify: \(String(describing: report))")
+        }
+        let vLimit = try Measure.seconds {
+            var prev = Digest256.zero
+            try env.read { txn in
+                try txn.forEach(table) { _, value in
+                    prev = chain.link(previous: prev, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count))
+                    return true
+                }
+            }
+        }
+        let vSQLite = try Measure.seconds {
+            var prev = Digest256.zero
+            try sqlite.scan { _, record in prev = chain.next(previous: prev, record: record) }
+        }
+        rows.append(
+            Row(
+                name: "verify (SHA-256 chain)", unit: "events/s", ledger: total / vLedger, limit: total / vLimit,
+                baseline: total / vSQLite, target: ">= 1M/s"))
+        _ = decoded
+        return rows
+    }
+}

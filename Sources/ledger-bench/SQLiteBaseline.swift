@@ -1,0 +1,79 @@
+import CSQLite
+import Foundation
+
+/// The SQLite baseline: one row per event in a WAL database with
+/// `synchronous=FULL`, the durable configuration a careful app would pick.
+final class SQLiteEventTable {
+    private var db: OpaquePointer?
+    private var insert: OpaquePointer?
+
+    init(path: String) throws {
+        try check(sqlite3_open(path, &db), "open")
+        try exec("PRAGMA journal_mode=WAL")
+        try exec("PRAGMA synchronous=FULL")
+        try exec(
+            "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE, stream BLOB NOT NULL, "
+                + "version INTEGER NOT NULL, hash BLOB NOT NULL, record BLOB NOT NULL)")
+        try exec("CREATE UNIQUE INDEX IF NOT EXISTS events_stream ON events(stream, version)")
+        try check(
+            sqlite3_prepare_v2(
+                db, "INSERT INTO events(seq, id, stream, version, hash, record) VALUES (?,?,?,?,?,?)", -1, &insert, nil),
+            "prepare")
+    }
+
+    deinit {
+        sqlite3_finalize(insert)
+        sqlite3_close(db)
+    }
+
+    func exec(_ sql: String) throws {
+        try check(sqlite3_exec(db, sql, nil, nil, nil), sql)
+    }
+
+    /// Inserts rows; `id`, `stream`, `hash`, `record` are the same bytes the ledger stores.
+    func insert(seq: Int64, id: [UInt8], stream: [UInt8], version: Int64, hash: [UInt8], record: [UInt8]) throws {
+        sqlite3_reset(insert)
+        sqlite3_bind_int64(insert, 1, seq)
+        bind(2, id)
+        bind(3, stream)
+        sqlite3_bind_int64(insert, 4, version)
+        bind(5, hash)
+        bind(6, record)
+        let rc = sqlite3_step(insert)
+        guard rc == SQLITE_DONE else { throw BenchError("sqlite insert failed: \(rc)") }
+    }
+
+    private func bind(_ index: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            // SQLITE_TRANSIENT (-1): SQLite copies the bytes before returning.
+            _ = sqlite3_bind_blob(
+                insert, index, raw.baseAddress, Int32(raw.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        }
+    }
+
+    /// Calls `body` with each row's hash and record bytes, in order.
+    func scan(_ body: ([UInt8], [UInt8]) -> Void) throws {
+        var stmt: OpaquePointer?
+        try check(
+            sqlite3_prepare_v2(db, "SELECT hash, record FROM events ORDER BY seq", -1, &stmt, nil), "prepare scan")
+        defer { sqlite3_finalize(stmt) }
+        while sqlite3_step(stmt) == SQLITE_ROW {
+            let hash = Array(
+                UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, 0), count: Int(sqlite3_column_bytes(stmt, 0))))
+            let record = Array(
+                UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, 1), count: Int(sqlite3_column_bytes(stmt, 1))))
+            body(hash, record)
+        }
+    }
+
+    private func check(_ rc: Int32, _ what: String) throws {
+        guard rc == SQLITE_OK else {
+            throw BenchError("sqlite \(what) failed: \(String(cString: sqlite3_errmsg(db)))")
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

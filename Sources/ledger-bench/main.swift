@@ -1,0 +1,52 @@
+// Tools/bench runs this in a release build: each benchmark does the same work
+// with the ledger and with its comparisons in one run, and prints the ratios.
+import Foundation
+
+let usage = """
+    usage: ledger-bench [core] [--events N] [--single N] [--dir PATH]
+
+      core       the event log: batched and single appends, scan, verify,
+                 against plain LMDB (the limit) and SQLite (the baseline)
+      --events   events in the batched run (default 200000)
+      --single   single durable commits (default 2000)
+      --dir      where to put the data (default: a fresh temporary directory)
+    """
+
+var suites: [String] = []
+var events = 200_000
+var single = 2_000
+var dir: String?
+var args = CommandLine.arguments.dropFirst().makeIterator()
+while let arg = args.next() {
+    switch arg {
+    case "--events": events = args.next().flatMap(Int.init) ?? events
+    case "--single": single = args.next().flatMap(Int.init) ?? single
+    case "--dir": dir = args.next()
+    case "-h", "--help":
+        print(usage)
+        exit(0)
+    case "core": suites.append(arg)
+    default:
+        FileHandle.standardError.write(Data("ledger-bench: unknown argument '\(arg)'\n\(usage)\n".utf8))
+        exit(2)
+    }
+}
+if suites.isEmpty { suites = ["core"] }
+
+let base = dir ?? (NSTemporaryDirectory() + "ledger-bench-\(UUID().uuidString.prefix(8))")
+try? FileManager.default.removeItem(atPath: base)
+try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+defer { if dir == nil { try? FileManager.default.removeItem(atPath: base) } }
+
+do {
+    if suites.contains("core") {
+        print("== core: \(events) events batched, \(single) single commits (rates in events/s)")
+        try FileManager.default.createDirectory(atPath: base + "/core", withIntermediateDirectories: true)
+        let rows = try CoreBenchmark(events: events, singleCommits: single, directory: base + "/core").run()
+        print(Row.header())
+        for row in rows { print(row.line()) }
+    }
+} catch {
+    FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))
+    exit(1)
+}
