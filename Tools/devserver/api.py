@@ -1,0 +1,793 @@
+"""The Flask application: the server contract of Schemas/openapi.yaml."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import logging
+import math
+import random
+import re
+import secrets
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable
+
+import jwt
+from flask import Flask, Response, g, request
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.security import check_password_hash
+
+from storage import Store
+from validate import (
+    ENTITY_TYPES,
+    IDEMPOTENCY_KEY,
+    SEVERITIES,
+    UPLOAD_PATH,
+    ApiError,
+    client_uuid,
+    compute_score,
+    format_timestamp,
+    invalid,
+    is_number,
+    require_object,
+    server_id,
+    timestamp,
+    validate_form_data,
+)
+
+log = logging.getLogger("devserver")
+
+API = "/api/v1"
+DROP_FLAG = "devserver.drop_connection"
+WRITE_ENDPOINTS = ("upload_photo", "create_inspection", "create_issue")
+
+
+@dataclasses.dataclass
+class Faults:
+    fault_rate: float = 0.0
+    latency_ms: int = 0
+    drop_after_commit_rate: float = 0.0
+    refuse_refresh: bool = False
+    fault_status: int = 500
+    fault_paths: list[str] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass
+class Config:
+    db_path: Path
+    uploads_dir: Path
+    access_ttl: int = 900
+    refresh_ttl: int = 30 * 24 * 3600
+    max_upload_bytes: int = 20 * 1024 * 1024
+    admin: bool = False
+    verify_score: bool = False
+    seed: int | None = None
+    faults: Faults = dataclasses.field(default_factory=Faults)
+
+
+class State:
+    def __init__(self, config: Config, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.secret = store.jwt_secret()
+        self.faults = dataclasses.replace(config.faults)
+        self.lock = threading.Lock()
+        self.rng = random.Random(config.seed)
+        self.requests: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.connections = 0
+
+    def roll(self, rate: float) -> bool:
+        if rate <= 0:
+            return False
+        if rate >= 1:
+            return True
+        with self.lock:
+            return self.rng.random() < rate
+
+    def count_request(self, key: str, status: str) -> None:
+        with self.lock:
+            self.requests[key][status] += 1
+
+    def count_connection(self) -> None:
+        with self.lock:
+            self.connections += 1
+
+
+# -- helpers ---------------------------------------------------------------
+
+
+def dump(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def envelope(data: Any, status: int = 200) -> Response:
+    return Response(dump({"ok": True, "data": data, "error": None}), status=status, mimetype="application/json")
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    resp = Response(dump({"ok": False, "data": None, "error": message}), status=status, mimetype="application/json")
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    if status == 401:
+        resp.headers["WWW-Authenticate"] = 'Bearer realm="api"'
+    return resp
+
+
+def now_utc() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def json_body(optional: bool = False) -> Any:
+    raw = request.get_data(cache=True)
+    if not raw:
+        if optional:
+            return {}
+        raise ApiError(400, "body: a JSON object is required")
+    mimetype = request.mimetype or ""
+    if mimetype != "application/json" and not mimetype.endswith("+json"):
+        raise ApiError(400, "Content-Type must be application/json")
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ApiError(400, f"body is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ApiError(400, "body is not valid JSON: nested too deeply") from None
+
+
+def canonical_json(value: Any) -> bytes:
+    """The fingerprint form of a JSON body: key order and spacing do not matter."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def user_json(row: Any) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "username": row["username"],
+        "role": row["role"],
+        "display_name": row["display_name"],
+    }
+
+
+def sniff_extension(data: bytes, filename: str | None) -> tuple[str, str]:
+    if data.startswith(b"\xff\xd8\xff"):
+        return "jpg", "image/jpeg"
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png", "image/png"
+    if data[:6] in (b"GIF87a", b"GIF89a"):
+        return "gif", "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp", "image/webp"
+    if data[4:8] == b"ftyp" and data[8:12] in (b"heic", b"heix", b"mif1", b"msf1", b"heif"):
+        return "heic", "image/heic"
+    ext = (filename or "").rsplit(".", 1)[-1].lower() if filename and "." in filename else ""
+    known = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "heic": "image/heic",
+             "gif": "image/gif", "webp": "image/webp"}
+    if ext in known:
+        return ("jpg" if ext == "jpeg" else ext), known[ext]
+    return "bin", "application/octet-stream"
+
+
+CONTENT_TYPES = {"jpg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
+                 "heic": "image/heic", "bin": "application/octet-stream"}
+
+
+# -- the application -------------------------------------------------------
+
+
+def create_app(config: Config, store: Store) -> Flask:
+    app = Flask("devserver")
+    app.config["MAX_CONTENT_LENGTH"] = config.max_upload_bytes
+    # OPTIONS is not part of the contract: answer it 405 with Allow, in the envelope.
+    app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    state = State(config, store)
+    app.extensions["devserver"] = state
+    config.uploads_dir.mkdir(parents=True, exist_ok=True)
+
+    # -- faults, latency, stats ---------------------------------------------
+
+    def faults_apply(path: str) -> bool:
+        if not (path.startswith(API + "/") or path.startswith("/uploads/")):
+            return False
+        prefixes = state.faults.fault_paths
+        return prefixes is None or any(path.startswith(p) for p in prefixes)
+
+    @app.before_request
+    def before() -> Response | None:
+        g.started = time.monotonic()
+        path = request.path
+        if path.startswith("/__admin"):
+            if not config.admin:
+                return error_response(404, "not found")
+            return None
+        if not faults_apply(path):
+            return None
+        faults = state.faults
+        if faults.latency_ms > 0:
+            time.sleep(faults.latency_ms / 1000.0)
+        if state.roll(faults.fault_rate):
+            headers = {"Retry-After": "1"} if faults.fault_status == 429 else None
+            message = "too many requests (injected fault)" if faults.fault_status == 429 else "internal server error (injected fault)"
+            return error_response(faults.fault_status, message, headers)
+        return None
+
+    @app.after_request
+    def after(resp: Response) -> Response:
+        if request.path.startswith("/__admin"):
+            return resp
+        rule = request.url_rule.rule if request.url_rule is not None else "(unmatched)"
+        rule = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule)
+        status = "dropped" if request.environ.get(DROP_FLAG) else str(resp.status_code)
+        state.count_request(f"{request.method} {rule}", status)
+        return resp
+
+    @app.errorhandler(ApiError)
+    def on_api_error(exc: ApiError) -> Response:
+        return error_response(exc.status, exc.message, exc.headers)
+
+    @app.errorhandler(HTTPException)
+    def on_http_error(exc: HTTPException) -> Response:
+        if isinstance(exc, RequestEntityTooLarge):
+            return error_response(413, f"request body too large (the limit is {config.max_upload_bytes} bytes)")
+        code = exc.code or 500
+        message = {404: "not found", 405: "method not allowed"}.get(code, exc.description or exc.name)
+        resp = error_response(code, message)
+        if code == 405 and exc.get_headers():
+            for k, v in exc.get_headers():
+                if k.lower() == "allow":
+                    resp.headers["Allow"] = v
+        return resp
+
+    @app.errorhandler(Exception)
+    def on_error(exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "internal server error")
+
+    # -- auth ----------------------------------------------------------------
+
+    def issue_tokens(conn: Any, user_id: int, username: str, role: str) -> dict[str, Any]:
+        now = time.time()
+        payload = {
+            "sub": str(user_id),
+            "username": username,
+            "role": role,
+            "typ": "access",
+            "ep": store.token_epoch(),
+            "iat": int(now),
+            "exp": int(math.ceil(now + config.access_ttl)),
+            "jti": secrets.token_hex(8),
+        }
+        access = jwt.encode(payload, state.secret, algorithm="HS256")
+        refresh = secrets.token_hex(32)
+        conn.execute(
+            "INSERT INTO refresh_tokens(token_hash, user_id, issued_at, expires_at) VALUES(?, ?, ?, ?)",
+            (sha256_hex(refresh.encode()), user_id, now, now + config.refresh_ttl),
+        )
+        return {
+            "access_token": access,
+            "refresh_token": refresh,
+            "token_type": "Bearer",
+            "expires_in": config.access_ttl,
+        }
+
+    def current_user() -> Any:
+        header = request.headers.get("Authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(401, "authentication required: send Authorization: Bearer <access token>")
+        try:
+            claims = jwt.decode(
+                token.strip(), state.secret, algorithms=["HS256"],
+                options={"require": ["exp", "iat", "sub"]},
+            )
+        except jwt.ExpiredSignatureError:
+            raise ApiError(401, "access token expired") from None
+        except jwt.InvalidTokenError:
+            raise ApiError(401, "invalid access token") from None
+        if claims.get("typ") != "access":
+            raise ApiError(401, "invalid access token")
+        if int(claims.get("ep", -1)) < store.token_epoch():
+            raise ApiError(401, "access token expired")
+        with store.read() as c:
+            row = c.execute("SELECT * FROM users WHERE id = ?", (int(claims["sub"]),)).fetchone()
+        if row is None:
+            raise ApiError(401, "invalid access token")
+        return row
+
+    @app.post(f"{API}/auth/login")
+    def login() -> Response:
+        body = require_object(json_body(), ("username", "password"), ("username", "password"))
+        username, password = body["username"], body["password"]
+        if not isinstance(username, str) or not username:
+            raise invalid("username", "must be a non-empty string")
+        if not isinstance(password, str) or not password:
+            raise invalid("password", "must be a non-empty string")
+        with store.write() as c:
+            row = c.execute("SELECT * FROM users WHERE username = ?", (username,)).fetchone()
+            if row is None or not check_password_hash(row["password_hash"], password):
+                raise ApiError(401, "invalid username or password")
+            tokens = issue_tokens(c, row["id"], row["username"], row["role"])
+        return envelope({**tokens, "user": user_json(row)})
+
+    @app.post(f"{API}/auth/refresh")
+    def refresh() -> Response:
+        body = require_object(json_body(), ("refresh_token",), ("refresh_token",))
+        token = body["refresh_token"]
+        if not isinstance(token, str) or not token:
+            raise invalid("refresh_token", "must be a non-empty string")
+        if state.faults.refuse_refresh:
+            raise ApiError(401, "refresh refused (injected fault): log in again")
+        now = time.time()
+        with store.write() as c:
+            row = c.execute(
+                "SELECT r.*, u.username, u.role FROM refresh_tokens r JOIN users u ON u.id = r.user_id "
+                "WHERE r.token_hash = ?",
+                (sha256_hex(token.encode()),),
+            ).fetchone()
+            if row is None:
+                raise ApiError(401, "unknown refresh token")
+            if row["revoked_at"] is not None:
+                raise ApiError(401, "refresh token revoked")
+            if row["used_at"] is not None:
+                raise ApiError(401, "refresh token already used (tokens rotate on every refresh)")
+            if row["expires_at"] <= now:
+                raise ApiError(401, "refresh token expired")
+            c.execute("UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?", (now, row["token_hash"]))
+            tokens = issue_tokens(c, row["user_id"], row["username"], row["role"])
+        return envelope(tokens)
+
+    @app.get(f"{API}/auth/me")
+    def me() -> Response:
+        return envelope(user_json(current_user()))
+
+    @app.post(f"{API}/auth/logout")
+    def logout() -> Response:
+        body = require_object(json_body(optional=True), ("refresh_token",), ())
+        token = body.get("refresh_token")
+        if token is not None and not isinstance(token, str):
+            raise invalid("refresh_token", "must be a string")
+        if token:
+            with store.write() as c:
+                c.execute(
+                    "UPDATE refresh_tokens SET revoked_at = ? WHERE token_hash = ? AND revoked_at IS NULL",
+                    (time.time(), sha256_hex(token.encode())),
+                )
+        return envelope(None)
+
+    # -- reference data ------------------------------------------------------
+
+    def area_json(row: Any) -> dict[str, Any]:
+        return {"id": row["id"], "facility_id": row["facility_id"], "name": row["name"], "area_type": row["area_type"]}
+
+    def template_json(row: Any) -> dict[str, Any]:
+        return {"id": row["id"], "name": row["name"], "version": row["version"],
+                "form_schema": json.loads(row["form_schema"])}
+
+    def path_id(raw: str, what: str) -> int:
+        if not re.fullmatch(r"[0-9]{1,18}", raw):
+            raise ApiError(404, f"{what} {raw!r} not found")
+        return int(raw)
+
+    @app.get(f"{API}/facilities")
+    def facilities() -> Response:
+        current_user()
+        with store.read() as c:
+            rows = c.execute("SELECT * FROM facilities ORDER BY position, id").fetchall()
+            areas = c.execute("SELECT * FROM areas ORDER BY position, id").fetchall()
+        out = []
+        for f in rows:
+            out.append({
+                "id": f["id"], "name": f["name"], "address": f["address"], "project_name": f["project_name"],
+                "areas": [area_json(a) for a in areas if a["facility_id"] == f["id"]],
+            })
+        return envelope(out)
+
+    @app.get(f"{API}/facilities/<facility_id>/areas")
+    def facility_areas(facility_id: str) -> Response:
+        current_user()
+        fid = path_id(facility_id, "facility")
+        with store.read() as c:
+            if c.execute("SELECT 1 FROM facilities WHERE id = ?", (fid,)).fetchone() is None:
+                raise ApiError(404, f"facility {fid} not found")
+            rows = c.execute("SELECT * FROM areas WHERE facility_id = ? ORDER BY position, id", (fid,)).fetchall()
+        return envelope([area_json(a) for a in rows])
+
+    @app.get(f"{API}/templates")
+    def templates() -> Response:
+        current_user()
+        with store.read() as c:
+            rows = c.execute("SELECT * FROM templates ORDER BY position, id").fetchall()
+        return envelope([template_json(t) for t in rows])
+
+    @app.get(f"{API}/templates/<template_id>")
+    def template(template_id: str) -> Response:
+        current_user()
+        tid = path_id(template_id, "template")
+        with store.read() as c:
+            row = c.execute("SELECT * FROM templates WHERE id = ?", (tid,)).fetchone()
+        if row is None:
+            raise ApiError(404, f"template {tid} not found")
+        return envelope(template_json(row))
+
+    # -- idempotent writes ---------------------------------------------------
+
+    def idempotent(user: Any, fingerprint: bytes, action: Callable[[Any], tuple[int, Any]]) -> Response:
+        key = request.headers.get("Idempotency-Key")
+        if key is None or key == "":
+            raise ApiError(400, "Idempotency-Key header is required on this request")
+        if not IDEMPOTENCY_KEY.match(key):
+            raise ApiError(400, "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces")
+        digest = sha256_hex(f"{request.method} {request.path}\n".encode() + fingerprint)
+        with store.write() as c:
+            row = c.execute(
+                "SELECT * FROM idempotency_keys WHERE user_id = ? AND key = ?", (user["id"], key)
+            ).fetchone()
+            if row is not None:
+                if row["fingerprint"] != digest:
+                    where = f"{row['method']} {row['path']}"
+                    raise ApiError(
+                        422,
+                        f"Idempotency-Key: this key was already used for a different request ({where} with "
+                        "another body); a new request needs a new key",
+                    )
+                resp = Response(bytes(row["body"]), status=row["status"], content_type=row["content_type"])
+                resp.headers["Idempotent-Replayed"] = "true"
+                return resp
+            status, data = action(c)
+            body = dump({"ok": True, "data": data, "error": None})
+            c.execute(
+                "INSERT INTO idempotency_keys(user_id, key, fingerprint, method, path, status, body, "
+                "content_type, created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (user["id"], key, digest, request.method, request.path, status, body,
+                 "application/json", format_timestamp(now_utc())),
+            )
+        # Committed.  Now, perhaps, lose the response.
+        if state.roll(state.faults.drop_after_commit_rate):
+            request.environ[DROP_FLAG] = True
+        return Response(body, status=status, mimetype="application/json")
+
+    def photo_exists(conn: Any, path: str) -> bool:
+        return conn.execute("SELECT 1 FROM photos WHERE path = ? LIMIT 1", (path,)).fetchone() is not None
+
+    @app.post(f"{API}/photos/upload")
+    def upload_photo() -> Response:
+        user = current_user()
+        if request.mimetype != "multipart/form-data":
+            raise ApiError(400, "Content-Type must be multipart/form-data")
+        try:
+            files = request.files
+            form = request.form
+        except RequestEntityTooLarge:
+            raise
+        except ValueError as exc:  # malformed multipart
+            raise ApiError(400, f"malformed multipart body: {exc}") from None
+        file_parts = [(name, fs, fs.read()) for name, fs in files.items(multi=True)]
+        fields = sorted(form.items(multi=True))
+        fingerprint = canonical_json({
+            "fields": fields,
+            "files": [[name, sha256_hex(data)] for name, _, data in file_parts],
+        })
+
+        def action(c: Any) -> tuple[int, Any]:
+            for name, _ in fields:
+                if name not in ("entity_type", "field_id"):
+                    raise invalid(name, "unknown form field")
+            for name, _, _ in file_parts:
+                if name != "file":
+                    raise invalid(name, "unknown file part (send the photo as \"file\")")
+            if len(file_parts) == 0:
+                raise invalid("file", "is required")
+            if len(file_parts) > 1:
+                raise invalid("file", "send exactly one file")
+            values = form.getlist("entity_type")
+            if len(values) != 1:
+                raise invalid("entity_type", "is required (inspection or issue)")
+            entity_type = values[0]
+            if entity_type not in ENTITY_TYPES:
+                raise invalid("entity_type", "must be inspection or issue")
+            field_ids = form.getlist("field_id")
+            if len(field_ids) > 1:
+                raise invalid("field_id", "send at most one field_id")
+            field_id = field_ids[0] if field_ids else None
+            if field_id is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", field_id):
+                raise invalid("field_id", "must be 1 to 64 letters, digits, '_', '.' or '-'")
+            _, storage, data = file_parts[0]
+            if not data:
+                raise invalid("file", "is empty")
+            digest_hex = sha256_hex(data)
+            ext, content_type = sniff_extension(data, storage.filename)
+            name = f"{digest_hex}.{ext}"
+            target = config.uploads_dir / name
+            if not target.exists():
+                tmp = target.with_suffix(f".{secrets.token_hex(4)}.tmp")
+                tmp.write_bytes(data)
+                tmp.replace(target)
+            path = f"/uploads/{name}"
+            c.execute(
+                "INSERT INTO photos(path, sha256, size, content_type, entity_type, field_id, user_id, created_at) "
+                "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                (path, digest_hex, len(data), content_type, entity_type, field_id, user["id"],
+                 format_timestamp(now_utc())),
+            )
+            return 201, {"path": path}
+
+        return idempotent(user, fingerprint, action)
+
+    @app.get("/uploads/<name>")
+    def get_upload(name: str) -> Response:
+        current_user()
+        if not UPLOAD_PATH.match(f"/uploads/{name}"):
+            raise ApiError(404, "not found")
+        target = config.uploads_dir / name
+        if not target.is_file():
+            raise ApiError(404, "not found")
+        ext = name.rsplit(".", 1)[-1]
+        resp = Response(target.read_bytes(), status=200, content_type=CONTENT_TYPES.get(ext, "application/octet-stream"))
+        resp.headers["Cache-Control"] = "private, max-age=31536000, immutable"
+        return resp
+
+    INSPECTION_KEYS = (
+        "client_id", "template_id", "facility_id", "area_id", "form_data", "overall_score",
+        "started_at", "completed_at", "parent_inspection_id", "follow_up_required",
+    )
+    INSPECTION_REQUIRED = ("client_id", "template_id", "facility_id", "form_data", "started_at", "completed_at")
+
+    @app.post(f"{API}/inspections")
+    def create_inspection() -> Response:
+        user = current_user()
+        raw = json_body()
+
+        def action(c: Any) -> tuple[int, Any]:
+            body = require_object(raw, INSPECTION_KEYS, INSPECTION_REQUIRED)
+            client_id = client_uuid(body)
+            template_id = server_id(body, "template_id")
+            tpl = c.execute("SELECT * FROM templates WHERE id = ?", (template_id,)).fetchone()
+            if tpl is None:
+                raise invalid("template_id", f"template {template_id} does not exist")
+            facility_id = server_id(body, "facility_id")
+            if c.execute("SELECT 1 FROM facilities WHERE id = ?", (facility_id,)).fetchone() is None:
+                raise invalid("facility_id", f"facility {facility_id} does not exist")
+            area_id = server_id(body, "area_id", nullable=True)
+            if area_id is not None:
+                area = c.execute("SELECT * FROM areas WHERE id = ?", (area_id,)).fetchone()
+                if area is None:
+                    raise invalid("area_id", f"area {area_id} does not exist")
+                if area["facility_id"] != facility_id:
+                    raise invalid("area_id", f"area {area_id} does not belong to facility {facility_id}")
+            fields = json.loads(tpl["form_schema"])["fields"]
+            form_data = validate_form_data(body["form_data"], fields, lambda p: photo_exists(c, p))
+            score = body.get("overall_score")
+            if score is not None:
+                if not is_number(score) or not 0 <= score <= 100:
+                    raise invalid("overall_score", "must be a number from 0 to 100, or null")
+            if config.verify_score:
+                expected = compute_score(form_data, fields)
+                if (expected is None) != (score is None) or (
+                    expected is not None and abs(float(score) - expected) > 0.011
+                ):
+                    raise invalid("overall_score", f"does not match the form data (expected {expected})")
+            started = timestamp(body, "started_at")
+            completed = timestamp(body, "completed_at")
+            if completed < started:
+                raise invalid("completed_at", "must not be before started_at")
+            parent_id = server_id(body, "parent_inspection_id", nullable=True)
+            if parent_id is not None:
+                parent = c.execute("SELECT * FROM inspections WHERE id = ?", (parent_id,)).fetchone()
+                if parent is None:
+                    raise invalid("parent_inspection_id", f"inspection {parent_id} does not exist on the server")
+                if parent["template_id"] != template_id or parent["facility_id"] != facility_id:
+                    raise invalid(
+                        "parent_inspection_id",
+                        f"inspection {parent_id} has a different template or facility than this re-inspection",
+                    )
+            follow_up = body.get("follow_up_required", False)
+            if not isinstance(follow_up, bool):
+                raise invalid("follow_up_required", "must be true or false")
+
+            existing = c.execute("SELECT id, user_id FROM inspections WHERE client_id = ?", (client_id,)).fetchone()
+            if existing is not None:
+                if existing["user_id"] != user["id"]:
+                    raise ApiError(409, f"client_id: {client_id} is already used by another user's inspection")
+                return 200, {"id": existing["id"]}
+            cur = c.execute(
+                "INSERT INTO inspections(client_id, user_id, template_id, template_version, facility_id, area_id, "
+                "form_data, overall_score, started_at, completed_at, completed_at_epoch, parent_inspection_id, "
+                "follow_up_required, created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (client_id, user["id"], template_id, tpl["version"], facility_id, area_id,
+                 json.dumps(form_data), None if score is None else float(score),
+                 format_timestamp(started), format_timestamp(completed), completed.timestamp(),
+                 parent_id, 1 if follow_up else 0, format_timestamp(now_utc())),
+            )
+            if parent_id is not None:
+                c.execute("UPDATE inspections SET follow_up_required = 0 WHERE id = ?", (parent_id,))
+            return 201, {"id": cur.lastrowid}
+
+        return idempotent(user, canonical_json(raw), action)
+
+    ISSUE_KEYS = ("client_id", "inspection_id", "facility_id", "severity", "description", "photo_path")
+    ISSUE_REQUIRED = ("client_id", "inspection_id", "facility_id", "severity", "description")
+
+    @app.post(f"{API}/issues")
+    def create_issue() -> Response:
+        user = current_user()
+        raw = json_body()
+
+        def action(c: Any) -> tuple[int, Any]:
+            body = require_object(raw, ISSUE_KEYS, ISSUE_REQUIRED)
+            client_id = client_uuid(body)
+            inspection_id = server_id(body, "inspection_id")
+            insp = c.execute("SELECT * FROM inspections WHERE id = ?", (inspection_id,)).fetchone()
+            if insp is None:
+                raise invalid(
+                    "inspection_id", f"inspection {inspection_id} does not exist on the server (submit it first)"
+                )
+            facility_id = server_id(body, "facility_id")
+            if c.execute("SELECT 1 FROM facilities WHERE id = ?", (facility_id,)).fetchone() is None:
+                raise invalid("facility_id", f"facility {facility_id} does not exist")
+            if facility_id != insp["facility_id"]:
+                raise invalid(
+                    "facility_id", f"must be the inspection's facility ({insp['facility_id']}), not {facility_id}"
+                )
+            severity = body["severity"]
+            if severity not in SEVERITIES:
+                raise invalid("severity", "must be one of low, medium, high, critical")
+            description = body["description"]
+            if not isinstance(description, str) or not description.strip():
+                raise invalid("description", "must be a non-empty string")
+            if len(description) > 10000:
+                raise invalid("description", "must be at most 10000 characters")
+            photo_path = body.get("photo_path")
+            if photo_path is not None:
+                if not isinstance(photo_path, str):
+                    raise invalid("photo_path", "must be a string or null")
+                if photo_path == "":
+                    photo_path = None
+                elif not (UPLOAD_PATH.match(photo_path) and photo_exists(c, photo_path)):
+                    raise invalid("photo_path", f"{photo_path!r} is not a path returned by /photos/upload")
+            existing = c.execute("SELECT id, user_id FROM issues WHERE client_id = ?", (client_id,)).fetchone()
+            if existing is not None:
+                if existing["user_id"] != user["id"]:
+                    raise ApiError(409, f"client_id: {client_id} is already used by another user's issue")
+                return 200, {"id": existing["id"]}
+            cur = c.execute(
+                "INSERT INTO issues(client_id, user_id, inspection_id, facility_id, severity, description, "
+                "photo_path, created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                (client_id, user["id"], inspection_id, facility_id, severity, description, photo_path,
+                 format_timestamp(now_utc())),
+            )
+            return 201, {"id": cur.lastrowid}
+
+        return idempotent(user, canonical_json(raw), action)
+
+    # -- history -------------------------------------------------------------
+
+    def query_int(name: str, default: int, low: int, high: int) -> int:
+        raw = request.args.get(name)
+        if raw is None:
+            return default
+        if not re.fullmatch(r"[0-9]{1,9}", raw) or not low <= int(raw) <= high:
+            raise invalid(name, f"must be an integer from {low} to {high}")
+        return int(raw)
+
+    @app.get(f"{API}/inspections")
+    def list_inspections() -> Response:
+        current_user()
+        status = request.args.get("status")
+        if status is not None and status != "completed":
+            raise invalid("status", "must be completed (the server only holds submitted inspections)")
+        limit = query_int("limit", 30, 1, 100)
+        offset = query_int("offset", 0, 0, 1_000_000_000)
+        with store.read() as c:
+            total = c.execute("SELECT COUNT(*) FROM inspections").fetchone()[0]
+            rows = c.execute(
+                "SELECT i.*, t.name AS template_name, f.name AS facility_name, a.name AS area_name, "
+                "u.display_name AS inspector_name FROM inspections i "
+                "JOIN templates t ON t.id = i.template_id JOIN facilities f ON f.id = i.facility_id "
+                "LEFT JOIN areas a ON a.id = i.area_id JOIN users u ON u.id = i.user_id "
+                "ORDER BY i.completed_at_epoch DESC, i.id DESC LIMIT ? OFFSET ?",
+                (limit, offset),
+            ).fetchall()
+        items = [
+            {
+                "id": r["id"],
+                "client_id": r["client_id"],
+                "template_id": r["template_id"],
+                "template_name": r["template_name"],
+                "template_version": r["template_version"],
+                "facility_id": r["facility_id"],
+                "facility_name": r["facility_name"],
+                "area_id": r["area_id"],
+                "area_name": r["area_name"],
+                "inspector_id": r["user_id"],
+                "inspector_name": r["inspector_name"],
+                "status": "completed",
+                "overall_score": r["overall_score"],
+                "started_at": r["started_at"],
+                "completed_at": r["completed_at"],
+                "created_at": r["created_at"],
+                "parent_inspection_id": r["parent_inspection_id"],
+                "follow_up_required": bool(r["follow_up_required"]),
+                "form_data": json.loads(r["form_data"]),
+            }
+            for r in rows
+        ]
+        return envelope({"inspections": items, "total": total})
+
+    # -- test-only admin -----------------------------------------------------
+
+    FAULT_KEYS = ("fault_rate", "latency_ms", "drop_after_commit_rate", "expire_tokens_now",
+                  "refuse_refresh", "fault_status", "fault_paths")
+
+    @app.post("/__admin/faults")
+    def admin_faults() -> Response:
+        body = require_object(json_body(), FAULT_KEYS, ())
+        new = dataclasses.replace(state.faults)
+        for name in ("fault_rate", "drop_after_commit_rate"):
+            if name in body:
+                value = body[name]
+                if not is_number(value) or not 0 <= value <= 1:
+                    raise invalid(name, "must be a number from 0 to 1")
+                setattr(new, name, float(value))
+        if "latency_ms" in body:
+            value = body["latency_ms"]
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 60000:
+                raise invalid("latency_ms", "must be an integer from 0 to 60000")
+            new.latency_ms = value
+        if "refuse_refresh" in body:
+            if not isinstance(body["refuse_refresh"], bool):
+                raise invalid("refuse_refresh", "must be true or false")
+            new.refuse_refresh = body["refuse_refresh"]
+        if "fault_status" in body:
+            if body["fault_status"] not in (500, 429):
+                raise invalid("fault_status", "must be 500 or 429")
+            new.fault_status = body["fault_status"]
+        if "fault_paths" in body:
+            paths = body["fault_paths"]
+            if paths is not None and (not isinstance(paths, list) or not all(isinstance(p, str) and p.startswith("/") for p in paths)):
+                raise invalid("fault_paths", "must be null or an array of path prefixes starting with /")
+            new.fault_paths = paths
+        expire = body.get("expire_tokens_now", False)
+        if not isinstance(expire, bool):
+            raise invalid("expire_tokens_now", "must be true or false")
+        state.faults = new
+        if expire:
+            store.bump_token_epoch()
+        log.info("faults now %s%s", new.as_dict(), " (access tokens expired)" if expire else "")
+        return envelope({**new.as_dict(), "token_epoch": store.token_epoch()})
+
+    @app.post("/__admin/reset-faults")
+    def admin_reset_faults() -> Response:
+        state.faults = Faults()
+        log.info("faults reset")
+        return envelope({**state.faults.as_dict(), "token_epoch": store.token_epoch()})
+
+    @app.get("/__admin/stats")
+    def admin_stats() -> Response:
+        with state.lock:
+            requests = {k: dict(v) for k, v in state.requests.items()}
+            connections = state.connections
+        return envelope({
+            **store.counts(),
+            "requests": requests,
+            "connections": connections,
+            "faults": state.faults.as_dict(),
+            "token_epoch": store.token_epoch(),
+        })
+
+    return app
