@@ -5,6 +5,9 @@ import PackageDescription
 
 let package = Package(
     name: "InspectionLedger",
+    products: [
+        .executable(name: "jqc", targets: ["jqc"])
+    ],
     targets: [
         // MARK: - C bindings (nothing but the library's own headers)
         .systemLibrary(
@@ -23,6 +26,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // libcurl's option setters are variadic, which Swift cannot call: this
+        // C target gives each option kind one typed function.
+        .target(
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+
         // MARK: - I/O: a safe LMDB layer
         .target(name: "LMDB", dependencies: ["CLMDB"]),
 
@@ -32,11 +42,34 @@ let package = Package(
         // MARK: - Pure domain: inspection events, templates, validation, score
         .target(name: "InspectionDomain", dependencies: ["LedgerCore"]),
 
+        // MARK: - HTTP: pure request/response types and the transport protocol; libcurl behind it
+        .target(name: "HTTPCore"),
+        .target(name: "CurlTransport", dependencies: ["HTTPCore", "CCurl"]),
+
         // MARK: - The event log stored in LMDB
         .target(name: "LedgerStore", dependencies: ["LMDB", "LedgerCore"]),
 
+        // MARK: - The inspection ledger: the log, its projections, photos, reference data
+        .target(name: "InspectionStore", dependencies: ["LedgerStore", "InspectionDomain", "LMDB", "LedgerCore"]),
+
+        // MARK: - Sync: the server's API over any transport, the worker that replays the outbox
+        .target(
+            name: "SyncWorker",
+            dependencies: ["HTTPCore", "InspectionStore", "InspectionDomain", "LedgerStore", "LedgerCore"]
+        ),
+
         // MARK: - The command line
         .target(name: "ArgumentParsing"),
+
+        // MARK: - The CLI: commands in a library, a one-file executable
+        .target(
+            name: "JQCCommands",
+            dependencies: [
+                "ArgumentParsing", "LedgerCore", "LedgerStore", "InspectionDomain", "InspectionStore", "SyncWorker",
+                "HTTPCore", "CurlTransport",
+            ]
+        ),
+        .executableTarget(name: "jqc", dependencies: ["JQCCommands"]),
 
         // MARK: - Executables
         .executableTarget(name: "ledger-writer", dependencies: ["LedgerStore"]),
@@ -50,6 +83,11 @@ let package = Package(
             dependencies: ["LedgerStore", "LMDB", "LedgerTestSupport", "ledger-writer"]
         ),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
+        .testTarget(
+            name: "JQCCommandsTests",
+            dependencies: ["JQCCommands", "LedgerStore", "LedgerTestSupport", "jqc"]
+        ),
+        .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "HTTPCore", "LedgerTestSupport"]),
         .testTarget(
             name: "InspectionDomainTests",
             dependencies: ["InspectionDomain", "LedgerCore", "LedgerTestSupport"],

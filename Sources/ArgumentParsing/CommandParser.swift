@@ -186,7 +186,7 @@ private struct CommandWalk {
     }
 
     private func finish() throws(UsageError) -> ParsedCommand {
-        if !command.subcommands.isEmpty {
+        if !command.subcommands.isEmpty && command.requiresSubcommand {
             throw .missingSubcommand(available: command.visibleSubcommands.map(\.name), context: context)
         }
         let assigned = try assignPositionals()

@@ -110,6 +110,10 @@ public struct CommandSpec: Sendable, Hashable {
     /// A hidden command still runs when typed exactly but is left out of help and suggestions, for commands
     /// meant for scripts or debugging.
     public var isHidden: Bool
+    /// Whether the command must be followed by one of its subcommands. False
+    /// for a command that also runs by itself (`jqc templates` lists, `jqc
+    /// templates show ID` draws one).
+    public var requiresSubcommand: Bool = true
 
     /// Declares a command. Most commands need only a few of the parameters, so all but the name and abstract
     /// have defaults.

@@ -36,12 +36,9 @@ public struct Transaction {
 
     /// The value stored under `key`, or nil.
     public func get(_ table: Table, _ key: [UInt8]) throws(LMDBError) -> [UInt8]? {
-        var k = MDB_val()
         var v = MDB_val()
-        var copy = key
-        let rc = copy.withUnsafeMutableBytes { raw in
-            k.mv_size = raw.count
-            k.mv_data = raw.baseAddress
+        let rc = key.withUnsafeBytes { raw in
+            var k = MDB_val(raw)
             return mdb_get(handle, table.dbi, &k, &v)
         }
         if rc == MDB_NOTFOUND { return nil }
@@ -50,12 +47,10 @@ public struct Transaction {
     }
 
     public func put(_ table: Table, _ key: [UInt8], _ value: [UInt8], flags: PutFlags = []) throws(LMDBError) {
-        var key = key
-        var value = value
-        let rc = key.withUnsafeMutableBytes { rawKey in
-            value.withUnsafeMutableBytes { rawValue in
-                var k = MDB_val(mv_size: rawKey.count, mv_data: rawKey.baseAddress)
-                var v = MDB_val(mv_size: rawValue.count, mv_data: rawValue.baseAddress)
+        let rc = key.withUnsafeBytes { rawKey in
+            value.withUnsafeBytes { rawValue in
+                var k = MDB_val(rawKey)
+                var v = MDB_val(rawValue)
                 return mdb_put(handle, table.dbi, &k, &v, flags.rawValue)
             }
         }
@@ -65,9 +60,8 @@ public struct Transaction {
     /// Deletes `key`; answers whether it was there.
     @discardableResult
     public func delete(_ table: Table, _ key: [UInt8]) throws(LMDBError) -> Bool {
-        var key = key
-        let rc = key.withUnsafeMutableBytes { raw in
-            var k = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
+        let rc = key.withUnsafeBytes { raw in
+            var k = MDB_val(raw)
             return mdb_del(handle, table.dbi, &k, nil)
         }
         if rc == MDB_NOTFOUND { return false }
@@ -128,13 +122,14 @@ public struct Cursor {
     private func move(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> Entry? {
         var k = MDB_val()
         var v = MDB_val()
-        var keyCopy = key ?? []
-        let rc = keyCopy.withUnsafeMutableBytes { raw in
-            if key != nil {
-                k.mv_size = raw.count
-                k.mv_data = raw.baseAddress
+        let rc: Int32
+        if let key {
+            rc = key.withUnsafeBytes { raw in
+                k = MDB_val(raw)
+                return mdb_cursor_get(handle, &k, &v, op)
             }
-            return mdb_cursor_get(handle, &k, &v, op)
+        } else {
+            rc = mdb_cursor_get(handle, &k, &v, op)
         }
         if rc == MDB_NOTFOUND { return nil }
         try check(rc, "moving a cursor on \(table.name)")
@@ -147,4 +142,12 @@ public struct Cursor {
     public mutating func previous() throws(LMDBError) -> Entry? { try move(MDB_PREV) }
     /// The first entry whose key is ≥ `key`.
     public mutating func seek(atLeast key: [UInt8]) throws(LMDBError) -> Entry? { try move(MDB_SET_RANGE, key: key) }
+}
+
+extension MDB_val {
+    /// Points LMDB at Swift-owned bytes for the length of one call. LMDB
+    /// declares the pointer mutable but only reads keys and values it is given.
+    init(_ raw: UnsafeRawBufferPointer) {
+        self.init(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+    }
 }

@@ -1,1 +1,0 @@
-// The inspection domain: events, templates, validation, score (being written).

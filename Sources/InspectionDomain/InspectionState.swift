@@ -1,0 +1,143 @@
+import Foundation
+import LedgerCore
+
+/// One inspection as its events leave it: the fold of its stream.
+///
+/// Built only by `apply`, and read by `decide` to choose the next events.
+/// Inspector state (`status`) and sync state (`sync`) are kept apart, as the
+/// domain asks: a completed inspection may be unsynced, retrying, or failed.
+public struct InspectionState: Hashable, Sendable {
+    /// The inspection's id, which is also its stream id.
+    public let id: UUID
+    public var status: InspectionStatus = .notStarted
+
+    public var templateID = ""
+    public var templateHash = ""
+    /// The pinned template, once its `template.pinned` event (in this stream,
+    /// or given to `apply` from another) matches `templateHash`.
+    public var template: Template?
+
+    public var facilityID = ""
+    public var facilityName = ""
+    public var areaID: String?
+    public var areaName: String?
+    /// Set for a re-inspection: the completed inspection it follows up.
+    public var parentInspectionID: UUID?
+
+    /// The current answers; a cleared field has no entry.
+    public var values: [FieldID: FieldValue] = [:]
+    /// Every capture, in the order taken.
+    public var photos: [CapturedPhoto] = []
+    /// Every flagged issue, in the order flagged.
+    public var issues: [FlaggedIssue] = []
+
+    /// The score recorded at submit (nil before, or when nothing scoreable was answered).
+    public var score: Double?
+    public var followUpRequired = false
+    /// The re-inspection whose submit resolved this inspection's follow-up.
+    public var followUpResolvedBy: UUID?
+
+    public var startedAt: Timestamp?
+    public var startedBy: Actor?
+    /// When the last event changed the inspector's record.
+    public var updatedAt: Timestamp?
+    public var completedAt: Timestamp?
+    public var completedBy: Actor?
+    public var discardedAt: Timestamp?
+    public var discardReason: String?
+
+    /// What the server has acknowledged, and what failed.
+    public var sync = SyncFacts()
+    /// How many events of the stream have been applied (its version).
+    public var eventCount = 0
+
+    /// The state of a stream with no events yet.
+    public init(id: UUID) { self.id = id }
+
+    /// Whether the inspector may still change the record.
+    public var isEditable: Bool { status == .draft }
+
+    /// A follow-up that no re-inspection has resolved yet.
+    public var followUpOutstanding: Bool { followUpRequired && followUpResolvedBy == nil }
+
+    public func photo(id: UUID) -> CapturedPhoto? { photos.first { $0.photo.photoID == id } }
+    public func issue(id: UUID) -> FlaggedIssue? { issues.first { $0.id == id } }
+
+    /// The required fields that are still empty, in form order.
+    public func missingRequiredFields() -> [TemplateField] {
+        guard let template else { return [] }
+        return template.fields.filter { $0.demandsValue && (values[$0.id]?.isEmpty ?? true) }
+    }
+}
+
+/// A photo or signature taken during the inspection.
+public struct CapturedPhoto: Hashable, Sendable {
+    public var photo: PhotoReference
+    public var kind: PhotoKind
+    public var fieldID: FieldID?
+    public var issueID: UUID?
+    public var capturedAt: Timestamp
+    public var capturedBy: Actor
+}
+
+/// An issue flagged during the inspection.
+public struct FlaggedIssue: Hashable, Sendable {
+    public var id: UUID
+    public var severity: IssueSeverity
+    public var description: String
+    public var photoID: UUID?
+    public var flaggedAt: Timestamp
+    public var flaggedBy: Actor
+}
+
+/// The sync facts recorded as events: never a change to what the inspector
+/// recorded, only what the server said about it.
+public struct SyncFacts: Hashable, Sendable {
+    /// The server's id of the inspection, once accepted.
+    public var serverID: String?
+    /// Server paths of uploaded photos, by photo id.
+    public var uploadedPhotos: [UUID: String] = [:]
+    /// Server ids of accepted issues, by issue id.
+    public var acceptedIssues: [UUID: String] = [:]
+    /// Failures of items not (yet) accepted, reset by a retry request.
+    public var failures: [SyncItem: SyncFailure] = [:]
+
+    public init() {}
+
+    /// Where `item` stands with the server.
+    public func status(of item: SyncItem) -> ItemSyncStatus {
+        let accepted =
+            switch item.kind {
+            case .photo: uploadedPhotos[item.id] != nil
+            case .inspection: serverID != nil
+            case .issue: acceptedIssues[item.id] != nil
+            }
+        if accepted { return .synced }
+        guard let failure = failures[item] else { return .pending }
+        return failure.gaveUp ? .failed(failure) : .retrying(failure)
+    }
+}
+
+/// The failures of one item since it was last (re)queued.
+public struct SyncFailure: Hashable, Sendable {
+    /// Failed attempts since the last retry request.
+    public var attempts = 0
+    public var lastError = ""
+    public var lastHTTPStatus: Int?
+    public var lastFailedAt: Timestamp?
+    public var nextAttemptAt: Timestamp?
+    /// True after `sync.gave_up`: the worker will not try again by itself.
+    public var gaveUp = false
+}
+
+/// Where one item stands with the server.
+public enum ItemSyncStatus: Hashable, Sendable {
+    /// Not sent yet, or re-queued by a retry request.
+    case pending
+    /// Failed, and the worker will try again.
+    case retrying(SyncFailure)
+    /// Failed for good until someone asks for a retry.
+    case failed(SyncFailure)
+    /// Accepted by the server.
+    case synced
+}

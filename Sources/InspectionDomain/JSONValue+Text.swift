@@ -1,0 +1,283 @@
+// MARK: - Parsing
+
+extension JSONValue {
+    /// Nesting deeper than this is refused rather than risking the stack on
+    /// hostile input; real templates and payloads nest four or five levels.
+    static let maximumDepth = 256
+
+    /// Parses exactly one JSON text (RFC 8259), with white space around it.
+    /// Duplicate object keys are refused: which one wins is undefined in JSON.
+    public init(parsing text: String) throws(DomainError) {
+        try self.init(parsing: Array(text.utf8))
+    }
+
+    /// Parses exactly one JSON text from UTF-8 bytes.
+    public init(parsing bytes: [UInt8]) throws(DomainError) {
+        var parser = JSONParser(bytes: bytes)
+        parser.skipSpace()
+        let value = try parser.value(depth: 0)
+        parser.skipSpace()
+        guard parser.index == bytes.count else { throw parser.failure("unexpected text after the JSON value") }
+        self = value
+    }
+}
+
+/// A recursive-descent reader of RFC 8259 JSON over UTF-8 bytes.
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    func failure(_ why: String) -> DomainError {
+        .invalidJSON(reason: "\(why) at byte \(index)")
+    }
+
+    mutating func skipSpace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func value(depth: Int) throws(DomainError) -> JSONValue {
+        guard depth < JSONValue.maximumDepth else { throw failure("JSON nested too deeply") }
+        guard index < bytes.count else { throw failure("JSON ends where a value belongs") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try object(depth: depth)
+        case UInt8(ascii: "["): return try array(depth: depth)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): return try literal("true", .bool(true))
+        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "n"): return try literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw failure("unexpected character '\(Unicode.Scalar(bytes[index]))'")
+        }
+    }
+
+    mutating func literal(_ word: String, _ value: JSONValue) throws(DomainError) -> JSONValue {
+        let utf8 = Array(word.utf8)
+        guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
+            throw failure("unknown literal (expected \(word))")
+        }
+        index += utf8.count
+        return value
+    }
+
+    mutating func object(depth: Int) throws(DomainError) -> JSONValue {
+        index += 1
+        var members: [JSONValue.Member] = []
+        var keys = Set<String>()
+        skipSpace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
+        while true {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw failure("expected a quoted object key")
+            }
+            let key = try string()
+            guard keys.insert(key).inserted else { throw failure("duplicate object key \"\(key)\"") }
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            index += 1
+            skipSpace()
+            members.append(.init(key, try value(depth: depth + 1)))
+            skipSpace()
+            guard index < bytes.count else { throw failure("object not closed") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
+            index += 1
+            return .object(members)
+        }
+    }
+
+    mutating func array(depth: Int) throws(DomainError) -> JSONValue {
+        index += 1
+        var items: [JSONValue] = []
+        skipSpace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
+        while true {
+            skipSpace()
+            items.append(try value(depth: depth + 1))
+            skipSpace()
+            guard index < bytes.count else { throw failure("array not closed") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
+            index += 1
+            return .array(items)
+        }
+    }
+
+    mutating func number() throws(DomainError) -> JSONValue {
+        let start = index
+        func digits() -> Int {
+            let from = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            return index - from
+        }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 else {
+            throw failure("a number needs a digit")
+        }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            _ = digits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw failure("a fraction needs digits") }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard digits() > 0 else { throw failure("an exponent needs digits") }
+        }
+        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
+    }
+
+    mutating func string() throws(DomainError) -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flushRun() throws(DomainError) {
+            guard runStart < index else { return }
+            guard let run = String(validating: bytes[runStart..<index], as: UTF8.self) else {
+                throw failure("a string is not valid UTF-8")
+            }
+            scalars.append(contentsOf: run.unicodeScalars)
+        }
+        while true {
+            guard index < bytes.count else { throw failure("string not closed") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                try flushRun()
+                index += 1
+                return String(scalars)
+            }
+            if byte < 0x20 { throw failure("a control character must be escaped in a string") }
+            if byte != UInt8(ascii: "\\") {
+                index += 1
+                continue
+            }
+            try flushRun()
+            index += 1
+            guard index < bytes.count else { throw failure("string not closed") }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "\""): scalars.append("\"")
+            case UInt8(ascii: "\\"): scalars.append("\\")
+            case UInt8(ascii: "/"): scalars.append("/")
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"): scalars.append(try unicodeEscape())
+            default: throw failure("unknown escape '\\\(Unicode.Scalar(escape))'")
+            }
+            runStart = index
+        }
+    }
+
+    /// Reads the four hex digits after `\u`, joining a UTF-16 surrogate pair.
+    mutating func unicodeEscape() throws(DomainError) -> Unicode.Scalar {
+        let high = try hex4()
+        if (0xD800...0xDBFF).contains(high) {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { throw failure("a lone UTF-16 surrogate in a \\u escape") }
+            index += 2
+            let low = try hex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw failure("a lone UTF-16 surrogate in a \\u escape") }
+            let combined = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+            guard let scalar = Unicode.Scalar(combined) else { throw failure("an invalid \\u escape") }
+            return scalar
+        }
+        guard let scalar = Unicode.Scalar(high) else { throw failure("a lone UTF-16 surrogate in a \\u escape") }
+        return scalar
+    }
+
+    mutating func hex4() throws(DomainError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw failure("a \\u escape needs four hex digits") }
+        var value: UInt32 = 0
+        for byte in bytes[index..<index + 4] {
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: throw failure("a \\u escape needs four hex digits")
+            }
+            value = value << 4 | UInt32(nibble)
+        }
+        index += 4
+        return value
+    }
+}
+
+// MARK: - Writing
+
+extension JSONValue {
+    /// Compact JSON text (no insignificant white space): one exported event
+    /// per line. Members are written in their stored order.
+    public func serialized() -> String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let flag): out += flag ? "true" : "false"
+        case .number(let text): out += text
+        case .string(let text): Self.writeString(text, to: &out)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, member) in members.enumerated() {
+                if i > 0 { out += "," }
+                Self.writeString(member.key, to: &out)
+                out += ":"
+                member.value.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    static func writeString(_ text: String, to out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import LedgerCore
+
+/// Reads one event payload straight off its bytes with `CBORReader`.
+///
+/// Rebuilding the views replays every event of the log, about a million a
+/// second, so the decoders of the frequent events never build a `CBORValue`
+/// tree: they walk the map once, switch on each key and read the value in
+/// place. Every failure becomes `DomainError.malformedPayload` naming the
+/// event type and version.
+struct PayloadReader {
+    var reader: CBORReader
+    let type: String
+    let schemaVersion: Int
+
+    init(_ payload: [UInt8], type: String, schemaVersion: Int, offset: Int = 0) {
+        reader = CBORReader(payload, offset: offset)
+        self.type = type
+        self.schemaVersion = schemaVersion
+    }
+
+    /// A reader of the same payload positioned at `offset`, for an item whose
+    /// meaning depends on a key that deterministic order puts after it.
+    func rewound(to offset: Int) -> PayloadReader {
+        PayloadReader(reader.bytes, type: type, schemaVersion: schemaVersion, offset: offset)
+    }
+
+    func malformed(_ reason: String) -> DomainError {
+        .malformedPayload(type: type, schemaVersion: schemaVersion, reason: reason)
+    }
+
+    func malformed(_ error: CBORError) -> DomainError {
+        malformed(error.description)
+    }
+
+    /// The value of a key that must be present. Inlined so that no generic
+    /// metadata is instantiated per event (it showed in replay profiles).
+    @inline(__always)
+    func required<T>(_ value: T?, _ key: String) throws(DomainError) -> T {
+        guard let value else { throw malformed("the key \"\(key)\" is missing") }
+        return value
+    }
+
+    /// Checks the payload was one item and nothing follows it.
+    func finish() throws(DomainError) {
+        guard reader.isAtEnd else { throw malformed("bytes follow the payload map at byte \(reader.offset)") }
+    }
+
+    // MARK: - Items
+
+    mutating func mapCount() throws(DomainError) -> Int {
+        do { return try reader.readMapHeader() } catch { throw malformed(error) }
+    }
+
+    mutating func arrayCount() throws(DomainError) -> Int {
+        do { return try reader.readArrayHeader() } catch { throw malformed(error) }
+    }
+
+    mutating func text() throws(DomainError) -> String {
+        do { return try reader.readText() } catch { throw malformed(error) }
+    }
+
+    mutating func isNull() throws(DomainError) -> Bool {
+        do { return try reader.readNullIfPresent() } catch { throw malformed(error) }
+    }
+
+    mutating func nullableText() throws(DomainError) -> String? {
+        try isNull() ? nil : try text()
+    }
+
+    mutating func int() throws(DomainError) -> Int {
+        do { return try reader.readInt() } catch { throw malformed(error) }
+    }
+
+    mutating func int64() throws(DomainError) -> Int64 {
+        do { return try reader.readInteger() } catch { throw malformed(error) }
+    }
+
+    mutating func nullableInt() throws(DomainError) -> Int? {
+        try isNull() ? nil : try int()
+    }
+
+    mutating func bool() throws(DomainError) -> Bool {
+        do { return try reader.readBool() } catch { throw malformed(error) }
+    }
+
+    mutating func double() throws(DomainError) -> Double {
+        do { return try reader.readDouble() } catch { throw malformed(error) }
+    }
+
+    mutating func uuid(_ key: String) throws(DomainError) -> UUID {
+        let text = try text()
+        guard let id = UUID(uuidString: text) else { throw malformed("\"\(key)\" is \"\(text)\", not a UUID") }
+        return id
+    }
+
+    mutating func nullableUUID(_ key: String) throws(DomainError) -> UUID? {
+        try isNull() ? nil : try uuid(key)
+    }
+
+    mutating func digest(_ key: String) throws(DomainError) -> Digest256 {
+        let text = try text()
+        guard let digest = Digest256(hex: text) else { throw malformed("\"\(key)\" is not 64 hexadecimal digits") }
+        return digest
+    }
+
+    mutating func texts() throws(DomainError) -> [String] {
+        let count = try arrayCount()
+        var out: [String] = []
+        out.reserveCapacity(count)
+        for _ in 0..<count { out.append(try text()) }
+        return out
+    }
+
+    // MARK: - Keys without strings
+
+    /// Reads a map key and answers which of `Key`'s cases it names, or nil
+    /// (having skipped the key) for one `Key` does not list.
+    ///
+    /// Keys are compared as UTF-8 bytes in place: making a `String` of every
+    /// key, and validating it, was a third of the time of a replay.
+    mutating func key<Key: PayloadKey>(_: Key.Type) throws(DomainError) -> Key? {
+        let index = try matchText(Key.encodedKeys)
+        return index.map { Key.allCases[Key.allCases.index(Key.allCases.startIndex, offsetBy: $0)] }
+    }
+
+    /// Reads a text item; answers the index of the entry of `candidates` it
+    /// equals byte for byte, or nil. A text of 24 bytes or more is never a
+    /// candidate (every candidate is short) and is just skipped.
+    mutating func matchText(_ candidates: [[UInt8]]) throws(DomainError) -> Int? {
+        let bytes = reader.bytes
+        let start = reader.offset
+        guard start < bytes.count else { throw malformed(.truncated(offset: start)) }
+        let initial = bytes[start]
+        guard initial >> 5 == 3 else {
+            throw malformed(.unexpectedType(expected: "text string", found: initial, offset: start))
+        }
+        try skip()
+        let length = Int(initial & 0x1F)
+        guard length < 24 else { return nil }
+        let body = start + 1
+        for (index, candidate) in candidates.enumerated() where candidate.count == length {
+            var equal = true
+            for i in 0..<length where bytes[body + i] != candidate[i] {
+                equal = false
+                break
+            }
+            if equal { return index }
+        }
+        return nil
+    }
+
+    /// Skips one item and answers where it started.
+    @discardableResult
+    mutating func skip() throws(DomainError) -> Int {
+        do { return try reader.skipItem().lowerBound } catch { throw malformed(error) }
+    }
+
+    /// Reads one item as a tree (only for rare events, like `template.pinned`).
+    mutating func value() throws(DomainError) -> CBORValue {
+        do { return try reader.readValue() } catch { throw malformed(error) }
+    }
+}
+
+/// The keys of one payload map, for `PayloadReader.key(_:)`.
+protocol PayloadKey: RawRepresentable<String>, CaseIterable {
+    /// Every case's raw value as UTF-8, in `allCases` order.
+    static var encodedKeys: [[UInt8]] { get }
+}
+
+extension PayloadKey {
+    static func encode() -> [[UInt8]] { allCases.map { Array($0.rawValue.utf8) } }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import InspectionDomain
+import LMDB
+import LedgerCore
+import LedgerStore
+
+/// Folds records into inspection states: the one place that turns the log
+/// into `InspectionState`s, used by rebuilds (the whole log, in memory) and
+/// by commands and incremental updates (one stream, read through its index).
+final class InspectionFold {
+    var states: [UUID: InspectionState] = [:]
+    /// Pinned templates by content hash, as `template.pinned` events arrive.
+    var templates: [String: Template] = [:]
+    /// Re-inspections by parent.
+    var children: [UUID: [UUID]] = [:]
+    /// Every record up to here has been folded (rebuilds share one fold).
+    var lastPosition: UInt64 = 0
+
+    /// Folds one record (once, however many views share the fold).
+    func consume(_ record: EventRecord) throws {
+        guard record.position > lastPosition else { return }
+        lastPosition = record.position
+        let stream = record.stream
+        let event: InspectionEvent
+        do {
+            event = try EventUpcaster.decode(record, template: states[stream]?.template)
+        } catch {
+            throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
+        }
+        if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
+        states[stream, default: InspectionState(id: stream)].apply(
+            event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
+        switch event {
+        case .started(let started):
+            if let parent = started.parentInspectionID { children[parent, default: []].append(stream) }
+        case .submitted:
+            if let parent = states[stream]?.parentInspectionID { states[parent]?.resolveFollowUp(by: stream) }
+        default:
+            break
+        }
+    }
+
+    /// The state of one inspection, folded from its stream alone; templates
+    /// pinned in other streams and submitted re-inspections come from the
+    /// views (`view:templates`, `view:reinspections`).
+    static func state(of id: UUID, reader: LedgerReader, tables: InspectionTables) throws -> InspectionState? {
+        let records = try reader.records(inStream: id)
+        guard !records.isEmpty else { return nil }
+        let fold = InspectionFold()
+        for record in records {
+            if record.type == InspectionEventType.started.rawValue, fold.states[id]?.template == nil {
+                // The template may have been pinned by an earlier inspection.
+                if case .started(let started) = try? InspectionEvent.decode(record),
+                    let template = try pinnedTemplate(started.templateHash, reader.transaction, tables)
+                {
+                    fold.templates[started.templateHash] = template
+                }
+            }
+            try fold.consume(record)
+        }
+        guard var state = fold.states[id] else { return nil }
+        if state.followUpRequired {
+            for child in try reinspections(of: id, reader.transaction, tables) {
+                if let summary = try InspectionSummary.read(child, reader.transaction, tables),
+                    summary.status == .completed
+                {
+                    state.resolveFollowUp(by: child)
+                }
+            }
+        }
+        return state
+    }
+
+    static func pinnedTemplate(_ hash: String, _ txn: Transaction, _ tables: InspectionTables) throws -> Template? {
+        guard let bytes = try txn.get(tables.templates, Array(hash.utf8)) else { return nil }
+        return try Template(cbor: try CBORValue(decoding: bytes))
+    }
+
+    static func reinspections(of parent: UUID, _ txn: Transaction, _ tables: InspectionTables) throws -> [UUID] {
+        var found: [UUID] = []
+        let prefix = parent.bytes
+        try txn.forEach(tables.reinspections, from: prefix) { key, _ in
+            guard key.count == 32, key.starts(with: prefix), let child = UUID(bytes: Array(key[16..<32])) else {
+                return false
+            }
+            found.append(child)
+            return true
+        }
+        return found
+    }
+}
+
+/// Why the inspection views could not be built or read.
+public enum InspectionStoreError: Error, CustomStringConvertible {
+    /// An event in the log could not be decoded (written by a newer jqc, or damaged).
+    case undecodableEvent(position: UInt64, type: String, String)
+    /// A view row could not be decoded: rebuild the views.
+    case corruptView(String)
+
+    public var description: String {
+        switch self {
+        case .undecodableEvent(let position, let type, let why):
+            "event \(position) (\(type)) cannot be read: \(why). Run 'jqc verify'; if the log is intact, upgrade jqc."
+        case .corruptView(let what):
+            "a view is damaged (\(what)). Rebuild the views with 'jqc rebuild'."
+        }
+    }
+}

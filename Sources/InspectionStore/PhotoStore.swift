@@ -1,0 +1,130 @@
+import Foundation
+import LedgerCore
+
+/// The ledger's own photo store: each captured file is copied into
+/// `photos/<sha256>` so the log can reference it by hash, never by a path
+/// that may move or be edited later.
+public struct PhotoStore: Sendable {
+    public let directory: String
+
+    public init(directory: String) { self.directory = directory }
+
+    /// What was stored.
+    public struct StoredPhoto: Hashable, Sendable {
+        public var sha256: String
+        public var size: Int
+        public var mediaType: String
+    }
+
+    /// Why a file cannot be captured.
+    public enum Failure: Error, CustomStringConvertible {
+        case unreadable(path: String, reason: String)
+        case notAnImage(path: String)
+        case empty(path: String)
+        case tooLarge(path: String, size: Int)
+        case cannotStore(String)
+
+        public var description: String {
+            switch self {
+            case .unreadable(let path, let reason): "cannot read \(path): \(reason). Check the path."
+            case .notAnImage(let path):
+                "\(path) is not a JPEG, PNG, GIF, WebP or HEIC image; nothing was recorded. Capture an image file."
+            case .empty(let path): "\(path) is empty; nothing was recorded."
+            case .tooLarge(let path, let size):
+                "\(path) is \(size / 1_048_576) MiB, over the 50 MiB limit; nothing was recorded. Resize it first."
+            case .cannotStore(let why): "could not store the photo: \(why)"
+            }
+        }
+    }
+
+    static let maximumSize = 50 << 20
+
+    /// A file read and described, not yet kept: a command decides first and
+    /// keeps the file only when the event will be recorded.
+    public struct PreparedPhoto: Sendable {
+        public let description: StoredPhoto
+        let data: Data
+    }
+
+    /// Copies the file at `path` into the store (durably) and describes it.
+    public func store(fileAt path: String) throws -> StoredPhoto {
+        let prepared = try prepare(fileAt: path)
+        try keep(prepared)
+        return prepared.description
+    }
+
+    /// Reads and checks the file at `path` without storing anything.
+    public func prepare(fileAt path: String) throws -> PreparedPhoto {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
+            throw Failure.unreadable(path: path, reason: reason)
+        }
+        guard !data.isEmpty else { throw Failure.empty(path: path) }
+        guard data.count <= Self.maximumSize else { throw Failure.tooLarge(path: path, size: data.count) }
+        guard let mediaType = Self.mediaType(of: data) else { throw Failure.notAnImage(path: path) }
+        let hash = SHA256Hasher().digest(Array(data)).hex
+        return PreparedPhoto(description: StoredPhoto(sha256: hash, size: data.count, mediaType: mediaType), data: data)
+    }
+
+    /// Stores a prepared file under its hash (once: the same bytes are kept once).
+    public func keep(_ prepared: PreparedPhoto) throws {
+        let target = directory + "/" + prepared.description.sha256
+        if !FileManager.default.fileExists(atPath: target) {
+            try write(prepared.data, to: target)
+        }
+    }
+
+    /// The stored bytes of a photo, if present.
+    public func contents(sha256: String) -> Data? {
+        FileManager.default.contents(atPath: directory + "/" + sha256)
+    }
+
+    /// Whether the stored file still hashes to its name.
+    public enum Check: Equatable, Sendable {
+        case matches
+        case missing
+        case altered(actual: String)
+    }
+
+    public func check(sha256: String) -> Check {
+        guard let data = contents(sha256: sha256) else { return .missing }
+        let actual = SHA256Hasher().digest(Array(data)).hex
+        return actual == sha256 ? .matches : .altered(actual: actual)
+    }
+
+    /// Recognises images by their first bytes, not their file name.
+    static func mediaType(of data: Data) -> String? {
+        let b = [UInt8](data.prefix(12))
+        if b.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if b.starts(with: Array("GIF8".utf8)) { return "image/gif" }
+        if b.count >= 12, b.starts(with: Array("RIFF".utf8)), Array(b[8..<12]) == Array("WEBP".utf8) {
+            return "image/webp"
+        }
+        if b.count >= 12, Array(b[4..<8]) == Array("ftyp".utf8),
+            ["heic", "heix", "mif1", "heif"].contains(String(decoding: b[8..<12], as: UTF8.self))
+        {
+            return "image/heic"
+        }
+        return nil
+    }
+
+    private func write(_ data: Data, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw Failure.cannotStore("creating \(temporary): \(String(cString: strerror(errno)))") }
+        let written = data.withUnsafeBytes { raw in Foundation.write(fd, raw.baseAddress, raw.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == data.count, synced == 0, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw Failure.cannotStore("writing \(path): \(String(cString: strerror(errno)))")
+        }
+        // The rename is durable only once the directory entry is on disk.
+        let dir = open(directory, O_RDONLY)
+        if dir >= 0 {
+            fsync(dir)
+            close(dir)
+        }
+    }
+}

@@ -1,0 +1,328 @@
+import Foundation
+import InspectionDomain
+import LMDB
+import LedgerCore
+import LedgerStore
+
+/// The LMDB tables of the inspection views (all rebuilt from the log).
+struct InspectionTables {
+    let inspections: Table
+    let reinspections: Table
+    let templates: Table
+    let drafts: Table
+    let followUps: Table
+    let issues: Table
+    let outbox: Table
+
+    static let names = (
+        inspections: "view:inspections", reinspections: "view:reinspections", templates: "view:templates",
+        drafts: "view:drafts", followUps: "view:followups", issues: "view:issues", outbox: "view:outbox"
+    )
+
+    init(_ table: (String) throws -> Table) throws {
+        inspections = try table(Self.names.inspections)
+        reinspections = try table(Self.names.reinspections)
+        templates = try table(Self.names.templates)
+        drafts = try table(Self.names.drafts)
+        followUps = try table(Self.names.followUps)
+        issues = try table(Self.names.issues)
+        outbox = try table(Self.names.outbox)
+    }
+}
+
+/// Where an inspection stands with the server, in one word for listings.
+public enum SyncState: String, Sendable, CaseIterable {
+    /// A draft: nothing to send yet.
+    case local
+    /// Completed, with something not yet accepted and nothing failed for good.
+    case pending
+    /// Something failed and will be retried.
+    case retrying
+    /// Something failed for good; `jqc sync retry` puts it back.
+    case failed
+    /// Everything accepted.
+    case synced
+
+    /// Where a folded inspection stands with the server.
+    public static func of(_ state: InspectionState) -> SyncState {
+        guard state.status == .completed else { return .local }
+        let statuses = OutboxItem.items(of: state).map { state.sync.status(of: $0.item) }
+        if statuses.contains(where: { if case .failed = $0 { true } else { false } }) { return .failed }
+        if statuses.contains(where: { if case .retrying = $0 { true } else { false } }) { return .retrying }
+        if statuses.contains(where: { $0 != .synced }) { return .pending }
+        return .synced
+    }
+}
+
+/// One inspection in the `inspections` view: what listings show, without
+/// folding its stream.
+public struct InspectionSummary: Hashable, Sendable {
+    public var id: UUID
+    public var status: InspectionStatus
+    public var templateID: String
+    public var templateName: String
+    public var facilityID: String
+    public var facilityName: String
+    public var areaName: String?
+    public var parentID: UUID?
+    public var startedAt: Timestamp?
+    public var startedBy: String
+    public var updatedAt: Timestamp?
+    public var completedAt: Timestamp?
+    public var score: Double?
+    public var followUpRequired: Bool
+    public var followUpResolvedBy: UUID?
+    public var serverID: String?
+    public var syncState: SyncState
+    public var answered: Int
+    public var issueCount: Int
+    public var photoCount: Int
+    /// The stream's version: what a command expects when it appends.
+    public var version: UInt64
+
+    init(_ state: InspectionState) {
+        id = state.id
+        status = state.status
+        templateID = state.templateID
+        templateName = state.template?.name ?? ""
+        facilityID = state.facilityID
+        facilityName = state.facilityName
+        areaName = state.areaName
+        parentID = state.parentInspectionID
+        startedAt = state.startedAt
+        startedBy = state.startedBy?.name ?? ""
+        updatedAt = state.updatedAt
+        completedAt = state.completedAt
+        score = state.score
+        followUpRequired = state.followUpRequired
+        followUpResolvedBy = state.followUpResolvedBy
+        serverID = state.sync.serverID
+        syncState = SyncState.of(state)
+        answered = state.values.values.filter { !$0.isEmpty }.count
+        issueCount = state.issues.count
+        photoCount = state.photos.count
+        version = UInt64(state.eventCount)
+    }
+
+    var cbor: CBORValue {
+        func time(_ t: Timestamp?) -> CBORValue { t.map { .integer($0.microsecondsSinceEpoch) } ?? .null }
+        func text(_ s: String?) -> CBORValue { s.map { .text($0) } ?? .null }
+        return .textMap([
+            ("status", .text(status.rawValue)), ("template_id", .text(templateID)),
+            ("template_name", .text(templateName)), ("facility_id", .text(facilityID)),
+            ("facility_name", .text(facilityName)), ("area_name", text(areaName)),
+            ("parent", parentID.map { .bytes($0.bytes) } ?? .null), ("started_at", time(startedAt)),
+            ("started_by", .text(startedBy)), ("updated_at", time(updatedAt)), ("completed_at", time(completedAt)),
+            ("score", score.map { .double($0) } ?? .null), ("follow_up", .bool(followUpRequired)),
+            ("follow_up_resolved_by", followUpResolvedBy.map { .bytes($0.bytes) } ?? .null),
+            ("server_id", text(serverID)), ("sync", .text(syncState.rawValue)),
+            ("answered", .unsigned(UInt64(answered))), ("issues", .unsigned(UInt64(issueCount))),
+            ("photos", .unsigned(UInt64(photoCount))), ("version", .unsigned(version)),
+        ])
+    }
+
+    init(id: UUID, cbor v: CBORValue) throws {
+        func text(_ key: String) throws -> String {
+            guard let t = v[key]?.textValue else { throw InspectionStoreError.corruptView("inspection \(id): \(key)") }
+            return t
+        }
+        func optionalText(_ key: String) -> String? { v[key]?.textValue }
+        func time(_ key: String) -> Timestamp? {
+            v[key]?.integerValue.map { Timestamp(microsecondsSinceEpoch: $0) }
+        }
+        func uuid(_ key: String) -> UUID? {
+            if case .bytes(let b)? = v[key] { return UUID(bytes: b) }
+            return nil
+        }
+        func int(_ key: String) -> Int { Int(v[key]?.integerValue ?? 0) }
+        self.id = id
+        guard let status = InspectionStatus(rawValue: try text("status")),
+            let sync = SyncState(rawValue: try text("sync"))
+        else { throw InspectionStoreError.corruptView("inspection \(id): status") }
+        self.status = status
+        templateID = try text("template_id")
+        templateName = try text("template_name")
+        facilityID = try text("facility_id")
+        facilityName = try text("facility_name")
+        areaName = optionalText("area_name")
+        parentID = uuid("parent")
+        startedAt = time("started_at")
+        startedBy = optionalText("started_by") ?? ""
+        updatedAt = time("updated_at")
+        completedAt = time("completed_at")
+        if case .double(let d)? = v["score"] { score = d } else { score = v["score"]?.integerValue.map(Double.init) }
+        if case .bool(let b)? = v["follow_up"] { followUpRequired = b } else { followUpRequired = false }
+        followUpResolvedBy = uuid("follow_up_resolved_by")
+        serverID = optionalText("server_id")
+        syncState = sync
+        answered = int("answered")
+        issueCount = int("issues")
+        photoCount = int("photos")
+        version = UInt64(int("version"))
+    }
+
+    static func read(_ id: UUID, _ txn: Transaction, _ tables: InspectionTables) throws -> InspectionSummary? {
+        guard let bytes = try txn.get(tables.inspections, id.bytes) else { return nil }
+        return try InspectionSummary(id: id, cbor: try CBORValue(decoding: bytes))
+    }
+}
+
+/// An issue in the `issues` view.
+public struct IssueRow: Hashable, Sendable {
+    public var id: UUID
+    public var inspectionID: UUID
+    public var facilityID: String
+    public var facilityName: String
+    public var severity: IssueSeverity
+    public var description: String
+    public var photoID: UUID?
+    public var flaggedAt: Timestamp
+    public var flaggedBy: String
+    public var serverID: String?
+    public var syncState: SyncState
+
+    init(_ issue: FlaggedIssue, of state: InspectionState) {
+        id = issue.id
+        inspectionID = state.id
+        facilityID = state.facilityID
+        facilityName = state.facilityName
+        severity = issue.severity
+        description = issue.description
+        photoID = issue.photoID
+        flaggedAt = issue.flaggedAt
+        flaggedBy = issue.flaggedBy.name
+        serverID = state.sync.acceptedIssues[issue.id]
+        switch (state.status, state.sync.status(of: SyncItem(kind: .issue, id: issue.id))) {
+        case (.draft, _): syncState = .local
+        case (_, .synced): syncState = .synced
+        case (_, .failed): syncState = .failed
+        case (_, .retrying): syncState = .retrying
+        default: syncState = .pending
+        }
+    }
+
+    var cbor: CBORValue {
+        .textMap([
+            ("inspection", .bytes(inspectionID.bytes)), ("facility_id", .text(facilityID)),
+            ("facility_name", .text(facilityName)), ("severity", .text(severity.rawValue)),
+            ("description", .text(description)), ("photo", photoID.map { .bytes($0.bytes) } ?? .null),
+            ("flagged_at", .integer(flaggedAt.microsecondsSinceEpoch)), ("flagged_by", .text(flaggedBy)),
+            ("server_id", serverID.map { .text($0) } ?? .null), ("sync", .text(syncState.rawValue)),
+        ])
+    }
+
+    init(id: UUID, cbor v: CBORValue) throws {
+        guard case .bytes(let inspection)? = v["inspection"], let inspectionID = UUID(bytes: inspection),
+            let severity = v["severity"]?.textValue.flatMap(IssueSeverity.init(rawValue:)),
+            let flaggedAt = v["flagged_at"]?.integerValue,
+            let sync = v["sync"]?.textValue.flatMap(SyncState.init(rawValue:))
+        else { throw InspectionStoreError.corruptView("issue \(id)") }
+        self.id = id
+        self.inspectionID = inspectionID
+        facilityID = v["facility_id"]?.textValue ?? ""
+        facilityName = v["facility_name"]?.textValue ?? ""
+        self.severity = severity
+        description = v["description"]?.textValue ?? ""
+        if case .bytes(let b)? = v["photo"] { photoID = UUID(bytes: b) } else { photoID = nil }
+        self.flaggedAt = Timestamp(microsecondsSinceEpoch: flaggedAt)
+        flaggedBy = v["flagged_by"]?.textValue ?? ""
+        serverID = v["server_id"]?.textValue
+        syncState = sync
+    }
+}
+
+/// Something the server has not acknowledged, in the `outbox` view. Keys
+/// (kind rank ‖ submitted-at µs ‖ item id) order photos first, then
+/// inspections, then issues — the order a sync run must send them in — and
+/// within each, in the order the inspections were submitted.
+public struct OutboxItem: Hashable, Sendable {
+    public var item: SyncItem
+    public var inspectionID: UUID
+    /// pending, retrying or failed.
+    public var state: SyncState
+    public var attempts: Int
+    public var nextAttemptAt: Timestamp?
+    public var lastError: String?
+    public var lastHTTPStatus: Int?
+
+    static func rank(_ kind: SyncItemKind) -> UInt8 {
+        switch kind {
+        case .photo: 0
+        case .inspection: 1
+        case .issue: 2
+        }
+    }
+
+    static func key(_ item: SyncItem, submittedAt: Timestamp?) -> [UInt8] {
+        [rank(item.kind)] + BigEndian.bytes(UInt64(max(0, submittedAt?.microsecondsSinceEpoch ?? 0)))
+            + item.id.bytes
+    }
+
+    /// Every item an inspection can owe the server, synced or not.
+    static func items(of state: InspectionState) -> [(item: SyncItem, label: String)] {
+        state.photos.map { (SyncItem(kind: .photo, id: $0.photo.photoID), "photo") }
+            + [(SyncItem(kind: .inspection, id: state.id), "inspection")]
+            + state.issues.map { (SyncItem(kind: .issue, id: $0.id), "issue") }
+    }
+
+    /// The outbox rows of an inspection: only completed inspections send
+    /// anything, and only what is not yet accepted.
+    static func rows(of state: InspectionState) -> [(key: [UInt8], row: OutboxItem?)] {
+        items(of: state).map { entry in
+            let key = key(entry.item, submittedAt: state.completedAt)
+            guard state.status == .completed else { return (key, nil) }
+            let row: OutboxItem? =
+                switch state.sync.status(of: entry.item) {
+                case .synced: nil
+                case .pending:
+                    OutboxItem(
+                        item: entry.item, inspectionID: state.id, state: .pending, attempts: 0, nextAttemptAt: nil,
+                        lastError: nil, lastHTTPStatus: nil)
+                case .retrying(let failure), .failed(let failure):
+                    OutboxItem(
+                        item: entry.item, inspectionID: state.id, state: failure.gaveUp ? .failed : .retrying,
+                        attempts: failure.attempts, nextAttemptAt: failure.nextAttemptAt, lastError: failure.lastError,
+                        lastHTTPStatus: failure.lastHTTPStatus)
+                }
+            return (key, row)
+        }
+    }
+
+    var cbor: CBORValue {
+        .textMap([
+            ("inspection", .bytes(inspectionID.bytes)), ("state", .text(state.rawValue)),
+            ("attempts", .unsigned(UInt64(attempts))),
+            ("next_attempt_at", nextAttemptAt.map { .integer($0.microsecondsSinceEpoch) } ?? .null),
+            ("last_error", lastError.map { .text($0) } ?? .null),
+            ("http_status", lastHTTPStatus.map { .integer(Int64($0)) } ?? .null),
+        ])
+    }
+
+    init(
+        item: SyncItem, inspectionID: UUID, state: SyncState, attempts: Int, nextAttemptAt: Timestamp?,
+        lastError: String?, lastHTTPStatus: Int?
+    ) {
+        self.item = item
+        self.inspectionID = inspectionID
+        self.state = state
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastError = lastError
+        self.lastHTTPStatus = lastHTTPStatus
+    }
+
+    init(key: [UInt8], cbor v: CBORValue) throws {
+        guard key.count == 25, let id = UUID(bytes: Array(key[9...])),
+            let kind: SyncItemKind = [.photo, .inspection, .issue].first(where: { Self.rank($0) == key[0] }),
+            case .bytes(let inspection)? = v["inspection"], let inspectionID = UUID(bytes: inspection),
+            let state = v["state"]?.textValue.flatMap(SyncState.init(rawValue:))
+        else { throw InspectionStoreError.corruptView("outbox entry") }
+        item = SyncItem(kind: kind, id: id)
+        self.inspectionID = inspectionID
+        self.state = state
+        attempts = Int(v["attempts"]?.integerValue ?? 0)
+        nextAttemptAt = v["next_attempt_at"]?.integerValue.map { Timestamp(microsecondsSinceEpoch: $0) }
+        lastError = v["last_error"]?.textValue
+        lastHTTPStatus = v["http_status"]?.integerValue.map { Int($0) }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import InspectionStore
+import LMDB
+import LedgerCore
+import LedgerStore
+import SyncWorker
+
+/// Everything a running command may touch: the ledger's location, the
+/// environment, the output streams and the clock. Commands get the ledger
+/// through it, opened once and only when they need it.
+public final class Invocation {
+    public let home: LedgerHome
+    public let environment: [String: String]
+    public let stdout: OutputStream
+    public let stderr: OutputStream
+    public let clock: LedgerClock
+    /// `--json`: results as JSON for scripts.
+    public let json: Bool
+    /// `--as NAME`: who to record as when nobody is logged in.
+    public let actingAs: String?
+    private var openedLog: EventLog?
+    private var openedLedger: InspectionLedger?
+
+    public init(
+        home: LedgerHome, environment: [String: String], stdout: OutputStream, stderr: OutputStream,
+        clock: LedgerClock, json: Bool, actingAs: String?
+    ) {
+        self.home = home
+        self.environment = environment
+        self.stdout = stdout
+        self.stderr = stderr
+        self.clock = clock
+        self.json = json
+        self.actingAs = actingAs
+    }
+
+    deinit {
+        openedLedger?.close()
+        openedLog?.close()
+    }
+
+    /// The ledger's event log alone (for commands that need no views).
+    func log() throws -> EventLog {
+        if let openedLedger { return openedLedger.log }
+        if let openedLog { return openedLog }
+        guard home.exists else { throw JQCError.noLedger(home.path) }
+        let log = try EventLog(directory: home.storePath)
+        openedLog = log
+        return log
+    }
+
+    /// The whole ledger: log, views (rebuilt first if stale), photos, reference data.
+    func ledger() throws -> InspectionLedger {
+        if let openedLedger { return openedLedger }
+        guard home.exists else { throw JQCError.noLedger(home.path) }
+        openedLog?.close()
+        openedLog = nil
+        let ledger = try InspectionLedger(storePath: home.storePath, photosPath: home.photosPath) { what, done, total in
+            self.progress("\(what): \(done)/\(total) events")
+        }
+        endProgress()
+        openedLedger = ledger
+        return ledger
+    }
+
+    /// The saved session, if anyone logged in on this ledger.
+    func session() throws -> StoredSession? {
+        try SessionStore(path: home.credentialsPath).load()
+    }
+
+    /// Who a recorded event is attributed to: the logged-in user, else the
+    /// `--as` name (recorded as unverified).
+    func actor() throws -> Actor {
+        if let actingAs, !actingAs.isEmpty {
+            return Actor(id: "local:\(actingAs)", name: actingAs, verified: false)
+        }
+        if let session = try session() {
+            return Actor(id: session.user.id, name: session.user.displayName, verified: true)
+        }
+        throw JQCError.noActor
+    }
+
+    func config() throws -> LedgerConfig { try LedgerConfig.load(home) }
+
+    /// Whether progress lines may be drawn (stderr is a terminal).
+    var showsProgress: Bool { stderr.isTerminal }
+
+    /// Whether colour may be used on stdout.
+    var usesColour: Bool { stdout.isTerminal && environment["NO_COLOR"] == nil }
+
+    /// Draws `message` over the previous progress line, on a terminal only.
+    func progress(_ message: String) {
+        guard showsProgress else { return }
+        stderr.write("\r\u{1B}[2K" + message)
+    }
+
+    func endProgress() {
+        guard showsProgress else { return }
+        stderr.write("\r\u{1B}[2K")
+    }
+}
+
+extension Invocation {
+    /// Reference data from the server (the sync issue adds the network path).
+    func pullFromServer() throws -> ReferenceCache.Snapshot {
+        throw JQCError.refused("pulling from the server is not available yet; use 'jqc pull --from FILE'.")
+    }
+}

@@ -1,0 +1,136 @@
+import ArgumentParsing
+import Foundation
+import LedgerCore
+import LedgerStore
+
+/// The `jqc` program: its command table, and the one place that turns
+/// outcomes and errors into output and exit status.
+public enum JQC {
+    public static let version = "0.1.0"
+
+    /// Every command, in the order help lists them within their groups.
+    static let commands: [any RunnableCommand.Type] = [
+        InitCommand.self, PullCommand.self, FacilitiesCommand.self, TemplatesCommand.self, TemplatesShowCommand.self,
+        StartCommand.self, SetCommand.self, ClearCommand.self, PhotoCommand.self, SignCommand.self, FlagCommand.self,
+        SubmitCommand.self, DiscardCommand.self,
+        ShowCommand.self, InspectionsCommand.self, DraftsCommand.self, IssuesCommand.self, FollowUpsCommand.self,
+        OutboxCommand.self,
+        VerifyCommand.self, DigestCommand.self,
+        RebuildCommand.self, StatsCommand.self,
+    ]
+
+    static let globalOptions = [
+        OptionSpec(
+            "ledger", valueName: "PATH",
+            help: "The ledger directory (default: $JQC_HOME, else $XDG_DATA_HOME/jqc, else ~/.local/share/jqc)."),
+        OptionSpec("as", valueName: "NAME", help: "Record as NAME when nobody is logged in (marked unverified)."),
+    ]
+
+    static let globalFlags = [FlagSpec("json", help: "Print results as JSON (stable field names, for scripts).")]
+
+    /// The spec the parser reads and the help is generated from.
+    public static let program: ProgramSpec = {
+        // Commands with subcommands ("templates show") are declared by their
+        // group word; the leaves are attached under it.
+        var top: [CommandSpec] = []
+        for command in commands {
+            let path = command.path
+            if path.count == 1 {
+                if let i = top.firstIndex(where: { $0.name == path[0] }) {
+                    // A leaf that is also a group word: keep the subcommands.
+                    var spec = command.spec
+                    spec.subcommands = top[i].subcommands
+                    spec.requiresSubcommand = false
+                    top[i] = spec
+                } else {
+                    top.append(command.spec)
+                }
+            } else if let i = top.firstIndex(where: { $0.name == path[0] }) {
+                top[i].subcommands.append(command.spec)
+                // A group word that is itself a command runs without a subcommand.
+                top[i].requiresSubcommand = !commands.contains { $0.path == [path[0]] }
+            } else {
+                preconditionFailure("command \(path) is declared before its group \(path[0])")
+            }
+        }
+        return ProgramSpec(
+            "jqc",
+            abstract: "Record facility inspections offline in a verifiable ledger, and sync them.",
+            discussion: """
+                Every action is an event appended to the ledger, durable when the command returns. \
+                Inspections and issues can be named by any unique prefix of their id.
+
+                Exit status: 0 success, 1 refused or failed (the message says why), 2 usage error.
+                """,
+            version: version, globalOptions: globalOptions, globalFlags: globalFlags, commands: top)
+    }()
+
+    /// Exit statuses, documented in the help.
+    public enum ExitStatus {
+        public static let success: Int32 = 0
+        public static let refused: Int32 = 1
+        public static let usage: Int32 = 2
+    }
+
+    /// Runs `jqc` with `arguments` (without the program name) and returns the exit status.
+    public static func main(
+        arguments: [String], environment: [String: String], stdout: OutputStream, stderr: OutputStream,
+        clock: LedgerClock = SystemClock()
+    ) -> Int32 {
+        let outcome: ParseOutcome
+        do {
+            outcome = try program.parse(arguments.isEmpty ? ["help"] : arguments)
+        } catch {
+            stderr.line("jqc: \(error.message)")
+            stderr.line("usage: \(error.usage)")
+            return ExitStatus.usage
+        }
+        switch outcome {
+        case .help(let path):
+            do {
+                let help = try program.help(for: path)
+                stdout.write(help.hasSuffix("\n") ? help : help + "\n")
+            } catch {
+                stderr.line("jqc: \(error.message)")
+                return ExitStatus.usage
+            }
+            return ExitStatus.success
+        case .version:
+            stdout.line("jqc \(version)")
+            return ExitStatus.success
+        case .command(let parsed):
+            guard let type = commands.first(where: { $0.path == parsed.path }) else {
+                stderr.line("jqc: '\(parsed.path.joined(separator: " "))' needs a subcommand. See 'jqc help'.")
+                return ExitStatus.usage
+            }
+            let command: any RunnableCommand
+            do {
+                command = try type.init(parsed)
+            } catch {
+                stderr.line("jqc: \(error.message)")
+                stderr.line("usage: \(error.usage)")
+                return ExitStatus.usage
+            }
+            let invocation = Invocation(
+                home: LedgerHome.resolve(option: parsed.option("ledger"), environment: environment),
+                environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: parsed.flag("json"),
+                actingAs: parsed.option("as"))
+            do {
+                try command.run(invocation)
+                return ExitStatus.success
+            } catch {
+                stderr.line("jqc: \(message(for: error))")
+                return ExitStatus.refused
+            }
+        }
+    }
+
+    /// The text of any error a command can throw.
+    static func message(for error: any Error) -> String {
+        switch error {
+        case let error as UsageError: error.message
+        case let error as CustomStringConvertible: error.description
+        default: "\(error)"
+        }
+    }
+}

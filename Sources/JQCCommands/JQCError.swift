@@ -1,0 +1,49 @@
+import Foundation
+
+/// Failures of the CLI itself (as opposed to the ledger's or the domain's own
+/// errors, which `ExitStatus.report` also maps). Messages say what failed, why,
+/// and what to do.
+public enum JQCError: Error, CustomStringConvertible {
+    /// No ledger where one was expected.
+    case noLedger(String)
+    /// `jqc init` found a ledger already there.
+    case ledgerExists(String)
+    /// A file could not be read or parsed.
+    case unreadableFile(String, String)
+    /// A system call failed.
+    case io(String, Int32)
+    /// The ledger's own verification found a problem.
+    case verificationFailed(String)
+    /// A recording command has nobody to attribute the event to.
+    case noActor
+    /// An id or prefix that names nothing.
+    case notFound(kind: String, reference: String, hint: String)
+    /// A prefix that names more than one thing.
+    case ambiguous(kind: String, reference: String, candidates: [String])
+    /// A refusal with its own wording.
+    case refused(String)
+
+    public var description: String {
+        switch self {
+        case .noLedger(let path):
+            "no ledger at \(path). Create one with 'jqc init', or point to one with --ledger PATH or JQC_HOME."
+        case .ledgerExists(let path):
+            "a ledger already exists at \(path); nothing was changed. Use it as it is, or pass --ledger PATH for another."
+        case .unreadableFile(let path, let why):
+            "cannot read \(path): \(why)"
+        case .io(let what, let code):
+            "\(what) failed: \(String(cString: strerror(code)))"
+        case .verificationFailed(let what):
+            what
+        case .noActor:
+            "nobody to record this as: log in with 'jqc login', or name yourself with --as NAME (recorded as unverified)."
+        case .notFound(let kind, let reference, let hint):
+            "no \(kind) matches '\(reference)'. \(hint)"
+        case .ambiguous(let kind, let reference, let candidates):
+            "'\(reference)' matches \(candidates.count) \(kind)s: \(candidates.prefix(5).joined(separator: ", "))"
+                + "\(candidates.count > 5 ? ", …" : ""). Type more of the id."
+        case .refused(let message):
+            message
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParsing
+import Foundation
+import LedgerCore
+import LedgerStore
+
+// MARK: - init
+
+/// `jqc init`: creates the ledger directory, its store and its device id.
+struct InitCommand: RunnableCommand {
+    static let path = ["init"]
+    static let spec = CommandSpec(
+        "init", abstract: "Create a ledger (the directory, the event log and this device's id).",
+        discussion: "The server URL can be given now or later; nothing here needs the network.",
+        group: "Setup",
+        options: [
+            OptionSpec("server", valueName: "URL", help: "The server's API base URL, e.g. https://jqc.example/api/v1."),
+            OptionSpec("ca-bundle", valueName: "FILE", help: "A CA bundle to trust for the server (PEM)."),
+        ])
+
+    var server: String?
+    var caBundle: String?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        server = parsed.option("server")
+        caBundle = parsed.option("ca-bundle")
+        if let server, !(server.hasPrefix("https://") || server.hasPrefix("http://")) {
+            throw .invalidValue(
+                option: "server", value: server, reason: "expected an http:// or https:// URL",
+                context: parsed.context)
+        }
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let home = invocation.home
+        if home.exists { throw JQCError.ledgerExists(home.path) }
+        try FileStore.makeDirectory(home.path)
+        try FileStore.makeDirectory(home.photosPath)
+        try EventLog(directory: home.storePath).close()
+        let config = LedgerConfig(
+            deviceID: UUID(), serverURL: server, caBundle: caBundle, createdAt: invocation.clock.now())
+        try config.save(home)
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render([
+                    "ledger": home.path, "device_id": config.deviceID.lowercased,
+                    "server_url": config.serverURL as Any? ?? NSNull(),
+                ]))
+        } else {
+            invocation.stdout.line("Created a ledger at \(home.path)")
+            invocation.stdout.line("Device id \(config.deviceID.lowercased)")
+            if let server { invocation.stdout.line("Server \(server)") }
+        }
+    }
+}
+
+// MARK: - verify
+
+/// `jqc verify`: recomputes the whole hash chain.
+struct VerifyCommand: RunnableCommand {
+    static let path = ["verify"]
+    static let spec = CommandSpec(
+        "verify", abstract: "Check the whole log: every hash recomputed, nothing changed, removed or reordered.",
+        discussion: """
+            With --digest, also prove that the log still extends a digest handed out earlier \
+            (by 'jqc digest'). Exit status 1 when anything is wrong.
+            """,
+        group: "Auditing",
+        options: [OptionSpec("digest", valueName: "DIGEST", help: "A digest from 'jqc digest' to check against.")])
+
+    var digest: LedgerDigest?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        if let text = parsed.option("digest") {
+            guard let digest = LedgerDigest(text) else {
+                throw .invalidValue(
+                    option: "digest", value: text, reason: "expected jqc-digest-v1:<position>:<64 hex digits>",
+                    context: parsed.context)
+            }
+            self.digest = digest
+        }
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let log = try invocation.log()
+        let report = try log.verify(against: digest) { done, total in
+            invocation.progress("verifying \(done)/\(total)")
+        }
+        invocation.endProgress()
+        if invocation.json {
+            var object: [String: Any] = [
+                "intact": report.isIntact, "checked": report.checked, "head": report.head.description,
+                "digest": report.digest?.description as Any? ?? NSNull(),
+            ]
+            object["finding"] = report.finding.map { ["position": $0.position, "message": $0.description] } ?? NSNull()
+            invocation.stdout.line(JSONOutput.render(object))
+        } else if report.isIntact {
+            invocation.stdout.line("intact: \(report.checked) records verified, chain head \(report.head)")
+            if let digest { invocation.stdout.line("extends the digest \(digest)") }
+        }
+        if let finding = report.finding {
+            throw JQCError.verificationFailed("NOT INTACT: \(finding)")
+        }
+    }
+}
+
+// MARK: - digest
+
+/// `jqc digest`: the current head, to hand to someone who will check later.
+struct DigestCommand: RunnableCommand {
+    static let path = ["digest"]
+    static let spec = CommandSpec(
+        "digest", abstract: "Print the log's digest (position and chain hash) to check it against later.",
+        group: "Auditing")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let head = try invocation.log().head()
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(["digest": head.description, "position": head.position, "head": head.head.hex]))
+        } else {
+            invocation.stdout.line(head.description)
+        }
+    }
+}
+
+// MARK: - stats
+
+/// `jqc stats`: sizes of the log and the storage.
+struct StatsCommand: RunnableCommand {
+    static let path = ["stats"]
+    static let spec = CommandSpec(
+        "stats", abstract: "Show the ledger's size: events, streams, storage.", group: "Ledger")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let log = try invocation.log()
+        let (events, head) = try log.read { reader in (try reader.count(), try reader.head()) }
+        let info = try log.environment.info()
+        let config = try invocation.config()
+        let stats: [String: Any] = [
+            "ledger": invocation.home.path, "events": events, "head": head.description,
+            "device_id": config.deviceID.lowercased, "map_size_bytes": info.mapSize,
+            "used_bytes": (info.lastPage + 1) * info.pageSize, "readers": info.readersUsed,
+        ]
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(stats))
+        } else {
+            invocation.stdout.line(
+                TextTable.render(
+                    header: ["ledger", invocation.home.path],
+                    rows: [
+                        ["device", config.deviceID.lowercased],
+                        ["events", "\(events)"], ["head", head.description],
+                        ["storage used", "\((info.lastPage + 1) * info.pageSize) bytes of a \(info.mapSize)-byte map"],
+                    ]))
+        }
+    }
+}

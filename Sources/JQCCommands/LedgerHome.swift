@@ -1,0 +1,115 @@
+import Foundation
+import LedgerCore
+
+/// The ledger directory: where the log, the photos, the configuration and the
+/// credentials live (see Schemas/ledger-format.md).
+public struct LedgerHome: Sendable {
+    public let path: String
+
+    public var storePath: String { path + "/store" }
+    public var photosPath: String { path + "/photos" }
+    public var configPath: String { path + "/config.json" }
+    public var credentialsPath: String { path + "/credentials.json" }
+    public var syncLockPath: String { path + "/sync.lock" }
+
+    public init(path: String) { self.path = path }
+
+    /// `--ledger PATH`, else `$JQC_HOME`, else `$XDG_DATA_HOME/jqc`, else
+    /// `~/.local/share/jqc`.
+    public static func resolve(option: String?, environment: [String: String]) -> LedgerHome {
+        if let option, !option.isEmpty { return LedgerHome(path: absolute(option, environment)) }
+        if let home = environment["JQC_HOME"], !home.isEmpty { return LedgerHome(path: absolute(home, environment)) }
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return LedgerHome(path: xdg + "/jqc") }
+        let userHome = environment["HOME"] ?? NSHomeDirectory()
+        return LedgerHome(path: userHome + "/.local/share/jqc")
+    }
+
+    private static func absolute(_ path: String, _ environment: [String: String]) -> String {
+        if path.hasPrefix("/") { return path }
+        if path == "~" || path.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst() }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    public var exists: Bool { FileManager.default.fileExists(atPath: configPath) }
+}
+
+/// What `jqc init` writes to `config.json`: no secrets, so it is readable
+/// like any configuration file.
+public struct LedgerConfig: Codable, Sendable, Equatable {
+    /// The device id recorded in every event from this ledger.
+    public var deviceID: UUID
+    /// The server's base URL (including `/api/v1`), if any.
+    public var serverURL: String?
+    /// A CA bundle to trust in addition to the system's (verification is never turned off).
+    public var caBundle: String?
+    public var createdAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case deviceID = "device_id"
+        case serverURL = "server_url"
+        case caBundle = "ca_bundle"
+        case createdAt = "created_at"
+    }
+
+    public init(deviceID: UUID, serverURL: String?, caBundle: String? = nil, createdAt: Timestamp) {
+        self.deviceID = deviceID
+        self.serverURL = serverURL
+        self.caBundle = caBundle
+        self.createdAt = createdAt.iso8601
+    }
+
+    static func load(_ home: LedgerHome) throws -> LedgerConfig {
+        guard let data = FileManager.default.contents(atPath: home.configPath) else {
+            throw JQCError.noLedger(home.path)
+        }
+        do {
+            return try JSONDecoder().decode(LedgerConfig.self, from: data)
+        } catch {
+            throw JQCError.unreadableFile(home.configPath, "\(error)")
+        }
+    }
+
+    func save(_ home: LedgerHome) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try FileStore.writeAtomically(try encoder.encode(self), to: home.configPath, mode: 0o644)
+    }
+}
+
+/// Small file operations with the guarantees the ledger needs.
+enum FileStore {
+    /// Writes to a temporary file, fsyncs it and renames it into place, so a
+    /// crash leaves either the old file or the new one.
+    static func writeAtomically(_ data: Data, to path: String, mode: mode_t) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode)
+        guard fd >= 0 else { throw JQCError.io("creating \(temporary)", errno) }
+        // open() applies the umask; set the mode explicitly (0600 for credentials).
+        fchmod(fd, mode)
+        let written = data.withUnsafeBytes { raw in Foundation.write(fd, raw.baseAddress, raw.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == data.count, synced == 0 else {
+            unlink(temporary)
+            throw JQCError.io("writing \(path)", errno)
+        }
+        guard rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw JQCError.io("replacing \(path)", errno)
+        }
+    }
+
+    static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw JQCError.io("\(path) exists and is not a directory", EEXIST) }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
+        } catch {
+            throw JQCError.io("creating \(path): \(error.localizedDescription)", errno)
+        }
+    }
+}

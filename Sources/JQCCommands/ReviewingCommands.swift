@@ -1,0 +1,408 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+// MARK: - show
+
+/// `jqc show ID`.
+struct ShowCommand: RunnableCommand {
+    static let path = ["show"]
+    static let spec = CommandSpec(
+        "show", abstract: "Show an inspection: its form and answers, what is still required, score, issues, sync.",
+        discussion: "Required fields are marked '*', and '!' while still empty.", group: "Reviewing",
+        positionals: [PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")])
+
+    var id: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require("ID") }
+
+    func run(_ invocation: Invocation) throws {
+        let inspection = try invocation.inspectionID(id)
+        guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
+        let report = FormReport(state: state)
+        invocation.stdout.line(invocation.json ? JSONOutput.render(report.json) : report.text)
+    }
+}
+
+// MARK: - Listings
+
+/// `jqc inspections`, `jqc drafts`, `jqc followups`.
+struct ListCommand: RunnableCommand {
+    static var path: [String] { [] }
+    static var spec: CommandSpec { preconditionFailure("ListCommand is declared through its kinds") }
+
+    let listing: InspectionLedger.Listing
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        listing =
+            switch parsed.path.first {
+            case "drafts": .drafts
+            case "followups": .followUps
+            default: .all
+            }
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let summaries = try invocation.ledger().summaries(listing).sorted {
+            ($0.startedAt?.microsecondsSinceEpoch ?? 0) < ($1.startedAt?.microsecondsSinceEpoch ?? 0)
+        }
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(summaries.map(Self.json)))
+            return
+        }
+        guard !summaries.isEmpty else {
+            let what =
+                switch listing {
+                case .drafts: "No drafts."
+                case .followUps: "No inspections need follow-up."
+                case .all: "No inspections yet. Start one with 'jqc start'."
+                }
+            invocation.stdout.line(what)
+            return
+        }
+        invocation.stdout.line(
+            TextTable.render(
+                header: ["ID", "STATUS", "TEMPLATE", "FACILITY", "STARTED", "SCORE", "SYNC"],
+                rows: summaries.map { s in
+                    [
+                        String(s.id.lowercased.prefix(8)), s.status.rawValue, s.templateName,
+                        s.facilityName + (s.areaName.map { " / \($0)" } ?? ""),
+                        s.startedAt.map { String($0.iso8601.prefix(16)) } ?? "",
+                        s.score.map { String(format: "%.2f", $0) } ?? "-", s.syncState.rawValue,
+                    ]
+                }))
+    }
+
+    static func json(_ s: InspectionSummary) -> [String: Any] {
+        [
+            "id": s.id.lowercased, "status": s.status.rawValue, "template_id": s.templateID,
+            "template_name": s.templateName, "facility_id": s.facilityID, "facility_name": s.facilityName,
+            "area_name": s.areaName ?? NSNull(), "parent_id": s.parentID?.lowercased ?? NSNull(),
+            "started_at": s.startedAt?.iso8601 ?? NSNull(), "started_by": s.startedBy,
+            "completed_at": s.completedAt?.iso8601 ?? NSNull(), "score": s.score ?? NSNull(),
+            "follow_up_required": s.followUpRequired,
+            "follow_up_resolved_by": s.followUpResolvedBy?.lowercased ?? NSNull(),
+            "server_id": s.serverID ?? NSNull(), "sync": s.syncState.rawValue, "answered": s.answered,
+            "issues": s.issueCount, "photos": s.photoCount,
+        ]
+    }
+}
+
+/// The three listings share one implementation and differ in their spec.
+struct InspectionsCommand: RunnableCommand {
+    static let path = ["inspections"]
+    static let spec = CommandSpec(
+        "inspections", abstract: "List the inspections on this device (discarded drafts are hidden).",
+        group: "Reviewing")
+    let list: ListCommand
+    init(_ parsed: ParsedCommand) throws(UsageError) { list = try ListCommand(parsed) }
+    func run(_ invocation: Invocation) throws { try list.run(invocation) }
+}
+
+struct DraftsCommand: RunnableCommand {
+    static let path = ["drafts"]
+    static let spec = CommandSpec("drafts", abstract: "List draft inspections.", group: "Reviewing")
+    let list: ListCommand
+    init(_ parsed: ParsedCommand) throws(UsageError) { list = try ListCommand(parsed) }
+    func run(_ invocation: Invocation) throws { try list.run(invocation) }
+}
+
+struct FollowUpsCommand: RunnableCommand {
+    static let path = ["followups"]
+    static let spec = CommandSpec(
+        "followups", abstract: "List completed inspections whose follow-up is still open.", group: "Reviewing")
+    let list: ListCommand
+    init(_ parsed: ParsedCommand) throws(UsageError) { list = try ListCommand(parsed) }
+    func run(_ invocation: Invocation) throws { try list.run(invocation) }
+}
+
+/// `jqc issues`.
+struct IssuesCommand: RunnableCommand {
+    static let path = ["issues"]
+    static let spec = CommandSpec(
+        "issues", abstract: "List the issues flagged on this device.", group: "Reviewing")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let rows = try invocation.ledger().issues().sorted { $0.flaggedAt < $1.flaggedAt }
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    rows.map { r in
+                        [
+                            "id": r.id.lowercased, "inspection_id": r.inspectionID.lowercased,
+                            "facility_id": r.facilityID, "facility_name": r.facilityName,
+                            "severity": r.severity.rawValue, "description": r.description,
+                            "photo_id": r.photoID?.lowercased ?? NSNull(), "flagged_at": r.flaggedAt.iso8601,
+                            "flagged_by": r.flaggedBy, "server_id": r.serverID ?? NSNull(),
+                            "sync": r.syncState.rawValue,
+                        ] as [String: Any]
+                    }))
+            return
+        }
+        guard !rows.isEmpty else {
+            invocation.stdout.line("No issues.")
+            return
+        }
+        invocation.stdout.line(
+            TextTable.render(
+                header: ["ID", "SEVERITY", "FACILITY", "INSPECTION", "SYNC", "DESCRIPTION"],
+                rows: rows.map { r in
+                    [
+                        String(r.id.lowercased.prefix(8)), r.severity.rawValue, r.facilityName,
+                        String(r.inspectionID.lowercased.prefix(8)), r.syncState.rawValue, r.description,
+                    ]
+                }))
+    }
+}
+
+/// `jqc outbox`.
+struct OutboxCommand: RunnableCommand {
+    static let path = ["outbox"]
+    static let spec = CommandSpec(
+        "outbox", abstract: "List what the server has not acknowledged, in the order sync sends it.",
+        group: "Syncing")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let items = try invocation.ledger().outbox()
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    items.map { i in
+                        [
+                            "kind": i.item.kind.rawValue, "id": i.item.id.lowercased,
+                            "inspection_id": i.inspectionID.lowercased, "state": i.state.rawValue,
+                            "attempts": i.attempts, "next_attempt_at": i.nextAttemptAt?.iso8601 ?? NSNull(),
+                            "last_error": i.lastError ?? NSNull(), "http_status": i.lastHTTPStatus ?? NSNull(),
+                        ] as [String: Any]
+                    }))
+            return
+        }
+        guard !items.isEmpty else {
+            invocation.stdout.line("The outbox is empty: the server has everything.")
+            return
+        }
+        invocation.stdout.line(
+            TextTable.render(
+                header: ["KIND", "ID", "INSPECTION", "STATE", "ATTEMPTS", "NEXT TRY", "LAST ERROR"],
+                rows: items.map { i in
+                    [
+                        i.item.kind.rawValue, String(i.item.id.lowercased.prefix(8)),
+                        String(i.inspectionID.lowercased.prefix(8)), i.state.rawValue, "\(i.attempts)",
+                        i.nextAttemptAt.map { String($0.iso8601.prefix(19)) } ?? "-", i.lastError ?? "",
+                    ]
+                }))
+    }
+}
+
+// MARK: - Reference data
+
+/// `jqc pull --from FILE` (and, online, `jqc pull`).
+struct PullCommand: RunnableCommand {
+    static let path = ["pull"]
+    static let spec = CommandSpec(
+        "pull", abstract: "Refresh facilities and templates from the server, or import them from a file.",
+        discussion: """
+            The file holds {"facilities": [...], "templates": [...]} in the server's shapes. Reference data \
+            is a cache: replacing it never touches recorded inspections, which keep the template they pinned.
+            """,
+        group: "Setup",
+        options: [OptionSpec("from", valueName: "FILE", help: "Import from this JSON file instead of the server.")])
+
+    var file: String?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) { file = parsed.option("from") }
+
+    func run(_ invocation: Invocation) throws {
+        let ledger = try invocation.ledger()
+        let snapshot: ReferenceCache.Snapshot
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw JQCError.unreadableFile(file, "no such file, or not readable")
+            }
+            snapshot = try ReferenceCache.Snapshot(json: try JSONValue(parsing: [UInt8](data)))
+        } else {
+            snapshot = try invocation.pullFromServer()
+        }
+        try ledger.reference.replace(with: snapshot, at: invocation.clock.now())
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(["facilities": snapshot.facilities.count, "templates": snapshot.templates.count]))
+        } else {
+            invocation.stdout.line(
+                "Pulled \(snapshot.facilities.count) facilities and \(snapshot.templates.count) templates.")
+        }
+    }
+}
+
+/// `jqc facilities`.
+struct FacilitiesCommand: RunnableCommand {
+    static let path = ["facilities"]
+    static let spec = CommandSpec(
+        "facilities", abstract: "List the facilities and their areas (from the last pull).", group: "Setup")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let facilities = try invocation.ledger().reference.allFacilities()
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(facilities.map { $0.jsonValue.foundationObject }))
+            return
+        }
+        guard !facilities.isEmpty else {
+            invocation.stdout.line("No facilities yet: run 'jqc pull' (or 'jqc pull --from FILE').")
+            return
+        }
+        for facility in facilities {
+            invocation.stdout.line("\(facility.id)  \(facility.name)  (\(facility.address))")
+            for area in facility.areas { invocation.stdout.line("    \(area.id)  \(area.name)  [\(area.areaType)]") }
+        }
+    }
+}
+
+/// `jqc templates` and `jqc templates show ID`.
+struct TemplatesCommand: RunnableCommand {
+    static let path = ["templates"]
+    static let spec = CommandSpec(
+        "templates", abstract: "List the templates (from the last pull); 'templates show ID' draws one.",
+        group: "Setup")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let templates = try invocation.ledger().reference.allTemplates()
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    templates.map {
+                        [
+                            "id": $0.id, "name": $0.name, "version": $0.version, "fields": $0.fields.count,
+                            "hash": $0.contentHash,
+                        ] as [String: Any]
+                    }))
+            return
+        }
+        guard !templates.isEmpty else {
+            invocation.stdout.line("No templates yet: run 'jqc pull' (or 'jqc pull --from FILE').")
+            return
+        }
+        invocation.stdout.line(
+            TextTable.render(
+                header: ["ID", "NAME", "VERSION", "FIELDS"],
+                rows: templates.map { [$0.id, $0.name, "\($0.version)", "\($0.fields.count)"] }))
+    }
+}
+
+struct TemplatesShowCommand: RunnableCommand {
+    static let path = ["templates", "show"]
+    static let spec = CommandSpec(
+        "show", abstract: "Draw a template's form on its 12-column grid.",
+        positionals: [PositionalSpec("TEMPLATE", help: "The template's id or name.")])
+
+    var reference: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require("TEMPLATE") }
+
+    func run(_ invocation: Invocation) throws {
+        let template = try StartCommand.template(named: reference, in: invocation.ledger())
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(template.jsonValue.foundationObject))
+        } else {
+            invocation.stdout.line(TemplateGrid(template: template).text)
+        }
+    }
+}
+
+/// A template drawn as text: one line of boxes per grid row, each box as
+/// wide as its column span.
+struct TemplateGrid {
+    let template: Template
+    static let columnWidth = 7
+
+    var text: String {
+        var lines = ["\(template.name) (template \(template.id), version \(template.version))"]
+        let rows = Dictionary(grouping: template.fields, by: \.row).sorted { $0.key < $1.key }
+        let ruler = "+" + String(repeating: "-", count: 12 * Self.columnWidth - 1) + "+"
+        lines.append(ruler)
+        for (_, fields) in rows {
+            var line = ""
+            var column = 1
+            for field in fields.sorted(by: { $0.col < $1.col }) {
+                if field.col > column {
+                    line += "|" + String(repeating: " ", count: (field.col - column) * Self.columnWidth - 1)
+                }
+                let width = field.colSpan * Self.columnWidth - 1
+                var label = field.type.isDisplayOnly ? field.label : "\(field.required ? "*" : "")\(field.label)"
+                if !field.type.isDisplayOnly { label += " [\(field.id.rawValue):\(field.type.rawValue)]" }
+                if label.count > width - 1 { label = String(label.prefix(width - 2)) + "…" }
+                line += "|" + " " + label + String(repeating: " ", count: max(0, width - 1 - label.count))
+                column = field.col + field.colSpan
+            }
+            if column <= 12 { line += "|" + String(repeating: " ", count: (13 - column) * Self.columnWidth - 1) }
+            lines.append(line + "|")
+            lines.append(ruler)
+        }
+        lines.append("* required; [id:type] is how 'jqc set' names a field.")
+        return lines.joined(separator: "\n")
+    }
+}
+
+// MARK: - rebuild
+
+/// `jqc rebuild [VIEW]`.
+struct RebuildCommand: RunnableCommand {
+    static let path = ["rebuild"]
+    static let spec = CommandSpec(
+        "rebuild", abstract: "Rebuild one view or all of them from the log, atomically.",
+        discussion: """
+            Views: \(InspectionView.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Readers see the \
+            old views until the rebuild commits; an interrupted rebuild leaves them as they were.
+            """,
+        group: "Ledger",
+        positionals: [PositionalSpec("VIEW", help: "The view to rebuild (default: all).", optional: true)])
+
+    var view: InspectionView.Kind?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        if let name = parsed.positional("VIEW") {
+            guard let kind = InspectionView.Kind(rawValue: name) else {
+                throw .invalidValue(
+                    option: "VIEW", value: name,
+                    reason: "the views are \(InspectionView.Kind.allCases.map(\.rawValue).joined(separator: ", "))",
+                    context: parsed.context)
+            }
+            view = kind
+        }
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let ledger = try invocation.ledger()
+        let chosen = ledger.views.projections.filter { view == nil || $0.name == view!.rawValue }
+        // A test hook: die by SIGKILL part way, to prove the old views survive.
+        let crashAfter = invocation.environment["JQC_TEST_KILL_REBUILD_AFTER"].flatMap(UInt64.init)
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        let count = try ledger.views.rebuild(
+            chosen,
+            progress: { done, total in invocation.progress("rebuilding: \(done)/\(total) events") },
+            afterEachRecord: crashAfter.map { limit in { done in if done == limit { kill(getpid(), SIGKILL) } } })
+        invocation.endProgress()
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+        let names = chosen.map(\.name)
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(["views": names, "events": count, "seconds": seconds]))
+        } else {
+            invocation.stdout.line(
+                "Rebuilt \(names.joined(separator: ", ")) from \(count) events in \(String(format: "%.3f", seconds)) s."
+            )
+        }
+    }
+}

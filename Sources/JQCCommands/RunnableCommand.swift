@@ -1,0 +1,11 @@
+import ArgumentParsing
+
+/// A `jqc` command: its spec (which the parser and the help both read), how
+/// it is built from parsed arguments (pure, no I/O), and how it runs.
+protocol RunnableCommand: Sendable {
+    /// The command words, e.g. `["templates", "show"]`.
+    static var path: [String] { get }
+    static var spec: CommandSpec { get }
+    init(_ parsed: ParsedCommand) throws(UsageError)
+    func run(_ invocation: Invocation) throws
+}

@@ -1,0 +1,193 @@
+import Foundation
+import LMDB
+import LedgerCore
+
+/// A view derived from the log, kept in its own LMDB tables beside it.
+///
+/// A projection is updated in the same write transaction as each append, so
+/// it can never disagree with the log; and it can be rebuilt from the log at
+/// any time, because nothing else is ever written to its tables.
+public protocol Projection: AnyObject, Sendable {
+    /// A stable name (`inspections`, `outbox`, …), also the prefix of its tables.
+    var name: String { get }
+    /// Bumped whenever the code changes what the view holds: a stored view of
+    /// another version is rebuilt when the ledger opens.
+    var version: Int { get }
+    /// The tables the projection owns; a rebuild empties them first.
+    var tableNames: [String] { get }
+
+    /// Applies one newly appended record inside the append's transaction.
+    func apply(_ record: EventRecord, in context: ProjectionContext) throws
+
+    /// Starts a rebuild: returns a consumer that sees every record in order
+    /// and then writes the whole view (it may fold in memory first, which is
+    /// much faster than reading and writing a row per event).
+    ///
+    /// Projections that fold the log the same way can share the fold through
+    /// `scratch`, which lives for one rebuild.
+    func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder
+}
+
+/// Working memory shared by the projections of one transaction or one
+/// rebuild, so that views derived from the same fold compute it once.
+public final class ProjectionScratch {
+    private var values: [String: AnyObject] = [:]
+
+    public init() {}
+
+    /// The object stored under `key`, made by `make` the first time.
+    public func shared<T: AnyObject>(_ key: String, make: () -> T) -> T {
+        if let existing = values[key] as? T { return existing }
+        let made = make()
+        values[key] = made
+        return made
+    }
+}
+
+/// Folds the whole log into a projection during a rebuild.
+public protocol ProjectionRebuilder {
+    mutating func consume(_ record: EventRecord) throws
+    /// Writes the folded view into the (already emptied) tables.
+    func write(in context: ProjectionContext) throws
+}
+
+/// What a projection may touch while applying or rebuilding: its tables in
+/// the current write transaction, and a read view of the log in it.
+public struct ProjectionContext {
+    public let transaction: Transaction
+    public let log: LedgerReader
+    /// Lives for one append call or one rebuild.
+    public let scratch: ProjectionScratch
+    let tables: [String: Table]
+
+    /// One of the projection's own tables, by name.
+    public func table(_ name: String) -> Table {
+        guard let table = tables[name] else {
+            preconditionFailure("projection table \(name) was not declared in tableNames")
+        }
+        return table
+    }
+}
+
+/// The projections of a ledger, their stored versions, and rebuilds.
+public final class ProjectionSet: @unchecked Sendable {
+    public let log: EventLog
+    public let projections: [any Projection]
+    let tables: [String: Table]
+    let meta: Table
+
+    /// Opens the projections' tables. Call `rebuildStale` to bring views of an
+    /// older version (or new ones) up to date.
+    public init(log: EventLog, projections: [any Projection]) throws {
+        self.log = log
+        self.projections = projections
+        var tables: [String: Table] = [:]
+        for projection in projections {
+            for name in projection.tableNames { tables[name] = try log.table(name) }
+        }
+        self.tables = tables
+        self.meta = try log.table("views:meta")
+    }
+
+    /// A view's stored state: its version and the last position it has seen.
+    public struct State: Equatable, Sendable {
+        public var version: Int
+        public var position: UInt64
+    }
+
+    public func storedState(of projection: any Projection, in transaction: Transaction) throws -> State? {
+        guard let value = try transaction.get(meta, Array(projection.name.utf8)), value.count == 16,
+            let version = BigEndian.uint64(value), let position = BigEndian.uint64(value, at: 8)
+        else { return nil }
+        return State(version: Int(version), position: position)
+    }
+
+    func setState(_ state: State, of projection: any Projection, in transaction: Transaction) throws {
+        try transaction.put(
+            meta, Array(projection.name.utf8),
+            BigEndian.bytes(UInt64(state.version)) + BigEndian.bytes(state.position))
+    }
+
+    func context(_ writer: LedgerWriter, scratch: ProjectionScratch = ProjectionScratch()) -> ProjectionContext {
+        ProjectionContext(transaction: writer.transaction, log: writer.reader, scratch: scratch, tables: tables)
+    }
+
+    /// The projections whose stored version differs from the code's, or that
+    /// have not seen the whole log.
+    public func staleProjections() throws -> [any Projection] {
+        try log.read { reader in
+            let head = try reader.head().position
+            return try projections.filter { projection in
+                let state = try storedState(of: projection, in: reader.transaction)
+                return state != State(version: projection.version, position: head)
+            }
+        }
+    }
+
+    /// Appends `events` and applies each new record to every projection, all
+    /// in one durable transaction. Events whose id is already stored change
+    /// nothing (a retried command is safe).
+    public func append(_ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:]) throws -> [AppendOutcome] {
+        try log.write { writer in try append(events, expectedVersions: expectedVersions, with: writer) }
+    }
+
+    /// The same, inside a write the caller has already begun.
+    public func append(
+        _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], with writer: LedgerWriter
+    ) throws -> [AppendOutcome] {
+        for (stream, version) in expectedVersions { try writer.expect(stream: stream, version: version) }
+        let context = context(writer)
+        var outcomes: [AppendOutcome] = []
+        for event in events {
+            let outcome = try writer.append(event)
+            outcomes.append(outcome)
+            guard !outcome.wasAlreadyStored else { continue }
+            let record = EventRecord(position: outcome.position, streamVersion: outcome.streamVersion, event: event)
+            for projection in projections { try projection.apply(record, in: context) }
+        }
+        if outcomes.contains(where: { !$0.wasAlreadyStored }) {
+            for projection in projections {
+                try setState(
+                    State(version: projection.version, position: writer.head.position), of: projection,
+                    in: writer.transaction)
+            }
+        }
+        return outcomes
+    }
+
+    /// Rebuilds `selected` (default: all) from the whole log in one write
+    /// transaction: readers see the old views until it commits, and a crash
+    /// part way leaves the old views intact.
+    ///
+    /// `progress` is called with (records done, total) now and then.
+    @discardableResult
+    public func rebuild(
+        _ selected: [any Projection]? = nil, progress: ((UInt64, UInt64) -> Void)? = nil,
+        afterEachRecord hook: ((UInt64) -> Void)? = nil
+    ) throws -> UInt64 {
+        let chosen = selected ?? projections
+        return try log.write { writer in
+            let context = context(writer)
+            for projection in chosen {
+                for name in projection.tableNames { try writer.transaction.empty(context.table(name)) }
+            }
+            var rebuilders = chosen.map { $0.makeRebuilder(scratch: context.scratch) }
+            let total = UInt64(try writer.reader.count())
+            var done: UInt64 = 0
+            try writer.reader.forEachRecord { record in
+                for i in rebuilders.indices { try rebuilders[i].consume(record) }
+                done += 1
+                hook?(done)
+                if let progress, done % 100_000 == 0 { progress(done, total) }
+                return true
+            }
+            for rebuilder in rebuilders { try rebuilder.write(in: context) }
+            let head = writer.head.position
+            for projection in chosen {
+                try setState(State(version: projection.version, position: head), of: projection, in: writer.transaction)
+            }
+            progress?(done, total)
+            return done
+        }
+    }
+}

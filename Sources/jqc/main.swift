@@ -1,0 +1,9 @@
+// The `jqc` executable: everything lives in JQCCommands, so tests can run it
+// in-process too.
+import Foundation
+import JQCCommands
+
+let status = JQC.main(
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+    stdout: OutputStream(fileDescriptor: 1), stderr: OutputStream(fileDescriptor: 2))
+exit(status)

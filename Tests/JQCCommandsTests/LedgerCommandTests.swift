@@ -1,0 +1,74 @@
+import Foundation
+import LedgerTestSupport
+import Testing
+
+/// `init`, `verify`, `digest`, `stats`, help and usage errors, through the built binary.
+@Suite struct LedgerCommandTests {
+    let directory = TemporaryDirectory()
+    var jqc: JQCRunner { JQCRunner(ledger: directory.appending("ledger")) }
+
+    @Test func initCreatesAPrivateLedgerOnce() throws {
+        let first = try jqc("init", "--server", "http://127.0.0.1:9/api/v1")
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("Created a ledger at"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory.appending("ledger"))
+        #expect(attributes[.posixPermissions] as? Int == 0o700)
+        let config =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: directory.appending("ledger/config.json"))))
+            as? [String: Any]
+        #expect(config?["server_url"] as? String == "http://127.0.0.1:9/api/v1")
+        #expect(UUID(uuidString: config?["device_id"] as? String ?? "") != nil)
+
+        let second = try jqc("init")
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("a ledger already exists"))
+    }
+
+    @Test func verifyAndDigestOnAnEmptyLedger() throws {
+        try jqc("init")
+        let verify = try jqc("verify", "--json")
+        #expect(verify.status == 0)
+        let report = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
+        #expect(report?["intact"] as? Bool == true)
+        #expect(report?["checked"] as? Int == 0)
+        let digest = try jqc("digest")
+        #expect(digest.stdout.hasPrefix("jqc-digest-v1:0:"))
+        let against = try jqc("verify", "--digest", digest.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(against.status == 0)
+    }
+
+    @Test func commandsWithoutALedgerSayHowToMakeOne() throws {
+        let result = try jqc("verify")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no ledger at"))
+        #expect(result.stderr.contains("jqc init"))
+    }
+
+    static let usageMistakes: [([String], String)] = [
+        (["vrify"], "Did you mean 'verify'?"),
+        (["verify", "--digest", "nope"], "expected jqc-digest-v1"),
+        (["init", "--server", "ftp://x"], "expected an http:// or https:// URL"),
+        (["digest", "extra"], "extra"),
+    ]
+
+    @Test(arguments: usageMistakes)
+    func usageErrorsExitWithStatusTwo(arguments: [String], message: String) throws {
+        let result = try jqc.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message))
+        #expect(result.stderr.contains("usage: jqc"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func helpAndVersionGoToStandardOutput() throws {
+        let help = try jqc("--help")
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("usage: jqc"))
+        #expect(help.stdout.contains("verify"))
+        let commandHelp = try jqc("help", "verify")
+        #expect(commandHelp.stdout.contains("--digest DIGEST"))
+        let version = try jqc("--version")
+        #expect(version.stdout.hasPrefix("jqc "))
+    }
+}
