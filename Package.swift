@@ -87,7 +87,11 @@ let package = Package(
             name: "JQCCommandsTests",
             dependencies: ["JQCCommands", "LedgerStore", "LedgerTestSupport", "jqc"]
         ),
-        .testTarget(name: "CurlTransportTests", dependencies: ["CurlTransport", "HTTPCore", "LedgerTestSupport"]),
+        .testTarget(
+            name: "CurlTransportTests",
+            dependencies: ["CurlTransport", "HTTPCore", "LedgerTestSupport"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(
             name: "InspectionDomainTests",
             dependencies: ["InspectionDomain", "LedgerCore", "LedgerTestSupport"],
