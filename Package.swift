@@ -84,6 +84,10 @@ let package = Package(
         ),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(
+            name: "InspectionStoreTests",
+            dependencies: ["InspectionStore", "InspectionDomain", "LedgerStore", "LedgerCore", "LMDB", "LedgerTestSupport"]
+        ),
+        .testTarget(
             name: "JQCCommandsTests",
             dependencies: ["JQCCommands", "LedgerStore", "LedgerTestSupport", "jqc"]
         ),

@@ -15,6 +15,8 @@ final class InspectionFold {
     var children: [UUID: [UUID]] = [:]
     /// Every record up to here has been folded (rebuilds share one fold).
     var lastPosition: UInt64 = 0
+    /// Set once a rebuild has resolved follow-ups over the whole fold.
+    var followUpsResolved = false
 
     /// Folds one record (once, however many views share the fold).
     func consume(_ record: EventRecord) throws {
@@ -30,20 +32,38 @@ final class InspectionFold {
         if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
         states[stream, default: InspectionState(id: stream)].apply(
             event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
-        switch event {
-        case .started(let started):
-            if let parent = started.parentInspectionID { children[parent, default: []].append(stream) }
-        case .submitted:
-            if let parent = states[stream]?.parentInspectionID { states[parent]?.resolveFollowUp(by: stream) }
-        default:
-            break
+        if case .started(let started) = event, let parent = started.parentInspectionID {
+            children[parent, default: []].append(stream)
+        }
+    }
+
+    /// Which re-inspection clears a parent's follow-up: the one completed
+    /// first (by its completion time, then id), whichever way the states were
+    /// folded — so a view updated event by event and one rebuilt agree.
+    static func resolver(among children: [InspectionState]) -> UUID? {
+        children.filter { $0.status == .completed }.min { a, b in
+            let ta = a.completedAt?.microsecondsSinceEpoch ?? 0
+            let tb = b.completedAt?.microsecondsSinceEpoch ?? 0
+            return ta != tb ? ta < tb : a.id.bytes.lexicographicallyPrecedes(b.id.bytes)
+        }?.id
+    }
+
+    /// Clears the follow-ups of parents whose re-inspections were submitted
+    /// (after a whole-log fold).
+    func resolveFollowUps() {
+        for (parent, ids) in children {
+            if let child = Self.resolver(among: ids.compactMap { states[$0] }) {
+                states[parent]?.resolveFollowUp(by: child)
+            }
         }
     }
 
     /// The state of one inspection, folded from its stream alone; templates
     /// pinned in other streams and submitted re-inspections come from the
     /// views (`view:templates`, `view:reinspections`).
-    static func state(of id: UUID, reader: LedgerReader, tables: InspectionTables) throws -> InspectionState? {
+    static func state(
+        of id: UUID, reader: LedgerReader, tables: InspectionTables, knownChildren: [UUID: InspectionState] = [:]
+    ) throws -> InspectionState? {
         let records = try reader.records(inStream: id)
         guard !records.isEmpty else { return nil }
         let fold = InspectionFold()
@@ -60,13 +80,20 @@ final class InspectionFold {
         }
         guard var state = fold.states[id] else { return nil }
         if state.followUpRequired {
+            // Children's completion from their summaries, unless the caller
+            // has fresher states (a child being submitted right now).
+            var candidates: [InspectionState] = []
             for child in try reinspections(of: id, reader.transaction, tables) {
-                if let summary = try InspectionSummary.read(child, reader.transaction, tables),
-                    summary.status == .completed
-                {
-                    state.resolveFollowUp(by: child)
+                if let known = knownChildren[child] {
+                    candidates.append(known)
+                } else if let summary = try InspectionSummary.read(child, reader.transaction, tables) {
+                    var stand = InspectionState(id: child)
+                    stand.status = summary.status
+                    stand.completedAt = summary.completedAt
+                    candidates.append(stand)
                 }
             }
+            if let child = resolver(among: candidates) { state.resolveFollowUp(by: child) }
         }
         return state
     }

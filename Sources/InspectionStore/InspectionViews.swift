@@ -125,6 +125,10 @@ public final class InspectionView: Projection, @unchecked Sendable {
         mutating func consume(_ record: EventRecord) throws { try fold.consume(record) }
 
         func write(in context: ProjectionContext) throws {
+            if !fold.followUpsResolved {
+                fold.resolveFollowUps()
+                fold.followUpsResolved = true
+            }
             let tables = try InspectionTables { context.table($0) }
             let txn = context.transaction
             switch view.kind {
@@ -161,9 +165,9 @@ final class TouchedInspections {
         if let state = try InspectionFold.state(of: record.stream, reader: context.log, tables: tables) {
             result.append(state)
             if record.type == InspectionEventType.submitted.rawValue, let parentID = state.parentInspectionID,
-                var parent = try InspectionFold.state(of: parentID, reader: context.log, tables: tables)
+                let parent = try InspectionFold.state(
+                    of: parentID, reader: context.log, tables: tables, knownChildren: [state.id: state])
             {
-                parent.resolveFollowUp(by: state.id)
                 result.append(parent)
             }
         }
