@@ -31,7 +31,8 @@ public struct IDPrefix: Hashable, Sendable, CustomStringConvertible {
     func matches(in table: Table, _ transaction: Transaction, limit: Int = 10) throws -> [UUID] {
         var found: [UUID] = []
         let start = bytePrefix
-        try transaction.forEach(table, from: start) { key, _ in
+        // A one-digit prefix fixes no whole byte: LMDB refuses empty keys, so scan from the start.
+        try transaction.forEach(table, from: start.isEmpty ? nil : start) { key, _ in
             guard key.count >= 16, key.starts(with: start), let id = UUID(bytes: Array(key[0..<16])) else {
                 return false
             }

@@ -17,7 +17,11 @@ public struct JQCRunner: Sendable {
         try run(arguments, input: input)
     }
 
-    public func run(_ arguments: [String], input: Data? = nil) throws -> ProcessResult {
-        try ProcessRun.run(Products.executable("jqc"), arguments, environment: environment, input: input)
+    public func run(
+        _ arguments: [String], input: Data? = nil, environmentOverride: [String: String] = [:]
+    ) throws -> ProcessResult {
+        try ProcessRun.run(
+            Products.executable("jqc"), arguments, environment: environment.merging(environmentOverride) { $1 },
+            input: input)
     }
 }

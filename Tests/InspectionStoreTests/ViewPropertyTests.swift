@@ -50,7 +50,8 @@ struct Recorder {
         try perform(
             .start(
                 StartInspection(
-                    template: template, templateAlreadyPinned: try ledger.pinnedTemplate(hash: template.contentHash) != nil,
+                    template: template,
+                    templateAlreadyPinned: try ledger.pinnedTemplate(hash: template.contentHash) != nil,
                     facilityID: facility.id, facilityName: facility.name)), on: id)
         return id
     }
