@@ -19,15 +19,19 @@ final class InspectionFold {
     var followUpsResolved = false
 
     /// Folds one record (once, however many views share the fold).
-    func consume(_ record: EventRecord) throws {
+    func consume(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
         guard record.position > lastPosition else { return }
         lastPosition = record.position
         let stream = record.stream
         let event: InspectionEvent
-        do {
-            event = try EventUpcaster.decode(record, template: states[stream]?.template)
-        } catch {
-            throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
+        if let decoded {
+            event = decoded
+        } else {
+            do {
+                event = try EventUpcaster.decode(record, template: states[stream]?.template)
+            } catch {
+                throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
+            }
         }
         if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
         states[stream, default: InspectionState(id: stream)].apply(
@@ -131,5 +135,17 @@ public enum InspectionStoreError: Error, CustomStringConvertible {
         case .corruptView(let what):
             "a view is damaged (\(what)). Rebuild the views with 'jqc rebuild'."
         }
+    }
+}
+
+extension InspectionFold {
+    /// Decodes a record on a rebuild's reading thread when it needs nothing
+    /// but itself (the current version of its type); older versions, which
+    /// need the inspection's template to upcast, are left to `consume`.
+    static let preparation: @Sendable (EventRecord) -> (any Sendable)? = { record in
+        guard !EventUpcaster.needsUpcast(type: record.type, schemaVersion: record.schemaVersion) else { return nil }
+        // A record that cannot be decoded here is decoded again by `consume`,
+        // which reports the failure with its position.
+        return try? InspectionEvent.decode(record)
     }
 }

@@ -22,6 +22,7 @@ public final class InspectionLedger: @unchecked Sendable {
         let log = try EventLog(directory: storePath, options: options)
         self.log = log
         views = try ProjectionSet(log: log, projections: InspectionView.all())
+        views.preparation = InspectionFold.preparation
         reference = try ReferenceCache(log: log)
         photos = PhotoStore(directory: photosPath)
         tables = try InspectionTables { try log.table($0) }

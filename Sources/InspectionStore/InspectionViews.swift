@@ -122,7 +122,12 @@ public final class InspectionView: Projection, @unchecked Sendable {
         let view: InspectionView
         let fold: InspectionFold
 
-        mutating func consume(_ record: EventRecord) throws { try fold.consume(record) }
+        mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
+            // The views share one fold: only the first to see a record folds
+            // it (and pays for unboxing the decoded event).
+            guard record.position > fold.lastPosition else { return }
+            try fold.consume(record, decoded: prepared as? InspectionEvent)
+        }
 
         func write(in context: ProjectionContext) throws {
             if !fold.followUpsResolved {

@@ -138,9 +138,9 @@ public struct EventRecord: Hashable, Sendable {
             try key(.position)
             position = try r.readUnsigned()
             try key(.id)
-            let id = try UUID(bytesOrThrow: try r.readBytes(), field: "id")
+            guard let id = try r.readUUID() else { throw RecordError.malformed("id is not 16 bytes") }
             try key(.stream)
-            let stream = try UUID(bytesOrThrow: try r.readBytes(), field: "stream")
+            guard let stream = try r.readUUID() else { throw RecordError.malformed("stream is not 16 bytes") }
             try key(.streamVersion)
             streamVersion = try r.readUnsigned()
             try key(.type)
@@ -152,7 +152,7 @@ public struct EventRecord: Hashable, Sendable {
             try key(.actorName)
             let actorName = try r.readText()
             try key(.device)
-            let device = try UUID(bytesOrThrow: try r.readBytes(), field: "device")
+            guard let device = try r.readUUID() else { throw RecordError.malformed("device is not 16 bytes") }
             try key(.recordedAt)
             let recordedAt = Timestamp(microsecondsSinceEpoch: try r.readInteger())
             try key(.payload)
@@ -225,11 +225,6 @@ extension UUID {
         self.init(
             uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
         )
-    }
-
-    init(bytesOrThrow b: [UInt8], field: String) throws(RecordError) {
-        guard let id = UUID(bytes: b) else { throw .malformed("\(field) is \(b.count) bytes, not 16") }
-        self = id
     }
 
     /// Lower-case canonical text, the form used everywhere outside the store.

@@ -46,7 +46,9 @@ public final class ProjectionScratch {
 
 /// Folds the whole log into a projection during a rebuild.
 public protocol ProjectionRebuilder {
-    mutating func consume(_ record: EventRecord) throws
+    /// `prepared` is what the set's `preparation` made of the record on the
+    /// reading thread (nil without one).
+    mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws
     /// Writes the folded view into the (already emptied) tables.
     func write(in context: ProjectionContext) throws
 }
@@ -75,6 +77,10 @@ public final class ProjectionSet: @unchecked Sendable {
     public let projections: [any Projection]
     let tables: [String: Table]
     let meta: Table
+    /// Work a rebuild may do on its reading thread, in parallel with the
+    /// folding: typically decoding each record's payload. Its result reaches
+    /// every rebuilder's `consume`.
+    public var preparation: (@Sendable (EventRecord) -> (any Sendable)?)?
 
     /// Opens the projections' tables. Call `rebuildStale` to bring views of an
     /// older version (or new ones) up to date.
@@ -174,12 +180,20 @@ public final class ProjectionSet: @unchecked Sendable {
             var rebuilders = chosen.map { $0.makeRebuilder(scratch: context.scratch) }
             let total = UInt64(try writer.reader.count())
             var done: UInt64 = 0
-            try writer.reader.forEachRecord { record in
-                for i in rebuilders.indices { try rebuilders[i].consume(record) }
-                done += 1
-                hook?(done)
-                if let progress, done % 100_000 == 0 { progress(done, total) }
-                return true
+            // Records are read and decoded on a second thread, in a read
+            // transaction of their own (it sees the same snapshot: this write
+            // transaction holds the writer lock and appends nothing), while
+            // this thread folds them: on two cores, about twice as fast.
+            let reading = RecordPipeline(log: log, preparation: preparation)
+            reading.start()
+            defer { reading.cancel() }
+            while let batch = try reading.next() {
+                for (record, prepared) in batch {
+                    for i in rebuilders.indices { try rebuilders[i].consume(record, prepared: prepared) }
+                    done += 1
+                    hook?(done)
+                    if let progress, done % 100_000 == 0 { progress(done, total) }
+                }
             }
             for rebuilder in rebuilders { try rebuilder.write(in: context) }
             let head = writer.head.position
@@ -189,5 +203,92 @@ public final class ProjectionSet: @unchecked Sendable {
             progress?(done, total)
             return done
         }
+    }
+}
+
+/// Reads and decodes the log on a thread of its own for a rebuild, handing
+/// batches over through a small bounded queue.
+final class RecordPipeline: @unchecked Sendable {
+    typealias Batch = [(EventRecord, (any Sendable)?)]
+
+    private let log: EventLog
+    private let preparation: (@Sendable (EventRecord) -> (any Sendable)?)?
+    private let condition = NSCondition()
+    private var queue: [Batch] = []
+    private var finished = false
+    private var cancelled = false
+    private var failure: Error?
+    private static let batchSize = 2048
+    private static let depth = 8
+
+    init(log: EventLog, preparation: (@Sendable (EventRecord) -> (any Sendable)?)?) {
+        self.log = log
+        self.preparation = preparation
+    }
+
+    func start() {
+        let thread = Thread { [self] in produce() }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private func produce() {
+        do {
+            var batch: Batch = []
+            batch.reserveCapacity(Self.batchSize)
+            try log.read { reader in
+                try reader.forEachRecord { record in
+                    batch.append((record, preparation?(record)))
+                    if batch.count == Self.batchSize {
+                        guard push(batch) else { return false }
+                        batch = []
+                        batch.reserveCapacity(Self.batchSize)
+                    }
+                    return true
+                }
+            }
+            if !batch.isEmpty { _ = push(batch) }
+        } catch {
+            condition.lock()
+            failure = error
+            condition.unlock()
+        }
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues a batch, waiting while the queue is full; false once cancelled.
+    private func push(_ batch: Batch) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.count >= Self.depth && !cancelled { condition.wait() }
+        guard !cancelled else { return false }
+        queue.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    /// The next batch, or nil at the end of the log.
+    func next() throws -> Batch? {
+        condition.lock()
+        defer { condition.unlock() }
+        while queue.isEmpty && !finished { condition.wait() }
+        if let failure { throw failure }
+        guard !queue.isEmpty else { return nil }
+        let batch = queue.removeFirst()
+        condition.broadcast()
+        return batch
+    }
+
+    /// Stops the reader (on an error in the folding) and waits for it to end,
+    /// so its read transaction is closed before the write commits or aborts.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
     }
 }

@@ -6,6 +6,8 @@ import Foundation
 final class SQLiteEventTable {
     private var db: OpaquePointer?
     private var insert: OpaquePointer?
+    private var readStreamStatement: OpaquePointer?
+    private var summaryStatement: OpaquePointer?
 
     init(path: String) throws {
         try check(sqlite3_open(path, &db), "open")
@@ -23,6 +25,8 @@ final class SQLiteEventTable {
 
     deinit {
         sqlite3_finalize(insert)
+        sqlite3_finalize(readStreamStatement)
+        sqlite3_finalize(summaryStatement)
         sqlite3_close(db)
     }
 
@@ -49,6 +53,47 @@ final class SQLiteEventTable {
             _ = sqlite3_bind_blob(
                 insert, index, raw.baseAddress, Int32(raw.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
         }
+    }
+
+    /// One stream's records by version, through the (stream, version) index.
+    func readStream(_ stream: [UInt8]) throws -> [[UInt8]] {
+        if readStreamStatement == nil {
+            try check(
+                sqlite3_prepare_v2(
+                    db, "SELECT record FROM events WHERE stream = ? ORDER BY version", -1, &readStreamStatement, nil),
+                "prepare stream read")
+        }
+        let stmt = readStreamStatement
+        sqlite3_reset(stmt)
+        stream.withUnsafeBytes { raw in
+            _ = sqlite3_bind_blob(
+                stmt, 1, raw.baseAddress, Int32(raw.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        }
+        var records: [[UInt8]] = []
+        while sqlite3_step(stmt) == SQLITE_ROW {
+            records.append(
+                Array(
+                    UnsafeRawBufferPointer(
+                        start: sqlite3_column_blob(stmt, 0), count: Int(sqlite3_column_bytes(stmt, 0)))))
+        }
+        return records
+    }
+
+    func insertSummary(id: [UInt8], row: [UInt8]) throws {
+        if summaryStatement == nil {
+            try check(
+                sqlite3_prepare_v2(db, "INSERT INTO summaries(id, row) VALUES (?, ?)", -1, &summaryStatement, nil),
+                "prepare summary insert")
+        }
+        sqlite3_reset(summaryStatement)
+        for (i, bytes) in [id, row].enumerated() {
+            bytes.withUnsafeBytes { raw in
+                _ = sqlite3_bind_blob(
+                    summaryStatement, Int32(i + 1), raw.baseAddress, Int32(raw.count),
+                    unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            }
+        }
+        guard sqlite3_step(summaryStatement) == SQLITE_DONE else { throw BenchError("summary insert failed") }
     }
 
     /// Calls `body` with each row's hash and record bytes, in order.

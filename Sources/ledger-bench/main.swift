@@ -3,12 +3,16 @@
 import Foundation
 
 let usage = """
-    usage: ledger-bench [core] [--events N] [--single N] [--dir PATH]
+    usage: ledger-bench [core] [domain] [--events N] [--single N] [--inspections N] [--dir PATH]
 
       core       the event log: batched and single appends, scan, verify,
                  against plain LMDB (the limit) and SQLite (the baseline)
+      domain     a generated ledger of inspections × 100 events: full rebuild,
+                 reading one inspection, recording one action, and the jqc
+                 commands end to end (process start included)
       --events   events in the batched run (default 200000)
       --single   single durable commits (default 2000)
+      --inspections  inspections in the domain run (default 10000)
       --dir      where to put the data (default: a fresh temporary directory)
     """
 
@@ -16,6 +20,7 @@ var suites: [String] = []
 var events = 200_000
 var single = 2_000
 var dir: String?
+var inspections = 10_000
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let arg = args.next() {
     switch arg {
@@ -25,13 +30,14 @@ while let arg = args.next() {
     case "-h", "--help":
         print(usage)
         exit(0)
-    case "core": suites.append(arg)
+    case "--inspections": inspections = args.next().flatMap(Int.init) ?? inspections
+    case "core", "domain": suites.append(arg)
     default:
         FileHandle.standardError.write(Data("ledger-bench: unknown argument '\(arg)'\n\(usage)\n".utf8))
         exit(2)
     }
 }
-if suites.isEmpty { suites = ["core"] }
+if suites.isEmpty { suites = ["core", "domain"] }
 
 let base = dir ?? (NSTemporaryDirectory() + "ledger-bench-\(UUID().uuidString.prefix(8))")
 try? FileManager.default.removeItem(atPath: base)
@@ -45,6 +51,14 @@ do {
         let rows = try CoreBenchmark(events: events, singleCommits: single, directory: base + "/core").run()
         print(Row.header())
         for row in rows { print(row.line()) }
+    }
+    if suites.contains("domain") {
+        print("== domain: \(inspections) inspections × 100 events, against SQLite (same decode and fold)")
+        let domain = DomainBenchmark(inspections: inspections, eventsPerInspection: 100, directory: base + "/domain")
+        let rows = try domain.run()
+        print(Row.header())
+        for row in rows { print(row.line()) }
+        try CommandBenchmark(ledger: domain.ledgerPath, inspection: DomainBenchmark.sample!).run()
     }
 } catch {
     FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))

@@ -1,0 +1,253 @@
+import CSQLite
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LMDB
+import LedgerCore
+import LedgerStore
+
+/// The inspection ledger at size: a generated log of `inspections` ×
+/// `eventsPerInspection` events, measured against an SQLite event table
+/// doing the same work (rebuilding the views, reading one inspection).
+struct DomainBenchmark {
+    var inspections: Int
+    var eventsPerInspection: Int
+    var directory: String
+    /// Keep the generated ledger here for the CLI benchmarks (jqc set, audit).
+    var ledgerPath: String { directory + "/ledger" }
+
+    /// A realistic inspection: template pin (once per template), start, field
+    /// answers with some changes of mind and clears, two photos, an issue,
+    /// submit, and the sync outcomes of a successful upload.
+    static func inspectionEvents(
+        id: UUID, template: Template, pinned: Bool, count: Int, random: inout SystemRandomNumberGenerator
+    ) -> [InspectionEvent] {
+        var events: [InspectionEvent] = []
+        if !pinned { events.append(.templatePinned(TemplatePinned(template: template))) }
+        events.append(
+            .started(
+                InspectionStarted(
+                    templateID: template.id, templateHash: template.contentHash, facilityID: "101",
+                    facilityName: "Riverside Medical Center", areaID: "1001", areaName: "Lobby restrooms")))
+        let answerable = template.fields.filter { !$0.type.isDisplayOnly && !$0.type.holdsPhoto }
+        let photos = (0..<2).map { i in
+            PhotoReference(
+                photoID: UUID(), sha256: SHA256Hasher().digest([UInt8(i)] + id.bytes), size: 200_000,
+                mediaType: "image/jpeg")
+        }
+        let issue = UUID()
+        let tail: [InspectionEvent] = [
+            .photoCaptured(PhotoCaptured(photo: photos[0], kind: .photo, issueID: nil)),
+            .issueFlagged(
+                IssueFlagged(issueID: issue, severity: .high, description: "Leaking tap", photoID: nil)),
+            .submitted(InspectionSubmitted(score: 87.5, followUpRequired: false)),
+            .photoUploaded(PhotoUploaded(photoID: photos[0].photoID, serverPath: "/uploads/a.jpg")),
+            .inspectionAccepted(InspectionAccepted(serverID: "\(Int.random(in: 1..<1_000_000, using: &random))")),
+            .issueAccepted(IssueAccepted(issueID: issue, serverID: "7")),
+        ]
+        let answers = max(0, count - events.count - tail.count - 1)
+        for i in 0..<answers {
+            let field = answerable[i % answerable.count]
+            if i > answerable.count && i % 17 == 0 {
+                events.append(.fieldCleared(FieldCleared(fieldID: field.id)))
+                continue
+            }
+            guard let value = try? FieldValue.parse(Self.answer(field, i), for: field) else { continue }
+            events.append(.fieldSet(FieldAnswer(field: field, value: value)))
+        }
+        events.append(.photoCaptured(PhotoCaptured(photo: photos[1], kind: .photo, issueID: nil)))
+        return events + tail
+    }
+
+    static func answer(_ field: TemplateField, _ i: Int) -> String {
+        switch field.type {
+        case .rating: "\(i % 6)"
+        case .passFail: i % 3 == 0 ? "fail" : "pass"
+        case .checkbox: i % 2 == 0 ? "yes" : "no"
+        case .radio, .select: field.options?[i % (field.options?.count ?? 1)] ?? ""
+        case .checkboxGroup: field.options?.first ?? ""
+        case .number: "\(i).5"
+        case .date: "2026-11-\(String(format: "%02d", i % 28 + 1))"
+        case .email: "inspector\(i)@example.com"
+        case .table: "Towels,\(i),no"
+        default: "Observation \(i): floor clean, bins emptied"
+        }
+    }
+
+    func run() throws -> [Row] {
+        let reference = try ReferenceCache.Snapshot(
+            json: try JSONValue(
+                parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: "Tools/fixtures/reference.json")))))
+        let templates = reference.templates
+        let actor = Actor(id: "u-1", name: "Dana Inspector", verified: true)
+        let device = UUID()
+        let clock = SystemClock()
+        var random = SystemRandomNumberGenerator()
+
+        // MARK: Generate: eight inspections in progress at a time, interleaved.
+        try FileManager.default.createDirectory(atPath: ledgerPath, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: ledgerPath + "/photos", withIntermediateDirectories: true)
+        let log = try EventLog(directory: ledgerPath + "/store")
+        var pinned = Set<String>()
+        var ids: [UUID] = []
+        var total = 0
+        let sqlite = try SQLiteEventTable(path: directory + "/baseline.sqlite")
+        var seq: Int64 = 0
+        let generation = try Measure.seconds {
+            for group in stride(from: 0, to: inspections, by: 8) {
+                var streams: [(UUID, [InspectionEvent])] = []
+                for i in group..<min(group + 8, inspections) {
+                    let template = templates[i % templates.count]
+                    let id = UUID()
+                    ids.append(id)
+                    streams.append(
+                        (
+                            id,
+                            Self.inspectionEvents(
+                                id: id, template: template, pinned: pinned.contains(template.contentHash),
+                                count: eventsPerInspection, random: &random)
+                        ))
+                    pinned.insert(template.contentHash)
+                }
+                var batch: [PendingEvent] = []
+                let longest = streams.map(\.1.count).max() ?? 0
+                for step in 0..<longest {
+                    for (id, events) in streams where step < events.count {
+                        batch.append(
+                            events[step].pending(stream: id, actor: actor, device: device, recordedAt: clock.now()))
+                    }
+                }
+                let outcomes = try log.append(batch)
+                total += batch.count
+                try sqlite.exec("BEGIN")
+                for (event, outcome) in zip(batch, outcomes) {
+                    seq += 1
+                    let record = EventRecord(
+                        position: outcome.position, streamVersion: outcome.streamVersion, event: event)
+                    try sqlite.insert(
+                        seq: seq, id: event.id.bytes, stream: event.stream.bytes, version: Int64(outcome.streamVersion),
+                        hash: [], record: record.encoded())
+                }
+                try sqlite.exec("COMMIT")
+            }
+        }
+        log.close()
+        print("  generated \(total) events in \(inspections) inspections (\(String(format: "%.1f", generation)) s)")
+
+        // MARK: Full rebuild of every view.
+        let ledger = try InspectionLedger(storePath: ledgerPath + "/store", photosPath: ledgerPath + "/photos")
+        try ledger.reference.replace(with: reference, at: clock.now())
+        var rebuilt: UInt64 = 0
+        let tRebuild = try Measure.seconds { rebuilt = try ledger.views.rebuild() }
+        guard rebuilt == UInt64(total) else { throw BenchError("rebuilt \(rebuilt) of \(total) events") }
+        let tSQLiteRebuild = try Measure.seconds { try sqliteRebuild(sqlite) }
+        var rows: [Row] = []
+        rows.append(
+            Row(
+                name: "rebuild all views (1 M events)", unit: "events/s", ledger: Double(total) / tRebuild, limit: nil,
+                baseline: Double(total) / tSQLiteRebuild, target: ">= 1M/s (< 1 s)"))
+
+        // MARK: Read one inspection's history (and fold it).
+        let sample = (0..<1000).map { _ in ids.randomElement(using: &random)! }
+        let tRead = try Measure.seconds {
+            for id in sample { _ = try ledger.state(of: id) }
+        }
+        let tSQLiteRead = try Measure.seconds {
+            for id in sample { _ = try sqlite.readStream(id.bytes) }
+        }
+        rows.append(
+            Row(
+                name: "read + fold one inspection", unit: "reads/s", ledger: 1000 / tRead, limit: nil,
+                baseline: 1000 / tSQLiteRead,
+                target: String(format: "< 1 ms (ledger %.3f ms)", tRead)))
+
+        // MARK: One inspector action, decided and recorded durably with its views.
+        let drafts = try (0..<20).map { _ -> UUID in
+            let id = UUID()
+            let template = templates[0]
+            try ledger.record(
+                [
+                    .started(
+                        InspectionStarted(
+                            templateID: template.id, templateHash: template.contentHash, facilityID: "101",
+                            facilityName: "Riverside Medical Center"))
+                ], stream: id, expectedVersion: 0, actor: actor, device: device, at: clock.now())
+            return id
+        }
+        let actions = 300
+        let tAction = try Measure.seconds {
+            for i in 0..<actions {
+                let id = drafts[i % drafts.count]
+                let state = try ledger.state(of: id)!
+                let events = try state.decide(.setField(field: "Notes", to: .text("note \(i)")))
+                try ledger.record(
+                    events, stream: id, expectedVersion: UInt64(state.eventCount), actor: actor, device: device,
+                    at: clock.now())
+            }
+        }
+        let tSQLiteAction = try Measure.seconds {
+            for i in 0..<actions {
+                seq += 1
+                try sqlite.insert(
+                    seq: seq, id: UUID().bytes, stream: drafts[i % drafts.count].bytes, version: seq, hash: [],
+                    record: Array(repeating: 7, count: 180))
+            }
+        }
+        rows.append(
+            Row(
+                name: "record one action (durable)", unit: "actions/s", ledger: Double(actions) / tAction, limit: nil,
+                baseline: Double(actions) / tSQLiteAction, target: "(SQLite: bare insert, no views)"))
+        ledger.close()
+        print("  ledger kept at \(ledgerPath) (sample inspection \(ids[ids.count / 2].lowercased))")
+        sampleInspection = ids[ids.count / 2]
+        return rows
+    }
+
+    /// Set by `run`: an inspection in the generated ledger, for CLI benchmarks.
+    nonisolated(unsafe) static var sample: UUID?
+    var sampleInspection: UUID? {
+        get { Self.sample }
+        nonmutating set { Self.sample = newValue }
+    }
+
+    /// The baseline rebuild: every event read back from SQLite, decoded and
+    /// folded by the same domain code, summaries written into an SQLite table.
+    func sqliteRebuild(_ sqlite: SQLiteEventTable) throws {
+        var states: [UUID: InspectionState] = [:]
+        var templates: [String: Template] = [:]
+        var failure: Error?
+        try sqlite.scan { _, bytes in
+            guard failure == nil else { return }
+            do {
+                let record = try EventRecord(decoding: bytes)
+                let event = try EventUpcaster.decode(record, template: states[record.stream]?.template)
+                if case .templatePinned(let pin) = event { templates[pin.templateHash] = pin.template }
+                states[record.stream, default: InspectionState(id: record.stream)].apply(
+                    event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        try sqlite.exec("CREATE TABLE IF NOT EXISTS summaries (id BLOB PRIMARY KEY, row BLOB)")
+        try sqlite.exec("BEGIN")
+        try sqlite.exec("DELETE FROM summaries")
+        for (id, state) in states {
+            try sqlite.insertSummary(id: id.bytes, row: SummaryBytes.of(state))
+        }
+        try sqlite.exec("COMMIT")
+    }
+}
+
+/// What the baseline writes per inspection: the same fields the ledger's
+/// summary row holds, encoded the same way.
+enum SummaryBytes {
+    static func of(_ state: InspectionState) -> [UInt8] {
+        CBORValue.textMap([
+            ("status", .text(state.status.rawValue)), ("template_id", .text(state.templateID)),
+            ("facility_id", .text(state.facilityID)), ("score", state.score.map { .double($0) } ?? .null),
+            ("answered", .unsigned(UInt64(state.values.count))), ("issues", .unsigned(UInt64(state.issues.count))),
+            ("photos", .unsigned(UInt64(state.photos.count))), ("version", .unsigned(UInt64(state.eventCount))),
+        ]).encoded()
+    }
+}
