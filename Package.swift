@@ -58,6 +58,9 @@ let package = Package(
             dependencies: ["HTTPCore", "InspectionStore", "InspectionDomain", "LedgerStore", "LedgerCore"]
         ),
 
+        // MARK: - The auditor's replay: timeline, field diffs, the report and its renderings (no I/O)
+        .target(name: "InspectionAudit", dependencies: ["InspectionDomain", "LedgerCore"]),
+
         // MARK: - The command line
         .target(name: "ArgumentParsing"),
 
@@ -66,14 +69,17 @@ let package = Package(
             name: "JQCCommands",
             dependencies: [
                 "ArgumentParsing", "LedgerCore", "LedgerStore", "InspectionDomain", "InspectionStore", "SyncWorker",
-                "HTTPCore", "CurlTransport",
+                "HTTPCore", "CurlTransport", "InspectionAudit",
             ]
         ),
         .executableTarget(name: "jqc", dependencies: ["JQCCommands"]),
 
         // MARK: - Executables
         .executableTarget(name: "ledger-writer", dependencies: ["LedgerStore"]),
-        .executableTarget(name: "ledger-bench", dependencies: ["LedgerStore", "LMDB", "LedgerCore", "CSQLite"]),
+        .executableTarget(
+            name: "ledger-bench",
+            dependencies: ["LedgerStore", "LMDB", "LedgerCore", "CSQLite", "InspectionDomain", "InspectionStore"]
+        ),
 
         // MARK: - Tests
         .target(name: "LedgerTestSupport", dependencies: ["LedgerStore", "LedgerCore"]),
@@ -95,6 +101,10 @@ let package = Package(
             name: "CurlTransportTests",
             dependencies: ["CurlTransport", "HTTPCore", "LedgerTestSupport"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "InspectionAuditTests",
+            dependencies: ["InspectionAudit", "InspectionDomain", "LedgerCore", "LedgerTestSupport"]
         ),
         .testTarget(
             name: "InspectionDomainTests",

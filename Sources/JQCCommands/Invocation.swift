@@ -101,8 +101,15 @@ public final class Invocation {
 }
 
 extension Invocation {
-    /// Reference data from the server (the sync issue adds the network path).
+    /// Reference data from the server: facilities and templates (with their
+    /// form schemas), through the saved session, refreshed once on a 401.
     func pullFromServer() throws -> ReferenceCache.Snapshot {
-        throw JQCError.refused("pulling from the server is not available yet; use 'jqc pull --from FILE'.")
+        let session = try serverSession()
+        let json = try online(
+            "pull reference data", offlineHint: "Offline, import it from a file with 'jqc pull --from FILE'."
+        ) { () throws(APIError) in
+            try session.authorized { token throws(APIError) in try session.api.referenceData(accessToken: token) }
+        }
+        return try ReferenceCache.Snapshot(json: json)
     }
 }

@@ -15,6 +15,8 @@ public enum JQC {
         SubmitCommand.self, DiscardCommand.self,
         ShowCommand.self, InspectionsCommand.self, DraftsCommand.self, IssuesCommand.self, FollowUpsCommand.self,
         OutboxCommand.self,
+        LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
+        HistoryCommand.self,
         VerifyCommand.self, DigestCommand.self,
         RebuildCommand.self, StatsCommand.self,
     ]

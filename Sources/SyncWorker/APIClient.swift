@@ -1,8 +1,10 @@
 import Foundation
 import HTTPCore
+import InspectionDomain
 
 /// A user as the server describes them.
 public struct ServerUser: Codable, Hashable, Sendable {
+    /// The server's id, kept as text (the server sends an integer).
     public var id: String
     public var username: String
     public var role: String
@@ -18,6 +20,16 @@ public struct ServerUser: Codable, Hashable, Sendable {
         self.username = username
         self.role = role
         self.displayName = displayName
+    }
+
+    /// Reads the `User` schema; ids may be integers or strings of digits.
+    init(json: JSONValue) throws(APIError) {
+        guard let id = APIClient.recordID(json["id"]), let username = json["username"]?.stringValue else {
+            throw .malformedResponse("a user without an id or a username")
+        }
+        self.init(
+            id: id, username: username, role: json["role"]?.stringValue ?? "",
+            displayName: json["display_name"]?.stringValue ?? username)
     }
 }
 
@@ -37,162 +49,242 @@ public struct SessionTokens: Codable, Hashable, Sendable, CustomStringConvertibl
         self.refreshToken = refreshToken
     }
 
+    /// Reads `{access_token, refresh_token}` from a login or refresh answer.
+    init(json: JSONValue) throws(APIError) {
+        guard let access = json["access_token"]?.stringValue, !access.isEmpty,
+            let refresh = json["refresh_token"]?.stringValue, !refresh.isEmpty
+        else { throw .malformedResponse("the answer holds no access and refresh tokens") }
+        self.init(accessToken: access, refreshToken: refresh)
+    }
+
     /// Never the tokens themselves, so a stray print cannot leak them.
     public var description: String { "SessionTokens(<redacted>)" }
 }
 
+extension SessionTokens: CustomDebugStringConvertible, CustomReflectable {
+    public var debugDescription: String { description }
+    /// `dump` and debuggers see no token either.
+    public var customMirror: Mirror { Mirror(self, children: ["tokens": "<redacted>"]) }
+}
+
 /// What the server answered, classified the way the sync rules need it.
+///
+/// Every message is passed through `Redaction.text`: a server's message or a
+/// transport's detail must never carry a credential into output or the log.
 public enum APIError: Error, CustomStringConvertible, Equatable {
-    /// No complete response: network, timeout, connection lost. Retried with backoff.
+    /// No complete response: network, timeout, connection lost, or a
+    /// transport refusal (TLS, redirect) whose `isTransient` is false.
     case transport(TransportError)
     /// 401: the access token is not (or no longer) accepted.
     case unauthorized(String)
-    /// 5xx or 429: the server could not do it now. Retried with backoff.
-    case unavailable(status: Int, message: String)
-    /// Another 4xx: the server refused the request; retrying the same request cannot help.
+    /// 5xx or 429: the server could not do it now. Retried with backoff;
+    /// `retryAfter` is the server's `Retry-After` in seconds, when it sent one.
+    case unavailable(status: Int, message: String, retryAfter: Int?)
+    /// Another 4xx: the server refused the request; sending it again cannot help.
     case refused(status: Int, message: String)
     /// The response was not the documented envelope.
     case malformedResponse(String)
+    /// The refresh token was refused too: only a new login helps.
+    case loginRequired(String)
 
+    /// Whether the same request may succeed later by itself.
     public var isTransient: Bool {
         switch self {
         case .transport(let error): error.isTransient
-        case .unavailable: true
-        case .unauthorized, .refused, .malformedResponse: false
+        case .unavailable, .malformedResponse: true
+        case .unauthorized, .refused, .loginRequired: false
         }
     }
 
     /// The HTTP status, when there was a response.
     public var status: Int? {
         switch self {
-        case .unauthorized: 401
-        case .unavailable(let status, _), .refused(let status, _): status
+        case .unauthorized, .loginRequired: 401
+        case .unavailable(let status, _, _), .refused(let status, _): status
         case .transport, .malformedResponse: nil
         }
     }
 
     public var description: String {
         switch self {
-        case .transport(let error): error.description
-        case .unauthorized(let message): "the server did not accept the session (401): \(message)"
-        case .unavailable(let status, let message): "the server could not do it now (\(status)): \(message)"
-        case .refused(let status, let message): "the server refused it (\(status)): \(message)"
-        case .malformedResponse(let what): "the server's answer was not understood: \(what)"
+        case .transport(let error):
+            error.description
+        case .unauthorized(let message):
+            "The server did not accept the session (HTTP 401: \(Redaction.text(message))). The access token "
+                + "expired or was revoked. Log in again with 'jqc login'."
+        case .unavailable(let status, let message, _):
+            "The server could not do it now (HTTP \(status): \(Redaction.text(message))). It is failing or busy. "
+                + "It is retried with backoff."
+        case .refused(let status, let message):
+            "The server refused it (HTTP \(status): \(Redaction.text(message))). Sending the same request again "
+                + "cannot help. Correct the cause, then 'jqc sync retry ID'."
+        case .malformedResponse(let what):
+            "The server's answer was not understood (\(Redaction.text(what))). The server does not follow "
+                + "Schemas/openapi.yaml. It is retried with backoff; report it if it persists."
+        case .loginRequired(let message):
+            "The server no longer accepts this session (\(Redaction.text(message))): the refresh token was "
+                + "refused. Log in again with 'jqc login'; nothing recorded was lost."
         }
+    }
+
+    /// The server's own words (or the transport's), for events and summaries:
+    /// shorter than `description`, still redacted.
+    public var serverMessage: String {
+        switch self {
+        case .transport(let error): error.description
+        case .unauthorized(let message), .loginRequired(let message): "HTTP 401: \(Redaction.text(message))"
+        case .unavailable(let status, let message, _), .refused(let status, let message):
+            "HTTP \(status): \(Redaction.text(message))"
+        case .malformedResponse(let what): "unreadable answer: \(Redaction.text(what))"
+        }
+    }
+}
+
+/// A photo as `/photos/upload` takes it.
+public struct PhotoUpload: Sendable, Equatable {
+    public var bytes: [UInt8]
+    public var filename: String
+    public var mediaType: String
+    /// `inspection` or `issue`.
+    public var entityType: String
+    /// The template field the photo belongs to (inspection photos of a field).
+    public var fieldID: String?
+
+    public init(bytes: [UInt8], filename: String, mediaType: String, entityType: String, fieldID: String?) {
+        self.bytes = bytes
+        self.filename = filename
+        self.mediaType = mediaType
+        self.entityType = entityType
+        self.fieldID = fieldID
     }
 }
 
 /// The server's JSON API (`Schemas/openapi.yaml`), one call per method, over
 /// any `HTTPTransport`. It knows the envelope and the headers, nothing of the
 /// ledger.
+///
+/// Bodies are written and read as `JSONValue`, never through
+/// `JSONSerialization`, so a `number` answer keeps its exact digits and an
+/// integer is never confused with a boolean.
 public struct APIClient: Sendable {
     public let baseURL: String
     let transport: any HTTPTransport
 
     public init(baseURL: String, transport: any HTTPTransport) {
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
         self.transport = transport
     }
 
     // MARK: - Session
 
+    /// `POST /auth/login`.
     public func login(username: String, password: String) throws(APIError) -> (SessionTokens, ServerUser) {
-        let data = try call(.post, "/auth/login", json: ["username": username, "password": password])
-        let user = (data as? [String: Any])?["user"] ?? NSNull()
-        return (try decode(SessionTokens.self, data), try decode(ServerUser.self, user))
+        let body = JSONValue.object(["username": .string(username), "password": .string(password)])
+        let data = try call(.post, "/auth/login", json: body)
+        return (try SessionTokens(json: data), try ServerUser(json: data["user"] ?? .null))
     }
 
-    public func refresh(_ tokens: SessionTokens) throws(APIError) -> SessionTokens {
-        let data = try call(.post, "/auth/refresh", json: ["refresh_token": tokens.refreshToken])
-        return try decode(SessionTokens.self, data)
+    /// `POST /auth/refresh`: the refresh token is used up; the answer holds the next pair.
+    public func refresh(refreshToken: String) throws(APIError) -> SessionTokens {
+        let data = try call(.post, "/auth/refresh", json: .object(["refresh_token": .string(refreshToken)]))
+        return try SessionTokens(json: data)
     }
 
-    public func me(_ tokens: SessionTokens) throws(APIError) -> ServerUser {
-        try decode(ServerUser.self, try call(.get, "/auth/me", token: tokens.accessToken))
+    /// `GET /auth/me`.
+    public func me(accessToken: String) throws(APIError) -> ServerUser {
+        try ServerUser(json: try call(.get, "/auth/me", token: accessToken))
     }
 
-    public func logout(_ tokens: SessionTokens) throws(APIError) {
-        _ = try call(.post, "/auth/logout", json: ["refresh_token": tokens.refreshToken], token: tokens.accessToken)
+    /// `POST /auth/logout` (needs no access token: it may have expired).
+    public func logout(refreshToken: String) throws(APIError) {
+        _ = try call(.post, "/auth/logout", json: .object(["refresh_token": .string(refreshToken)]))
     }
 
     // MARK: - Reference data
 
-    /// The raw JSON of `/facilities` and `/templates` (with `form_schema`).
-    public func referenceData(_ tokens: SessionTokens) throws(APIError) -> (facilities: Any, templates: Any) {
-        let facilities = try call(.get, "/facilities", token: tokens.accessToken)
-        let list = try call(.get, "/templates", token: tokens.accessToken)
-        // The list may omit form_schema; fetch each template whole.
-        var templates: [Any] = []
-        for case let item as [String: Any] in (list as? [Any]) ?? [] {
+    /// `{"facilities": [...], "templates": [...]}` as `ReferenceCache.Snapshot(json:)`
+    /// reads it, each template with its `form_schema`.
+    public func referenceData(accessToken: String) throws(APIError) -> JSONValue {
+        let facilities = try call(.get, "/facilities", token: accessToken)
+        let list = try call(.get, "/templates", token: accessToken)
+        guard case .array = facilities, let items = list.arrayValue else {
+            throw .malformedResponse("/facilities or /templates did not answer a list")
+        }
+        // The contract sends form_schema in the list; fetch whole templates
+        // only from a server that leaves it out.
+        var templates: [JSONValue] = []
+        for item in items {
             if item["form_schema"] != nil {
                 templates.append(item)
-            } else if let id = item["id"] {
-                templates.append(try call(.get, "/templates/\(id)", token: tokens.accessToken))
+            } else if let id = Self.recordID(item["id"]) {
+                templates.append(try call(.get, "/templates/\(id)", token: accessToken))
             }
         }
-        return (facilities, templates)
+        return .object(["facilities": facilities, "templates": .array(templates)])
     }
 
     // MARK: - Writes (each with an idempotency key)
 
-    public func uploadPhoto(
-        _ tokens: SessionTokens, file: [UInt8], filename: String, mediaType: String, entityType: String,
-        fieldID: String?, idempotencyKey: String
-    ) throws(APIError) -> String {
+    /// `POST /photos/upload`: answers the server path of the stored file.
+    public func uploadPhoto(_ upload: PhotoUpload, accessToken: String, idempotencyKey: String) throws(APIError)
+        -> String
+    {
         var parts = [
-            MultipartPart.file("file", filename: filename, contentType: mediaType, data: file),
-            MultipartPart.field("entity_type", entityType),
+            MultipartPart.file("file", filename: upload.filename, contentType: upload.mediaType, data: upload.bytes),
+            MultipartPart.field("entity_type", upload.entityType),
         ]
-        if let fieldID { parts.append(.field("field_id", fieldID)) }
+        if let fieldID = upload.fieldID { parts.append(.field("field_id", fieldID)) }
         let data = try call(
-            .post, "/photos/upload", body: .multipart(parts), token: tokens.accessToken, idempotencyKey: idempotencyKey)
-        guard let path = (data as? [String: Any])?["path"] as? String else {
-            throw .malformedResponse("upload answered without a path")
+            .post, "/photos/upload", body: .multipart(parts), token: accessToken, idempotencyKey: idempotencyKey)
+        guard let path = data["path"]?.stringValue, path.hasPrefix("/uploads/") else {
+            throw .malformedResponse("the upload answered without a /uploads/ path")
         }
         return path
     }
 
-    /// POST /inspections or /issues: answers the server's id.
-    public func create(
-        _ resource: String, _ tokens: SessionTokens, body: [String: Any], idempotencyKey: String
-    ) throws(APIError) -> String {
-        let data = try call(
-            .post, "/\(resource)", json: body, token: tokens.accessToken, idempotencyKey: idempotencyKey)
-        guard let object = data as? [String: Any], let id = object["id"] else {
-            throw .malformedResponse("\(resource) answered without an id")
-        }
-        return "\(id)"
+    /// The two records the worker creates.
+    public enum Resource: String, Sendable {
+        case inspections, issues
     }
 
-    /// GET /inspections?status=completed: the server's history, newest first.
-    public func history(_ tokens: SessionTokens, limit: Int, offset: Int) throws(APIError) -> (
-        inspections: [[String: Any]], total: Int
+    /// `POST /inspections` or `POST /issues`: answers the server's id.
+    public func create(_ resource: Resource, body: JSONValue, accessToken: String, idempotencyKey: String)
+        throws(APIError) -> String
+    {
+        let data = try call(
+            .post, "/\(resource.rawValue)", json: body, token: accessToken, idempotencyKey: idempotencyKey)
+        guard let id = Self.recordID(data["id"]) else {
+            throw .malformedResponse("/\(resource.rawValue) answered without an id")
+        }
+        return id
+    }
+
+    /// `GET /inspections?status=completed`: the server's history, newest first.
+    public func history(accessToken: String, limit: Int, offset: Int) throws(APIError) -> (
+        inspections: [JSONValue], total: Int
     ) {
         let data = try call(
-            .get, "/inspections?status=completed&limit=\(limit)&offset=\(offset)", token: tokens.accessToken)
-        guard let object = data as? [String: Any], let list = object["inspections"] as? [[String: Any]] else {
-            throw .malformedResponse("history answered without an inspections list")
+            .get, "/inspections?status=completed&limit=\(limit)&offset=\(offset)", token: accessToken)
+        guard let list = data["inspections"]?.arrayValue else {
+            throw .malformedResponse("the history answered without an inspections list")
         }
-        return (list, (object["total"] as? Int) ?? list.count)
+        let total = data["total"]?.integerValue.map { Int($0) } ?? list.count
+        return (list, total)
     }
 
     // MARK: - The envelope
 
     private func call(
-        _ method: HTTPMethod, _ path: String, json: [String: Any]? = nil, body: HTTPBody? = nil, token: String? = nil,
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, body: HTTPBody? = nil, token: String? = nil,
         idempotencyKey: String? = nil
-    ) throws(APIError) -> Any {
+    ) throws(APIError) -> JSONValue {
         var headers: HTTPHeaders = ["Accept": "application/json"]
         if let token { headers.set("Authorization", "Bearer \(token)") }
         if let idempotencyKey { headers.set("Idempotency-Key", idempotencyKey) }
         var requestBody = body ?? .empty
-        if let json {
-            do {
-                requestBody = .json(Array(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])))
-            } catch {
-                throw .malformedResponse("request body is not JSON: \(error)")
-            }
-        }
+        if let json { requestBody = .json(Array(json.serialized().utf8)) }
         let response: HTTPResponse
         do {
             response = try transport.send(
@@ -200,32 +292,30 @@ public struct APIClient: Sendable {
         } catch {
             throw .transport(error)
         }
-        let envelope = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        let message = (envelope?["error"] as? String) ?? "HTTP \(response.status)"
+        let envelope = try? JSONValue(parsing: response.body)
+        let message = envelope?["error"]?.stringValue ?? "HTTP \(response.status)"
         switch response.status {
         case 200..<300:
-            guard let envelope, envelope["ok"] as? Bool == true else {
+            guard let envelope, envelope["ok"]?.boolValue == true else {
                 throw .malformedResponse("HTTP \(response.status) without an ok envelope")
             }
-            return envelope["data"] ?? NSNull()
-        case 401: throw .unauthorized(message)
-        case 429, 500...: throw .unavailable(status: response.status, message: message)
-        default: throw .refused(status: response.status, message: message)
+            return envelope["data"] ?? .null
+        case 401:
+            throw .unauthorized(message)
+        case 429, 500...:
+            let retryAfter = response.headers["Retry-After"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            throw .unavailable(status: response.status, message: message, retryAfter: retryAfter)
+        default:
+            throw .refused(status: response.status, message: message)
         }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ value: Any) throws(APIError) -> T {
-        do {
-            var normalized = value
-            // Ids may arrive as numbers; the client keeps them as text.
-            if var object = value as? [String: Any], let id = object["id"], !(id is String) {
-                object["id"] = "\(id)"
-                normalized = object
-            }
-            let data = try JSONSerialization.data(withJSONObject: normalized)
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch {
-            throw .malformedResponse("\(T.self): \(error)")
-        }
+    /// A record id as text: the server sends integers; strings of digits are
+    /// accepted as they are.
+    static func recordID(_ value: JSONValue?) -> String? {
+        guard let value else { return nil }
+        if let integer = value.integerValue { return String(integer) }
+        if let text = value.stringValue, !text.isEmpty { return text }
+        return nil
     }
 }

@@ -23,7 +23,8 @@ public struct StoredSession: Codable, Sendable {
 
 /// `credentials.json` beside the ledger's config: mode 0600, written
 /// atomically, never copied into the log. Offline, the last known identity
-/// keeps working.
+/// keeps working: nothing here needs the network, and a refused or failed
+/// request never removes the file (only `jqc logout` does).
 public struct SessionStore: Sendable {
     public let path: String
 
@@ -31,60 +32,95 @@ public struct SessionStore: Sendable {
 
     /// Why the credentials file could not be used.
     public enum Failure: Error, CustomStringConvertible {
-        case unreadable(String)
+        /// The file exists but cannot be read or parsed.
+        case unreadable(String, why: String)
+        /// The file is readable by others, so it is not trusted.
         case insecure(String, mode: mode_t)
-        case cannotWrite(String)
+        /// The session could not be saved.
+        case cannotWrite(String, why: String)
 
         public var description: String {
             switch self {
-            case .unreadable(let why): "the saved session cannot be read (\(why)). Log in again with 'jqc login'."
+            case .unreadable(let path, let why):
+                "The saved session in \(path) cannot be read (\(why)). Log in again with 'jqc login'."
             case .insecure(let path, let mode):
-                "\(path) is readable by others (mode \(String(mode, radix: 8))); it was not used. "
-                    + "Run 'chmod 600 \(path)' or log in again."
-            case .cannotWrite(let why): "the session could not be saved: \(why)"
+                "The saved session in \(path) is readable by others (mode \(String(mode, radix: 8))), so it was "
+                    + "not used. Run 'chmod 600 \(path)', or log in again with 'jqc login'."
+            case .cannotWrite(let path, let why):
+                "The session could not be saved to \(path) (\(why)). Check that the ledger directory is writable "
+                    + "and the disk is not full, then log in again."
             }
         }
     }
 
     /// The saved session, or nil when nobody is logged in.
-    public func load() throws -> StoredSession? {
+    public func load() throws(Failure) -> StoredSession? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw .unreadable(path, why: String(cString: strerror(errno)))
+        }
         // A token file others can read is refused rather than trusted.
-        guard info.st_mode & 0o077 == 0 else { throw Failure.insecure(path, mode: info.st_mode & 0o777) }
+        guard info.st_mode & 0o077 == 0 else { throw .insecure(path, mode: info.st_mode & 0o777) }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure.unreadable("permission denied")
+            throw .unreadable(path, why: "permission denied")
         }
         do {
             return try JSONDecoder().decode(StoredSession.self, from: data)
         } catch {
-            throw Failure.unreadable("\(error)")
+            // The decoder's message names keys and types, never values.
+            throw .unreadable(path, why: "not a saved session: \(error)")
         }
     }
 
-    public func save(_ session: StoredSession) throws {
+    /// Writes the session to a temporary file with mode 0600, fsyncs it and
+    /// renames it into place, so a crash leaves the old session or the new one.
+    public func save(_ session: StoredSession) throws(Failure) {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data: Data
         do {
             data = try encoder.encode(session)
         } catch {
-            throw Failure.cannotWrite("\(error)")
+            throw .cannotWrite(path, why: "\(error)")
         }
         let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw Failure.cannotWrite(String(cString: strerror(errno))) }
-        fchmod(fd, 0o600)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .cannotWrite(path, why: String(cString: strerror(errno))) }
+        // open() applies the umask only to a new file; an old temporary may have another mode.
+        let modeSet = fchmod(fd, 0o600) == 0
         let written = data.withUnsafeBytes { raw in write(fd, raw.baseAddress, raw.count) }
         let synced = fsync(fd)
+        let why = String(cString: strerror(errno))
         close(fd)
-        guard written == data.count, synced == 0, rename(temporary, path) == 0 else {
+        guard modeSet, written == data.count, synced == 0, rename(temporary, path) == 0 else {
             unlink(temporary)
-            throw Failure.cannotWrite(String(cString: strerror(errno)))
+            throw .cannotWrite(path, why: why)
         }
     }
 
-    public func remove() throws {
-        if unlink(path) != 0 && errno != ENOENT { throw Failure.cannotWrite(String(cString: strerror(errno))) }
+    /// Removes the saved session (logging out); no file is not an error.
+    public func remove() throws(Failure) {
+        if unlink(path) != 0 && errno != ENOENT {
+            throw .cannotWrite(path, why: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Runs `body` holding an exclusive lock on `credentials.json.lock`.
+    ///
+    /// A refresh token is used up by its first use, so two processes that
+    /// refresh at once would lock one of them out; under this lock the second
+    /// one reloads the file and finds the tokens the first one saved.
+    public func whileLocked<T>(_ body: () throws -> T) throws -> T {
+        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure.cannotWrite(path + ".lock", why: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw Failure.cannotWrite(path + ".lock", why: String(cString: strerror(errno)))
+            }
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
     }
 }

@@ -1,0 +1,232 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+
+/// The report as text for a terminal: the result first, then the facts, the
+/// timeline, the form, issues, photos and sync.
+extension AuditReport {
+    public var text: String {
+        var lines: [String] = []
+        lines.append("AUDIT of inspection \(inspectionID.lowercased)")
+        lines.append("RESULT: \(headline)")
+        lines += chainLines.map { "  " + $0 }
+        lines += photoSummaryLines.map { "  " + $0 }
+        for problem in problems { lines.append("  ! \(problem)") }
+        for note in notes { lines.append("  note: \(note)") }
+        if let asOf {
+            lines.append(
+                "AS OF: \(asOf.requested) → position \(asOf.position), recorded \(asOf.recordedAt.iso8601); "
+                    + "later events are left out")
+        }
+        lines.append("")
+        lines += factLines
+        lines.append("")
+        lines.append("TIMELINE (\(timeline.entries.count) events; old → new for every answer changed)")
+        for entry in timeline.entries { lines += Self.timelineLines(entry, chain: chain) }
+        lines.append("")
+        lines.append(formTitle.uppercased())
+        lines += formLines
+        lines.append("")
+        lines += issueLines
+        lines += photoLines
+        lines += syncLines
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: - The top
+
+    var chainLines: [String] {
+        var lines: [String] = []
+        switch chain.result {
+        case .intact:
+            lines.append(
+                "chain: INTACT: \(chain.checked) records verified from position 1 to the head \(chain.head)"
+                    + (chain.seconds.map { String(format: " in %.3f s", $0) } ?? ""))
+        case .notIntact(let finding):
+            lines.append("chain: NOT INTACT: \(finding.message)")
+            lines.append(
+                "       records 1–\(chain.verifiedThrough) are proven unchanged; recomputed head \(chain.head)")
+        case .skipped:
+            lines.append("chain: NOT VERIFIED (--no-verify); the stored head is \(chain.head)")
+        }
+        if let digest = chain.digest {
+            let extends = chain.isIntact ? "extends" : "was checked against"
+            lines.append("digest: the log \(extends) the digest \(digest)")
+        } else if chain.isIntact {
+            lines.append("digest: none given (pass --digest to prove nothing before it was rewritten)")
+        }
+        return lines
+    }
+
+    var photoSummaryLines: [String] {
+        let all = photos
+        guard !all.isEmpty else { return ["photos: none captured"] }
+        let bad = all.filter { $0.file.status != .matches && $0.file.status != .notChecked }
+        if bad.isEmpty {
+            return ["photos: all \(all.count) stored files match their recorded SHA-256"]
+        }
+        return ["photos: \(bad.count) of \(all.count) stored files MISSING or ALTERED"]
+    }
+
+    var factLines: [String] {
+        var lines: [String] = []
+        func fact(_ name: String, _ value: String) {
+            lines.append(name.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+        }
+        var status = form.status.rawValue
+        if form.status == .discarded {
+            status += " (hidden from every view; the log keeps it)"
+            if let reason = form.discardReason { status += ": \(EventWording.quoted(reason))" }
+        }
+        fact("Status", status)
+        if let found = template.template {
+            fact("Template", "\(found.id) \"\(found.name)\" version \(found.version)")
+        } else {
+            fact("Template", form.templateID.isEmpty ? "(unknown)" : form.templateID + " (not found in the log)")
+        }
+        fact("  content hash", template.hash + (template.hashMatches ? " (matches the pinned content)" : " (MISMATCH)"))
+        fact("  pinned", template.source)
+        fact(
+            "Facility",
+            "\(form.facilityName) (\(form.facilityID))"
+                + (form.areaID.map { ", \(form.areaName ?? "area") (\($0))" } ?? ""))
+        if let started = form.startedAt {
+            fact("Started", "\(started.iso8601) by \(Self.actorText(form.startedBy))")
+        }
+        if let completed = form.completedAt {
+            fact("Submitted", "\(completed.iso8601) by \(Self.actorText(form.completedBy))")
+        }
+        if let discarded = form.discardedAt { fact("Discarded", discarded.iso8601) }
+        let score = form.score ?? scoreSoFar
+        fact(
+            "Score",
+            (score.map { String(format: "%.2f", $0) } ?? "none")
+                + (form.status == .completed ? " (recorded at submit)" : " (so far)"))
+        var followUp = form.followUpRequired ? "required" : "not required"
+        if let resolved = form.followUpResolvedBy { followUp += ", cleared by re-inspection \(resolved.lowercased)" }
+        fact("Follow-up", followUp)
+        fact("Parent", parent.map(Self.linkText) ?? "none (not a re-inspection)")
+        if children.isEmpty {
+            fact("Re-inspections", "none")
+        } else {
+            for (i, child) in children.enumerated() { fact(i == 0 ? "Re-inspections" : "", Self.linkText(child)) }
+        }
+        let positions = timeline.entries.map(\.position).filter { $0 > 0 }
+        if let first = positions.min(), let last = positions.max() {
+            fact("Events", "\(timeline.entries.count), at positions \(first)–\(last) of the log")
+        }
+        return lines
+    }
+
+    static func linkText(_ link: LinkedInspection) -> String {
+        var text = "\(link.id.lowercased) [\(link.status.rawValue)]"
+        if let started = link.startedAt { text += " started \(started.iso8601)" }
+        if let position = link.submittedPosition { text += ", submitted at position \(position)" }
+        if let problem = link.problem { text += " — \(problem)" }
+        return text
+    }
+
+    static func actorText(_ actor: Actor?) -> String {
+        guard let actor else { return "?" }
+        return actor.verified ? actor.name : "\(actor.name) (unverified)"
+    }
+
+    // MARK: - Timeline
+
+    static func timelineLines(_ entry: TimelineEntry, chain: ChainCheck) -> [String] {
+        let position = entry.position > 0 ? String(entry.position) : "-"
+        let padded = String(repeating: " ", count: max(0, 7 - position.count)) + position
+        var line = "\(padded)  "
+        if let record = entry.record {
+            line +=
+                "\(record.recordedAt.iso8601)  \(String(record.device.lowercased.prefix(8)))  "
+                + "\(actorText(record.actor)): "
+        } else {
+            line += "(v\(entry.streamVersion)) "
+        }
+        line += entry.summary
+        if entry.hadNoEffect { line += "  [no effect on the record]" }
+        if entry.position > 0, chain.standing(of: entry.position) == "failed" { line += "  [FAILS THE CHAIN CHECK]" }
+        var lines = [line]
+        let inSummary: Bool
+        switch entry.event {
+        case .fieldSet, .fieldCleared: inSummary = true
+        default: inSummary = false
+        }
+        if !inSummary { lines += entry.changes.map { "           \($0.text)" } }
+        if let problem = entry.problem { lines.append("           ! \(problem)") }
+        return lines
+    }
+
+    // MARK: - Form and the rest
+
+    var formLines: [String] {
+        guard let template = form.template else { return ["  (the template is unknown, so the form cannot be drawn)"] }
+        var lines: [String] = []
+        let missing = Set(form.missingRequiredFields().map(\.id))
+        for field in template.fields {
+            switch field.type {
+            case .section: lines.append("== \(field.label)")
+            case .label: lines.append("   \(field.label)")
+            default:
+                let marker = missing.contains(field.id) ? "!" : (field.required ? "*" : " ")
+                let value = form.values[field.id].map { EventWording.valueText($0) } ?? "—"
+                lines.append(" \(marker) [\(field.id.rawValue)] \(field.label) (\(field.type.rawValue)): \(value)")
+            }
+        }
+        return lines
+    }
+
+    var issueLines: [String] {
+        guard !form.issues.isEmpty else { return ["ISSUES: none", ""] }
+        var lines = ["ISSUES"]
+        for issue in form.issues {
+            var line = "  \(issue.id.lowercased) [\(issue.severity.rawValue)] \(issue.description)"
+            if let photo = issue.photoID { line += " (photo \(EventWording.short(photo)))" }
+            line += " — flagged \(issue.flaggedAt.iso8601) by \(Self.actorText(issue.flaggedBy))"
+            lines.append(line)
+        }
+        return lines + [""]
+    }
+
+    var photoLines: [String] {
+        let all = photos
+        guard !all.isEmpty else { return ["PHOTOS: none", ""] }
+        var lines = ["PHOTOS (each stored file hashed again now)"]
+        for photo in all {
+            let reference = photo.captured.photo
+            var place = ""
+            if let field = photo.captured.fieldID {
+                place = " for \(EventWording.fieldName(field, template: form.template))"
+            }
+            if let issue = photo.captured.issueID { place = " for issue \(EventWording.short(issue))" }
+            let file: String =
+                switch photo.file.status {
+                case .matches: "file matches"
+                case .missing: "FILE MISSING"
+                case .altered(let actual): "FILE ALTERED (now hashes to \(actual))"
+                case .notChecked: "file not checked"
+                }
+            lines.append(
+                "  \(reference.photoID.lowercased) \(photo.captured.kind.rawValue)\(place), position \(photo.position)")
+            lines.append(
+                "      sha256 \(reference.sha256.hex), \(reference.size) bytes, \(reference.mediaType): \(file)"
+                    + (photo.serverPath.map { "; uploaded to \($0)" } ?? "")
+                    + (photo.ignored ? "; captured after the record was final (no effect)" : ""))
+        }
+        return lines + [""]
+    }
+
+    var syncLines: [String] {
+        var lines = ["SYNC: \(syncState)" + (form.sync.serverID.map { " (server id \($0))" } ?? "")]
+        let outcomes = syncOutcomes
+        if outcomes.isEmpty {
+            lines.append("  no sync outcomes recorded")
+        } else {
+            for entry in outcomes {
+                lines.append("  \(entry.position)  \(entry.record?.recordedAt.iso8601 ?? "")  \(entry.summary)")
+            }
+        }
+        return lines
+    }
+}

@@ -1,0 +1,388 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+
+/// Everything `jqc audit` states about one inspection, gathered by the CLI
+/// and rendered as text, JSON (`Schemas/audit-report.schema.json`) or one
+/// self-contained HTML file.
+///
+/// A plain value: the CLI reads the log, the photo files and the chain, and
+/// this target turns what was read into the report without touching a file.
+public struct AuditReport: Sendable {
+    /// The `format` member of the JSON report; bumped when its shape changes
+    /// incompatibly.
+    public static let format = "jqc-audit-report/1"
+
+    public var inspectionID: UUID
+    /// When the report was made (the auditor's clock, not the ledger's).
+    public var generatedAt: Timestamp
+    /// The ledger directory audited, as given.
+    public var ledgerPath: String
+    /// The whole chain, checked from position 1 to the head.
+    public var chain: ChainCheck
+    /// Set when the report shows the inspection as it stood at a moment.
+    public var asOf: AsOf?
+    /// The inspection's events up to the report's moment.
+    public var timeline: AuditTimeline
+    /// The inspection as the timeline leaves it, with a follow-up resolved by
+    /// a re-inspection submitted by the report's moment.
+    public var form: InspectionState
+    /// The pinned template and how it was found.
+    public var template: TemplateEvidence
+    /// The inspection this one re-inspects, if any.
+    public var parent: LinkedInspection?
+    /// The re-inspections started from this one (up to the report's moment).
+    public var children: [LinkedInspection]
+    /// The stored file of every captured photo, by SHA-256 (hex).
+    public var photoFiles: [String: PhotoFile]
+    /// The inspection's sync state in one word (`local`, `pending`, …), as
+    /// `jqc show` states it.
+    public var syncState: String
+    /// Facts about how the report was made that are not problems (a view
+    /// that was stale, so links were found by scanning the log).
+    public var notes: [String]
+
+    public init(
+        inspectionID: UUID, generatedAt: Timestamp, ledgerPath: String, chain: ChainCheck, asOf: AsOf?,
+        timeline: AuditTimeline, form: InspectionState, template: TemplateEvidence, parent: LinkedInspection?,
+        children: [LinkedInspection], photoFiles: [String: PhotoFile], syncState: String, notes: [String] = []
+    ) {
+        self.inspectionID = inspectionID
+        self.generatedAt = generatedAt
+        self.ledgerPath = ledgerPath
+        self.chain = chain
+        self.asOf = asOf
+        self.timeline = timeline
+        self.form = form
+        self.template = template
+        self.parent = parent
+        self.children = children
+        self.photoFiles = photoFiles
+        self.syncState = syncState
+        self.notes = notes
+    }
+
+    // MARK: - Findings
+
+    /// Every photo the stream captured, with the check of its stored file.
+    public var photos: [PhotoEvidence] {
+        timeline.capturedPhotos.map { entry, captured in
+            let hash = captured.photo.sha256.hex
+            return PhotoEvidence(
+                captured: captured, position: entry.position, recordedAt: entry.record?.recordedAt,
+                actor: entry.record?.actor, ignored: entry.hadNoEffect,
+                file: photoFiles[hash] ?? PhotoFile(status: .notChecked, contents: nil),
+                serverPath: form.sync.uploadedPhotos[captured.photo.photoID])
+        }
+    }
+
+    /// Every sync outcome in the order recorded.
+    public var syncOutcomes: [TimelineEntry] { timeline.entries.filter(\.isSyncOutcome) }
+
+    /// Everything that makes the audit fail, worded for a person. Empty
+    /// means the chain is intact and every photo file matches its hash.
+    public var problems: [String] {
+        var found: [String] = []
+        if case .notIntact(let finding) = chain.result { found.append("the chain is not intact: \(finding.message)") }
+        found += timeline.problems
+        for photo in photos {
+            switch photo.file.status {
+            case .matches, .notChecked: break
+            case .missing:
+                found.append(
+                    "photo \(photo.captured.photo.photoID.lowercased) (sha256 \(photo.captured.photo.sha256.hex)) "
+                        + "is missing from the photo store")
+            case .altered(let actual):
+                found.append(
+                    "photo \(photo.captured.photo.photoID.lowercased) was altered: its stored file hashes to "
+                        + "\(actual), not the recorded \(photo.captured.photo.sha256.hex)")
+            }
+        }
+        if let problem = template.problem { found.append(problem) }
+        if let parent, let problem = parent.problem { found.append(problem) }
+        for child in children { if let problem = child.problem { found.append(problem) } }
+        return found
+    }
+
+    /// Whether an auditor can rely on the record: the chain is intact (or
+    /// was not checked) and nothing else is wrong.
+    public var isClean: Bool { problems.isEmpty }
+
+    /// The result in one line, for the top of every rendering.
+    public var headline: String {
+        switch chain.result {
+        case .intact:
+            isClean ? "INTACT" : "INTACT chain, but \(problems.count) problem\(problems.count == 1 ? "" : "s") found"
+        case .notIntact(let finding): "NOT INTACT: \(finding.message)"
+        case .skipped:
+            "NOT VERIFIED (--no-verify)" + (isClean ? "" : "; \(problems.count) problem(s) found")
+        }
+    }
+
+    /// How the form is titled: as submitted, as discarded, or as it stands.
+    public var formTitle: String {
+        if let asOf { return "Form as of position \(asOf.position) (\(asOf.recordedAt.iso8601))" }
+        switch form.status {
+        case .completed: return "Form as submitted" + (form.completedAt.map { " at \($0.iso8601)" } ?? "")
+        case .discarded: return "Form as discarded" + (form.discardedAt.map { " at \($0.iso8601)" } ?? "")
+        case .draft: return "Draft form as it stands"
+        case .notStarted: return "Form (the inspection was never started)"
+        }
+    }
+
+    /// The score the form holds: recorded at submit, else computed so far.
+    public var scoreSoFar: Double? { form.template.flatMap { Score.compute(template: $0, values: form.values) } }
+}
+
+// MARK: - Parts of the report
+
+/// The moment a report shows.
+public struct AsOf: Hashable, Sendable {
+    /// What the auditor asked for, as typed.
+    public var requested: String
+    /// The last position of the inspection folded into the report.
+    public var position: UInt64
+    /// When that event was recorded.
+    public var recordedAt: Timestamp
+
+    public init(requested: String, position: UInt64, recordedAt: Timestamp) {
+        self.requested = requested
+        self.position = position
+        self.recordedAt = recordedAt
+    }
+}
+
+/// The result of walking the hash chain, stated without the store's types.
+public struct ChainCheck: Sendable {
+    /// What the walk concluded.
+    public enum Result: Sendable {
+        case intact
+        case notIntact(Finding)
+        /// The walk was skipped (`--no-verify`).
+        case skipped
+    }
+
+    /// The first thing found wrong.
+    public struct Finding: Hashable, Sendable {
+        /// `changed`, `missing`, `reordered`, `unreadable`, `truncated`,
+        /// `digest_mismatch` or `index_mismatch`.
+        public var kind: String
+        /// The position concerned (0 when none: an index mismatch).
+        public var position: UInt64
+        public var message: String
+
+        public init(kind: String, position: UInt64, message: String) {
+            self.kind = kind
+            self.position = position
+            self.message = message
+        }
+    }
+
+    public var result: Result
+    /// Records whose hashes were recomputed.
+    public var checked: UInt64
+    /// The head recomputed by the walk, or the stored head when skipped.
+    public var head: LedgerDigest
+    /// The digest handed out earlier that the log was checked against.
+    public var digest: LedgerDigest?
+    /// The last position proven unchanged: every record up to it hashed to
+    /// the stored chain (and, with a digest, to the digest).
+    public var verifiedThrough: UInt64
+    /// How long the walk took.
+    public var seconds: Double?
+
+    public init(
+        result: Result, checked: UInt64, head: LedgerDigest, digest: LedgerDigest?, verifiedThrough: UInt64,
+        seconds: Double?
+    ) {
+        self.result = result
+        self.checked = checked
+        self.head = head
+        self.digest = digest
+        self.verifiedThrough = verifiedThrough
+        self.seconds = seconds
+    }
+
+    public var isIntact: Bool {
+        if case .intact = result { return true }
+        return false
+    }
+
+    /// `INTACT`, `NOT INTACT` or `NOT VERIFIED`.
+    public var status: String {
+        switch result {
+        case .intact: "INTACT"
+        case .notIntact: "NOT INTACT"
+        case .skipped: "NOT VERIFIED"
+        }
+    }
+
+    /// What the chain proves about one record: `verified`, `failed` (the
+    /// first finding is there) or `not_verified` (after it, or not walked).
+    public func standing(of position: UInt64) -> String {
+        if case .notIntact(let finding) = result, finding.position == position, position > 0,
+            finding.kind != "digest_mismatch", finding.kind != "truncated"
+        {
+            return "failed"
+        }
+        if case .skipped = result { return "not_verified" }
+        return position > 0 && position <= verifiedThrough ? "verified" : "not_verified"
+    }
+}
+
+/// The template an inspection pinned, and whether its content is the one
+/// the inspection's start names.
+public struct TemplateEvidence: Sendable {
+    /// The content hash recorded in `inspection.started`.
+    public var hash: String
+    /// The pinned template, when found.
+    public var template: Template?
+    /// Where the `template.pinned` event is, when known.
+    public var pinnedAt: UInt64?
+    /// How it was found, in words.
+    public var source: String
+
+    public init(hash: String, template: Template?, pinnedAt: UInt64?, source: String) {
+        self.hash = hash
+        self.template = template
+        self.pinnedAt = pinnedAt
+        self.source = source
+    }
+
+    /// Whether the template's canonical content hashes to the recorded hash:
+    /// a template found anywhere is trustworthy exactly when this holds.
+    public var hashMatches: Bool { template?.contentHash == hash }
+
+    /// What is wrong, or nil.
+    public var problem: String? {
+        guard !hash.isEmpty else { return nil }
+        guard let template else {
+            return "the pinned template \(hash) is not in the log: the form's fields cannot be named"
+        }
+        return template.contentHash == hash
+            ? nil
+            : "the pinned template's content hashes to \(template.contentHash), not the recorded \(hash)"
+    }
+}
+
+/// A parent or child inspection, as its own stream tells it.
+public struct LinkedInspection: Sendable {
+    public var id: UUID
+    public var status: InspectionStatus
+    public var templateID: String
+    public var facilityName: String
+    public var startedAt: Timestamp?
+    /// The position of its `inspection.started`.
+    public var startedPosition: UInt64?
+    public var completedAt: Timestamp?
+    /// The position of its `inspection.submitted`.
+    public var submittedPosition: UInt64?
+    public var score: Double?
+    public var followUpRequired: Bool
+    /// What does not add up (its stream does not name this inspection).
+    public var problem: String?
+
+    public init(
+        id: UUID, status: InspectionStatus, templateID: String, facilityName: String, startedAt: Timestamp?,
+        startedPosition: UInt64?, completedAt: Timestamp?, submittedPosition: UInt64?, score: Double?,
+        followUpRequired: Bool, problem: String? = nil
+    ) {
+        self.id = id
+        self.status = status
+        self.templateID = templateID
+        self.facilityName = facilityName
+        self.startedAt = startedAt
+        self.startedPosition = startedPosition
+        self.completedAt = completedAt
+        self.submittedPosition = submittedPosition
+        self.score = score
+        self.followUpRequired = followUpRequired
+        self.problem = problem
+    }
+
+    /// The link as the linked inspection's own timeline shows it.
+    public init(timeline: AuditTimeline, problem: String? = nil) {
+        let state = timeline.state
+        func position(of type: InspectionEventType) -> UInt64? {
+            timeline.entries.first { $0.event?.eventType == type && !$0.hadNoEffect }?.position
+        }
+        self.init(
+            id: timeline.inspectionID, status: state.status, templateID: state.templateID,
+            facilityName: state.facilityName, startedAt: state.startedAt, startedPosition: position(of: .started),
+            completedAt: state.completedAt, submittedPosition: position(of: .submitted), score: state.score,
+            followUpRequired: state.followUpRequired, problem: problem)
+    }
+}
+
+/// The stored file of a photo, checked against its recorded hash.
+public struct PhotoFile: Sendable {
+    public var status: PhotoFileStatus
+    /// The bytes, for embedding in HTML (nil when not loaded or missing).
+    public var contents: [UInt8]?
+
+    public init(status: PhotoFileStatus, contents: [UInt8]?) {
+        self.status = status
+        self.contents = contents
+    }
+}
+
+/// Whether a stored photo file is the one the log recorded.
+public enum PhotoFileStatus: Hashable, Sendable {
+    /// The file hashes to its recorded SHA-256.
+    case matches
+    /// No file under that hash.
+    case missing
+    /// A file is there, but its bytes hash to `actualSHA256`.
+    case altered(actualSHA256: String)
+    /// Not looked at.
+    case notChecked
+
+    /// `matches`, `missing`, `altered` or `not_checked`.
+    public var name: String {
+        switch self {
+        case .matches: "matches"
+        case .missing: "missing"
+        case .altered: "altered"
+        case .notChecked: "not_checked"
+        }
+    }
+}
+
+/// One captured photo, where it was captured and what its file is now.
+public struct PhotoEvidence: Sendable {
+    public var captured: PhotoCaptured
+    public var position: UInt64
+    public var recordedAt: Timestamp?
+    public var actor: Actor?
+    /// Captured after the record was final, so `apply` ignored it.
+    public var ignored: Bool
+    public var file: PhotoFile
+    /// Where the server stored it, once uploaded.
+    public var serverPath: String?
+}
+
+// MARK: - Building
+
+extension AuditReport {
+    /// The inspection as it stood at the timeline's end, with its follow-up
+    /// resolved by the first child submitted within the report's moment (as
+    /// `jqc show` resolves it from the views).
+    public static func form(of timeline: AuditTimeline, children: [LinkedInspection]) -> InspectionState {
+        var state = timeline.state
+        let submitted = children.compactMap { child in child.submittedPosition.map { ($0, child.id) } }
+        for (_, child) in submitted.sorted(by: { $0.0 < $1.0 }) { state.resolveFollowUp(by: child) }
+        return state
+    }
+
+    /// The last event of the inspection at or before `moment` (its position
+    /// and time): for a position, the last at or before it; for a time, the
+    /// last recorded at or before it. Nil when it had no event by then.
+    public static func position(of moment: LogMoment, in entries: [StreamEntry]) -> (UInt64, Timestamp)? {
+        var found: (UInt64, Timestamp)?
+        for case .record(let record) in entries
+        where moment.admitsAsUpperBound(position: record.position, recordedAt: record.recordedAt) {
+            if found == nil || record.position > found!.0 { found = (record.position, record.recordedAt) }
+        }
+        return found
+    }
+}

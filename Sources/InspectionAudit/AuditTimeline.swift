@@ -1,0 +1,249 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+
+// MARK: - What the stream index gave
+
+/// One entry of an inspection's stream as the store read it, kept even when
+/// the record behind it is gone or damaged: an auditor must see the hole.
+public enum StreamEntry: Sendable {
+    /// The record the stream index names.
+    case record(EventRecord)
+    /// The stream index names `position` for `streamVersion`, but the log
+    /// holds no record there (removed, or the log was truncated).
+    case missing(streamVersion: UInt64, position: UInt64)
+    /// The bytes stored at `position` are not a record.
+    case unreadable(streamVersion: UInt64, position: UInt64, reason: String)
+
+    /// The stream version the index gave the entry.
+    public var streamVersion: UInt64 {
+        switch self {
+        case .record(let record): record.streamVersion
+        case .missing(let version, _), .unreadable(let version, _, _): version
+        }
+    }
+
+    /// The log position the index gave the entry.
+    public var position: UInt64 {
+        switch self {
+        case .record(let record): record.position
+        case .missing(_, let position), .unreadable(_, let position, _): position
+        }
+    }
+}
+
+// MARK: - The timeline
+
+/// One answer that an event changed.
+public struct FieldChange: Hashable, Sendable {
+    public var fieldID: FieldID
+    /// The label and type from the pinned template (nil when it is unknown).
+    public var label: String?
+    public var fieldType: FieldType?
+    /// Nil means unanswered (never set, or cleared).
+    public var old: FieldValue?
+    public var new: FieldValue?
+
+    public init(fieldID: FieldID, label: String?, fieldType: FieldType?, old: FieldValue?, new: FieldValue?) {
+        self.fieldID = fieldID
+        self.label = label
+        self.fieldType = fieldType
+        self.old = old
+        self.new = new
+    }
+
+    /// `Floors (2): 3 → 4`.
+    public var text: String {
+        let name = label.map { "\($0) (\(fieldID.rawValue))" } ?? "field \(fieldID.rawValue)"
+        return "\(name): \(EventWording.valueText(old)) → \(EventWording.valueText(new))"
+    }
+}
+
+/// One event of the inspection, as an auditor reads it.
+public struct TimelineEntry: Sendable {
+    public var position: UInt64
+    public var streamVersion: UInt64
+    /// The stored record; nil when it is missing or unreadable.
+    public var record: EventRecord?
+    /// The decoded event; nil when the record is missing or cannot be decoded.
+    public var event: InspectionEvent?
+    /// What happened, in words (`set Floors (2): 3 → 4`).
+    public var summary: String
+    /// Every answer the event changed, old → new, in form order.
+    public var changes: [FieldChange]
+    /// What is wrong with this entry (missing, unreadable, out of place),
+    /// or nil when nothing is.
+    public var problem: String?
+    /// The event is in the log but changed nothing in the inspection's
+    /// record: an edit after submit, a second start, a retry of nothing.
+    /// `apply` ignores such events so that any log replays; an auditor
+    /// should still see that someone recorded them.
+    public var hadNoEffect: Bool
+
+    /// Whether the event is a sync outcome (recorded by the sync worker).
+    public var isSyncOutcome: Bool { record?.type.hasPrefix("sync.") ?? false }
+}
+
+/// An inspection's whole history folded event by event from its stream:
+/// each entry with what it changed, the state after the last one, and every
+/// irregularity met on the way.
+///
+/// Pure: it reads only what it is given. The store reads the stream through
+/// its index (never by scanning the log) and finds a template pinned by
+/// another inspection by its content hash.
+public struct AuditTimeline: Sendable {
+    public let inspectionID: UUID
+    public private(set) var entries: [TimelineEntry] = []
+    /// The inspection after the last folded entry.
+    public private(set) var state: InspectionState
+    /// Pinned templates by content hash: those given, and those the stream
+    /// itself pinned.
+    public private(set) var templates: [String: Template]
+    /// Where the stream pinned its own template, if it did.
+    public private(set) var templatePinnedAt: UInt64?
+    /// The position of the last folded entry (0 when there is none).
+    public private(set) var lastPosition: UInt64 = 0
+
+    /// Folds `entries` (in stream-version order) up to and including
+    /// `position` (all of them when nil).
+    public init(
+        inspectionID: UUID, entries stream: [StreamEntry], templates: [String: Template] = [:],
+        through position: UInt64? = nil
+    ) {
+        self.inspectionID = inspectionID
+        self.state = InspectionState(id: inspectionID)
+        self.templates = templates
+        var expectedVersion: UInt64 = 1
+        for entry in stream {
+            if let position, entry.position > position { continue }
+            if entry.streamVersion > expectedVersion {
+                let gap =
+                    entry.streamVersion == expectedVersion + 1
+                    ? "stream version \(expectedVersion) is" : "stream versions \(expectedVersion)–\(entry.streamVersion - 1) are"
+                entries.append(
+                    TimelineEntry(
+                        position: 0, streamVersion: expectedVersion, record: nil, event: nil,
+                        summary: "(no record)",
+                        changes: [],
+                        problem: "\(gap) missing: the stream index has no entry for them, so the events were removed "
+                            + "with their index entries", hadNoEffect: false))
+            }
+            expectedVersion = max(expectedVersion, entry.streamVersion + 1)
+            fold(entry)
+        }
+    }
+
+    /// The first template hash the stream's start names, found without a
+    /// template (a store uses it to look a template pinned elsewhere up).
+    public static func templateHash(in entries: [StreamEntry]) -> String? {
+        for case .record(let record) in entries where record.type == InspectionEventType.started.rawValue {
+            if case .started(let started) = try? InspectionEvent.decode(
+                type: record.type, schemaVersion: record.schemaVersion, payload: record.payload)
+            {
+                return started.templateHash
+            }
+        }
+        return nil
+    }
+
+    /// The parent the stream's start names, if it is a re-inspection.
+    public var parentInspectionID: UUID? { state.parentInspectionID }
+
+    /// Every `photo.captured` of the stream with where and when, including
+    /// those `apply` ignored (taken after submit): each names a file an
+    /// auditor must be able to check.
+    public var capturedPhotos: [(entry: TimelineEntry, captured: PhotoCaptured)] {
+        entries.compactMap { entry in
+            if case .photoCaptured(let captured) = entry.event { return (entry, captured) }
+            return nil
+        }
+    }
+
+    /// The irregularities of the stream itself (not of the chain).
+    public var problems: [String] {
+        entries.compactMap { entry in
+            entry.problem.map { entry.position > 0 ? "position \(entry.position): \($0)" : $0 }
+        }
+    }
+
+    // MARK: - Folding
+
+    private mutating func fold(_ entry: StreamEntry) {
+        lastPosition = max(lastPosition, entry.position)
+        switch entry {
+        case .missing(let version, let position):
+            entries.append(
+                TimelineEntry(
+                    position: position, streamVersion: version, record: nil, event: nil, summary: "(no record)",
+                    changes: [],
+                    problem: "the stream index names position \(position) as version \(version) of this inspection, "
+                        + "but the log holds no record there: it was removed", hadNoEffect: false))
+        case .unreadable(let version, let position, let reason):
+            entries.append(
+                TimelineEntry(
+                    position: position, streamVersion: version, record: nil, event: nil,
+                    summary: "(unreadable record)", changes: [],
+                    problem: "the bytes stored at position \(position) are not a record (\(reason))",
+                    hadNoEffect: false))
+        case .record(let record):
+            fold(record)
+        }
+    }
+
+    private mutating func fold(_ record: EventRecord) {
+        var problems: [String] = []
+        if record.stream != inspectionID {
+            problems.append(
+                "the record belongs to inspection \(record.stream.lowercased), yet the stream index lists it here")
+        }
+        let event: InspectionEvent
+        do {
+            event = try EventUpcaster.decode(record, template: state.template)
+        } catch {
+            problems.append("the \(record.type) event (version \(record.schemaVersion)) cannot be decoded: \(error)")
+            entries.append(
+                TimelineEntry(
+                    position: record.position, streamVersion: record.streamVersion, record: record, event: nil,
+                    summary: "(undecodable \(record.type) event)", changes: [],
+                    problem: problems.joined(separator: "; "), hadNoEffect: false))
+            return
+        }
+        if case .templatePinned(let pinned) = event {
+            templates[pinned.templateHash] = pinned.template
+            if templatePinnedAt == nil { templatePinnedAt = record.position }
+        }
+        let before = state
+        state.apply(event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
+        var unchanged = state
+        unchanged.eventCount = before.eventCount
+        let template = state.template ?? before.template
+        let changes = Self.changes(from: before.values, to: state.values, template: template)
+        entries.append(
+            TimelineEntry(
+                position: record.position, streamVersion: record.streamVersion, record: record, event: event,
+                summary: EventWording.describe(event, stream: inspectionID, template: template, before: before),
+                changes: changes, problem: problems.isEmpty ? nil : problems.joined(separator: "; "),
+                hadNoEffect: unchanged == before))
+    }
+
+    /// The answers that differ between two states, in form order (fields
+    /// the template lacks last, by id).
+    public static func changes(
+        from old: [FieldID: FieldValue], to new: [FieldID: FieldValue], template: Template?
+    ) -> [FieldChange] {
+        let ids = Set(old.keys).union(new.keys).filter { old[$0] != new[$0] }
+        let order = Dictionary(
+            (template?.fields ?? []).enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        return ids.sorted { a, b in
+            switch (order[a], order[b]) {
+            case (let x?, let y?): x < y
+            case (.some, nil): true
+            case (nil, .some): false
+            case (nil, nil): a < b
+            }
+        }.map { id in
+            let field = template?.field(id: id)
+            return FieldChange(fieldID: id, label: field?.label, fieldType: field?.type, old: old[id], new: new[id])
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+
+/// What an event did, in words an auditor reads without the schemas:
+/// `set Floors (2) = 4`, `flagged issue 1a2b3c4d… high: Leaking tap`.
+///
+/// Ids are shortened to their first eight hex digits (enough to tell apart
+/// the events of one inspection; the JSON forms carry them whole). Text
+/// answers are quoted, with line breaks escaped, so a trailing space or a
+/// second line is visible on one line of output.
+public enum EventWording {
+    /// One line for `event`, recorded in `stream`.
+    ///
+    /// - Parameters:
+    ///   - template: the inspection's pinned template, to name fields by label.
+    ///   - before: the inspection as it stood before the event; when given,
+    ///     field changes read `old → new` instead of `= new`.
+    public static func describe(
+        _ event: InspectionEvent, stream: UUID, template: Template?, before: InspectionState? = nil
+    ) -> String {
+        switch event {
+        case .started(let e):
+            var text = "started the inspection from template \(e.templateID)"
+            if let template, template.contentHash == e.templateHash {
+                text += " \"\(template.name)\" version \(template.version)"
+            }
+            text += " at \(e.facilityName) (\(e.facilityID))"
+            if let areaID = e.areaID { text += ", \(e.areaName ?? "area") (\(areaID))" }
+            if let parent = e.parentInspectionID {
+                text += "; re-inspection of \(short(parent))"
+                if !e.prefilled.isEmpty {
+                    text += ", \(e.prefilled.count) answer\(e.prefilled.count == 1 ? "" : "s") copied from it"
+                }
+            }
+            return text
+        case .templatePinned(let e):
+            return "pinned template \(e.template.id) \"\(e.template.name)\" version \(e.template.version) "
+                + "(content sha256 \(shortHash(e.templateHash)), \(e.template.fields.count) fields)"
+        case .fieldSet(let e):
+            let name = fieldName(e.fieldID, template: template)
+            guard let before else { return "set \(name) = \(valueText(e.value))" }
+            let old = before.values[e.fieldID]
+            if old == e.value { return "set \(name) = \(valueText(e.value)) (unchanged)" }
+            return "set \(name): \(valueText(old)) → \(valueText(e.value))"
+        case .fieldCleared(let e):
+            let name = fieldName(e.fieldID, template: template)
+            guard let before else { return "cleared \(name)" }
+            guard let old = before.values[e.fieldID] else { return "cleared \(name) (it was unanswered)" }
+            return "cleared \(name): \(valueText(old)) → \(valueText(nil))"
+        case .photoCaptured(let e):
+            var text = "captured \(e.kind.rawValue) \(short(e.photo.photoID)) (\(e.photo.mediaType), "
+                + "\(e.photo.size) bytes, sha256 \(shortHash(e.photo.sha256.hex)))"
+            if let field = e.fieldID { text += " for \(fieldName(field, template: template))" }
+            if let issue = e.issueID { text += " for issue \(short(issue))" }
+            return text
+        case .issueFlagged(let e):
+            var text = "flagged issue \(short(e.issueID)) \(e.severity.rawValue): \(quotedIfNeeded(e.description))"
+            if let photo = e.photoID { text += " (photo \(short(photo)))" }
+            return text
+        case .submitted(let e):
+            let score = e.score.map { "score \(String(format: "%.2f", $0))" } ?? "no score (nothing scoreable answered)"
+            return "submitted the inspection: \(score), follow-up \(e.followUpRequired ? "required" : "not required")"
+        case .discarded(let e):
+            return "discarded the draft" + (e.reason.map { ": \(quotedIfNeeded($0))" } ?? " (no reason given)")
+        case .photoUploaded(let e):
+            return "uploaded photo \(short(e.photoID)) → \(e.serverPath)"
+        case .inspectionAccepted(let e):
+            return "the server accepted the inspection as \(e.serverID)"
+        case .issueAccepted(let e):
+            return "the server accepted issue \(short(e.issueID)) as \(e.serverID)"
+        case .syncAttemptFailed(let e):
+            var text = "sync attempt \(e.attempt) for \(itemName(e.item, stream: stream)) failed"
+            if let status = e.httpStatus { text += " (HTTP \(status))" }
+            text += ": \(quotedIfNeeded(e.error))"
+            if e.willRetry {
+                text += e.nextAttemptAt.map { ", retry at \($0.iso8601)" } ?? ", will retry"
+            } else {
+                text += ", no retry"
+            }
+            return text
+        case .syncGaveUp(let e):
+            return "sync gave up on \(itemName(e.item, stream: stream)): \(quotedIfNeeded(e.error))"
+        case .syncRetryRequested(let e):
+            return "retry requested for \(itemName(e.item, stream: stream))"
+        case .unrecognized(let stored):
+            return "an event of a type this jqc does not know: \(stored.type) version \(stored.schemaVersion) "
+                + "(\(stored.payload.count) payload bytes)"
+        }
+    }
+
+    // MARK: - Parts
+
+    /// An id shortened for reading: its first eight hex digits and `…`.
+    public static func short(_ id: UUID) -> String { String(id.lowercased.prefix(8)) + "…" }
+
+    /// A SHA-256 shortened for reading: its first twelve hex digits and `…`.
+    public static func shortHash(_ hex: String) -> String { String(hex.prefix(12)) + "…" }
+
+    /// A field as `Label (id)`, or `field id` when the template is unknown.
+    public static func fieldName(_ id: FieldID, template: Template?) -> String {
+        guard let field = template?.field(id: id) else { return "field \(id.rawValue)" }
+        return "\(field.label) (\(id.rawValue))"
+    }
+
+    /// A value as one line: text quoted, photos by id and hash, nothing as
+    /// `(unanswered)`.
+    public static func valueText(_ value: FieldValue?) -> String {
+        switch value {
+        case nil: "(unanswered)"
+        case .text(let text): quoted(text)
+        case .photo(let photo): "photo \(short(photo.photoID)) (sha256 \(shortHash(photo.sha256.hex)))"
+        case .passFail(let answer) where answer == .unanswered: "\"\" (unanswered)"
+        case .some(let value): escaped(value.displayText)
+        }
+    }
+
+    /// A sync item as a reader names it: `the inspection`, `photo 1a2b…`.
+    static func itemName(_ item: SyncItem, stream: UUID) -> String {
+        item.kind == .inspection && item.id == stream ? "the inspection" : "\(item.kind.rawValue) \(short(item.id))"
+    }
+
+    /// Text in double quotes, with quotes, backslashes and control
+    /// characters escaped as in JSON.
+    public static func quoted(_ text: String) -> String {
+        "\"" + escaped(text, quotes: true) + "\""
+    }
+
+    /// Free text (a description, an error) as is, unless it holds line
+    /// breaks or other control characters, which would break the one-line
+    /// form: then quoted.
+    static func quotedIfNeeded(_ text: String) -> String {
+        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? quoted(text) : text
+    }
+
+    static func escaped(_ text: String, quotes: Bool = false) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"" where quotes: out += "\\\""
+            case "\\" where quotes: out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,92 @@
+import InspectionDomain
+import LedgerCore
+
+/// Which events `jqc log` prints, and how each reads on one line.
+///
+/// Pure, so the selection rules can be tested with tables of records; the
+/// CLI decides how to read the log (through a stream's index for
+/// `--inspection`, else from `--since`'s position on).
+public struct LogFilter: Sendable {
+    /// `--since`: events at or after this moment.
+    public var since: LogMoment?
+    /// `--until`: events at or before this moment.
+    public var until: LogMoment?
+    /// `--actor`: the actor's name or id, ignoring case.
+    public var actor: String?
+    /// `--type`: full type names (`inspection.field_set`) or families
+    /// (`sync`, `inspection`); any of them matches.
+    public var types: [String]
+    /// `--limit`: at most this many events, the first ones in log order.
+    public var limit: Int?
+
+    public init(
+        since: LogMoment? = nil, until: LogMoment? = nil, actor: String? = nil, types: [String] = [],
+        limit: Int? = nil
+    ) {
+        self.since = since
+        self.until = until
+        self.actor = actor
+        self.types = types
+        self.limit = limit
+    }
+
+    /// The first position worth reading: `--since` as a position, else 1.
+    public var firstPosition: UInt64 {
+        if case .position(let position) = since { return max(1, position) }
+        return 1
+    }
+
+    /// Whether no record after `position` can match, so a scan may stop:
+    /// `--until` given as a position has been passed.
+    public func isPast(position: UInt64) -> Bool {
+        if case .position(let bound) = until { return position > bound }
+        return false
+    }
+
+    /// Whether `record` is selected (the limit is the caller's to count).
+    public func admits(_ record: EventRecord) -> Bool {
+        if let since, !since.admitsAsLowerBound(position: record.position, recordedAt: record.recordedAt) {
+            return false
+        }
+        if let until, !until.admitsAsUpperBound(position: record.position, recordedAt: record.recordedAt) {
+            return false
+        }
+        if let actor {
+            let wanted = actor.lowercased()
+            guard record.actor.name.lowercased() == wanted || record.actor.id.lowercased() == wanted else {
+                return false
+            }
+        }
+        if !types.isEmpty, !types.contains(where: { Self.type(record.type, matches: $0) }) { return false }
+        return true
+    }
+
+    /// `inspection.field_set` matches itself and the family `inspection`.
+    static func type(_ type: String, matches wanted: String) -> Bool {
+        type == wanted || type.hasPrefix(wanted + ".")
+    }
+
+    /// Whether `wanted` names an event type or family this program knows.
+    public static func isKnownType(_ wanted: String) -> Bool {
+        InspectionEventType.allCases.contains { type($0.rawValue, matches: wanted) }
+    }
+
+    /// The known families and types, for messages.
+    public static var knownTypes: [String] {
+        let names = InspectionEventType.allCases.map(\.rawValue)
+        let families = Set(names.compactMap { $0.split(separator: ".").first.map(String.init) })
+        return families.sorted() + names.sorted()
+    }
+
+    // MARK: - One line per event
+
+    /// `     12  2026-11-29T12:10:59.203059Z  1d455db8  2b566894  dana (unverified): set Floors (2) = 4`:
+    /// position, exact time, device, inspection, actor, what happened.
+    public static func line(for record: EventRecord, summary: String) -> String {
+        let position = String(record.position)
+        let actor = record.actor.verified ? record.actor.name : "\(record.actor.name) (unverified)"
+        return String(repeating: " ", count: max(0, 7 - position.count)) + position + "  "
+            + record.recordedAt.iso8601 + "  " + String(record.device.lowercased.prefix(8)) + "  "
+            + String(record.stream.lowercased.prefix(8)) + "  " + actor + ": " + summary
+    }
+}

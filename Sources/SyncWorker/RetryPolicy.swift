@@ -1,0 +1,74 @@
+import LedgerCore
+
+/// When a transient failure is tried again, and when the worker gives up.
+///
+/// The delay before attempt `n + 1` (after `n` failures) is
+/// `min(cap, base × factor^(n-1))`, spread by ±`jitter` so that devices that
+/// failed together do not all come back at the same moment; a server's
+/// `Retry-After` is honoured when it asks for longer. The `maximumAttempts`th
+/// failure gives up (`sync.gave_up`): the item stays failed, with its last
+/// error, until someone asks for a retry.
+public struct RetryPolicy: Sendable, Equatable {
+    /// The delay after the first failure, in seconds.
+    public var base: Double
+    public var factor: Double
+    /// The longest delay, in seconds.
+    public var cap: Double
+    /// The share (0...1) by which a delay may be shortened or lengthened at random.
+    public var jitter: Double
+    /// Failed attempts before giving up.
+    public var maximumAttempts: Int
+    /// Multiplies every delay. 1 in use; tests set 0 (every retry due at once)
+    /// through the test-only environment variable `JQC_SYNC_BACKOFF_SCALE`.
+    public var scale: Double
+
+    public init(
+        base: Double = 2, factor: Double = 2, cap: Double = 300, jitter: Double = 0.2, maximumAttempts: Int = 5,
+        scale: Double = 1
+    ) {
+        self.base = base
+        self.factor = factor
+        self.cap = cap
+        self.jitter = jitter
+        self.maximumAttempts = maximumAttempts
+        self.scale = scale
+    }
+
+    /// Base 2 s, doubling, capped at 5 minutes, ±20%, five attempts.
+    public static let standard = RetryPolicy()
+
+    /// The delay in seconds after the `failures`th failure (1 for the first).
+    ///
+    /// - Parameters:
+    ///   - unit: a random number in 0..<1, which places the delay within the jitter.
+    ///   - retryAfter: the server's `Retry-After`, in seconds, if it sent one.
+    public func delay(afterFailure failures: Int, unit: Double, retryAfter: Int? = nil) -> Double {
+        let exponent = Double(max(0, failures - 1))
+        let nominal = min(cap, base * Self.power(factor, exponent))
+        let spread = nominal * (1 + jitter * (2 * min(max(unit, 0), 1) - 1))
+        let wanted = max(spread, Double(retryAfter ?? 0))
+        return max(0, wanted * scale)
+    }
+
+    /// When the next attempt is due after the `failures`th failure at `now`.
+    public func nextAttempt(
+        afterFailure failures: Int, at now: Timestamp, unit: Double, retryAfter: Int? = nil
+    ) -> Timestamp {
+        let seconds = delay(afterFailure: failures, unit: unit, retryAfter: retryAfter)
+        return Timestamp(microsecondsSinceEpoch: now.microsecondsSinceEpoch + Int64((seconds * 1_000_000).rounded()))
+    }
+
+    /// Whether the `failures`th failure is the last one allowed.
+    public func givesUp(afterFailure failures: Int) -> Bool { failures >= maximumAttempts }
+
+    /// `x^y` for the small whole exponents used here, without Foundation's `pow`.
+    static func power(_ x: Double, _ y: Double) -> Double {
+        var result = 1.0
+        var remaining = Int(min(y, 64))
+        while remaining > 0 {
+            result *= x
+            remaining -= 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+
+/// What one sync run did, for the summary `jqc sync` prints.
+public struct SyncReport: Sendable {
+    /// Why a run stopped before it went through the outbox.
+    public enum Stop: Sendable, Equatable, CustomStringConvertible {
+        /// The session was refused and could not be refreshed; no attempt was counted.
+        case loginRequired(String)
+        /// The server could not be reached (no connection, or no answer in
+        /// time); the item that found out counted one attempt, the rest wait.
+        case serverUnreachable(String)
+        /// The transport refused to send (TLS, redirect, a bad URL): a
+        /// configuration problem, not the items' fault, so no attempt was counted.
+        case transportRefused(String)
+        /// SIGINT or SIGTERM: the item in flight was finished and recorded first.
+        case interrupted
+
+        public var description: String {
+            switch self {
+            case .loginRequired(let why), .serverUnreachable(let why), .transportRefused(let why): why
+            case .interrupted: "Sync was interrupted; the item in flight was finished and recorded first."
+            }
+        }
+    }
+
+    /// How the reference-data pull at the end of the run went.
+    public enum ReferencePull: Sendable, Equatable {
+        case notAttempted
+        case refreshed(facilities: Int, templates: Int)
+        case failed(String)
+    }
+
+    /// An item that failed, in this run or before.
+    public struct Failure: Sendable, Equatable {
+        public var item: SyncItem
+        public var inspectionID: UUID
+        public var error: String
+        public var httpStatus: Int?
+        /// When the worker tries again (nil once it has given up).
+        public var nextAttemptAt: Timestamp?
+    }
+
+    /// Items the server accepted in this run, in the order they were sent.
+    public internal(set) var sent: [SyncItem] = []
+    /// Items given up in this run (a refusal, the last allowed failure, or a
+    /// dependency that failed for good).
+    public internal(set) var gaveUp: [Failure] = []
+    /// Items that failed in this run and will be retried.
+    public internal(set) var retrying: [Failure] = []
+    /// Items that had failed for good before this run; `jqc sync retry` sends them again.
+    public internal(set) var failedEarlier: [Failure] = []
+    /// Items left in the outbox that this run neither sent nor failed: not
+    /// due yet, waiting for what they depend on, or not reached.
+    public internal(set) var skipped: [SyncItem] = []
+    public internal(set) var reference: ReferencePull = .notAttempted
+    public internal(set) var stop: Stop?
+    /// The earliest moment a retrying item is due again, if any.
+    public internal(set) var nextAttemptAt: Timestamp?
+    /// Passes made over the outbox (another pass runs while retries fall due).
+    public internal(set) var passes = 0
+
+    public init() {}
+
+    /// Sent items of one kind.
+    public func sentCount(_ kind: SyncItemKind) -> Int { sent.filter { $0.kind == kind }.count }
+
+    /// Whether anything is failed for good (in this run or before), or the
+    /// run could not go on without the user: `jqc sync` then exits 1.
+    public var needsAttention: Bool {
+        if !gaveUp.isEmpty || !failedEarlier.isEmpty { return true }
+        switch stop {
+        case .loginRequired, .transportRefused: return true
+        case .serverUnreachable, .interrupted, nil: return false
+        }
+    }
+
+    /// Fills in the remaining outbox's picture once the run is over.
+    mutating func finish(outcomes: [SyncItem: Outcome], order: [SyncItem], remaining: [OutboxItem]) {
+        for item in order {
+            switch outcomes[item] {
+            case .sent?: sent.append(item)
+            case .gaveUp(let failure)?: gaveUp.append(failure)
+            case .retrying(let failure)?: retrying.append(failure)
+            case nil: break
+            }
+        }
+        for row in remaining where outcomes[row.item] == nil {
+            if row.state == .failed {
+                failedEarlier.append(
+                    Failure(
+                        item: row.item, inspectionID: row.inspectionID, error: row.lastError ?? "",
+                        httpStatus: row.lastHTTPStatus, nextAttemptAt: nil))
+            } else {
+                skipped.append(row.item)
+            }
+        }
+        nextAttemptAt = remaining.filter { $0.state == .retrying }.compactMap(\.nextAttemptAt).min()
+    }
+
+    /// An item's last outcome in a run.
+    enum Outcome: Sendable {
+        case sent
+        case gaveUp(Failure)
+        case retrying(Failure)
+    }
+}
+
+/// One step of a run, for progress lines.
+public struct SyncProgress: Sendable {
+    /// What happened to the item.
+    public enum Step: Sendable, Equatable {
+        case sending
+        case sent(String)
+        case willRetry(String)
+        case gaveUp(String)
+        case waiting(String)
+    }
+
+    public var item: SyncItem
+    public var inspectionID: UUID
+    /// 1-based place in this pass, and the pass's size.
+    public var index: Int
+    public var total: Int
+    public var step: Step
+}

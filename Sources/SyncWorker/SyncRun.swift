@@ -1,0 +1,472 @@
+import Foundation
+import HTTPCore
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// One sync of a ledger's outbox to the server: the rules of
+/// `shared/domain.md` ("What the sync worker must honour"), as implemented.
+///
+/// **Order.** The outbox view is ordered photos → inspections → issues (each
+/// by submit time); a run sends in that order, then pulls reference data.
+/// - An inspection is sent only when every one of its photos is settled
+///   (uploaded, or failed for good); a photo not uploaded is sent as `""`.
+///   A re-inspection also waits for its parent's server id; if the parent
+///   failed for good, it fails with that reason.
+/// - An issue is sent only once its inspection has a server id and its photo
+///   (if any) is settled. If the inspection failed for good, the issue is
+///   given up with that reason instead of becoming an orphan on the server.
+///
+/// **Outcomes are events.** Each outcome is appended through
+/// `InspectionLedger.append` in one short write transaction of its own
+/// (`sync.photo_uploaded`, `sync.inspection_accepted`, `sync.issue_accepted`,
+/// `sync.attempt_failed`, `sync.gave_up`). No transaction is open while a
+/// request is in flight, so inspectors keep recording during a sync.
+///
+/// **Failures.**
+/// - Transient (no connection, timeout, lost connection, 5xx, 429, an
+///   unreadable answer): `sync.attempt_failed` with `will_retry` and
+///   `next_attempt_at` from the `RetryPolicy`; the 5th failure is recorded
+///   with `sync.gave_up` in the same transaction. Items whose next attempt is
+///   in the future are skipped. When the server cannot be reached at all
+///   (no connection, or no answer in time), the run stops after recording
+///   that item's failure: the others would only wait for the same timeout.
+/// - A 4xx refusal (400, 404, 409, 413, 422…): given up at once with the
+///   server's message (the HTTP status is kept in the failure).
+/// - A 401: the session refreshes once and the request is sent again. If the
+///   refresh is refused the run stops, asks for `jqc login`, and records
+///   nothing: no attempt is counted against any item.
+/// - A transport refusal (TLS, a redirect, a bad URL) stops the run without
+///   counting an attempt: it is the configuration's fault, not the item's.
+/// - Local problems (a photo file missing from the store, or not matching its
+///   hash) give the item up with a message saying what to restore.
+///
+/// **Idempotency.** Every write carries the key of the event that caused it
+/// (`IdempotencyKeys`), so a retry after a lost response, a crash or a
+/// `kill -9` is answered with the first response and never makes a second
+/// record.
+///
+/// **Passes.** After going through the outbox, the run goes through it again
+/// while the previous pass achieved something and some retry has fallen due
+/// (with a scale of 0 in tests, at once), so one run carries items as far as
+/// backoff allows.
+public final class SyncRun {
+    let ledger: InspectionLedger
+    let session: ServerSession
+    let device: UUID
+    let clock: any LedgerClock
+    let policy: RetryPolicy
+    let pullsReferenceData: Bool
+    let unitRandom: () -> Double
+    let shouldStop: () -> Bool
+    let progress: ((SyncProgress) -> Void)?
+    let actor: Actor
+
+    /// Folded states of this pass, kept in step with what the run records.
+    private var states: [UUID: InspectionState] = [:]
+    private var keys: [UUID: IdempotencyKeys] = [:]
+    private var outcomes: [SyncItem: SyncReport.Outcome] = [:]
+    private var order: [SyncItem] = []
+
+    /// - Parameters:
+    ///   - device: the ledger's device id, recorded in every outcome event.
+    ///   - clock: recorded-at times, and what "due" means for retries.
+    ///   - random: numbers in 0..<1 that place each delay within the jitter.
+    ///   - shouldStop: asked before each item (SIGINT/SIGTERM in `--watch`).
+    ///   - progress: told about each item as it goes.
+    public init(
+        ledger: InspectionLedger, session: ServerSession, device: UUID, clock: any LedgerClock,
+        policy: RetryPolicy = .standard, pullsReferenceData: Bool = true,
+        random: @escaping () -> Double = { Double.random(in: 0..<1) },
+        shouldStop: @escaping () -> Bool = { false }, progress: ((SyncProgress) -> Void)? = nil
+    ) {
+        self.ledger = ledger
+        self.session = session
+        self.device = device
+        self.clock = clock
+        self.policy = policy
+        self.pullsReferenceData = pullsReferenceData
+        self.unitRandom = random
+        self.shouldStop = shouldStop
+        self.progress = progress
+        let user = session.user
+        actor = Actor(id: user.id, name: user.displayName, verified: true)
+    }
+
+    /// Sends what is due, records every outcome, pulls reference data, and
+    /// reports. Throws only when the ledger itself cannot be read or written.
+    public func run() throws -> SyncReport {
+        var report = SyncReport()
+        // Every failure counts toward giving up, so passes are bounded anyway;
+        // the cap only guards against a bug turning this into a busy loop.
+        let maximumPasses = 2 * policy.maximumAttempts + 4
+        while report.passes < maximumPasses {
+            report.passes += 1
+            let progressed = try pass(try ledger.outbox(), &report)
+            guard report.stop == nil, progressed else { break }
+            let now = clock.now()
+            guard try ledger.outbox().contains(where: { isDue($0, at: now) }) else { break }
+        }
+        if report.stop == nil, pullsReferenceData {
+            try pullReferenceData(&report)
+        }
+        report.finish(outcomes: outcomes, order: order, remaining: try ledger.outbox())
+        return report
+    }
+
+    // MARK: - One pass over the outbox
+
+    /// Goes through the outbox once; answers whether anything was sent or recorded.
+    private func pass(_ outbox: [OutboxItem], _ report: inout SyncReport) throws -> Bool {
+        states = [:]
+        var progressed = false
+        let now = clock.now()
+        for (offset, row) in outbox.enumerated() {
+            guard isDue(row, at: now) else { continue }
+            if shouldStop() {
+                report.stop = .interrupted
+                break
+            }
+            let position = (index: offset + 1, total: outbox.count)
+            if try send(row, position, &report) { progressed = true }
+            if report.stop != nil { break }
+        }
+        return progressed
+    }
+
+    /// Pending, or retrying with its next attempt due; never an item given up.
+    func isDue(_ row: OutboxItem, at now: Timestamp) -> Bool {
+        switch row.state {
+        case .pending: true
+        case .retrying: (row.nextAttemptAt ?? now) <= now
+        default: false
+        }
+    }
+
+    /// Sends one item if what it depends on is settled; answers whether
+    /// anything was sent or recorded.
+    private func send(_ row: OutboxItem, _ position: (index: Int, total: Int), _ report: inout SyncReport) throws
+        -> Bool
+    {
+        guard let state = try state(of: row.inspectionID) else { return false }
+        // The outbox row may lag behind what this pass recorded (it was read before).
+        if case .synced = state.sync.status(of: row.item) { return false }
+        if case .failed = state.sync.status(of: row.item) { return false }
+        let tell = { (step: SyncProgress.Step) -> Void in
+            guard let progress = self.progress else { return }
+            progress(
+                SyncProgress(
+                    item: row.item, inspectionID: row.inspectionID, index: position.index, total: position.total,
+                    step: step))
+        }
+        switch row.item.kind {
+        case .photo: return try sendPhoto(row, state, tell, &report)
+        case .inspection: return try sendInspection(row, state, tell, &report)
+        case .issue: return try sendIssue(row, state, tell, &report)
+        }
+    }
+
+    // MARK: - Photos
+
+    private func sendPhoto(
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
+        _ report: inout SyncReport
+    ) throws -> Bool {
+        guard let photo = state.photo(id: row.item.id) else { return false }
+        let hash = photo.photo.sha256.hex
+        guard let data = ledger.photos.contents(sha256: hash) else {
+            let error =
+                "The photo's file photos/\(hash) is missing from the ledger's photo store, so it cannot be "
+                + "uploaded. Restore the file, then run 'jqc sync retry \(row.item.id.lowercased.prefix(8))'."
+            try giveUp(row, error: error, httpStatus: nil, state, tell)
+            return true
+        }
+        let bytes = [UInt8](data)
+        let actual = SHA256Hasher().digest(bytes).hex
+        guard actual == hash else {
+            let error =
+                "The photo's file photos/\(hash) no longer matches the hash recorded when it was captured (it "
+                + "hashes to \(actual.prefix(12))…), so it was not uploaded. Restore the original file, then run "
+                + "'jqc sync retry \(row.item.id.lowercased.prefix(8))'."
+            try giveUp(row, error: error, httpStatus: nil, state, tell)
+            return true
+        }
+        let upload = SyncRequests.upload(photo, bytes: bytes)
+        let key = try idempotencyKey(for: row)
+        tell(.sending)
+        do {
+            let path = try session.authorized { token throws(APIError) in
+                try session.api.uploadPhoto(upload, accessToken: token, idempotencyKey: key)
+            }
+            try record([.photoUploaded(PhotoUploaded(photoID: photo.photo.photoID, serverPath: path))], row)
+            tell(.sent(path))
+            return true
+        } catch let error as APIError {
+            return try failed(row, error, state, tell, &report)
+        }
+    }
+
+    // MARK: - Inspections
+
+    private func sendInspection(
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
+        _ report: inout SyncReport
+    ) throws -> Bool {
+        // Every photo settled: uploaded, or failed for good (then sent as "").
+        for photo in state.photos {
+            switch state.sync.status(of: SyncItem(kind: .photo, id: photo.photo.photoID)) {
+            case .synced, .failed: continue
+            case .pending, .retrying:
+                tell(.waiting("its photo \(photo.photo.photoID.lowercased.prefix(8)) is not uploaded yet"))
+                return false
+            }
+        }
+        var parentServerID: String?
+        if let parentID = state.parentInspectionID {
+            guard let parent = try self.state(of: parentID) else {
+                try giveUp(
+                    row,
+                    error: "Its parent inspection \(parentID.lowercased) is not in this ledger, so the link cannot be "
+                        + "sent. Restore the ledger the parent was recorded in.", httpStatus: nil, state, tell)
+                return true
+            }
+            switch parent.sync.status(of: SyncItem(kind: .inspection, id: parentID)) {
+            case .synced:
+                parentServerID = parent.sync.serverID
+            case .failed(let failure):
+                try giveUp(
+                    row,
+                    error: "Its parent inspection \(parentID.lowercased.prefix(8)) failed to sync (\(failure.lastError)), "
+                        + "and a re-inspection cannot be sent without it. Run 'jqc sync retry "
+                        + "\(parentID.lowercased.prefix(8))', then 'jqc sync retry \(row.item.id.lowercased.prefix(8))'.",
+                    httpStatus: nil, state, tell)
+                return true
+            case .pending, .retrying:
+                tell(.waiting("its parent inspection \(parentID.lowercased.prefix(8)) is not on the server yet"))
+                return false
+            }
+        }
+        let body = SyncRequests.inspection(
+            state, photoPath: { state.sync.uploadedPhotos[$0] }, parentServerID: parentServerID)
+        let key = try idempotencyKey(for: row)
+        tell(.sending)
+        do {
+            let id = try session.authorized { token throws(APIError) in
+                try session.api.create(.inspections, body: body, accessToken: token, idempotencyKey: key)
+            }
+            try record([.inspectionAccepted(InspectionAccepted(serverID: id))], row)
+            tell(.sent("server id \(id)"))
+            return true
+        } catch let error as APIError {
+            return try failed(row, error, state, tell, &report)
+        }
+    }
+
+    // MARK: - Issues
+
+    private func sendIssue(
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
+        _ report: inout SyncReport
+    ) throws -> Bool {
+        guard let issue = state.issue(id: row.item.id) else { return false }
+        let inspectionItem = SyncItem(kind: .inspection, id: state.id)
+        let inspectionServerID: String
+        switch state.sync.status(of: inspectionItem) {
+        case .synced:
+            guard let id = state.sync.serverID else { return false }
+            inspectionServerID = id
+        case .failed(let failure):
+            try giveUp(
+                row,
+                error: "Its inspection \(state.id.lowercased.prefix(8)) failed to sync (\(failure.lastError)), so the "
+                    + "issue was not sent: it would be an orphan on the server. Run 'jqc sync retry "
+                    + "\(state.id.lowercased.prefix(8))' once the inspection can be sent.",
+                httpStatus: nil, state, tell)
+            return true
+        case .pending, .retrying:
+            tell(.waiting("its inspection is not on the server yet"))
+            return false
+        }
+        var photoPath: String?
+        if let photoID = issue.photoID {
+            switch state.sync.status(of: SyncItem(kind: .photo, id: photoID)) {
+            case .synced: photoPath = state.sync.uploadedPhotos[photoID]
+            case .failed: photoPath = nil
+            case .pending, .retrying:
+                tell(.waiting("its photo \(photoID.lowercased.prefix(8)) is not uploaded yet"))
+                return false
+            }
+        }
+        let body = SyncRequests.issue(
+            issue, of: state, inspectionServerID: inspectionServerID, photoPath: photoPath)
+        let key = try idempotencyKey(for: row)
+        tell(.sending)
+        do {
+            let id = try session.authorized { token throws(APIError) in
+                try session.api.create(.issues, body: body, accessToken: token, idempotencyKey: key)
+            }
+            try record([.issueAccepted(IssueAccepted(issueID: issue.id, serverID: id))], row)
+            tell(.sent("server id \(id)"))
+            return true
+        } catch let error as APIError {
+            return try failed(row, error, state, tell, &report)
+        }
+    }
+
+    // MARK: - Reference data
+
+    private func pullReferenceData(_ report: inout SyncReport) throws {
+        let json: JSONValue
+        do {
+            json = try session.authorized { token throws(APIError) in
+                try session.api.referenceData(accessToken: token)
+            }
+        } catch .loginRequired(let message) {
+            report.stop = .loginRequired(APIError.loginRequired(message).description)
+            return
+        } catch {
+            report.reference = .failed(error.description)
+            return
+        }
+        let snapshot: ReferenceCache.Snapshot
+        do {
+            snapshot = try ReferenceCache.Snapshot(json: json)
+        } catch {
+            report.reference = .failed("\(error)")
+            return
+        }
+        try ledger.reference.replace(with: snapshot, at: clock.now())
+        report.reference = .refreshed(facilities: snapshot.facilities.count, templates: snapshot.templates.count)
+    }
+
+    // MARK: - Outcomes, as events
+
+    /// Classifies a failed request and records it; answers whether anything was recorded.
+    private func failed(
+        _ row: OutboxItem, _ error: APIError, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
+        _ report: inout SyncReport
+    ) throws -> Bool {
+        switch error {
+        case .loginRequired, .unauthorized:
+            // Not the item's fault: nothing is recorded, no attempt counted.
+            let message = error.description
+            report.stop = .loginRequired(
+                message.contains("jqc login") ? message : message + " Log in again with 'jqc login'.")
+            return false
+        case .transport(let transport) where !transport.isTransient:
+            report.stop = .transportRefused(transport.description)
+            return false
+        case .refused(let status, _):
+            try giveUp(row, error: error.serverMessage, httpStatus: status, state, tell, attempted: true)
+            return true
+        default:
+            let failures = (state.sync.failures[row.item]?.attempts ?? 0) + 1
+            let now = clock.now()
+            var retryAfter: Int?
+            if case .unavailable(_, _, let seconds) = error { retryAfter = seconds }
+            if policy.givesUp(afterFailure: failures) {
+                let message = "Gave up after \(failures) failed attempts; the last: \(error.serverMessage)"
+                try record(
+                    [
+                        .syncAttemptFailed(
+                            SyncAttemptFailed(
+                                item: row.item, attempt: failures, error: error.serverMessage,
+                                httpStatus: error.status, willRetry: false)),
+                        .syncGaveUp(SyncGaveUp(item: row.item, error: message)),
+                    ], row)
+                outcomes[row.item] = .gaveUp(
+                    .init(
+                        item: row.item, inspectionID: row.inspectionID, error: message, httpStatus: error.status,
+                        nextAttemptAt: nil))
+                tell(.gaveUp(message))
+            } else {
+                let next = policy.nextAttempt(
+                    afterFailure: failures, at: now, unit: unitRandom(), retryAfter: retryAfter)
+                try record(
+                    [
+                        .syncAttemptFailed(
+                            SyncAttemptFailed(
+                                item: row.item, attempt: failures, error: error.serverMessage,
+                                httpStatus: error.status, willRetry: true, nextAttemptAt: next))
+                    ], row)
+                outcomes[row.item] = .retrying(
+                    .init(
+                        item: row.item, inspectionID: row.inspectionID, error: error.serverMessage,
+                        httpStatus: error.status, nextAttemptAt: next))
+                tell(.willRetry(error.serverMessage))
+            }
+            if case .transport(let transport) = error, Self.meansUnreachable(transport) {
+                report.stop = .serverUnreachable(
+                    "The server could not be reached: \(transport.description) The remaining items wait for the "
+                        + "next sync.")
+            }
+            return true
+        }
+    }
+
+    /// A connection that could not be made, or no answer in time: the next
+    /// request would only wait for the same timeout. A connection lost after
+    /// sending is not: the server answered the others.
+    static func meansUnreachable(_ error: TransportError) -> Bool {
+        switch error {
+        case .couldNotConnect, .timedOut: true
+        default: false
+        }
+    }
+
+    /// Records a failure for good (with the attempt that found it, when there was one).
+    private func giveUp(
+        _ row: OutboxItem, error: String, httpStatus: Int?, _ state: InspectionState,
+        _ tell: (SyncProgress.Step) -> Void, attempted: Bool = false
+    ) throws {
+        var events: [InspectionEvent] = []
+        if attempted {
+            let attempt = (state.sync.failures[row.item]?.attempts ?? 0) + 1
+            events.append(
+                .syncAttemptFailed(
+                    SyncAttemptFailed(
+                        item: row.item, attempt: attempt, error: error, httpStatus: httpStatus, willRetry: false)))
+        }
+        events.append(.syncGaveUp(SyncGaveUp(item: row.item, error: error)))
+        try record(events, row)
+        outcomes[row.item] = .gaveUp(
+            .init(
+                item: row.item, inspectionID: row.inspectionID, error: error, httpStatus: httpStatus,
+                nextAttemptAt: nil))
+        tell(.gaveUp(error))
+    }
+
+    /// Appends one outcome in a write transaction of its own, and keeps the
+    /// run's folded state in step with it.
+    private func record(_ events: [InspectionEvent], _ row: OutboxItem) throws {
+        let now = clock.now()
+        let pending = events.map { $0.pending(stream: row.inspectionID, actor: actor, device: device, recordedAt: now) }
+        try ledger.append(pending)
+        if var state = states[row.inspectionID] {
+            for event in events { state.apply(event, recordedAt: now, actor: actor) }
+            states[row.inspectionID] = state
+        }
+        if outcomes[row.item] == nil { order.append(row.item) }
+        let accepted: Set<InspectionEventType> = [.photoUploaded, .inspectionAccepted, .issueAccepted]
+        if events.contains(where: { $0.eventType.map(accepted.contains) ?? false }) {
+            outcomes[row.item] = .sent
+        }
+    }
+
+    // MARK: - Reading the ledger
+
+    private func state(of id: UUID) throws -> InspectionState? {
+        if let cached = states[id] { return cached }
+        guard let state = try ledger.state(of: id) else { return nil }
+        states[id] = state
+        return state
+    }
+
+    private func idempotencyKey(for row: OutboxItem) throws -> String {
+        if let known = keys[row.inspectionID] { return known.key(for: row.item) }
+        let found = try IdempotencyKeys(records: try ledger.log.records(inStream: row.inspectionID))
+        keys[row.inspectionID] = found
+        return found.key(for: row.item)
+    }
+}
