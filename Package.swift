@@ -90,8 +90,17 @@ let package = Package(
         ),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(
+            name: "SyncWorkerTests",
+            dependencies: [
+                "SyncWorker", "InspectionStore", "InspectionDomain", "LedgerStore", "LedgerCore", "HTTPCore",
+                "CurlTransport", "LedgerTestSupport", "jqc",
+            ]
+        ),
+        .testTarget(
             name: "InspectionStoreTests",
-            dependencies: ["InspectionStore", "InspectionDomain", "LedgerStore", "LedgerCore", "LMDB", "LedgerTestSupport"]
+            dependencies: [
+                "InspectionStore", "InspectionDomain", "LedgerStore", "LedgerCore", "LMDB", "LedgerTestSupport",
+            ]
         ),
         .testTarget(
             name: "JQCCommandsTests",

@@ -35,7 +35,8 @@ extension AuditReport {
 
     // MARK: - The top
 
-    var chainLines: [String] {
+    /// The verdict on the chain (and the digest), a line or two.
+    public var chainLines: [String] {
         var lines: [String] = []
         switch chain.result {
         case .intact:

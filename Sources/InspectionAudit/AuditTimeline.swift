@@ -135,15 +135,27 @@ public struct AuditTimeline: Sendable {
 
     /// The first template hash the stream's start names, found without a
     /// template (a store uses it to look a template pinned elsewhere up).
+    ///
+    /// A start that cannot be decoded is skipped here: the fold decodes it
+    /// again and reports it as a problem of its entry.
     public static func templateHash(in entries: [StreamEntry]) -> String? {
         for case .record(let record) in entries where record.type == InspectionEventType.started.rawValue {
-            if case .started(let started) = try? InspectionEvent.decode(
-                type: record.type, schemaVersion: record.schemaVersion, payload: record.payload)
-            {
-                return started.templateHash
-            }
+            if case .started(let started) = try? InspectionEvent.decode(record) { return started.templateHash }
         }
         return nil
+    }
+
+    /// The templates the stream pinned itself, by content hash, each with
+    /// the position of its first `template.pinned` (decode failures are left
+    /// to the fold to report, as above).
+    public static func pinnedTemplates(in entries: [StreamEntry]) -> [String: (template: Template, position: UInt64)] {
+        var found: [String: (template: Template, position: UInt64)] = [:]
+        for case .record(let record) in entries where record.type == InspectionEventType.templatePinned.rawValue {
+            if case .templatePinned(let pinned) = try? InspectionEvent.decode(record), found[pinned.templateHash] == nil {
+                found[pinned.templateHash] = (pinned.template, record.position)
+            }
+        }
+        return found
     }
 
     /// The parent the stream's start names, if it is a re-inspection.

@@ -81,8 +81,10 @@ struct VerifyCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
-        let log = try invocation.log()
-        let report = try log.verify(against: digest) { done, total in
+        // Read-only and without a session: an auditor verifies a copy.
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        let report = try auditor.log.verify(against: digest) { done, total in
             invocation.progress("verifying \(done)/\(total)")
         }
         invocation.endProgress()
@@ -115,7 +117,9 @@ struct DigestCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let head = try invocation.log().head()
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        let head = try auditor.log.head()
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(["digest": head.description, "position": head.position, "head": head.head.hex]))
