@@ -106,6 +106,19 @@ public struct Transaction {
         }
     }
 
+    /// Like `forEach`, but copies only the values: scans that find the key
+    /// inside the value save an allocation per entry.
+    public func forEachValue(_ table: Table, from start: [UInt8]? = nil, _ body: ([UInt8]) throws -> Bool) throws {
+        try withCursor(table) { cursor in
+            var value =
+                try start.map { key throws(LMDBError) in try cursor.seekValue(atLeast: key) } ?? cursor.firstValue()
+            while let current = value {
+                guard try body(current) else { return }
+                value = try cursor.nextValue()
+            }
+        }
+    }
+
     static func bytes(_ v: MDB_val) -> [UInt8] {
         guard v.mv_size > 0, let data = v.mv_data else { return [] }
         return Array(UnsafeRawBufferPointer(start: data, count: v.mv_size))
@@ -134,6 +147,29 @@ public struct Cursor {
         if rc == MDB_NOTFOUND { return nil }
         try check(rc, "moving a cursor on \(table.name)")
         return (Transaction.bytes(k), Transaction.bytes(v))
+    }
+
+    private func moveValue(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> [UInt8]? {
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc: Int32
+        if let key {
+            rc = key.withUnsafeBytes { raw in
+                k = MDB_val(raw)
+                return mdb_cursor_get(handle, &k, &v, op)
+            }
+        } else {
+            rc = mdb_cursor_get(handle, &k, &v, op)
+        }
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "moving a cursor on \(table.name)")
+        return Transaction.bytes(v)
+    }
+
+    mutating func firstValue() throws(LMDBError) -> [UInt8]? { try moveValue(MDB_FIRST) }
+    mutating func nextValue() throws(LMDBError) -> [UInt8]? { try moveValue(MDB_NEXT) }
+    mutating func seekValue(atLeast key: [UInt8]) throws(LMDBError) -> [UInt8]? {
+        try moveValue(MDB_SET_RANGE, key: key)
     }
 
     public mutating func first() throws(LMDBError) -> Entry? { try move(MDB_FIRST) }

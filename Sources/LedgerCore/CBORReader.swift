@@ -146,6 +146,23 @@ public struct CBORReader: Sendable {
         return text
     }
 
+    /// Reads a text string, reusing an equal string from `cache` if it holds one.
+    public mutating func readText(cache: inout TextCache) throws(CBORError) -> String {
+        let start = offset
+        let count = try expectHead(major: 3, name: "text string")
+        guard UInt64(bytes.count - offset) >= count else { throw .truncated(offset: offset) }
+        let textStart = offset
+        let end = offset + Int(count)
+        if let cached = cache.lookup(bytes, textStart..<end) {
+            offset = end
+            return cached
+        }
+        offset = start
+        let text = try readText()
+        cache.remember(Array(bytes[textStart..<end]), text)
+        return text
+    }
+
     /// Reads a 16-byte byte string as a UUID without an intermediate array.
     public mutating func readUUID() throws(CBORError) -> UUID? {
         let start = offset
@@ -280,6 +297,38 @@ public struct CBORReader: Sendable {
             }
         default:
             throw .unsupported("tag", offset: start)
+        }
+    }
+}
+
+/// A few recently read texts, by their bytes, for `CBORReader.readText(cache:)`.
+public struct TextCache: Sendable {
+    private var entries: [(bytes: [UInt8], text: String)] = []
+    private var next = 0
+    private static let capacity = 32
+
+    public init() {}
+
+    func lookup(_ buffer: [UInt8], _ range: Range<Int>) -> String? {
+        for entry in entries where entry.bytes.count == range.count {
+            if buffer.withUnsafeBufferPointer({ b in
+                entry.bytes.withUnsafeBufferPointer { e in
+                    memcmp(b.baseAddress! + range.lowerBound, e.baseAddress!, range.count) == 0
+                }
+            }) {
+                return entry.text
+            }
+        }
+        return nil
+    }
+
+    mutating func remember(_ bytes: [UInt8], _ text: String) {
+        guard !bytes.isEmpty else { return }
+        if entries.count < Self.capacity {
+            entries.append((bytes, text))
+        } else {
+            entries[next] = (bytes, text)
+            next = (next + 1) % Self.capacity
         }
     }
 }

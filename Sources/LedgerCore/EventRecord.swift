@@ -117,6 +117,14 @@ public struct EventRecord: Hashable, Sendable {
     /// Decodes a record written by `encoded()`. Keys must appear in order and
     /// all be present: anything else means the bytes were not written by us.
     public init(decoding bytes: [UInt8], at offset: Int = 0) throws(RecordError) {
+        var names = TextCache()
+        try self.init(decoding: bytes, at: offset, names: &names)
+    }
+
+    /// Decodes with a cache of the texts that repeat from record to record
+    /// (type names, actors), so a scan of the log allocates and validates
+    /// each of them once instead of once per record.
+    public init(decoding bytes: [UInt8], at offset: Int = 0, names: inout TextCache) throws(RecordError) {
         var r = CBORReader(bytes, offset: offset)
         do {
             let count = try r.readMapHeader()
@@ -144,13 +152,13 @@ public struct EventRecord: Hashable, Sendable {
             try key(.streamVersion)
             streamVersion = try r.readUnsigned()
             try key(.type)
-            let type = try r.readText()
+            let type = try r.readText(cache: &names)
             try key(.schemaVersion)
             let schemaVersion = try r.readInt()
             try key(.actorID)
-            let actorID = try r.readText()
+            let actorID = try r.readText(cache: &names)
             try key(.actorName)
-            let actorName = try r.readText()
+            let actorName = try r.readText(cache: &names)
             try key(.device)
             guard let device = try r.readUUID() else { throw RecordError.malformed("device is not 16 bytes") }
             try key(.recordedAt)

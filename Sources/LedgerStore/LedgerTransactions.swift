@@ -79,9 +79,14 @@ public struct LedgerReader {
     /// Calls `body` with every record from `position` on, in order, until it
     /// returns false.
     public func forEachRecord(from position: UInt64 = 1, _ body: (EventRecord) throws -> Bool) throws {
-        try transaction.forEach(tables.events, from: BigEndian.bytes(position)) { key, value in
-            let position = BigEndian.uint64(key) ?? 0
-            return try body(try Self.decode(value, position: position))
+        // The record holds its own position (checked against its key by
+        // `verify`), so the keys need not be copied out.
+        var expected = position
+        var names = TextCache()
+        try transaction.forEachValue(tables.events, from: BigEndian.bytes(position)) { value in
+            let record = try Self.decode(value, position: expected, names: &names)
+            expected = record.position + 1
+            return try body(record)
         }
     }
 
@@ -99,11 +104,16 @@ public struct LedgerReader {
     public func count() throws -> Int { try transaction.count(tables.events) }
 
     static func decode(_ value: [UInt8], position: UInt64) throws -> EventRecord {
+        var names = TextCache()
+        return try decode(value, position: position, names: &names)
+    }
+
+    static func decode(_ value: [UInt8], position: UInt64, names: inout TextCache) throws -> EventRecord {
         guard value.count > 32 else {
             throw LedgerError.corruptRecord(position: position, .malformed("stored value is only \(value.count) bytes"))
         }
         do {
-            return try EventRecord(decoding: value, at: 32)
+            return try EventRecord(decoding: value, at: 32, names: &names)
         } catch {
             throw LedgerError.corruptRecord(position: position, error)
         }

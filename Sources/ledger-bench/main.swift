@@ -58,6 +58,9 @@ do {
         let rows = try domain.run()
         print(Row.header())
         for row in rows { print(row.line()) }
+        if ProcessInfo.processInfo.environment["BENCH_FOLD_PROFILE"] != nil {
+            try FoldProfile(store: domain.ledgerPath + "/store").run()
+        }
         try CommandBenchmark(ledger: domain.ledgerPath, inspection: DomainBenchmark.sample!).run()
     }
 } catch {
