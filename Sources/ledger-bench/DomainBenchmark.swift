@@ -132,6 +132,10 @@ struct DomainBenchmark {
             }
         }
         log.close()
+        // What `jqc init` would have written, so the CLI benchmarks can use the ledger.
+        let config =
+            "{\"device_id\": \"\(device.lowercased)\", \"server_url\": null, \"created_at\": \"\(clock.now().iso8601)\"}"
+        try Data(config.utf8).write(to: URL(fileURLWithPath: ledgerPath + "/config.json"))
         print("  generated \(total) events in \(inspections) inspections (\(String(format: "%.1f", generation)) s)")
 
         // MARK: Full rebuild of every view.
@@ -153,7 +157,16 @@ struct DomainBenchmark {
             for id in sample { _ = try ledger.state(of: id) }
         }
         let tSQLiteRead = try Measure.seconds {
-            for id in sample { _ = try sqlite.readStream(id.bytes) }
+            for id in sample {
+                var state = InspectionState(id: id)
+                var names = TextCache()
+                for bytes in try sqlite.readStream(id.bytes) {
+                    let record = try EventRecord(decoding: bytes, names: &names)
+                    let event = try EventUpcaster.decode(record, template: state.template)
+                    if case .templatePinned(let pin) = event { state.template = pin.template }
+                    state.apply(event, recordedAt: record.recordedAt, actor: record.actor)
+                }
+            }
         }
         rows.append(
             Row(

@@ -1,0 +1,367 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// A full sync of `inspections` completed inspections (40 fields, two 200 KB
+/// photos and one issue each) by `jqc sync` against the development server,
+/// and the same requests made by a plain keep-alive client
+/// (`Tools/sync-bench-client`, one `requests.Session`, prebuilt bodies, no
+/// ledger) against a fresh server database, in the same run.
+///
+/// The worker's time is the run as `jqc sync --json` measures it
+/// (`elapsed_seconds`: outbox to reference pull, process start excluded);
+/// the plain client's is its request loop. Target: the worker reaches at
+/// least 80% of the plain client's throughput.
+struct SyncBenchmark {
+    var inspections: Int
+    var directory: String
+
+    /// Distinct photo files, reused round-robin: the requests carry 200 KB
+    /// each all the same, without filling the disk with 2 × N files.
+    static let photoPool = 16
+    static let photoSize = 200 * 1024
+    static let templateID = 77
+    static let facilityID = 501
+    static let areaID = 5001
+
+    func run() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let fixtures = directory + "/fixtures"
+        try writeFixtures(fixtures)
+
+        let workerServer = try BenchServer(fixtures: fixtures, database: directory + "/worker.sqlite")
+        let ledgerPath = directory + "/ledger"
+        try jqc(["--ledger", ledgerPath, "init", "--server", workerServer.baseURL])
+        let tBuild = try Measure.seconds { try buildLedger(ledgerPath) }
+        print(String(format: "  built %d inspections in %.1f s", inspections, tBuild))
+        try jqc(
+            ["--ledger", ledgerPath, "login", "--username", "inspector", "--password-stdin"],
+            input: "inspector-pass\n")
+
+        // MARK: The worker
+        let output = try jqc(["--ledger", ledgerPath, "--json", "sync"])
+        let report = try JSONValue(parsing: output)
+        guard let workerSeconds = report["elapsed_seconds"]?.doubleValue,
+            report["sent_total"]?.integerValue == Int64(4 * inspections),
+            report["failed"]?.arrayValue?.isEmpty == true
+        else { throw BenchError("jqc sync did not send everything: \(output.prefix(600))") }
+        workerServer.stop()
+
+        // MARK: The plain client, against a fresh database
+        let plainServer = try BenchServer(fixtures: fixtures, database: directory + "/plain.sqlite")
+        let client = Products.repositoryFile("Tools/sync-bench-client")
+        let plainOutput = try Self.run(
+            "/usr/bin/env", ["python3", client, plainServer.baseURL, directory + "/plan.jsonl"])
+        plainServer.stop()
+        guard let plainSeconds = try JSONValue(parsing: plainOutput)["elapsed_seconds"]?.doubleValue else {
+            throw BenchError("the plain client printed no time: \(plainOutput)")
+        }
+
+        let worker = Double(inspections) / workerSeconds
+        let plain = Double(inspections) / plainSeconds
+        print("  requests: \(4 * inspections + 2) each (2 uploads, 1 inspection, 1 issue per inspection; a pull)")
+        print(
+            String(format: "  jqc sync (SyncRun, libcurl)       %8.1f inspections/s  (%.2f s)", worker, workerSeconds))
+        print(String(format: "  plain keep-alive client (Python)  %8.1f inspections/s  (%.2f s)", plain, plainSeconds))
+        print(String(format: "  worker / plain                    %8.2f             target ≥ 0.80", worker / plain))
+    }
+
+    // MARK: - The development server's fixtures: one facility, one 40-field template
+
+    func writeFixtures(_ path: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let facilities = JSONValue.array([
+            .object([
+                "id": .integer(Self.facilityID), "name": .string("Bench Plant"), "address": .string("1 Bench Rd"),
+                "project_name": .string("Benchmarks"),
+                "areas": .array([
+                    .object([
+                        "id": .integer(Self.areaID), "facility_id": .integer(Self.facilityID),
+                        "name": .string("Hall A"), "area_type": .string("hall"),
+                    ])
+                ]),
+            ])
+        ])
+        let fields = Self.fieldTypes.enumerated().map { offset, type -> JSONValue in
+            var members: [JSONValue.Member] = [
+                .init("id", .integer(offset + 1)), .init("type", .string(type.rawValue)),
+                .init("label", .string("\(type.rawValue) \(offset + 1)")), .init("col", .integer(1)),
+                .init("row", .integer(offset + 1)), .init("colSpan", .integer(12)), .init("rowSpan", .integer(1)),
+            ]
+            if type == .radio {
+                members.append(.init("options", .array(["Good", "Acceptable", "Poor"].map(JSONValue.string))))
+            }
+            if type == .select { members.append(.init("options", .array(["Day", "Night"].map(JSONValue.string)))) }
+            return .object(members)
+        }
+        let templates = JSONValue.array([
+            .object([
+                "id": .integer(Self.templateID), "name": .string("Plant QC"), "version": .integer(1),
+                "form_schema": .object(["fields": .array(fields)]),
+            ])
+        ])
+        try Data(facilities.serialized().utf8).write(to: URL(fileURLWithPath: path + "/facilities.json"))
+        try Data(templates.serialized().utf8).write(to: URL(fileURLWithPath: path + "/templates.json"))
+        try Data(JSONValue.object(["facilities": facilities, "templates": templates]).serialized().utf8)
+            .write(to: URL(fileURLWithPath: path + "/reference.json"))
+    }
+
+    /// 40 fields that hold a value; the last two are images.
+    static let fieldTypes: [FieldType] =
+        Array(repeating: .rating, count: 10) + Array(repeating: .passFail, count: 8)
+        + Array(repeating: .text, count: 6) + Array(repeating: .number, count: 4) + Array(repeating: .radio, count: 4)
+        + [.select, .select, .checkbox, .checkbox, .date, .textarea, .image, .image]
+
+    static func answer(_ type: FieldType, _ index: Int) -> String {
+        switch type {
+        case .rating: "\(index % 5 + 1)"
+        case .passFail: index % 3 == 0 ? "fail" : "pass"
+        case .number: "\(index).5"
+        case .radio: "Good"
+        case .select: "Day"
+        case .checkbox: "yes"
+        case .date: "2026-03-01"
+        case .textarea: String(repeating: "All surfaces inspected; no defects beyond wear. ", count: 4)
+        default: "Observation \(index): floor clean, signage present"
+        }
+    }
+
+    // MARK: - The ledger: N completed inspections, recorded as `jqc` records them
+
+    func buildLedger(_ path: String) throws {
+        let ledger = try InspectionLedger(storePath: path + "/store", photosPath: path + "/photos")
+        defer { ledger.close() }
+        let clock = SystemClock()
+        let reference = try JSONValue(
+            parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/fixtures/reference.json"))))
+        try ledger.reference.replace(with: try ReferenceCache.Snapshot(json: reference), at: clock.now())
+        guard let template = try ledger.reference.template(id: "\(Self.templateID)"),
+            let facility = try ledger.reference.facility(id: "\(Self.facilityID)")
+        else { throw BenchError("the benchmark's reference data did not load") }
+        let photos = try makePhotos(ledger)
+        let actor = Actor(id: "1", name: "Dana Inspector", verified: true)
+        let configText = try String(contentsOfFile: path + "/config.json", encoding: .utf8)
+        guard let deviceText = try JSONValue(parsing: configText)["device_id"]?.stringValue,
+            let device = UUID(uuidString: deviceText)
+        else { throw BenchError("config.json has no device id") }
+
+        var plan = ""
+        var batch: [PendingEvent] = []
+        for index in 0..<inspections {
+            let id = UUID()
+            var state = InspectionState(id: id)
+            var events: [PendingEvent] = []
+            func decide(_ command: InspectionCommand) throws {
+                let now = clock.now()
+                for event in try state.decide(command) {
+                    state.apply(event, recordedAt: now, actor: actor, pinnedTemplates: [template.contentHash: template])
+                    events.append(event.pending(stream: id, actor: actor, device: device, recordedAt: now))
+                }
+            }
+            try decide(
+                .start(
+                    StartInspection(
+                        template: template, templateAlreadyPinned: index > 0, facilityID: facility.id,
+                        facilityName: facility.name, areaID: "\(Self.areaID)", areaName: "Hall A")))
+            for (offset, type) in Self.fieldTypes.enumerated() where !type.holdsPhoto {
+                try decide(.setField(field: "\(offset + 1)", to: .text(Self.answer(type, index + offset))))
+            }
+            let first = photos[(2 * index) % photos.count]
+            let second = photos[(2 * index + 1) % photos.count]
+            try decide(.capturePhoto(first.reference(), for: .field("39")))
+            try decide(.capturePhoto(second.reference(), for: .field("40")))
+            try decide(
+                .flagIssue(
+                    FlagIssue(issueID: UUID(), severity: "medium", description: "Cracked tile near door \(index)")))
+            try decide(.submit(followUpRequired: false))
+            batch += events
+            plan += planLine(state, photos: [first, second]) + "\n"
+            if batch.count >= 2_000 || index == inspections - 1 {
+                try ledger.append(batch)
+                batch = []
+            }
+        }
+        try Data(plan.utf8).write(to: URL(fileURLWithPath: directory + "/plan.jsonl"))
+    }
+
+    /// A photo file kept in the ledger's store.
+    struct PoolPhoto {
+        var path: String
+        var sha256: String
+        var size: Int
+
+        func reference() -> PhotoReference {
+            PhotoReference(photoID: UUID(), sha256: Digest256(hex: sha256)!, size: size, mediaType: "image/png")
+        }
+    }
+
+    func makePhotos(_ ledger: InspectionLedger) throws -> [PoolPhoto] {
+        var generator = SystemRandomNumberGenerator()
+        return try (0..<Self.photoPool).map { index in
+            // A PNG signature and random bytes: the store and the server
+            // recognise images by their first bytes.
+            var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            bytes += (0..<(Self.photoSize - bytes.count)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let file = directory + "/photo-\(index).png"
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            let prepared = try ledger.photos.prepare(fileAt: file)
+            try ledger.photos.keep(prepared)
+            return PoolPhoto(path: file, sha256: prepared.description.sha256, size: prepared.description.size)
+        }
+    }
+
+    /// The plain client's prebuilt requests for one inspection: the bodies the
+    /// worker sends, with the photo paths and the inspection id filled in as
+    /// the answers come.
+    func planLine(_ state: InspectionState, photos: [PoolPhoto]) -> String {
+        var form: [JSONValue.Member] = []
+        for field in state.template?.fields ?? [] {
+            guard let value = state.values[field.id] else { continue }
+            if case .photo = value {
+                form.append(.init(field.id.rawValue, .string("")))
+            } else {
+                form.append(.init(field.id.rawValue, value.jsonValue))
+            }
+        }
+        let inspection = JSONValue.object([
+            "client_id": .string(state.id.lowercased), "template_id": .integer(Self.templateID),
+            "facility_id": .integer(Self.facilityID), "area_id": .integer(Self.areaID), "form_data": .object(form),
+            "overall_score": state.score.map(JSONValue.double) ?? .null,
+            "started_at": .string(state.startedAt!.iso8601), "completed_at": .string(state.completedAt!.iso8601),
+            "parent_inspection_id": .null, "follow_up_required": .bool(false),
+        ])
+        let issues = state.issues.map { issue in
+            JSONValue.object([
+                "key": .string("plain-issue-\(issue.id.lowercased)"),
+                "body": .object([
+                    "client_id": .string(issue.id.lowercased), "inspection_id": .null,
+                    "facility_id": .integer(Self.facilityID), "severity": .string(issue.severity.rawValue),
+                    "description": .string(issue.description), "photo_path": .null,
+                ]),
+            ])
+        }
+        let uploads = zip(state.photos, photos).map { captured, file in
+            JSONValue.object([
+                "file": .string(file.path), "filename": .string("\(captured.photo.photoID.lowercased).png"),
+                "media_type": .string("image/png"), "entity_type": .string("inspection"),
+                "field_id": .string(captured.fieldID?.rawValue ?? ""),
+                "key": .string("plain-photo-\(captured.photo.photoID.lowercased)"),
+            ])
+        }
+        return JSONValue.object([
+            "photos": .array(uploads), "photo_fields": .object(["39": .integer(0), "40": .integer(1)]),
+            "inspection": .object(["key": .string("plain-inspection-\(state.id.lowercased)"), "body": inspection]),
+            "issues": .array(issues),
+        ]).serialized()
+    }
+
+    // MARK: - Processes
+
+    /// Runs the `jqc` built beside this benchmark; answers its standard output.
+    @discardableResult
+    func jqc(_ arguments: [String], input: String? = nil) throws -> String {
+        let jqc = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "jqc")
+        return try Self.run(jqc.path, arguments, input: input)
+    }
+
+    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        // Errors are read on another thread so that neither pipe can fill up and block the child.
+        let collected = ErrorText()
+        let reader = Thread { collected.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !collected.done { usleep(1_000) }
+        guard process.terminationStatus == 0 else {
+            throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed: \(collected.text)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The standard error of a child process, read on another thread.
+private final class ErrorText: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?
+
+    func set(_ value: Data) {
+        lock.lock()
+        data = value
+        lock.unlock()
+    }
+
+    var done: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return data != nil
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data ?? Data(), as: UTF8.self)
+    }
+}
+
+/// The development server, quiet, for one side of the sync benchmark.
+private final class BenchServer {
+    private let process = Process()
+    let baseURL: String
+
+    init(fixtures: String, database: String) throws {
+        let portFile = database + ".port"
+        try? FileManager.default.removeItem(atPath: portFile)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", Products.repositoryFile("Tools/devserver/server.py"), "--port", "0", "--port-file", portFile,
+            "--db", database, "--fixtures", fixtures, "--quiet", "--exit-after", "3600",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
+                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                baseURL = "http://127.0.0.1:\(port)/api/v1"
+                return
+            }
+            usleep(20_000)
+        }
+        process.terminate()
+        throw BenchError("the development server did not start (python3 Tools/devserver/server.py)")
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+/// The repository's own files, found from this source file's place.
+private enum Products {
+    static func repositoryFile(_ relativePath: String) -> String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent(relativePath).path
+    }
+}
