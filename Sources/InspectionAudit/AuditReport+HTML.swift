@@ -11,6 +11,7 @@ import LedgerCore
 /// value of an image or signature field, otherwise in the photo list (which
 /// links to the grid for the others).
 extension AuditReport {
+    /// The whole report as one HTML document.
     public var html: String {
         var out = """
             <!DOCTYPE html>
@@ -61,7 +62,7 @@ extension AuditReport {
             out +=
                 "<p>Hash chain: <strong>INTACT</strong>. \(chain.checked) records verified from position 1 to the head "
                 + "<code>\(Self.escape(chain.head.description))</code>"
-                + (chain.seconds.map { String(format: " in %.3f s", $0) } ?? "") + ".</p>\n"
+                + (chain.seconds.map { " in " + Self.duration($0) } ?? "") + ".</p>\n"
         case .notIntact(let finding):
             out += "<p>Hash chain: <strong>NOT INTACT</strong>: \(Self.escape(finding.message)).</p>\n"
             out +=
@@ -81,7 +82,8 @@ extension AuditReport {
         }
         let bad = photos.filter { $0.file.status != .matches && $0.file.status != .notChecked }.count
         out +=
-            "<p>Photos: " + (photos.isEmpty
+            "<p>Photos: "
+            + (photos.isEmpty
                 ? "none captured."
                 : bad == 0
                     ? "all \(photos.count) stored files match their recorded SHA-256."
@@ -124,7 +126,7 @@ extension AuditReport {
                 "Template content hash",
                 "<code>\(Self.escape(template.hash))</code> "
                     + (template.hashMatches ? "(matches the pinned content)" : "<strong>(MISMATCH)</strong>")
-                    + " — \(Self.escape(template.source))"
+                    + " — pinned \(Self.escape(template.source))"
             ))
         if let started = form.startedAt {
             rows.append(("Started", Self.escape("\(started.iso8601) by \(Self.actorText(form.startedBy))")))
@@ -192,7 +194,8 @@ extension AuditReport {
                 out +=
                     "<div class=\"name\">\(Self.escape(field.label))<span class=\"meta\">\(Self.escape(marker)) "
                     + "[\(Self.escape(field.id.rawValue)) · \(Self.escape(field.type.rawValue))]</span></div>"
-                out += "<div class=\"value\">\(valueHTML(form.values[field.id], field: field, evidence: evidence))</div>"
+                out +=
+                    "<div class=\"value\">\(valueHTML(form.values[field.id], field: field, evidence: evidence))</div>"
                 out += "</div>\n"
             }
         }
@@ -247,7 +250,7 @@ extension AuditReport {
             }
             out += "<td><span class=\"summary\">\(Self.escape(entry.summary))</span>"
             if entry.hadNoEffect { out += " <em>(no effect on the record)</em>" }
-            if !entry.changes.isEmpty {
+            if !entry.changes.isEmpty, !entry.summaryStatesChanges {
                 out += "<ul class=\"changes\">"
                 for change in entry.changes {
                     out += "<li>\(Self.escape(change.text))</li>"
@@ -272,7 +275,9 @@ extension AuditReport {
             out += "<td>\(Self.escape(issue.description))</td>"
             out +=
                 "<td>"
-                + (issue.photoID.map { "<a href=\"#photo-\($0.lowercased)\">\(Self.escape(EventWording.short($0)))</a>" }
+                + (issue.photoID.map {
+                    "<a href=\"#photo-\($0.lowercased)\">\(Self.escape(EventWording.short($0)))</a>"
+                }
                     ?? "—") + "</td>"
             out +=
                 "<td>\(Self.escape(issue.flaggedAt.iso8601)) by \(Self.escape(Self.actorText(issue.flaggedBy)))</td>"
@@ -326,8 +331,10 @@ extension AuditReport {
         out +=
             "<p>\(Self.escape("\(found.id) \"\(found.name)\" version \(found.version)")), content SHA-256 "
             + "<code>\(Self.escape(template.hash))</code> "
-            + (template.hashMatches ? "(matches)" : "<strong>(MISMATCH: the content hashes to "
-                + "\(Self.escape(found.contentHash)))</strong>") + ". \(Self.escape(template.source)).</p>\n"
+            + (template.hashMatches
+                ? "(matches)"
+                : "<strong>(MISMATCH: the content hashes to "
+                    + "\(Self.escape(found.contentHash)))</strong>") + ". Pinned \(Self.escape(template.source)).</p>\n"
         out +=
             "<table>\n<thead><tr><th>Id</th><th>Type</th><th>Label</th><th>Required</th><th>Grid</th></tr></thead>"
             + "\n<tbody>\n"
@@ -368,7 +375,8 @@ extension AuditReport {
         case .matches: out += "<span class=\"ok\">The stored file matches this hash.</span>"
         case .missing: out += "<strong class=\"bad\">MISSING: no stored file has this hash.</strong>"
         case .altered(let actual):
-            out += "<strong class=\"bad\">ALTERED: the stored file now hashes to <code>\(escape(actual))</code>.</strong>"
+            out +=
+                "<strong class=\"bad\">ALTERED: the stored file now hashes to <code>\(escape(actual))</code>.</strong>"
         case .notChecked: out += "The stored file was not checked."
         }
         if let path = photo.serverPath { out += "<br>Uploaded to <code>\(escape(path))</code>" }
@@ -432,7 +440,8 @@ extension AuditReport {
         figure.photo.missing, figure.photo.altered { border: 3px solid #cf222e; }
         figure.photo img { max-width: 100%; max-height: 240px; display: block; image-rendering: pixelated; min-width: 48px; }
         figure.photo .absent { width: 120px; height: 80px; background: #ffebe9; display: flex; align-items: center; justify-content: center; }
-        figcaption { font-size: 0.8rem; margin-top: 0.3rem; }
+        figcaption { font-size: 0.8rem; margin-top: 0.3rem; font-weight: normal; }
+        td time { white-space: nowrap; }
         .photo-ref { font-size: 0.8rem; max-width: 320px; }
         .severity.high, .severity.critical { color: #a40e26; font-weight: 600; }
         footer { margin-top: 2rem; font-size: 0.8rem; color: #57606a; }

@@ -10,6 +10,7 @@ import LedgerCore
 /// so a tool can rely on every key. The `form` member has every key of
 /// `jqc show --json` with the same values (and adds the grid layout).
 extension AuditReport {
+    /// The whole report as JSON (print it with `prettyPrinted()`).
     public var jsonValue: JSONValue {
         .object([
             .init("format", .string(Self.format)),
@@ -82,7 +83,8 @@ extension AuditReport {
         return .object([
             .init("id", .string(inspectionID.lowercased)), .init("status", .string(form.status.rawValue)),
             .init("template_id", .string(form.templateID)), .init("template_hash", .string(form.templateHash)),
-            .init("facility", .object([.init("id", .string(form.facilityID)), .init("name", .string(form.facilityName))])),
+            .init(
+                "facility", .object([.init("id", .string(form.facilityID)), .init("name", .string(form.facilityName))])),
             .init("area", Self.area(form)),
             .init("parent_id", .optional(form.parentInspectionID?.lowercased)),
             .init("started_at", Self.time(form.startedAt)), .init("started_by", Self.actor(form.startedBy)),
@@ -215,7 +217,8 @@ extension AuditReport {
             .init("fields", .array(fields)), .init("missing_required", .array(missing.map { .string($0.id.rawValue) })),
             .init("issues", .array(issues)), .init("photos", .array(photos)),
             .init(
-                "sync", .object([.init("state", .string(syncState)), .init("server_id", .optional(state.sync.serverID))])
+                "sync",
+                .object([.init("state", .string(syncState)), .init("server_id", .optional(state.sync.serverID))])
             ),
         ])
     }
@@ -271,7 +274,8 @@ extension AuditReport {
     static func actor(_ actor: Actor?) -> JSONValue {
         guard let actor else { return .null }
         return .object([
-            .init("id", .string(actor.id)), .init("name", .string(actor.name)), .init("verified", .bool(actor.verified)),
+            .init("id", .string(actor.id)), .init("name", .string(actor.name)),
+            .init("verified", .bool(actor.verified)),
         ])
     }
 

@@ -5,6 +5,7 @@ import LedgerCore
 /// The report as text for a terminal: the result first, then the facts, the
 /// timeline, the form, issues, photos and sync.
 extension AuditReport {
+    /// The whole report as lines of text.
     public var text: String {
         var lines: [String] = []
         lines.append("AUDIT of inspection \(inspectionID.lowercased)")
@@ -42,7 +43,7 @@ extension AuditReport {
         case .intact:
             lines.append(
                 "chain: INTACT: \(chain.checked) records verified from position 1 to the head \(chain.head)"
-                    + (chain.seconds.map { String(format: " in %.3f s", $0) } ?? ""))
+                    + (chain.seconds.map { " in " + Self.duration($0) } ?? ""))
         case .notIntact(let finding):
             lines.append("chain: NOT INTACT: \(finding.message)")
             lines.append(
@@ -119,6 +120,11 @@ extension AuditReport {
         return lines
     }
 
+    /// `1.234 s`, or `0.42 ms` below a hundredth of a second.
+    public static func duration(_ seconds: Double) -> String {
+        seconds < 0.01 ? String(format: "%.2f ms", seconds * 1000) : String(format: "%.3f s", seconds)
+    }
+
     static func linkText(_ link: LinkedInspection) -> String {
         var text = "\(link.id.lowercased) [\(link.status.rawValue)]"
         if let started = link.startedAt { text += " started \(started.iso8601)" }
@@ -149,12 +155,7 @@ extension AuditReport {
         if entry.hadNoEffect { line += "  [no effect on the record]" }
         if entry.position > 0, chain.standing(of: entry.position) == "failed" { line += "  [FAILS THE CHAIN CHECK]" }
         var lines = [line]
-        let inSummary: Bool
-        switch entry.event {
-        case .fieldSet, .fieldCleared: inSummary = true
-        default: inSummary = false
-        }
-        if !inSummary { lines += entry.changes.map { "           \($0.text)" } }
+        if !entry.summaryStatesChanges { lines += entry.changes.map { "           \($0.text)" } }
         if let problem = entry.problem { lines.append("           ! \(problem)") }
         return lines
     }

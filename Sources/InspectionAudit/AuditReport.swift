@@ -239,7 +239,8 @@ public struct TemplateEvidence: Sendable {
     public var template: Template?
     /// Where the `template.pinned` event is, when known.
     public var pinnedAt: UInt64?
-    /// How it was found, in words.
+    /// Where it was pinned and how it was found, in words that follow
+    /// "pinned" (`in this inspection's stream at position 1`).
     public var source: String
 
     public init(hash: String, template: Template?, pinnedAt: UInt64?, source: String) {
@@ -365,12 +366,17 @@ public struct PhotoEvidence: Sendable {
 
 extension AuditReport {
     /// The inspection as it stood at the timeline's end, with its follow-up
-    /// resolved by the first child submitted within the report's moment (as
-    /// `jqc show` resolves it from the views).
+    /// cleared by the re-inspection submitted first (by time, then id: the
+    /// rule the views follow, so the form matches `jqc show`) among those
+    /// submitted by the report's moment.
     public static func form(of timeline: AuditTimeline, children: [LinkedInspection]) -> InspectionState {
         var state = timeline.state
-        let submitted = children.compactMap { child in child.submittedPosition.map { ($0, child.id) } }
-        for (_, child) in submitted.sorted(by: { $0.0 < $1.0 }) { state.resolveFollowUp(by: child) }
+        let submitted = children.filter { $0.status == .completed && $0.submittedPosition != nil }
+        let first = submitted.min { a, b in
+            let (ta, tb) = (a.completedAt?.microsecondsSinceEpoch ?? 0, b.completedAt?.microsecondsSinceEpoch ?? 0)
+            return ta != tb ? ta < tb : a.id.bytes.lexicographicallyPrecedes(b.id.bytes)
+        }
+        if let first { state.resolveFollowUp(by: first.id) }
         return state
     }
 

@@ -80,6 +80,15 @@ public struct TimelineEntry: Sendable {
     /// should still see that someone recorded them.
     public var hadNoEffect: Bool
 
+    /// Whether `summary` already states every change (a field set or
+    /// cleared reads `old → new`), so renderings need not list them again.
+    public var summaryStatesChanges: Bool {
+        switch event {
+        case .fieldSet, .fieldCleared: true
+        default: false
+        }
+    }
+
     /// Whether the event is a sync outcome (recorded by the sync worker).
     public var isSyncOutcome: Bool { record?.type.hasPrefix("sync.") ?? false }
 }
@@ -119,7 +128,8 @@ public struct AuditTimeline: Sendable {
             if entry.streamVersion > expectedVersion {
                 let gap =
                     entry.streamVersion == expectedVersion + 1
-                    ? "stream version \(expectedVersion) is" : "stream versions \(expectedVersion)–\(entry.streamVersion - 1) are"
+                    ? "stream version \(expectedVersion) is"
+                    : "stream versions \(expectedVersion)–\(entry.streamVersion - 1) are"
                 entries.append(
                     TimelineEntry(
                         position: 0, streamVersion: expectedVersion, record: nil, event: nil,
@@ -151,7 +161,8 @@ public struct AuditTimeline: Sendable {
     public static func pinnedTemplates(in entries: [StreamEntry]) -> [String: (template: Template, position: UInt64)] {
         var found: [String: (template: Template, position: UInt64)] = [:]
         for case .record(let record) in entries where record.type == InspectionEventType.templatePinned.rawValue {
-            if case .templatePinned(let pinned) = try? InspectionEvent.decode(record), found[pinned.templateHash] == nil {
+            if case .templatePinned(let pinned) = try? InspectionEvent.decode(record), found[pinned.templateHash] == nil
+            {
                 found[pinned.templateHash] = (pinned.template, record.position)
             }
         }

@@ -49,7 +49,8 @@ public enum EventWording {
             guard let old = before.values[e.fieldID] else { return "cleared \(name) (it was unanswered)" }
             return "cleared \(name): \(valueText(old)) → \(valueText(nil))"
         case .photoCaptured(let e):
-            var text = "captured \(e.kind.rawValue) \(short(e.photo.photoID)) (\(e.photo.mediaType), "
+            var text =
+                "captured \(e.kind.rawValue) \(short(e.photo.photoID)) (\(e.photo.mediaType), "
                 + "\(e.photo.size) bytes, sha256 \(shortHash(e.photo.sha256.hex)))"
             if let field = e.fieldID { text += " for \(fieldName(field, template: template))" }
             if let issue = e.issueID { text += " for issue \(short(issue))" }
@@ -143,7 +144,8 @@ public enum EventWording {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }

@@ -61,6 +61,20 @@ public struct LogFilter: Sendable {
         return true
     }
 
+    /// Whether a hole in the log at `position` (a record removed or
+    /// unreadable) is within the selection. Only position bounds can say:
+    /// a hole has no time, actor or type, so with those filters it is left
+    /// to `jqc audit` and `jqc verify` to report.
+    public func admitsHole(at position: UInt64) -> Bool {
+        guard actor == nil, types.isEmpty else { return false }
+        for bound in [since, until].compactMap({ $0 }) {
+            guard case .position = bound else { return false }
+        }
+        if case .position(let first) = since, position < first { return false }
+        if case .position(let last) = until, position > last { return false }
+        return true
+    }
+
     /// `inspection.field_set` matches itself and the family `inspection`.
     static func type(_ type: String, matches wanted: String) -> Bool {
         type == wanted || type.hasPrefix(wanted + ".")

@@ -50,7 +50,7 @@ final class AuditorLedger {
         options.readOnly = true
         do {
             return try open(home, views: views, options: options)
-        } catch where isLockRefusal(error) {
+        } catch let error where isLockRefusal(error) {
             options.noLock = true
             return try open(home, views: views, options: options)
         }
@@ -59,7 +59,8 @@ final class AuditorLedger {
     private static func open(_ home: LedgerHome, views: Bool, options: Environment.Options) throws -> AuditorLedger {
         if views {
             do {
-                let ledger = try InspectionLedger(storePath: home.storePath, photosPath: home.photosPath, options: options)
+                let ledger = try InspectionLedger(
+                    storePath: home.storePath, photosPath: home.photosPath, options: options)
                 return AuditorLedger(home: home, log: ledger.log, ledger: ledger, withoutLock: options.noLock)
             } catch LedgerError.noLedger {
                 // The log exists but its views were never made: audit from the log alone.
@@ -138,7 +139,11 @@ final class AuditorLedger {
             }
         }
         switch matches.count {
-        case 0: throw LookupError.noInspection(reference)
+        case 0:
+            throw JQCError.notFound(
+                kind: "inspection", reference: reference,
+                hint: "No stream of this ledger's log has that id. 'jqc log' lists every event, discarded drafts "
+                    + "included.")
         case 1: return matches[0]
         default: throw LookupError.ambiguous(reference, matches)
         }
@@ -157,7 +162,8 @@ final class AuditorLedger {
     /// views when they are up to date (each answer is checked: a template by
     /// its content hash, a child by its own stream), else by one scan of the
     /// log.
-    func links(of id: UUID, templateHash: String?) throws -> (template: FoundTemplate?, children: [UUID], note: String?) {
+    func links(of id: UUID, templateHash: String?) throws -> (template: FoundTemplate?, children: [UUID], note: String?)
+    {
         if let ledger, try ledger.views.staleProjections().isEmpty {
             var found: FoundTemplate?
             if let templateHash, let template = try ledger.pinnedTemplate(hash: templateHash),
@@ -165,7 +171,7 @@ final class AuditorLedger {
             {
                 found = FoundTemplate(
                     template: template, pinnedAt: nil,
-                    source: "pinned by an earlier inspection; its content hashes to the recorded value")
+                    source: "by an earlier inspection; its content hashes to the recorded value")
             }
             let children = try childrenFromView(of: id)
             if found != nil || templateHash == nil {
@@ -216,7 +222,7 @@ final class AuditorLedger {
                 {
                     template = FoundTemplate(
                         template: event.template, pinnedAt: position,
-                        source: "pinned at position \(position) (found by scanning the log)")
+                        source: "at position \(position) (found by scanning the log)")
                 } else if record.type == started, record.stream != parent,
                     case .started(let event) = try? InspectionEvent.decode(record),
                     event.parentInspectionID == parent
@@ -300,14 +306,17 @@ struct LogCommand: RunnableCommand {
             TIME is RFC 3339 (2026-11-29T14:03:07.250000Z, or with an offset) or a date (2026-11-29, a whole \
             UTC day: --since starts at its midnight, --until ends at the next); SEQ is a log position. Bounds \
             are inclusive. Discarded drafts are included: the log keeps everything. Actors named with --as \
-            are marked (unverified).
+            are marked (unverified). A record missing from the log, or unreadable, is shown as such unless \
+            --actor, --type or a TIME bound is given (it has no actor, type or time); 'jqc verify' finds \
+            every one.
 
             With --json, each line is one event in the exported form of Schemas/events/envelope.schema.json \
             (Tools/validate-events checks it). Opens the ledger read-only and needs no login.
             """,
         group: "Auditing",
         options: [
-            OptionSpec("inspection", short: "i", valueName: "ID", help: "Only this inspection's events (any unique prefix)."),
+            OptionSpec(
+                "inspection", short: "i", valueName: "ID", help: "Only this inspection's events (any unique prefix)."),
             OptionSpec("since", valueName: "TIME|SEQ", help: "Only events at or after this time or position."),
             OptionSpec("until", valueName: "TIME|SEQ", help: "Only events at or before this time or position."),
             OptionSpec("actor", valueName: "NAME", help: "Only events recorded by this actor (name or id, any case)."),
@@ -345,13 +354,48 @@ struct LogCommand: RunnableCommand {
             let id = try auditor.resolveInspection(inspection)
             for entry in try auditor.streamEntries(of: id) {
                 guard printer.wantsMore else { break }
-                try printer.print(entry, stream: id)
+                switch entry {
+                case .record(let record):
+                    try printer.print(record)
+                case .missing(let version, let position):
+                    if filter.admitsHole(at: position) {
+                        printer.printHole(
+                            at: position,
+                            "version \(version) of \(EventWording.short(id)) is indexed here, but the log holds no "
+                                + "record there")
+                    }
+                case .unreadable(let version, let position, let why):
+                    if filter.admitsHole(at: position) {
+                        printer.printHole(
+                            at: position,
+                            "version \(version) of \(EventWording.short(id)) is indexed here, but the record is "
+                                + "unreadable (\(why))")
+                    }
+                }
             }
         } else {
+            // Stored bytes are decoded here rather than by the reader, so that a
+            // damaged record is shown as such and the listing goes on.
+            var expected = filter.firstPosition
             try auditor.log.read { reader in
-                try reader.forEachRecord(from: filter.firstPosition) { record in
-                    guard !filter.isPast(position: record.position), printer.wantsMore else { return false }
-                    try printer.print(.record(record), stream: record.stream)
+                try reader.forEachStoredRecord(from: filter.firstPosition) { position, value in
+                    guard !filter.isPast(position: position), printer.wantsMore else { return false }
+                    if position > expected, filter.admitsHole(at: expected) {
+                        printer.printHole(
+                            at: expected,
+                            position == expected + 1
+                                ? "no record: position \(expected) is missing from the log"
+                                : "no records: positions \(expected)–\(position - 1) are missing from the log")
+                    }
+                    expected = position + 1
+                    do {
+                        guard value.count > 32 else { throw RecordError.malformed("only \(value.count) bytes") }
+                        try printer.print(try EventRecord(decoding: value, at: 32))
+                    } catch let error as RecordError {
+                        if filter.admitsHole(at: position) {
+                            printer.printHole(at: position, "the record stored here is unreadable (\(error))")
+                        }
+                    }
                     return true
                 }
             }
@@ -378,31 +422,23 @@ struct LogPrinter {
 
     var wantsMore: Bool { filter.limit.map { printed < $0 } ?? true }
 
-    mutating func print(_ entry: StreamEntry, stream: UUID) throws {
-        guard case .record(let record) = entry else {
-            // A hole in a stream read through its index.
-            guard filter.since == nil && filter.until == nil && filter.actor == nil && filter.types.isEmpty else {
-                return
-            }
-            printed += 1
-            let reason: String =
-                switch entry {
-                case .unreadable(_, _, let why): "the record stored there is unreadable (\(why))"
-                default: "the stream index names this position, but the log holds no record there"
-                }
-            if invocation.json {
-                invocation.stderr.line(
-                    "jqc: position \(entry.position) (version \(entry.streamVersion) of inspection "
-                        + "\(stream.lowercased)): \(reason)")
-            } else {
-                let position = String(entry.position)
-                invocation.stdout.line(
-                    String(repeating: " ", count: max(0, 7 - position.count)) + position
-                        + "  (no record: version \(entry.streamVersion) of \(EventWording.short(stream)); \(reason))")
-            }
-            return
+    /// A place where the log should hold a record and does not: on stdout
+    /// in text (it is part of what happened), on stderr with --json (whose
+    /// lines must each be an event). It never counts towards --limit.
+    func printHole(at position: UInt64, _ what: String) {
+        if invocation.json {
+            invocation.stderr.line("jqc: position \(position): \(what)")
+        } else {
+            let number = String(position)
+            invocation.stdout.line(String(repeating: " ", count: max(0, 7 - number.count)) + number + "  (\(what))")
         }
-        if case .templatePinned(let pinned) = try? InspectionEvent.decode(record) {
+    }
+
+    mutating func print(_ record: EventRecord) throws {
+        if record.type == InspectionEventType.templatePinned.rawValue,
+            case .templatePinned(let pinned) = try? InspectionEvent.decode(record)
+        {
+            // Kept for naming fields; an undecodable pin is reported when printed.
             templates[pinned.templateHash] = pinned.template
         }
         guard filter.admits(record) else { return }
@@ -416,7 +452,8 @@ struct LogPrinter {
             let stored = InspectionEvent.unrecognized(
                 StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
             if invocation.json {
-                invocation.stderr.line("jqc: position \(record.position): the \(record.type) event cannot be read: \(error)")
+                invocation.stderr.line(
+                    "jqc: position \(record.position): the \(record.type) event cannot be read: \(error)")
                 invocation.stdout.line(EventExport.jsonLine(for: record, event: stored))
             } else {
                 invocation.stdout.line(
@@ -435,6 +472,8 @@ struct LogPrinter {
     /// The pinned template of the record's inspection: from a start seen in
     /// this run, else from the stream's first events (read through its
     /// index), else from the views (accepted only if it hashes right).
+    /// Decoding failures here only leave fields unnamed; the event itself is
+    /// decoded, and its failure shown, by `print`.
     private mutating func template(of record: EventRecord) throws -> Template? {
         if record.type == InspectionEventType.started.rawValue,
             case .started(let started) = try? InspectionEvent.decode(record)
@@ -444,10 +483,8 @@ struct LogPrinter {
         if streamTemplates[record.stream] == nil {
             let entries = try auditor.streamEntries(of: record.stream)
             streamTemplates[record.stream] = AuditTimeline.templateHash(in: entries) ?? ""
-            for case .record(let early) in entries.prefix(2) {
-                if case .templatePinned(let pinned) = try? InspectionEvent.decode(early) {
-                    templates[pinned.templateHash] = pinned.template
-                }
+            for (hash, pinned) in AuditTimeline.pinnedTemplates(in: entries) where templates[hash] == nil {
+                templates[hash] = pinned.template
             }
         }
         guard let hash = streamTemplates[record.stream], !hash.isEmpty else { return nil }
@@ -494,7 +531,8 @@ struct AuditCommand: RunnableCommand {
             OptionSpec("as-of", valueName: "TIME|SEQ", help: "Show the inspection as it stood at this moment."),
             OptionSpec("format", valueName: "FORMAT", help: "text, json or html.", defaultDescription: "text"),
             OptionSpec("output", short: "o", valueName: "FILE", help: "Write the report to FILE instead of stdout."),
-            OptionSpec("digest", valueName: "DIGEST", help: "Also prove the log extends this digest from 'jqc digest'."),
+            OptionSpec(
+                "digest", valueName: "DIGEST", help: "Also prove the log extends this digest from 'jqc digest'."),
         ],
         flags: [FlagSpec("no-verify", help: "Skip the hash chain check (the full scan of the log).")])
 
@@ -554,16 +592,17 @@ struct AuditCommand: RunnableCommand {
                 asOf == nil ? report.text : Self.asOfText(report)
             }
         if let output {
-            try FileStore.writeAtomically(Data((rendered.hasSuffix("\n") ? rendered : rendered + "\n").utf8), to: output, mode: 0o644)
+            try FileStore.writeAtomically(
+                Data((rendered.hasSuffix("\n") ? rendered : rendered + "\n").utf8), to: output, mode: 0o644)
             invocation.stdout.line("Wrote the \(format.rawValue) audit report to \(output): \(report.headline)")
         } else {
             invocation.stdout.write(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
         }
         guard report.isClean else {
+            // The headline names the finding; a single other problem is named too.
             let problems = report.problems
-            throw JQCError.verificationFailed(
-                "audit of \(inspection.lowercased): \(report.headline)"
-                    + (problems.count > 1 ? " (\(problems.count) problems; see the report)" : ""))
+            let detail = report.chain.isIntact && problems.count == 1 ? ": \(problems[0])" : ""
+            throw JQCError.verificationFailed("audit of \(inspection.lowercased): \(report.headline)\(detail)")
         }
     }
 
@@ -605,11 +644,11 @@ struct AuditCommand: RunnableCommand {
         let hash = AuditTimeline.templateHash(in: entries)
         var notes: [String] = []
         var evidence = TemplateEvidence(
-            hash: hash ?? "", template: nil, pinnedAt: nil, source: "not found in this inspection's stream or the log")
+            hash: hash ?? "", template: nil, pinnedAt: nil, source: "nowhere in this log")
         if let hash, let own = AuditTimeline.pinnedTemplates(in: entries)[hash] {
             evidence = TemplateEvidence(
                 hash: hash, template: own.template, pinnedAt: own.position,
-                source: "pinned in this inspection's stream at position \(own.position)")
+                source: "in this inspection's stream at position \(own.position)")
         }
         let links = try auditor.links(of: inspection, templateHash: evidence.template == nil ? hash : nil)
         if let note = links.note { notes.append(note) }
@@ -622,13 +661,21 @@ struct AuditCommand: RunnableCommand {
         let timeline = AuditTimeline(
             inspectionID: inspection, entries: entries, templates: templates, through: through?.position)
 
+        // A linked inspection is folded up to the same moment: a position
+        // bounds every stream alike, a time each stream's own last event.
+        func linked(_ id: UUID) throws -> AuditTimeline? {
+            let entries = try auditor.streamEntries(of: id)
+            var cutoff: UInt64?
+            if let asOf {
+                guard let (position, _) = AuditReport.position(of: asOf, in: entries) else { return nil }
+                cutoff = position
+            }
+            return AuditTimeline(inspectionID: id, entries: entries, templates: timeline.templates, through: cutoff)
+        }
         var children: [LinkedInspection] = []
         for child in links.children {
-            let childTimeline = AuditTimeline(
-                inspectionID: child, entries: try auditor.streamEntries(of: child), templates: timeline.templates,
-                through: through?.position)
             // A child started after the report's moment did not exist yet.
-            guard childTimeline.state.status != .notStarted else { continue }
+            guard let childTimeline = try linked(child), childTimeline.state.status != .notStarted else { continue }
             let problem =
                 childTimeline.state.parentInspectionID == inspection
                 ? nil
@@ -638,9 +685,8 @@ struct AuditCommand: RunnableCommand {
         }
         var parent: LinkedInspection?
         if let parentID = timeline.state.parentInspectionID {
-            let parentTimeline = AuditTimeline(
-                inspectionID: parentID, entries: try auditor.streamEntries(of: parentID),
-                templates: timeline.templates, through: through?.position)
+            let parentTimeline =
+                try linked(parentID) ?? AuditTimeline(inspectionID: parentID, entries: [], through: 0)
             parent = LinkedInspection(
                 timeline: parentTimeline,
                 problem: parentTimeline.entries.isEmpty
@@ -667,7 +713,8 @@ struct AuditCommand: RunnableCommand {
                 case .missing: .missing
                 case .altered(let actual): .altered(actualSHA256: actual)
                 }
-            let contents = embedPhotos && status != .missing ? auditor.photos.contents(sha256: hex).map { [UInt8]($0) } : nil
+            let contents =
+                embedPhotos && status != .missing ? auditor.photos.contents(sha256: hex).map { [UInt8]($0) } : nil
             files[hex] = PhotoFile(status: status, contents: contents)
         }
 
