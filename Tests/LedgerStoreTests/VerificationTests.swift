@@ -32,10 +32,17 @@ import Testing
         env.close()
     }
 
+    /// Verifies with the walk in one piece and split in two halves (on two
+    /// threads), and expects both to report the same.
     func verify(against digest: LedgerDigest? = nil) throws -> VerificationReport {
         let log = try EventLog(directory: store)
         defer { log.close() }
-        return try log.verify(against: digest)
+        let whole = try log.verify(against: digest)
+        let split = try log.verify(against: digest, splittingAbove: 1, progress: nil)
+        #expect(whole.finding == split.finding, "split walk disagrees: \(String(describing: split.finding))")
+        #expect(whole.checked == split.checked)
+        #expect(whole.head == split.head)
+        return whole
     }
 
     @Test func anUntouchedLogVerifies() throws {
@@ -55,6 +62,17 @@ import Testing
             try txn.put(events, BigEndian.bytes(7), value)
         }
         #expect(try verify().finding == .changed(position: 7))
+    }
+
+    @Test(arguments: [3, 10, 11, 18] as [UInt64])
+    func aChangeIsFoundInEitherHalfOfASplitWalk(position: UInt64) throws {
+        _ = try makeLog()
+        try tamper { txn, events in
+            var value = try #require(try txn.get(events, BigEndian.bytes(position)))
+            value[value.count - 2] ^= 0x40
+            try txn.put(events, BigEndian.bytes(position), value)
+        }
+        #expect(try verify().finding == .changed(position: position))
     }
 
     @Test func aDeletedRecordIsFound() throws {
