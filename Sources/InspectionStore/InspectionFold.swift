@@ -74,7 +74,7 @@ final class InspectionFold {
         for record in records {
             if record.type == InspectionEventType.started.rawValue, fold.states[id]?.template == nil {
                 // The template may have been pinned by an earlier inspection.
-                if case .started(let started) = try? InspectionEvent.decode(record),
+                if case .started(let started) = try EventUpcaster.decode(record, template: nil),
                     let template = try pinnedTemplate(started.templateHash, reader.transaction, tables)
                 {
                     fold.templates[started.templateHash] = template

@@ -216,7 +216,8 @@ struct WhoamiCommand: RunnableCommand {
     static let path = ["whoami"]
     static let spec = CommandSpec(
         "whoami", abstract: "Show who is logged in (from the saved session; --check asks the server).",
-        discussion: "Offline, --check says so and shows the last known identity. Exit status 1 when nobody is logged in.",
+        discussion:
+            "Offline, --check says so and shows the last known identity. Exit status 1 when nobody is logged in.",
         group: "Session",
         flags: [FlagSpec("check", help: "Ask the server (/auth/me) whether the session is still accepted.")])
 
@@ -314,6 +315,8 @@ struct SyncCommand: RunnableCommand {
         defer { lock.release() }
         let signals = StopSignals()
         var anythingFailed = false
+        // In --watch, an offline stretch is reported once, not every interval.
+        var offlineReported = false
         repeat {
             let session = try invocation.serverSession(transport: transport)
             let started = ContinuousClock.now
@@ -324,7 +327,11 @@ struct SyncCommand: RunnableCommand {
             let report = try run.run()
             invocation.endProgress()
             let elapsed = ContinuousClock.now - started
-            Self.summarize(report, elapsed: elapsed, watching: watch, invocation)
+            let offline: Bool
+            if case .serverUnreachable = report.stop { offline = true } else { offline = false }
+            let quiet = watch && offline && offlineReported && report.sent.isEmpty && report.retrying.isEmpty
+            if !quiet { Self.summarize(report, elapsed: elapsed, watching: watch, invocation) }
+            offlineReported = offline
             anythingFailed = report.needsAttention
             switch report.stop {
             case .loginRequired(let why), .transportRefused(let why):
@@ -370,7 +377,8 @@ struct SyncCommand: RunnableCommand {
     // MARK: Output
 
     static func show(_ progress: SyncProgress, _ invocation: Invocation) {
-        let what = "[\(progress.index)/\(progress.total)] \(progress.item.kind.rawValue) "
+        let what =
+            "[\(progress.index)/\(progress.total)] \(progress.item.kind.rawValue) "
             + "\(progress.item.id.lowercased.prefix(8))"
         switch progress.step {
         case .sending: invocation.progress("\(what): sending")
@@ -666,12 +674,13 @@ final class StopSignals: @unchecked Sendable {
     private var requested = false
     private let wake = DispatchSemaphore(value: 0)
     private var sources: [any DispatchSourceSignal] = []
+    private var previous: [(Int32, sighandler_t?)] = []
 
     init() {
         for number in [SIGINT, SIGTERM] {
             // The default action would kill the process at once; a dispatch
             // source sees the signal only once that action is ignored.
-            signal(number, SIG_IGN)
+            previous.append((number, signal(number, SIG_IGN)))
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in self?.request() }
             source.resume()
@@ -681,6 +690,8 @@ final class StopSignals: @unchecked Sendable {
 
     deinit {
         for source in sources { source.cancel() }
+        // A caller running `jqc` in-process gets its own handling back.
+        for (number, handler) in previous { signal(number, handler) }
     }
 
     var stopRequested: Bool {

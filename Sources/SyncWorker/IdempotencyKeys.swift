@@ -22,13 +22,13 @@ public struct IdempotencyKeys: Sendable, Equatable {
         for record in records {
             switch record.type {
             case InspectionEventType.photoCaptured.rawValue:
-                if case .photoCaptured(let captured) = try InspectionEvent.decode(record),
+                if case .photoCaptured(let captured) = try EventUpcaster.decode(record, template: nil),
                     photoCaptured[captured.photo.photoID] == nil
                 {
                     photoCaptured[captured.photo.photoID] = record.id
                 }
             case InspectionEventType.issueFlagged.rawValue:
-                if case .issueFlagged(let flagged) = try InspectionEvent.decode(record),
+                if case .issueFlagged(let flagged) = try EventUpcaster.decode(record, template: nil),
                     issueFlagged[flagged.issueID] == nil
                 {
                     issueFlagged[flagged.issueID] = record.id

@@ -9,8 +9,8 @@ public struct SyncReport: Sendable {
     public enum Stop: Sendable, Equatable, CustomStringConvertible {
         /// The session was refused and could not be refreshed; no attempt was counted.
         case loginRequired(String)
-        /// The server could not be reached (no connection, or no answer in
-        /// time); the item that found out counted one attempt, the rest wait.
+        /// The server could not be reached (no connection: nothing recorded),
+        /// or did not answer in time (that item's attempt counted); the rest wait.
         case serverUnreachable(String)
         /// The transport refused to send (TLS, redirect, a bad URL): a
         /// configuration problem, not the items' fault, so no attempt was counted.

@@ -21,17 +21,22 @@ import LedgerStore
 /// **Outcomes are events.** Each outcome is appended through
 /// `InspectionLedger.append` in one short write transaction of its own
 /// (`sync.photo_uploaded`, `sync.inspection_accepted`, `sync.issue_accepted`,
-/// `sync.attempt_failed`, `sync.gave_up`). No transaction is open while a
-/// request is in flight, so inspectors keep recording during a sync.
+/// `sync.attempt_failed`, `sync.gave_up`). The network thread never opens a
+/// write transaction: an `OutcomeRecorder` appends each outcome, in order,
+/// while the next request is in flight, so inspectors keep recording during
+/// a sync and the disk's latency overlaps the network's.
 ///
 /// **Failures.**
-/// - Transient (no connection, timeout, lost connection, 5xx, 429, an
-///   unreadable answer): `sync.attempt_failed` with `will_retry` and
-///   `next_attempt_at` from the `RetryPolicy`; the 5th failure is recorded
-///   with `sync.gave_up` in the same transaction. Items whose next attempt is
-///   in the future are skipped. When the server cannot be reached at all
-///   (no connection, or no answer in time), the run stops after recording
-///   that item's failure: the others would only wait for the same timeout.
+/// - Transient (timeout, lost connection, 5xx, 429, an unreadable answer):
+///   `sync.attempt_failed` with `will_retry` and `next_attempt_at` from the
+///   `RetryPolicy`; the 5th failure is recorded with `sync.gave_up` in the
+///   same transaction. Items whose next attempt is in the future are
+///   skipped. After a timeout the run stops: the others would only wait for
+///   the same timeout.
+/// - No connection at all (offline, DNS, refused): nothing was sent, so the
+///   run stops and records nothing. Inspectors are offline for long
+///   stretches; being offline must not use up an item's attempts, or
+///   `--watch` would give items up just for waiting for the network.
 /// - A 4xx refusal (400, 404, 409, 413, 422…): given up at once with the
 ///   server's message (the HTTP status is kept in the failure).
 /// - A 401: the session refreshes once and the request is sent again. If the
@@ -51,6 +56,8 @@ import LedgerStore
 /// while the previous pass achieved something and some retry has fallen due
 /// (with a scale of 0 in tests, at once), so one run carries items as far as
 /// backoff allows.
+///
+/// One value makes one run: its report covers what that run did.
 public final class SyncRun {
     let ledger: InspectionLedger
     let session: ServerSession
@@ -63,6 +70,8 @@ public final class SyncRun {
     let progress: ((SyncProgress) -> Void)?
     let actor: Actor
 
+    /// Appends outcomes while the next request is in flight.
+    private let recorder: OutcomeRecorder
     /// Folded states of this pass, kept in step with what the run records.
     private var states: [UUID: InspectionState] = [:]
     private var keys: [UUID: IdempotencyKeys] = [:]
@@ -92,11 +101,22 @@ public final class SyncRun {
         self.progress = progress
         let user = session.user
         actor = Actor(id: user.id, name: user.displayName, verified: true)
+        recorder = OutcomeRecorder(ledger: ledger)
     }
 
     /// Sends what is due, records every outcome, pulls reference data, and
     /// reports. Throws only when the ledger itself cannot be read or written.
     public func run() throws -> SyncReport {
+        do {
+            return try runPasses()
+        } catch {
+            // Whatever failed, no append may still be running once `run` returns.
+            recorder.waitUntilIdle()
+            throw error
+        }
+    }
+
+    private func runPasses() throws -> SyncReport {
         var report = SyncReport()
         // Every failure counts toward giving up, so passes are bounded anyway;
         // the cap only guards against a bug turning this into a busy loop.
@@ -104,6 +124,8 @@ public final class SyncRun {
         while report.passes < maximumPasses {
             report.passes += 1
             let progressed = try pass(try ledger.outbox(), &report)
+            // The next reads of the ledger must see every outcome of this pass.
+            try recorder.drain()
             guard report.stop == nil, progressed else { break }
             let now = clock.now()
             guard try ledger.outbox().contains(where: { isDue($0, at: now) }) else { break }
@@ -200,7 +222,7 @@ public final class SyncRun {
                 try session.api.uploadPhoto(upload, accessToken: token, idempotencyKey: key)
             }
             try record([.photoUploaded(PhotoUploaded(photoID: photo.photo.photoID, serverPath: path))], row)
-            tell(.sent(path))
+            tell(.sent("uploaded"))
             return true
         } catch let error as APIError {
             return try failed(row, error, state, tell, &report)
@@ -237,7 +259,8 @@ public final class SyncRun {
             case .failed(let failure):
                 try giveUp(
                     row,
-                    error: "Its parent inspection \(parentID.lowercased.prefix(8)) failed to sync (\(failure.lastError)), "
+                    error:
+                        "Its parent inspection \(parentID.lowercased.prefix(8)) failed to sync (\(failure.lastError)), "
                         + "and a re-inspection cannot be sent without it. Run 'jqc sync retry "
                         + "\(parentID.lowercased.prefix(8))', then 'jqc sync retry \(row.item.id.lowercased.prefix(8))'.",
                     httpStatus: nil, state, tell)
@@ -325,6 +348,11 @@ public final class SyncRun {
         } catch .loginRequired(let message) {
             report.stop = .loginRequired(APIError.loginRequired(message).description)
             return
+        } catch .transport(.couldNotConnect(let detail)) {
+            report.stop = .serverUnreachable(
+                "The server could not be reached, so reference data was not refreshed: "
+                    + "\(TransportError.couldNotConnect(detail: detail).description)")
+            return
         } catch {
             report.reference = .failed(error.description)
             return
@@ -356,6 +384,13 @@ public final class SyncRun {
             return false
         case .transport(let transport) where !transport.isTransient:
             report.stop = .transportRefused(transport.description)
+            return false
+        case .transport(.couldNotConnect):
+            // Nothing was sent: the device is offline or the server is down.
+            // Inspectors work offline for days; that must not use up items' attempts.
+            report.stop = .serverUnreachable(
+                "The server could not be reached, so nothing was sent and no attempt was counted: "
+                    + "\(error.description) Everything waits for the next sync.")
             return false
         case .refused(let status, _):
             try giveUp(row, error: error.serverMessage, httpStatus: status, state, tell, attempted: true)
@@ -396,22 +431,13 @@ public final class SyncRun {
                         httpStatus: error.status, nextAttemptAt: next))
                 tell(.willRetry(error.serverMessage))
             }
-            if case .transport(let transport) = error, Self.meansUnreachable(transport) {
+            if case .transport(.timedOut) = error {
+                // The next request would only wait out the same timeout.
                 report.stop = .serverUnreachable(
-                    "The server could not be reached: \(transport.description) The remaining items wait for the "
+                    "The server did not answer in time: \(error.description) The remaining items wait for the "
                         + "next sync.")
             }
             return true
-        }
-    }
-
-    /// A connection that could not be made, or no answer in time: the next
-    /// request would only wait for the same timeout. A connection lost after
-    /// sending is not: the server answered the others.
-    static func meansUnreachable(_ error: TransportError) -> Bool {
-        switch error {
-        case .couldNotConnect, .timedOut: true
-        default: false
         }
     }
 
@@ -437,12 +463,12 @@ public final class SyncRun {
         tell(.gaveUp(error))
     }
 
-    /// Appends one outcome in a write transaction of its own, and keeps the
-    /// run's folded state in step with it.
+    /// Appends one outcome in a write transaction of its own (through the
+    /// recorder, in order), and keeps the run's folded state in step with it.
     private func record(_ events: [InspectionEvent], _ row: OutboxItem) throws {
         let now = clock.now()
         let pending = events.map { $0.pending(stream: row.inspectionID, actor: actor, device: device, recordedAt: now) }
-        try ledger.append(pending)
+        try recorder.append(pending)
         if var state = states[row.inspectionID] {
             for event in events { state.apply(event, recordedAt: now, actor: actor) }
             states[row.inspectionID] = state

@@ -3,13 +3,15 @@
 import Foundation
 
 let usage = """
-    usage: ledger-bench [core] [domain] [--events N] [--single N] [--inspections N] [--dir PATH]
+    usage: ledger-bench [core] [domain] [sync] [--events N] [--single N] [--inspections N] [--dir PATH]
 
       core       the event log: batched and single appends, scan, verify,
                  against plain LMDB (the limit) and SQLite (the baseline)
       domain     a generated ledger of inspections × 100 events: full rebuild,
                  reading one inspection, recording one action, and the jqc
                  commands end to end (process start included)
+      sync       jqc sync of N completed inspections (default 1000) against
+                 the development server, and a plain keep-alive client
       --events   events in the batched run (default 200000)
       --single   single durable commits (default 2000)
       --inspections  inspections in the domain run (default 10000)
@@ -31,7 +33,7 @@ while let arg = args.next() {
         print(usage)
         exit(0)
     case "--inspections": inspections = args.next().flatMap(Int.init) ?? inspections
-    case "core", "domain": suites.append(arg)
+    case "core", "domain", "sync": suites.append(arg)
     default:
         FileHandle.standardError.write(Data("ledger-bench: unknown argument '\(arg)'\n\(usage)\n".utf8))
         exit(2)
@@ -62,6 +64,11 @@ do {
             try FoldProfile(store: domain.ledgerPath + "/store").run()
         }
         try CommandBenchmark(ledger: domain.ledgerPath, inspection: DomainBenchmark.sample!).run()
+    }
+    if suites.contains("sync") {
+        let count = CommandLine.arguments.contains("--inspections") ? inspections : 1_000
+        print("== sync: \(count) inspections (40 fields, two 200 KB photos, one issue each), worker vs plain client")
+        try SyncBenchmark(inspections: count, directory: base + "/sync").run()
     }
 } catch {
     FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))

@@ -1,0 +1,67 @@
+import Dispatch
+import Foundation
+import InspectionStore
+import LedgerCore
+
+/// Appends a run's outcome events in order, each in a write transaction of
+/// its own, on a thread of its own: the next request goes out while the last
+/// outcome is made durable, instead of waiting for its fsync and its views.
+///
+/// Why this is safe: the worker keeps its own folded state up to date at
+/// once, so nothing it decides waits for the disk; and an outcome lost to a
+/// crash before it was appended is only a request sent again with the same
+/// idempotency key, which the server answers with its first response. The
+/// worker waits for the recorder (`drain`) before it reads the ledger again
+/// (a new pass, the report, the reference pull) and before `run` returns. At
+/// most `capacity` outcomes wait at a time.
+final class OutcomeRecorder: @unchecked Sendable {
+    private let ledger: InspectionLedger
+    private let queue = DispatchQueue(label: "jqc.sync.outcomes")
+    private let slots: DispatchSemaphore
+    /// `@unchecked Sendable` rests on this: `failure` is only touched under `lock`.
+    private let lock = NSLock()
+    private var failure: (any Error)?
+
+    init(ledger: InspectionLedger, capacity: Int = 16) {
+        self.ledger = ledger
+        slots = DispatchSemaphore(value: capacity)
+    }
+
+    /// Queues `events` for one append; throws the failure of an earlier append, if any.
+    func append(_ events: [PendingEvent]) throws {
+        try rethrowFailure()
+        slots.wait()
+        queue.async { [self] in
+            defer { slots.signal() }
+            guard currentFailure == nil else { return }
+            do {
+                try ledger.append(events)
+            } catch {
+                lock.lock()
+                failure = error
+                lock.unlock()
+            }
+        }
+    }
+
+    /// Waits until every queued outcome is appended; throws if one could not be.
+    func drain() throws {
+        waitUntilIdle()
+        try rethrowFailure()
+    }
+
+    /// Waits until every queued outcome is appended or failed.
+    func waitUntilIdle() {
+        queue.sync {}
+    }
+
+    private var currentFailure: (any Error)? {
+        lock.lock()
+        defer { lock.unlock() }
+        return failure
+    }
+
+    private func rethrowFailure() throws {
+        if let failure = currentFailure { throw failure }
+    }
+}

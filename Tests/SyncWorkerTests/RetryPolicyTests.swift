@@ -1,0 +1,53 @@
+import LedgerCore
+import LedgerTestSupport
+import SyncWorker
+import Testing
+
+/// The backoff: base 2 s, doubling, capped at 5 minutes, ±20%, five attempts.
+@Suite struct RetryPolicyTests {
+    static let nominal: [(failures: Int, seconds: Double)] = [
+        (1, 2), (2, 4), (3, 8), (4, 16), (5, 32), (8, 256), (9, 300), (30, 300),
+    ]
+
+    @Test(arguments: nominal)
+    func delayDoublesUpToTheCap(failures: Int, seconds: Double) {
+        #expect(RetryPolicy.standard.delay(afterFailure: failures, unit: 0.5) == seconds)
+    }
+
+    @Test(arguments: [1, 3, 9])
+    func jitterStaysWithinTwentyPercent(failures: Int) {
+        let policy = RetryPolicy.standard
+        let nominal = policy.delay(afterFailure: failures, unit: 0.5)
+        #expect(abs(policy.delay(afterFailure: failures, unit: 0) - nominal * 0.8) < 1e-9)
+        #expect(abs(policy.delay(afterFailure: failures, unit: 0.999_999_999) - nominal * 1.2) < 1e-6)
+        var random = SeededRandom(seed: 42)
+        for _ in 0..<200 {
+            let delay = policy.delay(afterFailure: failures, unit: Double.random(in: 0..<1, using: &random))
+            #expect(delay >= nominal * 0.8 && delay <= nominal * 1.2)
+        }
+    }
+
+    @Test func aServersRetryAfterIsHonouredWhenLonger() {
+        #expect(RetryPolicy.standard.delay(afterFailure: 1, unit: 0.5, retryAfter: 30) == 30)
+        #expect(RetryPolicy.standard.delay(afterFailure: 3, unit: 0.5, retryAfter: 1) == 8)
+    }
+
+    @Test func theFifthFailureGivesUp() {
+        let policy = RetryPolicy.standard
+        #expect((1...4).allSatisfy { !policy.givesUp(afterFailure: $0) })
+        #expect(policy.givesUp(afterFailure: 5))
+    }
+
+    @Test func aScaleOfZeroMakesEveryRetryDueAtOnce() {
+        var policy = RetryPolicy.standard
+        policy.scale = 0
+        let now = Timestamp(microsecondsSinceEpoch: 1_000_000)
+        #expect(policy.nextAttempt(afterFailure: 4, at: now, unit: 0.9, retryAfter: 60) == now)
+    }
+
+    @Test func theNextAttemptIsNowPlusTheDelay() {
+        let now = Timestamp(microsecondsSinceEpoch: 1_795_000_000_000_000)
+        let next = RetryPolicy.standard.nextAttempt(afterFailure: 2, at: now, unit: 0.5)
+        #expect(next.microsecondsSinceEpoch - now.microsecondsSinceEpoch == 4_000_000)
+    }
+}

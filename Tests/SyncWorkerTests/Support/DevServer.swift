@@ -1,0 +1,120 @@
+import CurlTransport
+import Foundation
+import HTTPCore
+import InspectionDomain
+import LedgerTestSupport
+
+/// `Tools/devserver/server.py`, running as a child process for one test on
+/// 127.0.0.1 with a port of its own, its own database and the `/__admin`
+/// endpoints.
+///
+/// The server stops by itself after `lifetime` seconds (`--exit-after`), and
+/// is killed when this value goes away, so none outlives its test.
+final class DevServer: @unchecked Sendable {
+    struct StartFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static let script = Products.repositoryFile("Tools/devserver/server.py")
+
+    let directory = TemporaryDirectory(prefix: "devserver")
+    private(set) var port = 0
+    private var process: Process?
+    private let extraArguments: [String]
+    private let lifetime: Int
+    private let admin: CurlHTTPClient
+
+    /// The API's base URL, as `jqc init --server` takes it.
+    var baseURL: String { "http://127.0.0.1:\(port)/api/v1" }
+
+    /// Starts a server; `arguments` are extra flags (`--latency-ms 50`).
+    init(_ arguments: [String] = [], lifetime: Int = 120) throws {
+        extraArguments = arguments
+        self.lifetime = lifetime
+        admin = try CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(10)))
+        try start()
+    }
+
+    deinit { stop() }
+
+    /// Starts (or restarts, on the same port and database) the server.
+    func start() throws {
+        let portFile = directory.appending("port-\(UUID().uuidString.prefix(6))")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments =
+            [
+                "python3", Self.script, "--port", "\(port)", "--port-file", portFile, "--exit-after", "\(lifetime)",
+                "--admin", "--quiet", "--db", directory.appending("server.sqlite"),
+            ] + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        // A file, not a pipe: a pipe nobody reads would block a chatty server.
+        let log = directory.appending("server.log")
+        guard FileManager.default.createFile(atPath: log, contents: nil) else {
+            throw StartFailure(description: "could not create \(log)")
+        }
+        process.standardError = FileHandle(forWritingAtPath: log)
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
+                let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                port = bound
+                return
+            }
+            guard process.isRunning else { break }
+            usleep(20_000)
+        }
+        process.terminate()
+        let stderr = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        throw StartFailure(description: "the development server did not start: \(stderr)")
+    }
+
+    /// Kills the server (the database stays, so `start()` brings it back).
+    func stop() {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    // MARK: - /__admin
+
+    /// `POST /__admin/faults` with these settings.
+    func faults(_ settings: JSONValue) throws {
+        _ = try adminCall(.post, "/__admin/faults", body: settings)
+    }
+
+    /// `POST /__admin/reset-faults`.
+    func resetFaults() throws {
+        _ = try adminCall(.post, "/__admin/reset-faults", body: .object([]))
+    }
+
+    /// `GET /__admin/stats`'s data.
+    func stats() throws -> JSONValue {
+        try adminCall(.get, "/__admin/stats", body: nil)
+    }
+
+    /// A count from the stats: `inspections`, `issues`, `photos`, `idempotency_keys`.
+    func count(_ key: String) throws -> Int {
+        Int(try stats()[key]?.integerValue ?? -1)
+    }
+
+    /// How many requests of `route` (`"POST /api/v1/inspections"`) were answered `status`.
+    func requests(_ route: String, status: String) throws -> Int {
+        Int(try stats()["requests"]?[route]?[status]?.integerValue ?? 0)
+    }
+
+    private func adminCall(_ method: HTTPMethod, _ path: String, body: JSONValue?) throws -> JSONValue {
+        let request = HTTPRequest(
+            method: method, url: "http://127.0.0.1:\(port)\(path)",
+            body: body.map { .json(Array($0.serialized().utf8)) } ?? .empty)
+        let response = try admin.send(request)
+        let envelope = try JSONValue(parsing: response.body)
+        guard response.isSuccess, let data = envelope["data"] else {
+            throw StartFailure(description: "\(method) \(path) answered \(response.status)")
+        }
+        return data
+    }
+}

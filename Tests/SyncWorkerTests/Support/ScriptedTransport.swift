@@ -1,0 +1,164 @@
+import Foundation
+import HTTPCore
+import InspectionDomain
+import LedgerCore
+import LedgerTestSupport
+
+/// A fake of the server for in-process tests: answers like the contract by
+/// default, follows a script of faults when told, and records every request.
+final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+    /// What to answer instead of the default.
+    enum Answer {
+        /// A failure response in the envelope, with an optional `Retry-After`.
+        case status(Int, String, retryAfter: Int? = nil)
+        /// No response at all.
+        case transport(TransportError)
+        /// Do the default work (the server commits it), then lose the response.
+        case commitThenLose
+    }
+
+    /// One request and how it ended (a status, or nil for a transport error).
+    struct Exchange {
+        var request: HTTPRequest
+        var status: Int?
+        var path: String { URL(string: request.url)?.path ?? request.url }
+        var idempotencyKey: String? { request.headers["Idempotency-Key"] }
+        var json: JSONValue? {
+            guard case .bytes(let bytes, _) = request.body else { return nil }
+            return try? JSONValue(parsing: bytes)
+        }
+    }
+
+    /// `@unchecked Sendable` rests on this: every field below is touched only under `lock`.
+    private let lock = NSLock()
+    private var scripts: [(path: String, answers: [Answer])] = []
+    private var log: [Exchange] = []
+    private var nextID = 1
+    private var tokenGeneration = 1
+    /// Responses remembered by idempotency key, as the server replays them.
+    private var remembered: [String: HTTPResponse] = [:]
+    private(set) var refuseRefresh = false
+    private let reference: JSONValue
+
+    init() throws {
+        reference = try JSONValue(
+            parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: SampleReference.path))))
+    }
+
+    /// The access token the fake accepts now.
+    var accessToken: String { locked { "access-\(tokenGeneration)" } }
+    var refreshToken: String { locked { "refresh-\(tokenGeneration)" } }
+
+    /// Answers the next requests whose path ends with `path` with `answers`, in order.
+    func script(_ path: String, _ answers: [Answer]) {
+        locked { scripts.append((path, answers)) }
+    }
+
+    /// Every access token issued so far is refused from now on (until a refresh).
+    func expireTokens() {
+        locked { tokenGeneration += 1 }
+    }
+
+    func refusesRefresh(_ refuse: Bool) {
+        locked { refuseRefresh = refuse }
+    }
+
+    var exchanges: [Exchange] { locked { log } }
+
+    /// The paths of the writes and reads, in order, without the base.
+    var paths: [String] {
+        exchanges.map { $0.request.method.rawValue + " " + $0.path.replacingOccurrences(of: "/api/v1", with: "") }
+    }
+
+    // MARK: - HTTPTransport
+
+    func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        lock.lock()
+        defer { lock.unlock() }
+        let path = (URL(string: request.url)?.path ?? "").replacingOccurrences(of: "/api/v1", with: "")
+        if let index = scripts.firstIndex(where: { path.hasSuffix($0.path) && !$0.answers.isEmpty }) {
+            let answer = scripts[index].answers.removeFirst()
+            switch answer {
+            case .status(let status, let message, let retryAfter):
+                var headers = HTTPHeaders()
+                if let retryAfter { headers.append("Retry-After", "\(retryAfter)") }
+                log.append(Exchange(request: request, status: status))
+                return HTTPResponse(status: status, headers: headers, body: Self.failure(message))
+            case .transport(let error):
+                log.append(Exchange(request: request, status: nil))
+                throw error
+            case .commitThenLose:
+                _ = answerNormally(request, path)
+                log.append(Exchange(request: request, status: nil))
+                throw .connectionLost(detail: "empty reply from server (scripted)")
+            }
+        }
+        let response = answerNormally(request, path)
+        log.append(Exchange(request: request, status: response.status))
+        return response
+    }
+
+    // MARK: - The contract, in small
+
+    private func answerNormally(_ request: HTTPRequest, _ path: String) -> HTTPResponse {
+        switch (request.method, path) {
+        case (.post, "/auth/refresh"):
+            guard !refuseRefresh else { return HTTPResponse(status: 401, body: Self.failure("refresh refused")) }
+            guard case .bytes(let bytes, _) = request.body, let body = try? JSONValue(parsing: bytes),
+                body["refresh_token"]?.stringValue == "refresh-\(tokenGeneration - 1)"
+                    || body["refresh_token"]?.stringValue == "refresh-\(tokenGeneration)"
+            else { return HTTPResponse(status: 401, body: Self.failure("refresh token unknown or used")) }
+            tokenGeneration += 1
+            return Self.ok(
+                .object([
+                    "access_token": .string("access-\(tokenGeneration)"),
+                    "refresh_token": .string("refresh-\(tokenGeneration)"),
+                ]))
+        default:
+            break
+        }
+        guard request.headers["Authorization"] == "Bearer access-\(tokenGeneration)" else {
+            return HTTPResponse(status: 401, body: Self.failure("access token expired"))
+        }
+        if let key = request.headers["Idempotency-Key"], let replay = remembered[key] { return replay }
+        let response: HTTPResponse
+        switch (request.method, path) {
+        case (.get, "/facilities"): response = Self.ok(reference["facilities"] ?? .array([]))
+        case (.get, "/templates"): response = Self.ok(reference["templates"] ?? .array([]))
+        case (.get, "/auth/me"):
+            response = Self.ok(
+                .object([
+                    "id": .integer(1), "username": .string("inspector"), "role": .string("inspector"),
+                    "display_name": .string("Dana Inspector"),
+                ]))
+        case (.post, "/photos/upload"):
+            guard case .multipart(let parts) = request.body, let file = parts.first(where: { $0.name == "file" })
+            else { return HTTPResponse(status: 400, body: Self.failure("file: is required")) }
+            let hash = SHA256Hasher().digest(file.data).hex
+            response = Self.ok(.object(["path": .string("/uploads/\(hash).png")]), status: 201)
+        case (.post, "/inspections"), (.post, "/issues"):
+            response = Self.ok(.object(["id": .integer(nextID)]), status: 201)
+            nextID += 1
+        default:
+            response = HTTPResponse(status: 404, body: Self.failure("not found"))
+        }
+        if let key = request.headers["Idempotency-Key"], response.isSuccess { remembered[key] = response }
+        return response
+    }
+
+    static func ok(_ data: JSONValue, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: ["Content-Type": "application/json"],
+            body: Array(JSONValue.object(["ok": .bool(true), "data": data, "error": .null]).serialized().utf8))
+    }
+
+    static func failure(_ message: String) -> [UInt8] {
+        Array(JSONValue.object(["ok": .bool(false), "data": .null, "error": .string(message)]).serialized().utf8)
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+}

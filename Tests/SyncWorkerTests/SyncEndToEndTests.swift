@@ -1,0 +1,319 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerTestSupport
+import SyncWorker
+import Testing
+
+/// `jqc sync` (the built binary) against the development server, with its
+/// faults: the server's own counts say whether every record arrived exactly once.
+///
+/// `JQC_SYNC_BACKOFF_SCALE=0` (test-only) makes every retry due at once, so
+/// one run carries items through their retries.
+@Suite struct SyncEndToEndTests {
+    // MARK: - A clean sync
+
+    @Test func aCleanSyncSendsEveryRecordOnceWithItsPhotosAndIssues() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let first = try sample.completedInspection(photos: 2, issues: 1, followUp: true)
+        try sample.completedInspection(photos: 2, issues: 2, issuePhoto: true)
+        try sample.completedInspection(photos: 1, issues: 0)
+        let child = try sample.completedReinspection(of: first)
+
+        let sync = try sample.jqc("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("Sent 14 (7 photos, 4 inspections, 3 issues); failed 0"))
+        #expect(try sample.ledger.outbox().isEmpty)
+        #expect(try server.count("inspections") == 4)
+        #expect(try server.count("issues") == 3)
+        #expect(try server.count("photos") == 7)
+        #expect(try server.count("idempotency_keys") == 14)
+
+        // What the server recorded: upload paths in the form, the parent's link and its follow-up cleared.
+        let history = try sample.jqc("--json", "history")
+        let page = try JSONValue(parsing: history.stdout)
+        let records = try #require(page["inspections"]?.arrayValue)
+        let parentRecord = try #require(records.first { $0["client_id"] == .string(first.lowercased) })
+        let childRecord = try #require(records.first { $0["client_id"] == .string(child.lowercased) })
+        #expect(childRecord["parent_inspection_id"] == parentRecord["id"])
+        #expect(parentRecord["follow_up_required"] == .bool(false))
+        #expect(parentRecord["form_data"]?["10"]?.stringValue?.hasPrefix("/uploads/") == true)
+        #expect(parentRecord["form_data"]?["11"]?.stringValue?.hasPrefix("/uploads/") == true)
+
+        // A second run has nothing to send.
+        let again = try sample.jqc("sync")
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("Sent 0"))
+        #expect(try server.count("idempotency_keys") == 14)
+    }
+
+    // MARK: - Faults
+
+    @Test func aResponseDroppedAfterCommitLeavesExactlyOneRecord() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
+        try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
+        try server.faults(.object(["drop_after_commit_rate": .integer(1)]))
+
+        let sync = try sample.jqc("sync")
+
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(try sample.ledger.outbox().isEmpty)
+        #expect(try server.count("inspections") == 2)
+        #expect(try server.count("issues") == 2)
+        #expect(try server.count("photos") == 2)
+        // Every first answer was lost; every retry (by the worker, or by libcurl
+        // itself on a fresh connection) got the remembered one.
+        for route in ["POST /api/v1/photos/upload", "POST /api/v1/inspections", "POST /api/v1/issues"] {
+            #expect(try server.requests(route, status: "dropped") == 2, "\(route)")
+            #expect(try server.requests(route, status: "201") == 2, "\(route)")
+        }
+    }
+
+    @Test func serverErrorsAndLatencyAreRetriedUntilDone() throws {
+        let server = try DevServer(["--seed", "7"])
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        for _ in 0..<3 { try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false) }
+        try server.faults(
+            .object([
+                "fault_rate": .number("0.4"), "latency_ms": .integer(20),
+                "fault_paths": .array([
+                    .string("/api/v1/photos"), .string("/api/v1/inspections"), .string("/api/v1/issues"),
+                ]),
+            ]))
+
+        let sync = try sample.jqc("sync")
+
+        #expect(sync.status == 0, "\(sync.stdout)\n\(sync.stderr)")
+        #expect(try sample.ledger.outbox().isEmpty)
+        #expect(try server.count("inspections") == 3)
+        #expect(try server.count("issues") == 3)
+        #expect(try server.count("photos") == 3)
+        let failures = try server.stats()["requests"]?["POST /api/v1/inspections"]?["500"]?.integerValue ?? 0
+        let uploadFailures = try server.stats()["requests"]?["POST /api/v1/photos/upload"]?["500"]?.integerValue ?? 0
+        #expect(failures + uploadFailures > 0, "the faults were injected")
+    }
+
+    @Test func fiveFailuresGiveUpAndSyncRetryRecovers() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let id = try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
+        try server.faults(
+            .object(["fault_rate": .integer(1), "fault_paths": .array([.string("/api/v1/inspections")])]))
+
+        let failed = try sample.jqc("sync")
+
+        #expect(failed.status == 1)
+        #expect(failed.stdout.contains("failed 2"))
+        #expect(failed.stderr.contains("jqc sync retry"))
+        let rows = try sample.ledger.outbox()
+        let inspection = try #require(rows.first { $0.item.kind == .inspection })
+        #expect(inspection.state == .failed)
+        #expect(inspection.attempts == 5)
+        #expect(inspection.lastError?.contains("HTTP 500") == true)
+        let issue = try #require(rows.first { $0.item.kind == .issue })
+        #expect(issue.state == .failed)
+        #expect(issue.lastError?.contains("orphan") == true)
+        #expect(try server.requests("POST /api/v1/inspections", status: "500") == 5)
+        #expect(try server.count("issues") == 0)
+
+        try server.resetFaults()
+        let retry = try sample.jqc("sync", "retry", String(id.lowercased.prefix(8)))
+        #expect(retry.status == 0, "\(retry.stderr)")
+        #expect(retry.stdout.contains("Queued again: inspection"))
+        #expect(retry.stdout.contains("Queued again: issue"))
+        let recovered = try sample.jqc("sync")
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        #expect(try sample.ledger.outbox().isEmpty)
+        #expect(try server.count("inspections") == 1)
+        #expect(try server.count("issues") == 1)
+
+        let nothingLeft = try sample.jqc("sync", "retry", String(id.lowercased.prefix(8)))
+        #expect(nothingLeft.status == 1)
+    }
+
+    @Test func aRefusalFailsAtOnceWithTheServersMessage() throws {
+        let server = try DevServer()
+        // A facility this device knows but the server does not: the server refuses with 422.
+        var reference = try JSONValue(
+            parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: SampleReference.path))))
+        if case .object(var members) = reference, let index = members.firstIndex(where: { $0.key == "facilities" }),
+            case .array(var facilities) = members[index].value
+        {
+            facilities.append(
+                .object([
+                    "id": .integer(999), "name": .string("Closed Annex"), "address": .string("1 Gone St"),
+                    "project_name": .string("Old"), "areas": .array([]),
+                ]))
+            members[index].value = .array(facilities)
+            reference = .object(members)
+        }
+        let sample = try SampleLedger(serverURL: server.baseURL, reference: reference)
+        try sample.login()
+        try sample.completedInspection(photos: 0, issues: 1, issuePhoto: false, facility: "999", area: nil)
+
+        let sync = try sample.jqc("--json", "sync")
+
+        #expect(sync.status == 1)
+        let rows = try sample.ledger.outbox()
+        let inspection = try #require(rows.first { $0.item.kind == .inspection })
+        #expect(inspection.state == .failed)
+        #expect(inspection.attempts == 1)
+        #expect(inspection.lastHTTPStatus == 422)
+        #expect(inspection.lastError?.contains("facility_id: facility 999 does not exist") == true)
+        #expect(try server.requests("POST /api/v1/inspections", status: "422") == 1)
+        let report = try JSONValue(parsing: sync.stdout)
+        #expect(report["failed"]?.arrayValue?.count == 2)
+    }
+
+    // MARK: - The session
+
+    @Test func anExpiredTokenIsRefreshedAndNoTokenEverLeaks() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        var outputs: [String] = []
+        func jqc(_ arguments: String..., input: Data? = nil) throws -> ProcessResult {
+            let result = try sample.jqc.run(arguments, input: input)
+            outputs += [result.stdout, result.stderr]
+            return result
+        }
+        let login = try jqc(
+            "login", "--username", "inspector", "--password-stdin", input: Data("inspector-pass\n".utf8))
+        #expect(login.status == 0)
+        let before = try sample.session().tokens
+        try sample.completedInspection(photos: 1, issues: 1)
+        try server.faults(.object(["expire_tokens_now": .bool(true)]))
+
+        let sync = try jqc("sync")
+
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(try sample.ledger.outbox().isEmpty)
+        #expect(try server.requests("POST /api/v1/auth/refresh", status: "200") == 1)
+        let after = try sample.session().tokens
+        #expect(after.accessToken != before.accessToken)
+        #expect(after.refreshToken != before.refreshToken)
+
+        // Everything a user can run, and its output; then the store's bytes.
+        for arguments in [["whoami"], ["whoami", "--check"], ["--json", "whoami"], ["history"], ["pull"], ["outbox"]] {
+            let result = try sample.jqc.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            outputs += [result.stdout, result.stderr]
+        }
+        try server.faults(.object(["expire_tokens_now": .bool(true), "refuse_refresh": .bool(true)]))
+        try sample.completedInspection(photos: 0, issues: 0)
+        outputs += [try jqc("sync").stderr, try jqc("whoami", "--check").stderr]
+        try server.resetFaults()
+        let store = try sample.storeBytes()
+        for token in [before.accessToken, before.refreshToken, after.accessToken, after.refreshToken] {
+            #expect(!outputs.contains { $0.contains(token) }, "a token was printed")
+            #expect(!store.contains(bytes: token), "a token is in the event log")
+            #expect(!store.contains(bytes: String(token.suffix(24))), "a piece of a token is in the event log")
+        }
+        let logout = try jqc("logout")
+        #expect(logout.status == 0)
+        #expect(!outputs.contains { text in [after.accessToken, after.refreshToken].contains { text.contains($0) } })
+    }
+
+    @Test func aRefusedRefreshStopsTheSyncWithoutCountingAnAttempt() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        try sample.completedInspection(photos: 1, issues: 1)
+        let eventsBefore = try sample.eventTypes().count
+        try server.faults(.object(["expire_tokens_now": .bool(true), "refuse_refresh": .bool(true)]))
+
+        let sync = try sample.jqc("sync")
+
+        #expect(sync.status == 1)
+        #expect(sync.stderr.contains("jqc login"))
+        #expect(try sample.eventTypes().count == eventsBefore, "no failure was recorded")
+        #expect(try sample.ledger.outbox().allSatisfy { $0.state == .pending && $0.attempts == 0 })
+        #expect(try server.count("photos") == 0)
+        #expect(try server.requests("POST /api/v1/photos/upload", status: "401") == 1, "it stopped at once")
+        // The identity is kept: recording still works offline from the saved session.
+        #expect(FileManager.default.fileExists(atPath: sample.credentialsPath))
+    }
+
+    // MARK: - Concurrency
+
+    @Test func inspectorsRecordWhileASyncRunsAndASecondSyncIsRefused() throws {
+        let server = try DevServer(["--latency-ms", "150"])
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        for _ in 0..<3 { try sample.completedInspection(photos: 2, issues: 1, issuePhoto: false) }
+        let draft = try sample.draft()
+
+        let running = try BackgroundJQC(sample.jqc, ["sync"])
+        #expect(try eventually { try server.count("photos") >= 1 })
+
+        let started = Date()
+        let set = try sample.jqc("set", String(draft.lowercased.prefix(8)), "Notes", "recorded during a sync")
+        let took = Date().timeIntervalSince(started)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(took < 1.0, "recording waited \(took) s for the sync")
+        #expect(running.isRunning, "the sync was still running while the inspector recorded")
+
+        let second = try sample.jqc("sync")
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("Another sync of this ledger is running"))
+
+        #expect(try running.wait() == 0, "\(running.stderr)")
+        #expect(try sample.ledger.outbox().isEmpty)
+        #expect(try server.count("inspections") == 3)
+        #expect(try sample.ledger.state(of: draft)?.values["9"] == .text("recorded during a sync"))
+    }
+
+    @Test func killNineMidSyncThenARerunLeavesEveryRecordOnce() throws {
+        let server = try DevServer(["--latency-ms", "80"])
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        for _ in 0..<4 { try sample.completedInspection(photos: 2, issues: 1, issuePhoto: true) }
+
+        let running = try BackgroundJQC(sample.jqc, ["sync"])
+        #expect(try eventually { try server.count("photos") >= 7 })
+        running.send(SIGKILL)
+        #expect(try running.wait() != 0)
+        #expect(try server.count("idempotency_keys") < 20, "it was killed in the middle")
+
+        let rerun = try sample.jqc("sync")
+
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try sample.ledger.outbox().isEmpty)
+        #expect(try server.count("photos") == 12)
+        #expect(try server.count("inspections") == 4)
+        #expect(try server.count("issues") == 4)
+        #expect(try server.count("idempotency_keys") == 20)
+        let verify = try sample.jqc("verify")
+        #expect(verify.status == 0, "\(verify.stderr)")
+    }
+
+    @Test func watchSyncsWhenTheServerIsBackAndStopsOnSIGTERM() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        server.stop()
+        try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
+
+        let watching = try BackgroundJQC(sample.jqc, ["sync", "--watch", "--interval", "1"])
+        #expect(eventually { watching.stdout.contains("could not be reached") }, "\(watching.stderr)")
+        #expect(try sample.ledger.outbox().allSatisfy { $0.attempts == 0 }, "waiting for the network is no attempt")
+        try server.start()
+        #expect(try eventually { try sample.ledger.outbox().isEmpty }, "\(watching.stdout)\n\(watching.stderr)")
+        #expect(watching.isRunning)
+
+        // Let the run that just finished print its summary before stopping.
+        usleep(200_000)
+        watching.send(SIGTERM)
+        #expect(try watching.wait() == 0, "\(watching.stderr)")
+        #expect(watching.stderr.contains("sync stopped"))
+        #expect(watching.stdout.contains("Sent 3"))
+        #expect(try server.count("inspections") == 1)
+    }
+}
