@@ -51,8 +51,13 @@ extension ProgramSpec {
             units += globalFlags.map { "[--\($0.long)]" }
         }
         if !command.subcommands.isEmpty {
-            units.append(path.isEmpty ? "COMMAND" : "SUBCOMMAND")
-            return units
+            let noun = path.isEmpty ? "COMMAND" : "SUBCOMMAND"
+            guard !command.requiresSubcommand else {
+                units.append(noun)
+                return units
+            }
+            // A command that also runs alone: `jqc sync [SUBCOMMAND] [--watch]`.
+            units.append("[\(noun)]")
         }
         for positional in command.positionals {
             let text = positional.name + (positional.isVariadic ? "..." : "")

@@ -42,7 +42,7 @@ extension ProgramSpec {
         if command.positionals.filter(\.isVariadic).count > 1 {
             problems.append("\(owner) has more than one variadic positional, so their values cannot be told apart")
         }
-        if !command.subcommands.isEmpty
+        if !command.subcommands.isEmpty && command.requiresSubcommand
             && !(command.positionals.isEmpty && command.options.isEmpty && command.flags.isEmpty)
         {
             problems.append(

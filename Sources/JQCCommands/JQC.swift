@@ -83,7 +83,7 @@ public enum JQC {
         do {
             outcome = try program.parse(arguments.isEmpty ? ["help"] : arguments)
         } catch {
-            stderr.line("jqc: \(error.message)")
+            stderr.line("jqc: \(redacted(error))")
             stderr.line("usage: \(error.usage)")
             return ExitStatus.usage
         }
@@ -125,6 +125,16 @@ public enum JQC {
                 return ExitStatus.refused
             }
         }
+    }
+
+    /// A usage error's message, except that a stray word typed after `login`
+    /// is not echoed: it is most likely a password.
+    static func redacted(_ error: UsageError) -> String {
+        if case .unexpectedArgument(_, let context) = error, context.path.first == "login" {
+            return "unexpected argument for 'jqc login' (not shown: it may be a password). "
+                + "Give the password at the prompt or with --password-stdin. See 'jqc login --help'."
+        }
+        return error.message
     }
 
     /// The text of any error a command can throw.

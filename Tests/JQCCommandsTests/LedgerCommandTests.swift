@@ -1,4 +1,5 @@
 import Foundation
+import JQCCommands
 import LedgerTestSupport
 import Testing
 
@@ -59,6 +60,17 @@ import Testing
         #expect(result.stderr.contains(message))
         #expect(result.stderr.contains("usage: jqc"))
         #expect(result.stdout.isEmpty)
+    }
+
+    @Test func theCommandTableIsConsistent() {
+        #expect(JQC.program.problems.isEmpty, "\(JQC.program.problems)")
+    }
+
+    @Test func aWordTypedAfterLoginIsNeverEchoed() throws {
+        let result = try jqc("login", "-u", "dana", "s3cret-pass")
+        #expect(result.status == 2)
+        #expect(!result.stderr.contains("s3cret-pass"))
+        #expect(result.stderr.contains("--password-stdin"))
     }
 
     @Test func helpAndVersionGoToStandardOutput() throws {

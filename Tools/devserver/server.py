@@ -61,6 +61,12 @@ class Handler(WSGIRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Without TCP_NODELAY, Nagle's algorithm and the client's delayed ACK
+        # stall every small response on a kept-alive connection by ~40 ms.
+        try:
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass  # not a TCP socket (never the case here); nothing to tune
         state = getattr(self.server, "devstate", None)
         if state is not None:
             state.count_connection()
