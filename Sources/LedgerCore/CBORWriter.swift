@@ -6,7 +6,7 @@
 /// that order for text keys.
 public struct CBORWriter: Sendable {
     /// The bytes written so far.
-    public private(set) var bytes: [UInt8]
+    public internal(set) var bytes: [UInt8]
 
     public init(reservingCapacity capacity: Int = 256) {
         bytes = []

@@ -83,7 +83,14 @@ public struct EventRecord: Hashable, Sendable {
     // MARK: - Encoding
 
     public func encoded() -> [UInt8] {
-        var w = CBORWriter(reservingCapacity: 96 + event.payload.count + event.type.utf8.count)
+        encoded(afterPrefixOf: 0)
+    }
+
+    /// The encoding after `prefix` zero bytes, which the caller fills in:
+    /// the store puts the chain hash there, without copying the record again.
+    public func encoded(afterPrefixOf prefix: Int) -> [UInt8] {
+        var w = CBORWriter(reservingCapacity: prefix + 96 + event.payload.count + event.type.utf8.count)
+        for _ in 0..<prefix { w.bytes.append(0) }
         w.writeMapHeader(count: Key.allCases.count)
         w.write(unsigned: Key.format.rawValue)
         w.write(unsigned: Self.formatVersion)

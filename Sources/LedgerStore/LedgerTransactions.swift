@@ -187,12 +187,17 @@ public final class LedgerWriter {
         let version = try currentVersion(of: event.stream) + 1
         let position = headPosition + 1
         let record = EventRecord(position: position, streamVersion: version, event: event)
-        let bytes = record.encoded()
-        let hash = chain.next(previous: headHash, record: bytes)
+        // The stored value is hash ‖ record: encode after 32 bytes of room
+        // and write the hash into them, one buffer instead of two.
+        var value = record.encoded(afterPrefixOf: 32)
+        let hash = chain.link(previous: headHash, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count))
+        value.replaceSubrange(0..<32, with: hash.bytes)
         let key = BigEndian.bytes(position)
-        try transaction.put(tables.events, key, hash.bytes + bytes, flags: .append)
+        var streamKey = event.stream.bytes
+        BigEndian.append(version, to: &streamKey)
+        try transaction.put(tables.events, key, value, flags: .append)
         try transaction.put(tables.eventIDs, event.id.bytes, key, flags: .noOverwrite)
-        try transaction.put(tables.streamIndex, event.stream.bytes + BigEndian.bytes(version), key, flags: .noOverwrite)
+        try transaction.put(tables.streamIndex, streamKey, key, flags: .noOverwrite)
         headPosition = position
         headHash = hash
         streamVersions[event.stream] = version
