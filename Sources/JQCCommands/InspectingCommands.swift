@@ -37,6 +37,18 @@ extension Invocation {
         try ledger().resolveInspection(reference)
     }
 
+    /// Captures the image at `file`: read and hashed first, kept in the
+    /// photo store only once the decision accepts it, then recorded by hash.
+    func capture(_ file: String, for target: PhotoTarget, on inspection: UUID) throws -> (
+        events: [InspectionEvent], state: InspectionState
+    ) {
+        let photos = try ledger().photos
+        let prepared = try photos.prepare(fileAt: file)
+        return try record(.capturePhoto(prepareReference(prepared), for: target), on: inspection) {
+            try photos.keep(prepared)
+        }
+    }
+
     func prepareReference(_ prepared: PhotoStore.PreparedPhoto) -> PhotoReference {
         PhotoReference(
             photoID: UUID(), sha256: Digest256(hex: prepared.description.sha256)!,
@@ -301,22 +313,17 @@ struct PhotoCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
-        let ledger = try invocation.ledger()
-        let prepared = try ledger.photos.prepare(fileAt: file)
-        let reference = invocation.prepareReference(prepared)
         let inspection: UUID
         let target: PhotoTarget
         if let issue {
-            let row = try ledger.resolveIssue(issue)
+            let row = try invocation.ledger().resolveIssue(issue)
             inspection = row.inspectionID
             target = .issue(row.id)
         } else {
             inspection = try invocation.inspectionID(id!)
             target = .field(field!)
         }
-        let (events, state) = try invocation.record(.capturePhoto(reference, for: target), on: inspection) {
-            try ledger.photos.keep(prepared)
-        }
+        let (events, state) = try invocation.capture(file, for: target, on: inspection)
         report(events, state, invocation, verb: "captured")
     }
 }
@@ -343,13 +350,7 @@ struct SignCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
-        let ledger = try invocation.ledger()
-        let inspection = try invocation.inspectionID(id)
-        let prepared = try ledger.photos.prepare(fileAt: file)
-        let reference = invocation.prepareReference(prepared)
-        let (events, state) = try invocation.record(.capturePhoto(reference, for: .field(field)), on: inspection) {
-            try ledger.photos.keep(prepared)
-        }
+        let (events, state) = try invocation.capture(file, for: .field(field), on: try invocation.inspectionID(id))
         report(events, state, invocation, verb: "signed")
     }
 }

@@ -132,7 +132,11 @@ public struct Cursor {
 
     public typealias Entry = (key: [UInt8], value: [UInt8])
 
-    private func move(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> Entry? {
+    /// Moves the cursor and lends LMDB's key and value (valid until the next
+    /// move) to `copy`, which must copy out what it keeps.
+    private func move<T>(
+        _ op: MDB_cursor_op, key: [UInt8]? = nil, _ copy: (MDB_val, MDB_val) -> T
+    ) throws(LMDBError) -> T? {
         var k = MDB_val()
         var v = MDB_val()
         let rc: Int32
@@ -146,24 +150,15 @@ public struct Cursor {
         }
         if rc == MDB_NOTFOUND { return nil }
         try check(rc, "moving a cursor on \(table.name)")
-        return (Transaction.bytes(k), Transaction.bytes(v))
+        return copy(k, v)
+    }
+
+    private func move(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> Entry? {
+        try move(op, key: key) { k, v in (Transaction.bytes(k), Transaction.bytes(v)) }
     }
 
     private func moveValue(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> [UInt8]? {
-        var k = MDB_val()
-        var v = MDB_val()
-        let rc: Int32
-        if let key {
-            rc = key.withUnsafeBytes { raw in
-                k = MDB_val(raw)
-                return mdb_cursor_get(handle, &k, &v, op)
-            }
-        } else {
-            rc = mdb_cursor_get(handle, &k, &v, op)
-        }
-        if rc == MDB_NOTFOUND { return nil }
-        try check(rc, "moving a cursor on \(table.name)")
-        return Transaction.bytes(v)
+        try move(op, key: key) { _, v in Transaction.bytes(v) }
     }
 
     mutating func firstValue() throws(LMDBError) -> [UInt8]? { try moveValue(MDB_FIRST) }
