@@ -650,16 +650,18 @@ enum Terminal {
             throw JQCError.refused(
                 "No terminal to ask for the password. Pipe it in with --password-stdin (never as an argument).")
         }
-        FileHandle.standardError.write(Data("Password: ".utf8))
         var saved = termios()
         guard tcgetattr(0, &saved) == 0 else { throw JQCError.io("reading the terminal's settings", errno) }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
+        // Echo off first, prompt second: TCSAFLUSH discards input typed
+        // before it takes effect, which must never include the password.
         guard tcsetattr(0, TCSAFLUSH, &silent) == 0 else { throw JQCError.io("turning off the echo", errno) }
         defer {
-            tcsetattr(0, TCSAFLUSH, &saved)
+            tcsetattr(0, TCSANOW, &saved)
             FileHandle.standardError.write(Data("\n".utf8))
         }
+        FileHandle.standardError.write(Data("Password: ".utf8))
         return try readLine(what: "password")
     }
 }

@@ -10,9 +10,11 @@ public struct ProcessResult: Sendable {
 /// Runs executables as a user would, for end-to-end tests.
 public enum ProcessRun {
     /// Runs `executable` with `arguments`, waits, and captures both streams.
+    /// A child still running after `timeout` seconds is killed (SIGKILL), so
+    /// a hung command fails its test instead of hanging the whole suite.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil,
-        currentDirectory: String? = nil
+        currentDirectory: String? = nil, timeout: Double = 180
     ) throws -> ProcessResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -28,6 +30,10 @@ public enum ProcessRun {
         process.standardError = err
         process.standardInput = inPipe
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         if let input { inPipe.fileHandleForWriting.write(input) }
         try inPipe.fileHandleForWriting.close()
         // Read both pipes concurrently so a chatty child never blocks on a full pipe.

@@ -49,7 +49,8 @@ import Testing
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL)
         let script = """
-            import os, pty, sys
+            import os, pty, signal, sys
+            signal.alarm(30)  # never hang the suite, whatever jqc does
             pid, fd = pty.fork()
             if pid == 0:
                 os.execv(sys.argv[1], [sys.argv[1], "login", "--username", "inspector"])
