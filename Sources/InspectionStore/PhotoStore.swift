@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerStore
 
 /// The ledger's own photo store: each captured file is copied into
 /// `photos/<sha256>` so the log can reference it by hash, never by a path
@@ -70,7 +71,11 @@ public struct PhotoStore: Sendable {
     public func keep(_ prepared: PreparedPhoto) throws {
         let target = directory + "/" + prepared.description.sha256
         if !FileManager.default.fileExists(atPath: target) {
-            try write(prepared.data, to: target)
+            do {
+                try DurableFile.write(prepared.data, to: target, mode: 0o600)
+            } catch {
+                throw Failure.cannotStore(error.description)
+            }
         }
     }
 
@@ -107,24 +112,5 @@ public struct PhotoStore: Sendable {
             return "image/heic"
         }
         return nil
-    }
-
-    private func write(_ data: Data, to path: String) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard fd >= 0 else { throw Failure.cannotStore("creating \(temporary): \(String(cString: strerror(errno)))") }
-        let written = data.withUnsafeBytes { raw in Foundation.write(fd, raw.baseAddress, raw.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == data.count, synced == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw Failure.cannotStore("writing \(path): \(String(cString: strerror(errno)))")
-        }
-        // The rename is durable only once the directory entry is on disk.
-        let dir = open(directory, O_RDONLY)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
-        }
     }
 }

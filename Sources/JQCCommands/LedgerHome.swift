@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerStore
 
 /// The ledger directory: where the log, the photos, the configuration and the
 /// credentials live (see Schemas/ledger-format.md).
@@ -78,25 +79,8 @@ public struct LedgerConfig: Codable, Sendable, Equatable {
 
 /// Small file operations with the guarantees the ledger needs.
 enum FileStore {
-    /// Writes to a temporary file, fsyncs it and renames it into place, so a
-    /// crash leaves either the old file or the new one.
     static func writeAtomically(_ data: Data, to path: String, mode: mode_t) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, mode)
-        guard fd >= 0 else { throw JQCError.io("creating \(temporary)", errno) }
-        // open() applies the umask; set the mode explicitly (0600 for credentials).
-        fchmod(fd, mode)
-        let written = data.withUnsafeBytes { raw in Foundation.write(fd, raw.baseAddress, raw.count) }
-        let synced = fsync(fd)
-        close(fd)
-        guard written == data.count, synced == 0 else {
-            unlink(temporary)
-            throw JQCError.io("writing \(path)", errno)
-        }
-        guard rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw JQCError.io("replacing \(path)", errno)
-        }
+        try DurableFile.write(data, to: path, mode: mode)
     }
 
     static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws {

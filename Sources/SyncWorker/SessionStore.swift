@@ -1,4 +1,5 @@
 import Foundation
+import LedgerStore
 
 /// The session kept between commands: who is logged in and their tokens.
 public struct StoredSession: Codable, Sendable {
@@ -84,18 +85,10 @@ public struct SessionStore: Sendable {
         } catch {
             throw .cannotWrite(path, why: "\(error)")
         }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .cannotWrite(path, why: String(cString: strerror(errno))) }
-        // open() applies the umask only to a new file; an old temporary may have another mode.
-        let modeSet = fchmod(fd, 0o600) == 0
-        let written = data.withUnsafeBytes { raw in write(fd, raw.baseAddress, raw.count) }
-        let synced = fsync(fd)
-        let why = String(cString: strerror(errno))
-        close(fd)
-        guard modeSet, written == data.count, synced == 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw .cannotWrite(path, why: why)
+        do {
+            try DurableFile.write(data, to: path, mode: 0o600)
+        } catch {
+            throw .cannotWrite(path, why: "\(error.step): \(String(cString: strerror(error.code)))")
         }
     }
 

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Replaces a small file so that a crash leaves either the old contents or
+/// the new, never a mix: written to a temporary file with the mode asked
+/// for, fsynced, renamed into place, and the directory fsynced so the rename
+/// itself survives a power cut. Used for photos, the config and credentials.
+public enum DurableFile {
+    /// Writes `data` to `path` with permissions `mode` (applied explicitly:
+    /// open() would subject it to the umask). Throws the failing step and the
+    /// operating system's reason.
+    public static func write(_ data: Data, to path: String, mode: mode_t) throws(DurableFileError) {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw DurableFileError(path: path, step: "creating \(temporary)", code: errno) }
+        var failure: DurableFileError?
+        if fchmod(fd, mode) != 0 {
+            failure = DurableFileError(path: path, step: "setting its mode", code: errno)
+        } else if data.withUnsafeBytes({ raw in Foundation.write(fd, raw.baseAddress, raw.count) }) != data.count {
+            failure = DurableFileError(path: path, step: "writing", code: errno)
+        } else if fsync(fd) != 0 {
+            failure = DurableFileError(path: path, step: "flushing to disk", code: errno)
+        }
+        close(fd)
+        if failure == nil, rename(temporary, path) != 0 {
+            failure = DurableFileError(path: path, step: "renaming into place", code: errno)
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let dir = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        if dir >= 0 {
+            // A directory that cannot be fsynced (some filesystems) still holds the renamed file.
+            _ = fsync(dir)
+            close(dir)
+        }
+    }
+}
+
+/// Why a file could not be replaced.
+public struct DurableFileError: Error, CustomStringConvertible {
+    public var path: String
+    public var step: String
+    public var code: Int32
+
+    public var description: String {
+        "could not write \(path) (\(step)): \(String(cString: strerror(code)))"
+    }
+}
