@@ -171,10 +171,17 @@ public struct EventRecord: Hashable, Sendable {
             try key(.recordedAt)
             let recordedAt = Timestamp(microsecondsSinceEpoch: try r.readInteger())
             try key(.payload)
-            let payloadRange = try r.skipItem()
-            try key(.actorVerified)
-            let verified = try r.readBool()
-            guard r.isAtEnd else { throw RecordError.malformed("trailing bytes after the record") }
+            // The payload is followed by exactly key 12 and a boolean, the
+            // record's last two bytes: its end is known without walking it
+            // (the domain's decoder checks its structure when it reads it).
+            let end = bytes.count
+            guard end - r.offset >= 3, bytes[end - 2] == UInt8(Key.actorVerified.rawValue),
+                bytes[end - 1] == 0xF4 || bytes[end - 1] == 0xF5
+            else {
+                throw RecordError.malformed("the record does not end with key 12 and a boolean")
+            }
+            let payloadRange = r.offset..<(end - 2)
+            let verified = bytes[end - 1] == 0xF5
             event = PendingEvent(
                 id: id, stream: stream, type: type, schemaVersion: schemaVersion,
                 actor: Actor(id: actorID, name: actorName, verified: verified), device: device,
