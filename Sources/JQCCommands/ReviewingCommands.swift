@@ -29,23 +29,24 @@ struct ShowCommand: RunnableCommand {
 
 // MARK: - Listings
 
-/// `jqc inspections`, `jqc drafts`, `jqc followups`.
-struct ListCommand: RunnableCommand {
-    static var path: [String] { [] }
-    static var spec: CommandSpec { preconditionFailure("ListCommand is declared through its kinds") }
+/// `jqc inspections`, `jqc drafts`, `jqc followups`: they differ only in
+/// their spec and in which view they read.
+protocol InspectionListingCommand: RunnableCommand {
+    static var listing: InspectionLedger.Listing { get }
+    init()
+}
 
-    let listing: InspectionLedger.Listing
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        listing =
-            switch parsed.path.first {
-            case "drafts": .drafts
-            case "followups": .followUps
-            default: .all
-            }
-    }
+extension InspectionListingCommand {
+    init(_ parsed: ParsedCommand) throws(UsageError) { self.init() }
 
     func run(_ invocation: Invocation) throws {
+        try InspectionListing.print(Self.listing, invocation)
+    }
+}
+
+/// Prints a listing of inspection summaries, as a table or as JSON.
+enum InspectionListing {
+    static func print(_ listing: InspectionLedger.Listing, _ invocation: Invocation) throws {
         let summaries = try invocation.ledger().summaries(listing).sorted {
             ($0.startedAt?.microsecondsSinceEpoch ?? 0) < ($1.startedAt?.microsecondsSinceEpoch ?? 0)
         }
@@ -91,32 +92,25 @@ struct ListCommand: RunnableCommand {
     }
 }
 
-/// The three listings share one implementation and differ in their spec.
-struct InspectionsCommand: RunnableCommand {
+struct InspectionsCommand: InspectionListingCommand {
     static let path = ["inspections"]
+    static let listing = InspectionLedger.Listing.all
     static let spec = CommandSpec(
         "inspections", abstract: "List the inspections on this device (discarded drafts are hidden).",
         group: "Reviewing")
-    let list: ListCommand
-    init(_ parsed: ParsedCommand) throws(UsageError) { list = try ListCommand(parsed) }
-    func run(_ invocation: Invocation) throws { try list.run(invocation) }
 }
 
-struct DraftsCommand: RunnableCommand {
+struct DraftsCommand: InspectionListingCommand {
     static let path = ["drafts"]
+    static let listing = InspectionLedger.Listing.drafts
     static let spec = CommandSpec("drafts", abstract: "List draft inspections.", group: "Reviewing")
-    let list: ListCommand
-    init(_ parsed: ParsedCommand) throws(UsageError) { list = try ListCommand(parsed) }
-    func run(_ invocation: Invocation) throws { try list.run(invocation) }
 }
 
-struct FollowUpsCommand: RunnableCommand {
+struct FollowUpsCommand: InspectionListingCommand {
     static let path = ["followups"]
+    static let listing = InspectionLedger.Listing.followUps
     static let spec = CommandSpec(
         "followups", abstract: "List completed inspections whose follow-up is still open.", group: "Reviewing")
-    let list: ListCommand
-    init(_ parsed: ParsedCommand) throws(UsageError) { list = try ListCommand(parsed) }
-    func run(_ invocation: Invocation) throws { try list.run(invocation) }
 }
 
 /// `jqc issues`.
