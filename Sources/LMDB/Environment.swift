@@ -121,10 +121,11 @@ public final class Environment: @unchecked Sendable {
             return cached
         }
         gate.unlock()
-        let opened: Table?
-        if options.readOnly {
-            opened = try read { txn throws(LMDBError) in try txn.openTable(name, create: false) }
-        } else {
+        // A table that exists opens in a read transaction: only creating one
+        // needs the writer lock, which another process may hold for a while
+        // (a rebuild) and every command would otherwise wait for at start-up.
+        var opened = try read { txn throws(LMDBError) in try txn.openTable(name, create: false) }
+        if opened == nil && !options.readOnly {
             opened = try write { txn throws(LMDBError) in try txn.openTable(name, create: true) }
         }
         if let opened {
