@@ -104,7 +104,10 @@ let package = Package(
         ),
         .testTarget(
             name: "JQCCommandsTests",
-            dependencies: ["JQCCommands", "LedgerStore", "LedgerTestSupport", "jqc"]
+            dependencies: [
+                "JQCCommands", "InspectionDomain", "InspectionStore", "LMDB", "LedgerCore", "LedgerStore",
+                "LedgerTestSupport", "jqc",
+            ]
         ),
         .testTarget(
             name: "CurlTransportTests",

@@ -1,6 +1,5 @@
 import Foundation
 import InspectionStore
-import LMDB
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -20,6 +19,8 @@ public final class Invocation {
     public let actingAs: String?
     private var openedLog: EventLog?
     private var openedLedger: InspectionLedger?
+    /// The ledger opened read-only by `readingLedger()`.
+    var openedForReading: InspectionLedger?
 
     public init(
         home: LedgerHome, environment: [String: String], stdout: OutputStream, stderr: OutputStream,
@@ -37,6 +38,7 @@ public final class Invocation {
     deinit {
         openedLedger?.close()
         openedLog?.close()
+        openedForReading?.close()
     }
 
     /// The ledger's event log alone (for commands that need no views).

@@ -140,7 +140,9 @@ struct StatsCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let log = try invocation.log()
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        let log = auditor.log
         let (events, head) = try log.read { reader in (try reader.count(), try reader.head()) }
         let info = try log.environment.info()
         let config = try invocation.config()

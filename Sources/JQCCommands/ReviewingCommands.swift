@@ -20,8 +20,9 @@ struct ShowCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require("ID") }
 
     func run(_ invocation: Invocation) throws {
-        let inspection = try invocation.inspectionID(id)
-        guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
+        let ledger = try invocation.readingLedger()
+        let inspection = try ledger.resolveInspection(id)
+        guard let state = try ledger.state(of: inspection) else { throw LookupError.noInspection(id) }
         let report = FormReport(state: state)
         invocation.stdout.line(invocation.json ? JSONOutput.render(report.json) : report.text)
     }
@@ -47,7 +48,7 @@ extension InspectionListingCommand {
 /// Prints a listing of inspection summaries, as a table or as JSON.
 enum InspectionListing {
     static func print(_ listing: InspectionLedger.Listing, _ invocation: Invocation) throws {
-        let summaries = try invocation.ledger().summaries(listing).sorted {
+        let summaries = try invocation.readingLedger().summaries(listing).sorted {
             ($0.startedAt?.microsecondsSinceEpoch ?? 0) < ($1.startedAt?.microsecondsSinceEpoch ?? 0)
         }
         if invocation.json {
@@ -122,7 +123,7 @@ struct IssuesCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let rows = try invocation.ledger().issues().sorted { $0.flaggedAt < $1.flaggedAt }
+        let rows = try invocation.readingLedger().issues().sorted { $0.flaggedAt < $1.flaggedAt }
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
@@ -164,7 +165,7 @@ struct OutboxCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let items = try invocation.ledger().outbox()
+        let items = try invocation.readingLedger().outbox()
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
@@ -244,7 +245,7 @@ struct FacilitiesCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let facilities = try invocation.ledger().reference.allFacilities()
+        let facilities = try invocation.readingLedger().reference.allFacilities()
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(facilities.map { $0.jsonValue.foundationObject }))
             return
@@ -270,7 +271,7 @@ struct TemplatesCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let templates = try invocation.ledger().reference.allTemplates()
+        let templates = try invocation.readingLedger().reference.allTemplates()
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(

@@ -1,0 +1,239 @@
+import ArgumentParsing
+import Foundation
+import InspectionAudit
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+// MARK: - audit
+
+/// `jqc audit ID`: an inspection's whole history, checked.
+struct AuditCommand: RunnableCommand {
+    static let path = ["audit"]
+    static let spec = CommandSpec(
+        "audit",
+        abstract: "Replay an inspection's whole history and check it: timeline, form, photos, links, hash chain.",
+        discussion: """
+            States at the top whether the hash chain is INTACT, checked from the first event to the head \
+            (and against --digest, a digest from 'jqc digest' handed out earlier), and whether every photo \
+            file still hashes to the SHA-256 recorded when it was taken. Then every event of the inspection, \
+            discarded drafts and sync outcomes included, with each answer changed as old → new; the pinned \
+            template; re-inspection links; issues; photos.
+
+            --as-of shows the form exactly as it stood at a moment, rebuilt from the log alone: for a \
+            position, after the inspection's last event at or before it; for a TIME (as in 'jqc log'), after \
+            its last event recorded at or before it. With --format json or html, the whole report is as of \
+            that moment.
+
+            --format json writes the report of Schemas/audit-report.schema.json (--json is the same); \
+            --format html one self-contained file for a browser (inline CSS, no scripts, photos embedded). \
+            Checking the chain reads the whole log (about a second per million events); --no-verify skips \
+            it and says so. Opens the ledger read-only and needs no login; a read-only copy works.
+
+            Exit status 1 when the chain is not intact, a photo file is missing or altered, or the \
+            inspection's own records are damaged (the report is printed first).
+            """,
+        group: "Auditing",
+        positionals: [PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")],
+        options: [
+            OptionSpec("as-of", valueName: "TIME|SEQ", help: "Show the inspection as it stood at this moment."),
+            OptionSpec("format", valueName: "FORMAT", help: "text, json or html.", defaultDescription: "text"),
+            OptionSpec("output", short: "o", valueName: "FILE", help: "Write the report to FILE instead of stdout."),
+            OptionSpec(
+                "digest", valueName: "DIGEST", help: "Also prove the log extends this digest from 'jqc digest'."),
+        ],
+        flags: [FlagSpec("no-verify", help: "Skip the hash chain check (the full scan of the log).")])
+
+    /// The renderings of the report.
+    enum Format: String, CaseIterable {
+        case text, json, html
+    }
+
+    var id: String
+    var asOf: LogMoment?
+    var asOfText: String?
+    var format: Format?
+    var output: String?
+    var digest: LedgerDigest?
+    var verify: Bool
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        id = try parsed.require("ID")
+        asOf = try parsed.moment("as-of")
+        asOfText = parsed.option("as-of")
+        if let text = parsed.option("format") {
+            guard let format = Format(rawValue: text.lowercased()) else {
+                throw .invalidValue(
+                    option: "--format", value: text, reason: "expected text, json or html", context: parsed.context)
+            }
+            self.format = format
+        }
+        output = parsed.option("output")
+        if let text = parsed.option("digest") {
+            guard let digest = LedgerDigest(text) else {
+                throw .invalidValue(
+                    option: "--digest", value: text, reason: "expected jqc-digest-v1:<position>:<64 hex digits>",
+                    context: parsed.context)
+            }
+            self.digest = digest
+        }
+        verify = !parsed.flag("no-verify")
+        if !verify, digest != nil {
+            throw .unexpectedArgument(
+                "--digest with --no-verify (a digest is checked by the chain walk)", context: parsed.context)
+        }
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let format = self.format ?? (invocation.json ? .json : .text)
+        let auditor = try invocation.auditorLedger()
+        defer { auditor.close() }
+        let inspection = try auditor.resolveInspection(id)
+        let report = try makeReport(inspection, auditor: auditor, invocation: invocation, embedPhotos: format == .html)
+
+        let rendered: String =
+            switch format {
+            case .json: report.jsonValue.prettyPrinted()
+            case .html: report.html
+            case .text:
+                // As of a moment, the text is the form as 'jqc show' printed it then.
+                asOf == nil ? report.text : Self.asOfText(report)
+            }
+        if let output {
+            try FileStore.writeAtomically(
+                Data((rendered.hasSuffix("\n") ? rendered : rendered + "\n").utf8), to: output, mode: 0o644)
+            invocation.stdout.line("Wrote the \(format.rawValue) audit report to \(output): \(report.headline)")
+        } else {
+            invocation.stdout.write(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
+        }
+        guard report.isClean else {
+            // The headline names the finding; a single other problem is named too.
+            let problems = report.problems
+            let detail = report.chain.isIntact && problems.count == 1 ? ": \(problems[0])" : ""
+            throw JQCError.verificationFailed("audit of \(inspection.lowercased): \(report.headline)\(detail)")
+        }
+    }
+
+    /// The report's text as of a moment: the verdict, then the form exactly
+    /// as `jqc show` printed it at that moment.
+    static func asOfText(_ report: AuditReport) -> String {
+        var lines = ["AUDIT of inspection \(report.inspectionID.lowercased)", "RESULT: \(report.headline)"]
+        lines += report.chainLines.map { "  " + $0 }
+        for problem in report.problems { lines.append("  ! \(problem)") }
+        if let asOf = report.asOf {
+            lines.append(
+                "AS OF: \(asOf.requested) → after position \(asOf.position), recorded \(asOf.recordedAt.iso8601)")
+        }
+        lines.append("")
+        lines.append(FormReport(state: report.form).text)
+        return lines.joined(separator: "\n")
+    }
+
+    func makeReport(
+        _ inspection: UUID, auditor: AuditorLedger, invocation: Invocation, embedPhotos: Bool
+    ) throws -> AuditReport {
+        let entries = try auditor.history(of: inspection)
+        var through: AsOf?
+        if let asOf {
+            guard let (position, time) = AuditReport.position(of: asOf, in: entries) else {
+                let first = entries.compactMap { entry -> EventRecord? in
+                    if case .record(let record) = entry { return record }
+                    return nil
+                }.first
+                throw JQCError.refused(
+                    "inspection \(inspection.lowercased) had no events at or before \(asOf)"
+                        + (first.map { ": its first is at position \($0.position), recorded \($0.recordedAt.iso8601)" }
+                            ?? "") + ". Choose a later moment.")
+            }
+            through = AsOf(requested: asOfText ?? "\(asOf)", position: position, recordedAt: time)
+        }
+
+        // The template: pinned in this stream, else found by its content hash.
+        let hash = AuditTimeline.templateHash(in: entries)
+        var notes: [String] = []
+        var evidence = TemplateEvidence(
+            hash: hash ?? "", template: nil, pinnedAt: nil, source: "nowhere in this log")
+        if let hash, let own = AuditTimeline.pinnedTemplates(in: entries)[hash] {
+            evidence = TemplateEvidence(
+                hash: hash, template: own.template, pinnedAt: own.position,
+                source: "in this inspection's stream at position \(own.position)")
+        }
+        let links = try auditor.links(of: inspection, templateHash: evidence.template == nil ? hash : nil)
+        notes += links.notes
+        if let hash, let found = links.template {
+            evidence = TemplateEvidence(
+                hash: hash, template: found.template, pinnedAt: found.pinnedAt, source: found.source)
+        }
+        var templates: [String: Template] = [:]
+        if let found = evidence.template { templates[evidence.hash] = found }
+        let timeline = AuditTimeline(
+            inspectionID: inspection, entries: entries, templates: templates, through: through?.position)
+
+        // A linked inspection is folded up to the same moment: a position
+        // bounds every stream alike, a time each stream's own last event.
+        func linked(_ id: UUID) throws -> AuditTimeline? {
+            let entries = try auditor.history(of: id)
+            var cutoff: UInt64?
+            if let asOf {
+                guard let (position, _) = AuditReport.position(of: asOf, in: entries) else { return nil }
+                cutoff = position
+            }
+            return AuditTimeline(inspectionID: id, entries: entries, templates: timeline.templates, through: cutoff)
+        }
+        var children: [LinkedInspection] = []
+        for child in links.children {
+            // A child started after the report's moment did not exist yet.
+            guard let childTimeline = try linked(child), childTimeline.state.status != .notStarted else { continue }
+            let problem =
+                childTimeline.state.parentInspectionID == inspection
+                ? nil
+                : "re-inspection \(child.lowercased) is listed by the views, but its own stream does not name "
+                    + "this inspection as its parent"
+            children.append(LinkedInspection(timeline: childTimeline, problem: problem))
+        }
+        var parent: LinkedInspection?
+        if let parentID = timeline.state.parentInspectionID {
+            let parentTimeline =
+                try linked(parentID) ?? AuditTimeline(inspectionID: parentID, entries: [], through: 0)
+            parent = LinkedInspection(
+                timeline: parentTimeline,
+                problem: parentTimeline.entries.isEmpty
+                    ? "the parent \(parentID.lowercased) has no events in this log" : nil)
+        }
+
+        let chain: ChainCheck
+        if verify {
+            chain = try auditor.checkChain(against: digest) { done, total in
+                invocation.progress("verifying the chain: \(done)/\(total) records")
+            }
+            invocation.endProgress()
+        } else {
+            chain = try auditor.uncheckedChain()
+        }
+
+        var files: [String: PhotoFile] = [:]
+        for (_, captured) in timeline.capturedPhotos {
+            let hex = captured.photo.sha256.hex
+            guard files[hex] == nil else { continue }
+            let status: PhotoFileStatus =
+                switch auditor.photos.check(sha256: hex) {
+                case .matches: .matches
+                case .missing: .missing
+                case .altered(let actual): .altered(actualSHA256: actual)
+                }
+            let contents =
+                embedPhotos && status != .missing ? auditor.photos.contents(sha256: hex).map { [UInt8]($0) } : nil
+            files[hex] = PhotoFile(status: status, contents: contents)
+        }
+
+        let form = AuditReport.form(of: timeline, children: children)
+        if auditor.withoutLock {
+            notes.append("the ledger directory is read-only, so it was opened without LMDB's lock file")
+        }
+        return AuditReport(
+            inspectionID: inspection, generatedAt: invocation.clock.now(), ledgerPath: invocation.home.path,
+            chain: chain, asOf: through, timeline: timeline, form: form, template: evidence, parent: parent,
+            children: children, photoFiles: files, syncState: SyncState.of(form).rawValue, notes: notes)
+    }
+}

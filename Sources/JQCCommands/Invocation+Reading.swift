@@ -1,0 +1,61 @@
+import Foundation
+import InspectionStore
+import LedgerStore
+
+// MARK: - Opening for commands that only read
+
+extension Invocation {
+    /// The whole ledger opened read-only, for commands that only read
+    /// (listings, `show`, `stats`): they work on a read-only copy, never
+    /// take the writer lock, and never create a table.
+    ///
+    /// Views built by another version of jqc are stale; those are rebuilt
+    /// by opening the ledger for writing, which a read-only copy refuses,
+    /// so then the error says what works instead.
+    func readingLedger() throws -> InspectionLedger {
+        if let openedForReading { return openedForReading }
+        try home.checkReadable()
+        guard home.exists else { throw JQCError.noLedger(home.path) }
+        let opened: InspectionLedger
+        do {
+            opened = try InspectionLedger.openForReading(storePath: home.storePath, photosPath: home.photosPath).ledger
+        } catch LedgerError.noLedger where FileManager.default.fileExists(atPath: home.storePath + "/data.mdb") {
+            // The log exists but its views were never made.
+            return try writableLedger(because: .noViews)
+        }
+        guard try opened.views.staleProjections().isEmpty else {
+            opened.close()
+            return try writableLedger(because: .staleViews)
+        }
+        openedForReading = opened
+        return opened
+    }
+
+    /// The ledger opened for writing so that its views can be built, or the
+    /// reason they cannot be when the ledger is read-only.
+    private func writableLedger(because reason: ReadingError.Reason) throws -> InspectionLedger {
+        do {
+            return try ledger()
+        } catch let error where ReadOnlyOpening.isLockRefusal(error) {
+            throw ReadingError.viewsNeedWriting(home.path, reason)
+        }
+    }
+}
+
+/// Why a read command cannot answer from a ledger it may only read.
+enum ReadingError: Error, CustomStringConvertible {
+    enum Reason { case staleViews, noViews }
+
+    case viewsNeedWriting(String, Reason)
+
+    var description: String {
+        switch self {
+        case .viewsNeedWriting(let path, let reason):
+            (reason == .staleViews
+                ? "the views of the ledger at \(path) were built by another version of jqc"
+                : "the ledger at \(path) has no views yet")
+                + ", and it is read-only, so they cannot be built. 'jqc log' and 'jqc audit' read the log alone "
+                + "and work on it as it is; for listings, copy the ledger somewhere writable first."
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import ArgumentParsing
+import Foundation
+import InspectionAudit
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+// MARK: - Parsing moments
+
+extension ParsedCommand {
+    /// A `TIME|SEQ` option, or nil when it was not given.
+    func moment(_ name: String) throws(UsageError) -> LogMoment? {
+        guard let text = option(name) else { return nil }
+        guard let moment = LogMoment(parsing: text) else {
+            throw .invalidValue(option: "--\(name)", value: text, reason: LogMoment.expectation, context: context)
+        }
+        return moment
+    }
+}
+
+// MARK: - log
+
+/// `jqc log`: the events one line each, for a person or (with --json) a tool.
+struct LogCommand: RunnableCommand {
+    static let path = ["log"]
+    static let spec = CommandSpec(
+        "log", abstract: "Print the events of the log, one line each: position, time, device, inspection, who, what.",
+        discussion: """
+            TIME is RFC 3339 (2026-11-29T14:03:07.250000Z, or with an offset) or a date (2026-11-29, a whole \
+            UTC day: --since starts at its midnight, --until ends at the next); SEQ is a log position. Bounds \
+            are inclusive. Discarded drafts are included: the log keeps everything. Actors named with --as \
+            are marked (unverified). A record missing from the log, or unreadable, is shown as such unless \
+            --actor, --type or a TIME bound is given (it has no actor, type or time); 'jqc verify' finds \
+            every one.
+
+            With --json, each line is one event in the exported form of Schemas/events/envelope.schema.json \
+            (Tools/validate-events checks it). Opens the ledger read-only and needs no login.
+            """,
+        group: "Auditing",
+        options: [
+            OptionSpec(
+                "inspection", short: "i", valueName: "ID", help: "Only this inspection's events (any unique prefix)."),
+            OptionSpec("since", valueName: "TIME|SEQ", help: "Only events at or after this time or position."),
+            OptionSpec("until", valueName: "TIME|SEQ", help: "Only events at or before this time or position."),
+            OptionSpec("actor", valueName: "NAME", help: "Only events recorded by this actor (name or id, any case)."),
+            OptionSpec(
+                "type", valueName: "TYPE", help: "Only events of this type (inspection.field_set) or family (sync).",
+                repeatable: true),
+            OptionSpec("limit", valueName: "N", help: "At most N events (the first N that match, in log order)."),
+        ])
+
+    var inspection: String?
+    var filter: LogFilter
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        inspection = parsed.option("inspection")
+        filter = LogFilter(
+            since: try parsed.moment("since"), until: try parsed.moment("until"), actor: parsed.option("actor"),
+            types: parsed.options("type"), limit: try parsed.integer("limit"))
+        if let limit = filter.limit, limit < 0 {
+            throw .invalidValue(
+                option: "--limit", value: "\(limit)", reason: "expected a whole number of events, 0 or more",
+                context: parsed.context)
+        }
+    }
+
+    func run(_ invocation: Invocation) throws {
+        for type in filter.types where !LogFilter.isKnownType(type) {
+            invocation.stderr.line(
+                "jqc: note: '\(type)' is no event type or family this jqc knows "
+                    + "(\(LogFilter.knownTypes.joined(separator: ", "))); matching it exactly.")
+        }
+        let auditor = try invocation.auditorLedger()
+        defer { auditor.close() }
+        var printer = LogPrinter(auditor: auditor, invocation: invocation, filter: filter)
+        if let inspection {
+            let id = try auditor.resolveInspection(inspection)
+            for entry in try auditor.history(of: id) {
+                guard printer.wantsMore else { break }
+                switch entry {
+                case .record(let record):
+                    try printer.print(record)
+                case .missing(let version, let position):
+                    if filter.admitsHole(at: position) {
+                        printer.printHole(
+                            at: position,
+                            "version \(version) of \(EventWording.short(id)) is indexed here, but the log holds no "
+                                + "record there")
+                    }
+                case .unreadable(let version, let position, let why):
+                    if filter.admitsHole(at: position) {
+                        printer.printHole(
+                            at: position,
+                            "version \(version) of \(EventWording.short(id)) is indexed here, but the record is "
+                                + "unreadable (\(why))")
+                    }
+                }
+            }
+        } else {
+            // The scan hands over damaged records and gaps as entries, so they
+            // are shown as such and the listing goes on.
+            try auditor.log.read { reader in
+                try reader.scan(from: filter.firstPosition) { entry in
+                    guard printer.wantsMore else { return false }
+                    switch entry {
+                    case .record(let record):
+                        guard !filter.isPast(position: record.position) else { return false }
+                        try printer.print(record)
+                    case .unreadable(let position, let reason):
+                        guard !filter.isPast(position: position) else { return false }
+                        if filter.admitsHole(at: position) {
+                            printer.printHole(at: position, "the record stored here is unreadable (\(reason))")
+                        }
+                    case .missing(let positions):
+                        guard !filter.isPast(position: positions.lowerBound) else { return false }
+                        if filter.admitsHole(at: positions.lowerBound) {
+                            printer.printHole(
+                                at: positions.lowerBound,
+                                positions.count == 1
+                                    ? "no record: position \(positions.lowerBound) is missing from the log"
+                                    : "no records: positions \(positions.lowerBound)–\(positions.upperBound) are "
+                                        + "missing from the log")
+                        }
+                    }
+                    return true
+                }
+            }
+        }
+        if printer.printed == 0, !invocation.json { invocation.stdout.line("No events match.") }
+    }
+}
+
+/// Prints log lines, naming fields through each inspection's pinned template.
+struct LogPrinter {
+    let auditor: AuditorLedger
+    let invocation: Invocation
+    let filter: LogFilter
+    private(set) var printed = 0
+    /// Templates by content hash, and which hash each stream started from.
+    private var templates: [String: Template] = [:]
+    private var streamTemplates: [UUID: String] = [:]
+
+    init(auditor: AuditorLedger, invocation: Invocation, filter: LogFilter) {
+        self.auditor = auditor
+        self.invocation = invocation
+        self.filter = filter
+    }
+
+    var wantsMore: Bool { filter.limit.map { printed < $0 } ?? true }
+
+    /// A place where the log should hold a record and does not: on stdout
+    /// in text (it is part of what happened), on stderr with --json (whose
+    /// lines must each be an event). It never counts towards --limit.
+    func printHole(at position: UInt64, _ what: String) {
+        if invocation.json {
+            invocation.stderr.line("jqc: position \(position): \(what)")
+        } else {
+            let number = String(position)
+            invocation.stdout.line(String(repeating: " ", count: max(0, 7 - number.count)) + number + "  (\(what))")
+        }
+    }
+
+    mutating func print(_ record: EventRecord) throws {
+        if record.type == InspectionEventType.templatePinned.rawValue,
+            case .templatePinned(let pinned) = try? InspectionEvent.decode(record)
+        {
+            // Kept for naming fields; an undecodable pin is reported when printed.
+            templates[pinned.templateHash] = pinned.template
+        }
+        guard filter.admits(record) else { return }
+        printed += 1
+        let template = try template(of: record)
+        let event: InspectionEvent
+        do {
+            event = try EventUpcaster.decode(record, template: template)
+        } catch {
+            // Shown as stored, so a damaged or newer event is never hidden.
+            let stored = InspectionEvent.unrecognized(
+                StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
+            if invocation.json {
+                invocation.stderr.line(
+                    "jqc: position \(record.position): the \(record.type) event cannot be read: \(error)")
+                invocation.stdout.line(EventExport.jsonLine(for: record, event: stored))
+            } else {
+                invocation.stdout.line(
+                    LogFilter.line(for: record, summary: "(unreadable \(record.type) event: \(error))"))
+            }
+            return
+        }
+        if invocation.json {
+            invocation.stdout.line(EventExport.jsonLine(for: record, event: event))
+        } else {
+            let summary = EventWording.describe(event, stream: record.stream, template: template)
+            invocation.stdout.line(LogFilter.line(for: record, summary: summary))
+        }
+    }
+
+    /// The pinned template of the record's inspection: from a start seen in
+    /// this run, else from the stream's first events (read through its
+    /// index), else from the views (accepted only if it hashes right).
+    /// Decoding failures here only leave fields unnamed; the event itself is
+    /// decoded, and its failure shown, by `print`.
+    private mutating func template(of record: EventRecord) throws -> Template? {
+        if record.type == InspectionEventType.started.rawValue,
+            case .started(let started) = try? InspectionEvent.decode(record)
+        {
+            streamTemplates[record.stream] = started.templateHash
+        }
+        if streamTemplates[record.stream] == nil {
+            let entries = try auditor.history(of: record.stream)
+            streamTemplates[record.stream] = AuditTimeline.templateHash(in: entries) ?? ""
+            for (hash, pinned) in AuditTimeline.pinnedTemplates(in: entries) where templates[hash] == nil {
+                templates[hash] = pinned.template
+            }
+        }
+        guard let hash = streamTemplates[record.stream], !hash.isEmpty else { return nil }
+        if let known = templates[hash] { return known }
+        if let viewed = try auditor.ledger?.pinnedTemplate(hash: hash), viewed.contentHash == hash {
+            templates[hash] = viewed
+            return viewed
+        }
+        return nil
+    }
+}
