@@ -66,7 +66,7 @@ extension AuditReport {
         case .notIntact(let finding):
             out += "<p>Hash chain: <strong>NOT INTACT</strong>: \(Self.escape(finding.message)).</p>\n"
             out +=
-                "<p>Records 1–\(chain.verifiedThrough) are proven unchanged; recomputed head "
+                "<p>\(Self.escape(provenUnchanged.prefix(1).uppercased() + provenUnchanged.dropFirst())); recomputed head "
                 + "<code>\(Self.escape(chain.head.description))</code>.</p>\n"
         case .skipped:
             out +=
@@ -258,6 +258,9 @@ extension AuditReport {
                 out += "</ul>"
             }
             if let problem = entry.problem { out += "<p class=\"problem\">\(Self.escape(problem))</p>" }
+            if let hash = chainHash(at: entry.position) {
+                out += "<p class=\"chain-hash\">chain hash <code class=\"hash\">\(Self.escape(hash))</code></p>"
+            }
             out += "</td><td>\(Self.escape(standing.replacingOccurrences(of: "_", with: " ")))</td></tr>\n"
         }
         return out + "</tbody>\n</table>\n</section>\n"
@@ -405,6 +408,10 @@ extension AuditReport {
 
         :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
         body { margin: 0 auto; max-width: 1100px; padding: 1.5rem; color: #1b1f24; background: #fff; line-height: 1.4; }
+        /* Paths (/uploads/<64 hex>), hashes and ids have no break opportunities: without this one of them
+           makes the page wider than the window. 'anywhere' also lets table cells and grid items shrink. */
+        body, td, th, dd, code, .summary, .photo-ref, figcaption { overflow-wrap: anywhere; }
+        section, header, footer { max-width: 100%; }
         code, time, .num { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.9em; }
         code.hash { word-break: break-all; }
         h1 { margin: 0 0 0.5rem; font-size: 1.6rem; }
@@ -434,6 +441,7 @@ extension AuditReport {
         tr.failed, tr.missing, tr.problem { background: #ffebe9; }
         tr.no-effect { color: #57606a; }
         tr.sync { background: #f6f8fa; }
+        p.chain-hash { margin: 0.15rem 0 0; font-size: 0.75rem; color: #57606a; }
         ul.changes { margin: 0.2rem 0 0 1rem; padding: 0; }
         .photos { display: flex; flex-wrap: wrap; gap: 1rem; }
         figure.photo { margin: 0; max-width: 320px; border: 1px solid #d0d7de; border-radius: 4px; padding: 0.5rem; }
@@ -445,7 +453,17 @@ extension AuditReport {
         .photo-ref { font-size: 0.8rem; max-width: 320px; }
         .severity.high, .severity.critical { color: #a40e26; font-weight: 600; }
         footer { margin-top: 2rem; font-size: 0.8rem; color: #57606a; }
-        @media print { .verdict { break-inside: avoid; } tr { break-inside: avoid; } }
+        @page { margin: 12mm; }
+        /* On paper the page is narrower than any window: no fixed widths, smaller type, nothing cut off. */
+        @media print {
+          body { max-width: none; padding: 0; font-size: 9.5pt; }
+          .verdict { break-inside: avoid; }
+          tr { break-inside: avoid; }
+          td time { white-space: normal; }
+          figure.photo, .photo-ref { max-width: 45%; }
+          .verdict.intact, .verdict.broken, .verdict.warning, tr.failed, tr.missing, tr.problem, tr.sync {
+            print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+        }
 
         """
 }

@@ -147,6 +147,7 @@ extension AuditReport {
             .init("changes", .array(entry.changes.map(Self.changeJSON))),
             .init("no_effect", .bool(entry.hadNoEffect)), .init("problem", .optional(entry.problem)),
             .init("chain", .string(entry.position > 0 ? chain.standing(of: entry.position) : "missing")),
+            .init("chain_hash", .optional(chainHash(at: entry.position))),
             .init(
                 "event",
                 record.flatMap { record in entry.event.map { EventExport.envelope(for: record, event: $0) } } ?? .null),

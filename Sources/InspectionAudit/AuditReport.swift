@@ -41,6 +41,10 @@ public struct AuditReport: Sendable {
     /// Facts about how the report was made that are not problems (a view
     /// that was stale, so links were found by scanning the log).
     public var notes: [String]
+    /// The chain hash stored with each record of the timeline (and of the
+    /// linked inspections), by position: the value a digest or a later
+    /// check can be compared with, event by event. Filled by the CLI.
+    public var chainHashes: [UInt64: Digest256] = [:]
 
     public init(
         inspectionID: UUID, generatedAt: Timestamp, ledgerPath: String, chain: ChainCheck, asOf: AsOf?,

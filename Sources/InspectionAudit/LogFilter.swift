@@ -11,7 +11,7 @@ public struct LogFilter: Sendable {
     public var since: LogMoment?
     /// `--until`: events at or before this moment.
     public var until: LogMoment?
-    /// `--actor`: the actor's name or id, ignoring case.
+    /// `--actor`: a part of the actor's name or id, ignoring case.
     public var actor: String?
     /// `--type`: full type names (`inspection.field_set`) or families
     /// (`sync`, `inspection`); any of them matches.
@@ -51,12 +51,7 @@ public struct LogFilter: Sendable {
         if let until, !until.admitsAsUpperBound(position: record.position, recordedAt: record.recordedAt) {
             return false
         }
-        if let actor {
-            let wanted = actor.lowercased()
-            guard record.actor.name.lowercased() == wanted || record.actor.id.lowercased() == wanted else {
-                return false
-            }
-        }
+        if let actor, !Self.actor(record.actor, matches: actor) { return false }
         if !types.isEmpty, !types.contains(where: { Self.type(record.type, matches: $0) }) { return false }
         return true
     }
@@ -73,6 +68,13 @@ public struct LogFilter: Sendable {
         if case .position(let first) = since, position < first { return false }
         if case .position(let last) = until, position > last { return false }
         return true
+    }
+
+    /// Whether `wanted` is a part of the actor's name or id, ignoring case
+    /// (`Dana` finds "Dana Inspector"; an empty text finds everyone).
+    public static func actor(_ actor: Actor, matches wanted: String) -> Bool {
+        let folded = wanted.lowercased()
+        return folded.isEmpty || actor.name.lowercased().contains(folded) || actor.id.lowercased().contains(folded)
     }
 
     /// `inspection.field_set` matches itself and the family `inspection`.

@@ -97,7 +97,7 @@ struct AuditCommand: RunnableCommand {
             case .json: report.jsonValue.prettyPrinted()
             case .html: report.html
             case .text:
-                // As of a moment, the text is the form as 'jqc show' printed it then.
+                // As of a moment, the text is the form as 'jqc show' printed it then, and how it got there.
                 asOf == nil ? report.text : Self.asOfText(report)
             }
         if let output {
@@ -115,8 +115,8 @@ struct AuditCommand: RunnableCommand {
         }
     }
 
-    /// The report's text as of a moment: the verdict, then the form exactly
-    /// as `jqc show` printed it at that moment.
+    /// The report's text as of a moment: the verdict, the form exactly as
+    /// `jqc show` printed it at that moment, then the timeline up to it.
     static func asOfText(_ report: AuditReport) -> String {
         var lines = ["AUDIT of inspection \(report.inspectionID.lowercased)", "RESULT: \(report.headline)"]
         lines += report.chainLines.map { "  " + $0 }
@@ -127,6 +127,8 @@ struct AuditCommand: RunnableCommand {
         }
         lines.append("")
         lines.append(FormReport(state: report.form).text)
+        lines.append("")
+        lines += report.timelineTextLines
         return lines.joined(separator: "\n")
     }
 
@@ -231,9 +233,11 @@ struct AuditCommand: RunnableCommand {
         if auditor.withoutLock {
             notes.append("the ledger directory is read-only, so it was opened without LMDB's lock file")
         }
-        return AuditReport(
+        var report = AuditReport(
             inspectionID: inspection, generatedAt: invocation.clock.now(), ledgerPath: invocation.home.path,
             chain: chain, asOf: through, timeline: timeline, form: form, template: evidence, parent: parent,
             children: children, photoFiles: files, syncState: SyncState.of(form).rawValue, notes: notes)
+        report.chainHashes = try auditor.log.chainHashes(at: timeline.entries.map(\.position).filter { $0 > 0 })
+        return report
     }
 }

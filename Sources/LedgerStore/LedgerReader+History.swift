@@ -88,7 +88,28 @@ extension LedgerReader {
     }
 }
 
+extension LedgerReader {
+    /// The chain hash stored with the record at `position` (the first 32
+    /// bytes of its value), as stored: `verify` is what checks it.
+    public func chainHash(at position: UInt64) throws -> Digest256? {
+        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count >= 32 else {
+            return nil
+        }
+        return Digest256(bytes: Array(value[0..<32]))
+    }
+}
+
 extension EventLog {
+    /// The stored chain hashes of `positions`, in one snapshot; positions
+    /// without a record (or with a value too short to hold one) are left out.
+    public func chainHashes(at positions: [UInt64]) throws -> [UInt64: Digest256] {
+        try read { reader in
+            var found: [UInt64: Digest256] = [:]
+            for position in positions { found[position] = try reader.chainHash(at: position) }
+            return found
+        }
+    }
+
     /// `LedgerReader.history(ofStream:)` in a snapshot of its own.
     public func history(ofStream stream: UUID) throws -> [StreamEntry] {
         try read { try $0.history(ofStream: stream) }

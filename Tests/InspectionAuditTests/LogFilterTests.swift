@@ -67,6 +67,11 @@ import Testing
         ("two types", LogFilter(types: ["issue.flagged", "template.pinned"]), [1, 10]),
         ("no prefix match inside a word", LogFilter(types: ["insp"]), []),
         ("an actor and a family", LogFilter(actor: "dana", types: ["photo"]), [7, 9]),
+        ("a part of a name", LogFilter(actor: "Park"), Array(13...18)),
+        ("a part of a name, any case", LogFilter(actor: "pARK"), Array(13...18)),
+        ("a first name finds everyone who has it", LogFilter(actor: "Dana"), Array(1...18)),
+        ("a part of an id", LogFilter(actor: "local:"), Array(1...12)),
+        ("a name nobody has", LogFilter(actor: "Mallory"), []),
     ]
 
     @Test(arguments: filters)
