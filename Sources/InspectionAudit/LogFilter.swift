@@ -98,11 +98,16 @@ public struct LogFilter: Sendable {
 
     /// `     12  2026-11-29T12:10:59.203059Z  1d455db8  2b566894  dana (unverified): set Floors (2) = 4`:
     /// position, exact time, device, inspection, actor, what happened.
+    /// The actor's name and the summary are person-written (or hold
+    /// person-written values): shown through `TerminalText.singleLine`, so no
+    /// control character or bidi override reaches the terminal and every
+    /// event stays on its one line.
     public static func line(for record: EventRecord, summary: String) -> String {
         let position = String(record.position)
-        let actor = record.actor.verified ? record.actor.name : "\(record.actor.name) (unverified)"
+        let name = TerminalText.singleLine(record.actor.name)
+        let actor = record.actor.verified ? name : "\(name) (unverified)"
         return String(repeating: " ", count: max(0, 7 - position.count)) + position + "  "
             + record.recordedAt.iso8601 + "  " + String(record.device.lowercased.prefix(8)) + "  "
-            + String(record.stream.lowercased.prefix(8)) + "  " + actor + ": " + summary
+            + String(record.stream.lowercased.prefix(8)) + "  " + actor + ": " + TerminalText.singleLine(summary)
     }
 }

@@ -175,7 +175,10 @@ struct LogPrinter {
             invocation.stderr.line("jqc: position \(position): \(what)")
         } else {
             let number = String(position)
-            invocation.stdout.line(String(repeating: " ", count: max(0, 7 - number.count)) + number + "  (\(what))")
+            // The reason may quote stored bytes (a type name, a text): shown safely.
+            invocation.stdout.line(
+                String(repeating: " ", count: max(0, 7 - number.count)) + number
+                    + "  (\(TerminalText.singleLine(what)))")
         }
     }
 
@@ -198,7 +201,8 @@ struct LogPrinter {
                 StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
             if invocation.json {
                 invocation.stderr.line(
-                    "jqc: position \(record.position): the \(record.type) event cannot be read: \(error)")
+                    "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
+                        + "read: \(TerminalText.singleLine("\(error)"))")
                 invocation.stdout.line(EventExport.jsonLine(for: record, event: stored))
             } else {
                 invocation.stdout.line(

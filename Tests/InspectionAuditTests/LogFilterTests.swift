@@ -118,4 +118,20 @@ import Testing
                 == "      4  \(record.recordedAt.iso8601)  dd747fdc  2b566894  dana (unverified): set Floors (2) = 4")
         #expect(LogFilter.line(for: Self.records[14], summary: "x").contains("  Dana Park: x"))
     }
+
+    static let forgedNames: [(String, String)] = [
+        ("Mallory\u{1B}[2K\rDana Inspector", "Mallory\\u{1B}[2K\\u{D}Dana Inspector"),
+        ("Dana\u{1B}[8mhidden", "Dana\\u{1B}[8mhidden"),
+        ("\u{202E}anaD", "\\u{202E}anaD"),
+        ("two\nlines", "two\\nlines"),
+    ]
+
+    @Test(arguments: forgedNames)
+    func aForgedNameOrSummaryCannotRewriteTheLine(name: String, shown: String) {
+        var record = Self.records[3]
+        record.event.actor = Actor(id: "local:\(name)", name: name, verified: false)
+        let line = LogFilter.line(for: record, summary: "set Notes (9) = \(name)")
+        #expect(line.hasSuffix("  \(shown) (unverified): set Notes (9) = \(shown)"), "\(line)")
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x202E })
+    }
 }

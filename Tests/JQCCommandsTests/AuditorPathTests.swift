@@ -1,4 +1,6 @@
 import Foundation
+import LedgerCore
+import LedgerStore
 import LedgerTestSupport
 import Testing
 
@@ -149,6 +151,57 @@ import Testing
         #expect(result.status != 0)
         #expect(result.stderr.contains("permission denied"), "\(command): \(result.stderr)")
         #expect(!result.stderr.contains("no ledger"), "\(command): \(result.stderr)")
+    }
+
+    /// A copy whose views are behind its log: an event appended to the log
+    /// alone (an `inspection.started` whose payload is not one), as a copy
+    /// taken by a tool other than jqc could be.
+    func copyWithViewsBehind(in own: TemporaryDirectory) throws -> String {
+        let copy = own.appending("copy")
+        try FileManager.default.copyItem(atPath: scenario.home, toPath: copy)
+        let log = try EventLog(directory: copy + "/store")
+        defer { log.close() }
+        try log.append([
+            SampleEvents.event(
+                stream: UUID(), type: "inspection.started", note: "not a start",
+                at: Timestamp(microsecondsSinceEpoch: 1))
+        ])
+        return copy
+    }
+
+    @Test func aListingOnAReadOnlyCopyWithStaleViewsSaysWhatWorks() throws {
+        let own = TemporaryDirectory(prefix: "stale-views")
+        let copy = try copyWithViewsBehind(in: own)
+        try AuditScenario.chmod(copy, "a+rX,a-w")
+        try AuditScenario.chmod(own.path, "a+rX")
+        let scratch = own.appending("scratch")
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        try AuditScenario.chmod(scratch, "a+rwx")
+        defer { _ = try? AuditScenario.chmod(copy, "u+w") }
+        let listed = try Self.runAsUser(copy, scratch: scratch, ["inspections"])
+        #expect(listed.status != 0)
+        #expect(listed.stderr.contains("read-only, so they cannot be built"), "\(listed.stderr)")
+        #expect(listed.stderr.contains("'jqc log' and 'jqc audit'"), "\(listed.stderr)")
+        let audit = try Self.runAsUser(copy, scratch: scratch, ["audit", scenario.parent, "--no-verify"])
+        #expect(audit.status == 0, "\(audit.stderr)")
+    }
+
+    @Test func theLinkScanNamesARecordItCannotRead() throws {
+        let own = TemporaryDirectory(prefix: "link-scan")
+        let copy = try copyWithViewsBehind(in: own)
+        let runner = JQCRunner(ledger: copy)
+        let result = try runner("audit", scenario.parent, "--no-verify", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let notes = try #require(report?["notes"] as? [String])
+        #expect(notes.contains { $0.contains("found by scanning the log") }, "\(notes)")
+        let position = scenario.eventCount + 1
+        #expect(
+            notes.contains { $0.contains("position \(position): the inspection.started event is unreadable") },
+            "\(notes)")
+        // The re-inspection is still found by the scan.
+        let children = try #require(report?["children"] as? [[String: Any]])
+        #expect(children.compactMap { $0["id"] as? String } == [scenario.child])
     }
 
     // MARK: - Actors
