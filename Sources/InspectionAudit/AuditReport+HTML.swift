@@ -242,7 +242,9 @@ extension AuditReport {
             out += "<tr\(id) class=\"\(classes.joined(separator: " "))\">"
             out += "<td class=\"num\">\(entry.position > 0 ? String(entry.position) : "—")</td>"
             if let record = entry.record {
-                out += "<td><time>\(Self.escape(record.recordedAt.iso8601))</time></td>"
+                // The time may wrap after its date (a narrow window, paper), nowhere else.
+                let time = Self.escape(record.recordedAt.iso8601).replacingOccurrences(of: "T", with: "<wbr>T")
+                out += "<td><time>\(time)</time></td>"
                 out += "<td>\(Self.escape(Self.actorText(record.actor)))</td>"
                 out += "<td><code>\(Self.escape(String(record.device.lowercased.prefix(8))))</code></td>"
             } else {
@@ -275,7 +277,7 @@ extension AuditReport {
         for issue in form.issues {
             out += "<tr><td><code>\(Self.escape(issue.id.lowercased))</code></td>"
             out += "<td class=\"severity \(issue.severity.rawValue)\">\(Self.escape(issue.severity.rawValue))</td>"
-            out += "<td>\(Self.escape(issue.description))</td>"
+            out += "<td class=\"text\">\(Self.escape(issue.description))</td>"
             out +=
                 "<td>"
                 + (issue.photoID.map {
@@ -409,9 +411,12 @@ extension AuditReport {
         :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
         body { margin: 0 auto; max-width: 1100px; padding: 1.5rem; color: #1b1f24; background: #fff; line-height: 1.4; }
         /* Paths (/uploads/<64 hex>), hashes and ids have no break opportunities: without this one of them
-           makes the page wider than the window. 'anywhere' also lets table cells and grid items shrink. */
-        body, td, th, dd, code, .summary, .photo-ref, figcaption { overflow-wrap: anywhere; }
-        section, header, footer { max-width: 100%; }
+           makes the page wider than the window. Only on the text that holds them, never on whole table
+           cells: 'anywhere' lowers a cell's narrowest width, and the table would squeeze its short columns
+           (Position, Actor) to a letter a line. */
+        code, dd, .summary, ul.changes li, .problem, p.chain-hash, .photo-ref, figcaption, td.text,
+        ol.outcomes li, .verdict p, footer { overflow-wrap: anywhere; }
+        td > code { overflow-wrap: normal; }
         code, time, .num { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.9em; }
         code.hash { word-break: break-all; }
         h1 { margin: 0 0 0.5rem; font-size: 1.6rem; }
@@ -450,6 +455,8 @@ extension AuditReport {
         figure.photo .absent { width: 120px; height: 80px; background: #ffebe9; display: flex; align-items: center; justify-content: center; }
         figcaption { font-size: 0.8rem; margin-top: 0.3rem; font-weight: normal; }
         td time { white-space: nowrap; }
+        /* In a narrow window a time may wrap, after its date only (the <wbr>): it has no spaces. */
+        @media (max-width: 1000px) { td time { white-space: normal; } }
         .photo-ref { font-size: 0.8rem; max-width: 320px; }
         .severity.high, .severity.critical { color: #a40e26; font-weight: 600; }
         footer { margin-top: 2rem; font-size: 0.8rem; color: #57606a; }

@@ -235,6 +235,20 @@ import Testing
         #expect(childRows?.compactMap { $0["name"] as? String } == ["dana"], "\(one.stdout)")
     }
 
+    @Test func aWrongDigestProvesNoRecordRatherThanRecordsOneToZero() throws {
+        let digest = scenario.digestAfterSubmit
+        let wrong = String(digest.dropLast()) + (digest.hasSuffix("0") ? "1" : "0")
+        let text = try jqc("audit", scenario.parent, "--digest", wrong)
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("no record is proven unchanged"), "\(text.stdout)")
+        #expect(!text.stdout.contains("1–0"))
+        let directory = TemporaryDirectory(prefix: "wrong-digest")
+        let file = directory.appending("r.html")
+        _ = try jqc("audit", scenario.parent, "--digest", wrong, "--format", "html", "-o", file)
+        let page = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(page.contains("No record is proven unchanged") && !page.contains("1–0"))
+    }
+
     // MARK: - As of a moment, pins, chain hashes
 
     @Test func asOfAPositionTheTextShowsTheTimelineUpToIt() throws {
