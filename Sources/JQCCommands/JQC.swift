@@ -79,6 +79,10 @@ public enum JQC {
         arguments: [String], environment: [String: String], stdout: OutputStream, stderr: OutputStream,
         clock: LedgerClock = SystemClock()
     ) -> Int32 {
+        defer {
+            stdout.flush()
+            stderr.flush()
+        }
         let outcome: ParseOutcome
         do {
             outcome = try program.parse(arguments.isEmpty ? ["help"] : arguments)

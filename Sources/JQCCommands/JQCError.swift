@@ -1,7 +1,7 @@
 import Foundation
 
 /// Failures of the CLI itself (as opposed to the ledger's or the domain's own
-/// errors, which `ExitStatus.report` also maps). Messages say what failed, why,
+/// errors, which `JQC.message(for:)` prints the same way). Messages say what failed, why,
 /// and what to do.
 public enum JQCError: Error, CustomStringConvertible {
     /// No ledger where one was expected.

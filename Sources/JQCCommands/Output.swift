@@ -1,45 +1,85 @@
 import Foundation
+import Synchronization
 
 /// Where a command writes: results to `standardOutput`, messages and progress
 /// to `standardError`. Tests capture both by passing buffers.
-public final class OutputStream: @unchecked Sendable {
-    private let handle: FileHandle?
-    private let lock = NSLock()
-    private var buffer = Data()
+///
+/// A command that prints a great deal (`jqc log` over a whole ledger) asks
+/// for `buffered()`: then, unless the stream is a terminal, writes collect in
+/// memory and reach the descriptor 64 KiB at a time, and on `flush()`, which
+/// `JQC.main` calls before it returns. A system call per line capped such a
+/// command at the kernel's rate of small writes.
+public final class OutputStream: Sendable {
+    private struct State {
+        var pending: [UInt8] = []
+        var buffering = false
+    }
+
+    private let fileDescriptor: Int32?
+    private let state = Mutex(State())
     /// Whether this stream is a terminal: decides colour and progress lines.
     public let isTerminal: Bool
 
     /// Writes to a file descriptor (1 or 2).
     public init(fileDescriptor: Int32) {
-        handle = FileHandle(fileDescriptor: fileDescriptor, closeOnDealloc: false)
+        self.fileDescriptor = fileDescriptor
         isTerminal = isatty(fileDescriptor) == 1
     }
 
     /// Collects what is written, for tests.
     public init() {
-        handle = nil
+        fileDescriptor = nil
         isTerminal = false
     }
 
+    /// From now on, collect writes and pass them on in large blocks (unless
+    /// this is a terminal, where a person reads each line as it comes).
+    public func buffered() {
+        guard !isTerminal else { return }
+        state.withLock { $0.buffering = true }
+    }
+
     public func write(_ text: String) {
-        let data = Data(text.utf8)
-        if let handle {
-            handle.write(data)
-        } else {
-            lock.lock()
-            buffer.append(data)
-            lock.unlock()
+        guard let fileDescriptor else {
+            state.withLock { $0.pending.append(contentsOf: text.utf8) }
+            return
         }
+        let ready: [UInt8]? = state.withLock { state in
+            state.pending.append(contentsOf: text.utf8)
+            guard !state.buffering || state.pending.count >= 1 << 16 else { return nil }
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            return state.pending
+        }
+        if let ready { Self.writeAll(ready, to: fileDescriptor) }
     }
 
     /// Writes `text` and a newline.
     public func line(_ text: String = "") { write(text + "\n") }
 
+    /// Passes on whatever `buffered()` is holding.
+    public func flush() {
+        guard let fileDescriptor else { return }
+        let ready = state.withLock { state in
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            return state.pending
+        }
+        if !ready.isEmpty { Self.writeAll(ready, to: fileDescriptor) }
+    }
+
     /// What was written, when collecting.
     public var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: buffer, as: UTF8.self)
+        state.withLock { String(decoding: $0.pending, as: UTF8.self) }
+    }
+
+    /// Writes every byte (FileHandle loops over partial writes and EINTR). A
+    /// reader that went away (EPIPE) ends the output: nothing is left to tell.
+    private static func writeAll(_ bytes: [UInt8], to fileDescriptor: Int32) {
+        let handle = FileHandle(fileDescriptor: fileDescriptor, closeOnDealloc: false)
+        do {
+            try handle.write(contentsOf: bytes)
+        } catch {
+            return
+        }
     }
 }
 

@@ -145,18 +145,53 @@ struct CoreBenchmark {
         rows.append(
             Row(
                 name: "full scan (ledger decodes)", unit: "events/s", ledger: total / scanLedger,
-                limit: total / scanLimit, baseline: total / scanSQLite, target: ""))
+                limit: total / scanLimit, baseline: total / scanSQLite, target: ">= 0.5 of plain LMDB"))
 
-        // MARK: Verify: every hash of the chain recomputed.
+        // MARK: Full scan again, cold: every file evicted from the page cache.
+        // The environments are closed first (mapped pages are not evicted),
+        // and the residency is measured, not assumed.
+        log.close()
+        env.close()
+        PageCache.evict([ledgerDir, limitDir, sqlitePath, sqlitePath + "-wal"])
+        let resident = PageCache.residentFraction([ledgerDir, limitDir, sqlitePath])
+        var readOnly = Environment.Options()
+        readOnly.readOnly = true
+        let coldLog = try EventLog(directory: ledgerDir, options: readOnly)
+        let coldEnv = try Environment(directory: limitDir, options: readOnly)
+        let coldTable = try coldEnv.table("events")!
+        let coldLedger = try Measure.seconds {
+            try coldLog.read { reader in
+                try reader.forEachRecord { record in
+                    decoded &+= record.payload.count
+                    return true
+                }
+            }
+        }
+        let coldLimit = try Measure.seconds {
+            try coldEnv.read { txn in
+                try txn.forEach(coldTable) { _, value in
+                    bytes &+= value.count
+                    return true
+                }
+            }
+        }
+        let coldSQLite = try Measure.seconds { try sqlite.scan { _, record in bytes &+= record.count } }
+        rows.append(
+            Row(
+                name: "full scan (ledger decodes)", unit: "events/s", ledger: total / coldLedger,
+                limit: total / coldLimit, baseline: total / coldSQLite,
+                target: String(format: "%.0f%% of the files cached at start", resident * 100), cache: "cold"))
+
+        // MARK: Verify: every hash of the chain recomputed (warm: the cold scan read it all).
         var report: VerificationReport?
-        let vLedger = try Measure.seconds { report = try log.verify() }
+        let vLedger = try Measure.seconds { report = try coldLog.verify() }
         guard report?.isIntact == true else {
             throw BenchError("the ledger did not verify: \(String(describing: report))")
         }
         let vLimit = try Measure.seconds {
             var prev = Digest256.zero
-            try env.read { txn in
-                try txn.forEach(table) { _, value in
+            try coldEnv.read { txn in
+                try txn.forEach(coldTable) { _, value in
                     prev = chain.link(previous: prev, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count))
                     return true
                 }
@@ -169,7 +204,12 @@ struct CoreBenchmark {
         rows.append(
             Row(
                 name: "verify (SHA-256 chain)", unit: "events/s", ledger: total / vLedger, limit: total / vLimit,
-                baseline: total / vSQLite, target: ">= 1M/s"))
+                baseline: total / vSQLite, target: ">= 1M/s",
+                // `verify` walks a log of more than 100,000 records in two
+                // halves on two threads; the comparisons walk on one.
+                ledgerThreads: total > 100_000 ? 2 : 1))
+        coldLog.close()
+        coldEnv.close()
         _ = decoded
         return rows
     }

@@ -46,6 +46,8 @@ try? FileManager.default.removeItem(atPath: base)
 try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
 defer { if dir == nil { try? FileManager.default.removeItem(atPath: base) } }
 
+print("ledger-bench on \(MachineFacts.summary())")
+print("  release build; warm = the files were just written or read; cold = evicted from the page cache first")
 do {
     if suites.contains("core") {
         print("== core: \(events) events batched, \(single) single commits (rates in events/s)")

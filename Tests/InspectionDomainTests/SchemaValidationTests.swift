@@ -4,7 +4,7 @@ import LedgerCore
 import LedgerTestSupport
 import Testing
 
-/// Exports events as `jqc export` would and checks them with
+/// Exports events as `jqc --json log` prints them and checks them with
 /// `Tools/validate-events` (Python and jsonschema, sharing no code with the
 /// Swift encoders) against `Schemas/events/`.
 @Suite struct SchemaValidationTests {
