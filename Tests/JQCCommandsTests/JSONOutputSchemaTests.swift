@@ -53,7 +53,7 @@ import Testing
         ("inspections", ["inspections"]), ("inspections", ["drafts"]), ("inspections", ["followups"]),
         ("issues", ["issues"]), ("outbox", ["outbox"]), ("verify", ["verify"]), ("digest", ["digest"]),
         ("stats", ["stats"]), ("templates", ["templates"]), ("facilities", ["facilities"]),
-        ("rebuild", ["rebuild"]),
+        ("rebuild", ["rebuild"]), ("actors", ["log", "--actors"]),
         ("recorded", ["--as", "Dana", "set", "DRAFT", "Supervisor email", "lead@example.com"]),
         ("flag", ["--as", "Dana", "flag", "DRAFT", "--severity", "medium", "--description", "Door"]),
     ]
