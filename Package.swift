@@ -75,7 +75,7 @@ let package = Package(
         .executableTarget(name: "jqc", dependencies: ["JQCCommands"]),
 
         // MARK: - Executables
-        .executableTarget(name: "ledger-writer", dependencies: ["LedgerStore"]),
+        .executableTarget(name: "ledger-writer", dependencies: ["LedgerStore", "LedgerCore"]),
         .executableTarget(
             name: "ledger-bench",
             dependencies: ["LedgerStore", "LMDB", "LedgerCore", "CSQLite", "InspectionDomain", "InspectionStore"]
@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
         .testTarget(
             name: "LedgerStoreTests",
-            dependencies: ["LedgerStore", "LMDB", "LedgerTestSupport", "ledger-writer"]
+            dependencies: ["LedgerStore", "LMDB", "LedgerCore", "LedgerTestSupport", "ledger-writer"]
         ),
         .testTarget(name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"]),
         .testTarget(
