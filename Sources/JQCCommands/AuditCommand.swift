@@ -23,8 +23,8 @@ struct AuditCommand: RunnableCommand {
 
             --as-of shows the form exactly as it stood at a moment, rebuilt from the log alone: for a \
             position, after the inspection's last event at or before it; for a TIME (as in 'jqc log'), after \
-            its last event recorded at or before it. With --format json or html, the whole report is as of \
-            that moment.
+            its last event recorded at or before it; the text then shows the timeline up to that moment \
+            after the form. With --format json or html, the whole report is as of that moment.
 
             --format json writes the report of Schemas/audit-report.schema.json (--json is the same); \
             --format html one self-contained file for a browser (inline CSS, no scripts, photos embedded). \

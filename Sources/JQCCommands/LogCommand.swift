@@ -48,7 +48,9 @@ struct LogCommand: RunnableCommand {
                 "inspection", short: "i", valueName: "ID", help: "Only this inspection's events (any unique prefix)."),
             OptionSpec("since", valueName: "TIME|SEQ", help: "Only events at or after this time or position."),
             OptionSpec("until", valueName: "TIME|SEQ", help: "Only events at or before this time or position."),
-            OptionSpec("actor", valueName: "NAME", help: "Only events recorded by this actor (name or id, any case)."),
+            OptionSpec(
+                "actor", valueName: "NAME",
+                help: "Only events recorded by this actor (any part of the name or id, any case)."),
             OptionSpec(
                 "type", valueName: "TYPE", help: "Only events of this type (inspection.field_set) or family (sync).",
                 repeatable: true),
