@@ -27,9 +27,10 @@ public final class InspectionView: Projection, @unchecked Sendable {
         }
     }
 
-    /// The templates view reads `template.pinned` events alone: rebuilding
-    /// it decodes nothing else and folds no inspection.
-    public var usesPreparedRecords: Bool { kind != .templates }
+    /// The templates view reads `template.pinned` events alone, the drafts
+    /// view the types of the records that change a status: rebuilding either
+    /// alone folds no inspection (and decodes no payload, for drafts).
+    public var usesPreparedRecords: Bool { kind != .templates && kind != .drafts }
 
     public var tableNames: [String] {
         let n = InspectionTables.names
@@ -121,7 +122,33 @@ public final class InspectionView: Projection, @unchecked Sendable {
 
     public func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder {
         if kind == .templates { return TemplatesRebuilder() }
+        if kind == .drafts { return DraftsRebuilder() }
         return Rebuilder(view: self, fold: scratch.shared("inspection-fold") { InspectionFold() })
+    }
+
+    /// The drafts view from record types alone: an inspection is a draft
+    /// from its `inspection.started` until its `inspection.submitted` or
+    /// `inspection.discarded` (`InspectionState.apply` moves the status on
+    /// nothing else; `ViewPropertyTests` compares this with the full fold).
+    struct DraftsRebuilder: ProjectionRebuilder {
+        var open: [UUID: Bool] = [:]
+        static let started = InspectionEventType.started.rawValue
+        static let closing: Set<String> = [
+            InspectionEventType.submitted.rawValue, InspectionEventType.discarded.rawValue,
+        ]
+
+        mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
+            if record.type == Self.started {
+                if open[record.stream] == nil { open[record.stream] = true }
+            } else if Self.closing.contains(record.type), open[record.stream] == true {
+                open[record.stream] = false
+            }
+        }
+
+        func write(in context: ProjectionContext) throws {
+            let drafts = open.filter(\.value).keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            for id in drafts { try context.put(InspectionTables.names.drafts, id.bytes, []) }
+        }
     }
 
     /// The templates view from `template.pinned` events alone.
