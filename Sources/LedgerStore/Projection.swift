@@ -224,7 +224,8 @@ public final class ProjectionSet: @unchecked Sendable {
         let list =
             names.count == 1
             ? "the \(names[0]) view" : "the \(names.dropLast().joined(separator: ", ")) and \(names.last!) views"
-        announce?("rebuilding \(list) \(try staleness(stale)): \(Self.grouped(events)) events…")
+        // An empty log (a ledger just made) has nothing to wait for.
+        if events > 0 { announce?("rebuilding \(list) \(try staleness(stale)): \(Self.grouped(events)) events…") }
         try rebuild(stale, progress: progress)
         return stale
     }
