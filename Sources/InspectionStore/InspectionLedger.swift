@@ -45,23 +45,30 @@ public final class InspectionLedger: @unchecked Sendable {
     /// more. The damaged row is never returned: read-only, the damage is
     /// the error, and its message says which view to rebuild.
     func healing<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let damage as ViewDamage {
-            guard let view = views.projections.first(where: { $0.name == damage.view }) else { throw damage }
-            guard !readOnly else {
-                // Rows written by another version of the code carry no (or
-                // another) checksum: say that, not "damaged".
-                if let state = try views.storedState(of: view), state.version != view.version {
-                    throw InspectionStoreError.staleView(view.name, stored: state.version, code: view.version)
+        // Each view is rebuilt at most once: a second damage in the same
+        // view after its rebuild is not damage a rebuild cures.
+        var rebuilt: Set<String> = []
+        while true {
+            do {
+                return try body()
+            } catch let damage as ViewDamage {
+                guard let view = views.projections.first(where: { $0.name == damage.view }),
+                    !rebuilt.contains(view.name)
+                else { throw damage }
+                guard !readOnly else {
+                    // Rows written by another version of the code carry no (or
+                    // another) checksum: say that, not "damaged".
+                    if let state = try views.storedState(of: view), state.version != view.version {
+                        throw InspectionStoreError.staleView(view.name, stored: state.version, code: view.version)
+                    }
+                    throw damage
                 }
-                throw damage
+                notice?(
+                    "the \(damage.view) view is damaged (row \(Hex.encode(damage.key)) of \(damage.table) does not "
+                        + "match its checksum): rebuilding it from the log…")
+                try views.rebuild([view])
+                rebuilt.insert(view.name)
             }
-            notice?(
-                "the \(damage.view) view is damaged (row \(Hex.encode(damage.key)) of \(damage.table) does not "
-                    + "match its checksum): rebuilding it from the log…")
-            try views.rebuild([view])
-            return try body()
         }
     }
 

@@ -57,6 +57,31 @@ import Testing
         #expect(comparison.tables.first?.damaged == [id.bytes])
     }
 
+    @Test func readOnlyRowsOfAnotherVersionAreCalledStaleNotDamaged() throws {
+        let recorder = try Recorder(directory: directory)
+        let id = try recorder.start(template: "11")
+        try Self.flip("view:inspections", key: id.bytes, in: recorder.ledger)
+        // As if an older jqc had written the view (its rows had no checksum).
+        let meta = try recorder.ledger.log.table("views:meta")
+        let head = try recorder.ledger.log.head().position
+        try recorder.ledger.log.environment.write { txn in
+            try txn.put(meta, Array("inspections".utf8), BigEndian.bytes(1) + BigEndian.bytes(head))
+        }
+        recorder.ledger.close()
+        var options = Environment.Options()
+        options.readOnly = true
+        let readOnly = try InspectionLedger(
+            storePath: directory.appending("store"), photosPath: directory.path, options: options)
+        defer { readOnly.close() }
+        do {
+            _ = try readOnly.summaries()
+            Issue.record("a row of another version was read")
+        } catch let error as InspectionStoreError {
+            #expect("\(error)".contains("the inspections view was written by another version of jqc (version 1"))
+            #expect("\(error)".contains("run 'jqc rebuild inspections'"))
+        }
+    }
+
     @Test func aDamagedTemplateRowIsRebuiltBeforeARecordingUsesIt() throws {
         let recorder = try Recorder(directory: directory)
         let first = try recorder.start(template: "11")
