@@ -14,8 +14,10 @@ struct RebuildCommand: RunnableCommand {
 
             With --dry-run, nothing is written: the log is folded with this jqc's code and every row it would \
             write is compared with the stored one, and the rows each view would gain, lose or change are \
-            listed (a developer sees what a model change does to a real ledger before shipping it). Exit \
-            status 0 when a rebuild would change nothing, 1 when it would change something.
+            listed (a developer sees what a model change does to a real ledger before shipping it). Rows are \
+            compared by content, so a view of an older version whose rows stay the same shows no row \
+            changes. Exit status 0 when a rebuild would change nothing, 1 when it would change a row or \
+            write a stale view again.
             """,
         group: "Ledger",
         positionals: [PositionalSpec("VIEW", help: "The view to rebuild (default: all).", optional: true)],
@@ -34,7 +36,7 @@ struct RebuildCommand: RunnableCommand {
             // Read-only: opening for writing would rebuild stale views first.
             let comparisons = try invocation.withReadOnlyViews { ledger in try ledger.compareViews(view.map { [$0] }) }
             ViewComparisonOutput.print(comparisons, to: invocation, dryRun: true)
-            try ViewComparisonOutput.failIfChanged(comparisons, what: "a rebuild would change")
+            try ViewComparisonOutput.failIfChanged(comparisons, what: "a rebuild would change", countingStale: true)
             return
         }
         let ledger = try invocation.ledger()
@@ -136,7 +138,7 @@ enum ViewComparisonOutput {
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render([
-                    "dry_run": dryRun, "changes": comparisons.contains { !$0.isEmpty },
+                    "dry_run": dryRun, "changes": comparisons.contains { !$0.isCurrent },
                     "views": comparisons.map(json),
                 ]))
             return
@@ -147,7 +149,9 @@ enum ViewComparisonOutput {
             let at = status.position.map { "at \($0) of \(status.head)" } ?? "head \(status.head)"
             let head = "\(comparison.name) (version \(status.codeVersion), \(stored), \(at))"
             if comparison.isEmpty {
-                invocation.stdout.line("\(head): no change")
+                invocation.stdout.line(
+                    status.isStale
+                        ? "\(head): no row changes; stale, so it would be written again" : "\(head): no change")
                 continue
             }
             invocation.stdout.line(
@@ -165,8 +169,12 @@ enum ViewComparisonOutput {
         }
     }
 
-    static func failIfChanged(_ comparisons: [ProjectionSet.ViewComparison], what: String) throws {
-        let changed = comparisons.filter { !$0.isEmpty }.map(\.name)
+    /// Exit status 1 when a row differs (and, for a dry run, when a stale
+    /// view would be written again even with the same rows).
+    static func failIfChanged(
+        _ comparisons: [ProjectionSet.ViewComparison], what: String, countingStale: Bool = false
+    ) throws {
+        let changed = comparisons.filter { countingStale ? !$0.isCurrent : !$0.isEmpty }.map(\.name)
         if !changed.isEmpty { throw ViewCheckError.differences(what, changed) }
     }
 }
