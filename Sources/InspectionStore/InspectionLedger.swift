@@ -63,9 +63,7 @@ public final class InspectionLedger: @unchecked Sendable {
                     }
                     throw damage
                 }
-                notice?(
-                    "the \(damage.view) view is damaged (row \(Hex.encode(damage.key)) of \(damage.table) does not "
-                        + "match its checksum): rebuilding it from the log…")
+                notice?("\(damage.what): rebuilding it from the log…")
                 try views.rebuild([view])
                 rebuilt.insert(view.name)
             }
@@ -173,6 +171,20 @@ public final class InspectionLedger: @unchecked Sendable {
                 try txn.forEach(table) { key, value in
                     _ = try InspectionTables.open(table, key, value)
                     if let id = UUID(bytes: key), let summary = try InspectionSummary.read(id, txn, tables) {
+                        // A row must agree with the inspection it names: a
+                        // completed inspection in the drafts view (a planted
+                        // row, checksum and all) is damage, not a draft.
+                        let belongs =
+                            listing == .drafts
+                            ? summary.status == .draft
+                            : summary.status == .completed && summary.followUpRequired
+                                && summary.followUpResolvedBy == nil
+                        guard belongs else {
+                            throw ViewDamage(
+                                view: InspectionTables.view(of: table.name), table: table.name, key: key,
+                                problem: "names inspection \(id.lowercased), which is \(summary.status.rawValue)"
+                                    + (listing == .followUps ? " and has no follow-up outstanding" : ""))
+                        }
                         result.append(summary)
                     }
                     return true

@@ -45,23 +45,27 @@ public enum ViewRowChecksum {
     }
 }
 
-/// A view row whose checksum does not match: the row was changed on disk
-/// after it was written. Views are rebuilt from the log, so nothing is lost.
+/// A view row whose checksum does not match (the row was changed on disk
+/// after it was written), or that contradicts the view it points into.
+/// Views are rebuilt from the log, so nothing is lost.
 public struct ViewDamage: Error, CustomStringConvertible, Sendable, Equatable {
     /// The view (`inspections`, `drafts`, …).
     public let view: String
     /// The LMDB table holding the row.
     public let table: String
     public let key: [UInt8]
+    /// What is wrong with the row, after "row … of TABLE".
+    public let problem: String
 
-    public init(view: String, table: String, key: [UInt8]) {
+    public init(view: String, table: String, key: [UInt8], problem: String = "does not match its checksum") {
         self.view = view
         self.table = table
         self.key = key
+        self.problem = problem
     }
 
-    public var description: String {
-        "the \(view) view is damaged (row \(Hex.encode(key)) of \(table) does not match its checksum): "
-            + "run 'jqc rebuild \(view)' to rebuild it from the log."
-    }
+    /// "the drafts view is damaged (row … of view:drafts …)".
+    public var what: String { "the \(view) view is damaged (row \(Hex.encode(key)) of \(table) \(problem))" }
+
+    public var description: String { "\(what): run 'jqc rebuild \(view)' to rebuild it from the log." }
 }

@@ -184,6 +184,20 @@ struct Recorder {
             }
         }
         let incremental = try recorder.viewSnapshot()
+        // Listings refuse a drafts or followups row that disagrees with its
+        // inspection's row as damage: the views kept event by event never do.
+        for (key, _) in incremental["view:drafts"] ?? [:] {
+            let id = try #require(UUID(bytes: key))
+            let summary = try #require(try recorder.ledger.summary(of: id))
+            #expect(summary.status == .draft, "seed \(seed)")
+        }
+        for (key, _) in incremental["view:followups"] ?? [:] {
+            let id = try #require(UUID(bytes: key))
+            let summary = try #require(try recorder.ledger.summary(of: id))
+            #expect(
+                summary.status == .completed && summary.followUpRequired && summary.followUpResolvedBy == nil,
+                "seed \(seed)")
+        }
         // What a dry run says a rebuild would change is what it changes: nothing.
         let comparisons = try recorder.ledger.compareViews()
         let unchanged = comparisons.allSatisfy { $0.isEmpty }

@@ -106,6 +106,24 @@ import Testing
         #expect(check.stdout.contains("changed view:inspections \(completed) (checksum does not match)"))
     }
 
+    @Test func aCompletedInspectionPlantedInTheDraftsViewIsNeverListed() throws {
+        let (completed, draft) = try twoInspections()
+        // Checksum and all: only the row's disagreement with its inspection shows.
+        try alterStore { txn, table in
+            let planted = try Self.uuidBytes(completed)
+            try txn.put(
+                table("view:drafts"), planted, ViewRowChecksum.seal(table: "view:drafts", key: planted, value: []))
+        }
+        let listed = try jqc.run(["--json", "drafts"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let drafts = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(drafts.map { $0["id"] as? String } == [draft])
+        #expect(listed.stderr.contains("the drafts view is damaged (row "))
+        #expect(
+            listed.stderr.contains("names inspection \(completed), which is completed): rebuilding it from the log"))
+        #expect(try jqc("rebuild", "--dry-run").status == 0)
+    }
+
     // MARK: - rebuild --dry-run
 
     @Test func aDryRunReportsPlantedRowsExactlyAndChangesNoByte() throws {
