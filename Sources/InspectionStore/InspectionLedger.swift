@@ -41,8 +41,8 @@ public final class InspectionLedger: @unchecked Sendable {
     }
 
     /// Runs `body`; when it meets a damaged view row on a ledger open for
-    /// writing, rebuilds that view from the log (saying so) and runs it once
-    /// more. The damaged row is never returned: read-only, the damage is
+    /// writing, rebuilds that view from the log (saying so) and runs it
+    /// again. The damaged row is never returned: read-only, the damage is
     /// the error, and its message says which view to rebuild.
     func healing<T>(_ body: () throws -> T) throws -> T {
         // Each view is rebuilt at most once: a second damage in the same
