@@ -103,17 +103,18 @@ final class InspectionFold {
     }
 
     static func pinnedTemplate(_ hash: String, _ txn: Transaction, _ tables: InspectionTables) throws -> Template? {
-        guard let bytes = try txn.get(tables.templates, Array(hash.utf8)) else { return nil }
+        guard let bytes = try tables.row(tables.templates, Array(hash.utf8), txn) else { return nil }
         return try Template(cbor: try CBORValue(decoding: bytes))
     }
 
     static func reinspections(of parent: UUID, _ txn: Transaction, _ tables: InspectionTables) throws -> [UUID] {
         var found: [UUID] = []
         let prefix = parent.bytes
-        try txn.forEach(tables.reinspections, from: prefix) { key, _ in
+        try txn.forEach(tables.reinspections, from: prefix) { key, value in
             guard key.count == 32, key.starts(with: prefix), let child = UUID(bytes: Array(key[16..<32])) else {
                 return false
             }
+            _ = try InspectionTables.open(tables.reinspections, key, value)
             found.append(child)
             return true
         }
@@ -127,13 +128,18 @@ public enum InspectionStoreError: Error, CustomStringConvertible {
     case undecodableEvent(position: UInt64, type: String, String)
     /// A view row could not be decoded: rebuild the views.
     case corruptView(String)
+    /// A view written by another version of the code, read without rebuilding it (read-only).
+    case staleView(String, stored: Int, code: Int)
 
     public var description: String {
         switch self {
         case .undecodableEvent(let position, let type, let why):
             "event \(position) (\(type)) cannot be read: \(why). Run 'jqc verify'; if the log is intact, upgrade jqc."
         case .corruptView(let what):
-            "a view is damaged (\(what)). Rebuild the views with 'jqc rebuild'."
+            "a view row cannot be read (\(what)). Rebuild the views with 'jqc rebuild'."
+        case .staleView(let view, let stored, let code):
+            "the \(view) view was written by another version of jqc (version \(stored); this one writes "
+                + "\(code)) and this ledger is open read-only: run 'jqc rebuild \(view)' where it can be written."
         }
     }
 }

@@ -18,12 +18,6 @@ extension InspectionLedger {
         return (ledger, withoutLock)
     }
 
-    /// The re-inspections the views list for `parent` (each one is the
-    /// caller's to check against the child's own stream).
-    public func reinspections(of parent: UUID) throws -> [UUID] {
-        try log.read { reader in try InspectionFold.reinspections(of: parent, reader.transaction, tables) }
-    }
-
     /// The inspection's own stream, holes kept (`LedgerReader.history(ofStream:)`).
     public func history(of id: UUID) throws -> [StreamEntry] {
         try log.history(ofStream: id)

@@ -12,12 +12,17 @@ public final class InspectionLedger: @unchecked Sendable {
     public let reference: ReferenceCache
     public let photos: PhotoStore
     let tables: InspectionTables
+    let readOnly: Bool
+    /// Told what a person should know on stderr: a stale view being rebuilt,
+    /// a damaged one found and rebuilt, a wait behind another rebuild.
+    let notice: ((String) -> Void)?
 
     /// Opens the ledger whose store is at `storePath`. Views whose stored
-    /// version differs from the code's are rebuilt first (with `progress`).
+    /// version differs from the code's are rebuilt first, announced through
+    /// `notice` and with `progress`.
     public init(
         storePath: String, photosPath: String, options: Environment.Options = .init(),
-        progress: ((String, UInt64, UInt64) -> Void)? = nil
+        notice: ((String) -> Void)? = nil, progress: ((String, UInt64, UInt64) -> Void)? = nil
     ) throws {
         let log = try EventLog(directory: storePath, options: options)
         self.log = log
@@ -26,11 +31,41 @@ public final class InspectionLedger: @unchecked Sendable {
         reference = try ReferenceCache(log: log)
         photos = PhotoStore(directory: photosPath)
         tables = try InspectionTables { try log.table($0) }
+        readOnly = options.readOnly
+        self.notice = notice
+        views.notice = notice
         if !options.readOnly {
-            let stale = try views.staleProjections()
-            if !stale.isEmpty {
-                let names = stale.map(\.name).joined(separator: ", ")
-                try views.rebuild(stale) { done, total in progress?("rebuilding \(names)", done, total) }
+            views.rebuildLock = RebuildLock(path: storePath + "/rebuild.lock")
+            try views.rebuildStale(announce: notice) { done, total in progress?("rebuilding", done, total) }
+        }
+    }
+
+    /// Runs `body`; when it meets a damaged view row on a ledger open for
+    /// writing, rebuilds that view from the log (saying so) and runs it
+    /// again. The damaged row is never returned: read-only, the damage is
+    /// the error, and its message says which view to rebuild.
+    func healing<T>(_ body: () throws -> T) throws -> T {
+        // Each view is rebuilt at most once: a second damage in the same
+        // view after its rebuild is not damage a rebuild cures.
+        var rebuilt: Set<String> = []
+        while true {
+            do {
+                return try body()
+            } catch let damage as ViewDamage {
+                guard let view = views.projections.first(where: { $0.name == damage.view }),
+                    !rebuilt.contains(view.name)
+                else { throw damage }
+                guard !readOnly else {
+                    // Rows written by another version of the code carry no (or
+                    // another) checksum: say that, not "damaged".
+                    if let state = try views.storedState(of: view), state.version != view.version {
+                        throw InspectionStoreError.staleView(view.name, stored: state.version, code: view.version)
+                    }
+                    throw damage
+                }
+                notice?("\(damage.what): rebuilding it from the log…")
+                try views.rebuild([view])
+                rebuilt.insert(view.name)
             }
         }
     }
@@ -48,24 +83,32 @@ public final class InspectionLedger: @unchecked Sendable {
         at time: Timestamp
     ) throws -> [AppendOutcome] {
         let pending = events.map { $0.pending(stream: stream, actor: actor, device: device, recordedAt: time) }
-        return try views.append(pending, expectedVersions: [stream: expectedVersion])
+        return try healing { try views.append(pending, expectedVersions: [stream: expectedVersion]) }
     }
 
     /// Appends already-built events (sync outcomes, retries) with the views.
     @discardableResult
     public func append(_ events: [PendingEvent]) throws -> [AppendOutcome] {
-        try views.append(events)
+        try healing { try views.append(events) }
     }
 
     // MARK: - Reading
 
     /// The inspection's current state, folded from its own stream.
     public func state(of id: UUID) throws -> InspectionState? {
+        try healing { try stateRead(of: id) }
+    }
+
+    private func stateRead(of id: UUID) throws -> InspectionState? {
         try log.read { reader in try InspectionFold.state(of: id, reader: reader, tables: tables) }
     }
 
     /// The state of an inspection as it stood after `position` (for audits).
     public func state(of id: UUID, asOf position: UInt64) throws -> InspectionState? {
+        try healing { try stateRead(of: id, asOf: position) }
+    }
+
+    private func stateRead(of id: UUID, asOf position: UInt64) throws -> InspectionState? {
         try log.read { reader in
             let fold = InspectionFold()
             for record in try reader.records(inStream: id) where record.position <= position {
@@ -84,11 +127,19 @@ public final class InspectionLedger: @unchecked Sendable {
 
     /// A template pinned in the log, by content hash.
     public func pinnedTemplate(hash: String) throws -> Template? {
-        try log.read { reader in try InspectionFold.pinnedTemplate(hash, reader.transaction, tables) }
+        try healing { try log.read { reader in try InspectionFold.pinnedTemplate(hash, reader.transaction, tables) } }
     }
 
     public func summary(of id: UUID) throws -> InspectionSummary? {
-        try log.read { reader in try InspectionSummary.read(id, reader.transaction, tables) }
+        try healing { try log.read { reader in try InspectionSummary.read(id, reader.transaction, tables) } }
+    }
+
+    /// The re-inspections started of `parent`, from the inspections view
+    /// (rows checked).
+    public func reinspections(of parent: UUID) throws -> [UUID] {
+        try healing {
+            try log.read { reader in try InspectionFold.reinspections(of: parent, reader.transaction, tables) }
+        }
     }
 
     /// Which inspections to list.
@@ -98,6 +149,10 @@ public final class InspectionLedger: @unchecked Sendable {
 
     /// Summaries, most recently started last. Discarded drafts are never listed.
     public func summaries(_ listing: Listing = .all) throws -> [InspectionSummary] {
+        try healing { try summariesRead(listing) }
+    }
+
+    private func summariesRead(_ listing: Listing) throws -> [InspectionSummary] {
         try log.read { reader in
             let txn = reader.transaction
             var result: [InspectionSummary] = []
@@ -105,14 +160,31 @@ public final class InspectionLedger: @unchecked Sendable {
             case .all:
                 try txn.forEach(tables.inspections) { key, value in
                     if let id = UUID(bytes: key) {
-                        let summary = try InspectionSummary(id: id, cbor: try CBORValue(decoding: value))
+                        let row = try InspectionTables.open(tables.inspections, key, value)
+                        let summary = try InspectionSummary(id: id, cbor: try CBORValue(decoding: row))
                         if summary.status != .discarded { result.append(summary) }
                     }
                     return true
                 }
             case .drafts, .followUps:
-                try txn.forEach(listing == .drafts ? tables.drafts : tables.followUps) { key, _ in
+                let table = listing == .drafts ? tables.drafts : tables.followUps
+                try txn.forEach(table) { key, value in
+                    _ = try InspectionTables.open(table, key, value)
                     if let id = UUID(bytes: key), let summary = try InspectionSummary.read(id, txn, tables) {
+                        // A row must agree with the inspection it names: a
+                        // completed inspection in the drafts view (a planted
+                        // row, checksum and all) is damage, not a draft.
+                        let belongs =
+                            listing == .drafts
+                            ? summary.status == .draft
+                            : summary.status == .completed && summary.followUpRequired
+                                && summary.followUpResolvedBy == nil
+                        guard belongs else {
+                            throw ViewDamage(
+                                view: InspectionTables.view(of: table.name), table: table.name, key: key,
+                                problem: "names inspection \(id.lowercased), which is \(summary.status.rawValue)"
+                                    + (listing == .followUps ? " and has no follow-up outstanding" : ""))
+                        }
                         result.append(summary)
                     }
                     return true
@@ -123,25 +195,33 @@ public final class InspectionLedger: @unchecked Sendable {
     }
 
     public func issues() throws -> [IssueRow] {
-        try log.read { reader in
-            var rows: [IssueRow] = []
-            try reader.transaction.forEach(tables.issues) { key, value in
-                if let id = UUID(bytes: key) { rows.append(try IssueRow(id: id, cbor: try CBORValue(decoding: value))) }
-                return true
+        try healing {
+            try log.read { reader in
+                var rows: [IssueRow] = []
+                try reader.transaction.forEach(tables.issues) { key, value in
+                    let row = try InspectionTables.open(tables.issues, key, value)
+                    if let id = UUID(bytes: key) {
+                        rows.append(try IssueRow(id: id, cbor: try CBORValue(decoding: row)))
+                    }
+                    return true
+                }
+                return rows
             }
-            return rows
         }
     }
 
     /// What the server has not acknowledged, in the order a sync must send it.
     public func outbox() throws -> [OutboxItem] {
-        try log.read { reader in
-            var rows: [OutboxItem] = []
-            try reader.transaction.forEach(tables.outbox) { key, value in
-                rows.append(try OutboxItem(key: key, cbor: try CBORValue(decoding: value)))
-                return true
+        try healing {
+            try log.read { reader in
+                var rows: [OutboxItem] = []
+                try reader.transaction.forEach(tables.outbox) { key, value in
+                    let row = try InspectionTables.open(tables.outbox, key, value)
+                    rows.append(try OutboxItem(key: key, cbor: try CBORValue(decoding: row)))
+                    return true
+                }
+                return rows
             }
-            return rows
         }
     }
 

@@ -20,11 +20,17 @@ public final class InspectionView: Projection, @unchecked Sendable {
     public var name: String { kind.rawValue }
 
     /// Bump a view's version when what it stores changes: it is rebuilt on open.
+    /// Version 2: every row carries a checksum (`ViewRowChecksum`).
     public var version: Int {
         switch kind {
-        case .templates, .inspections, .drafts, .followups, .issues, .outbox: 1
+        case .templates, .inspections, .drafts, .followups, .issues, .outbox: 2
         }
     }
+
+    /// The templates view reads `template.pinned` events alone, the drafts
+    /// view the types of the records that change a status: rebuilding either
+    /// alone folds no inspection (and decodes no payload, for drafts).
+    public var usesPreparedRecords: Bool { kind != .templates && kind != .drafts }
 
     public var tableNames: [String] {
         let n = InspectionTables.names
@@ -52,8 +58,8 @@ public final class InspectionView: Projection, @unchecked Sendable {
             guard record.type == InspectionEventType.templatePinned.rawValue else { return }
             let event = try EventUpcaster.decode(record, template: nil)
             if case .templatePinned(let pinned) = event {
-                try context.transaction.put(
-                    tables.templates, Array(pinned.templateHash.utf8), pinned.template.canonicalCBOR.encoded())
+                try context.put(
+                    tables.templates.name, Array(pinned.templateHash.utf8), pinned.template.canonicalCBOR.encoded())
             }
             return
         }
@@ -61,52 +67,52 @@ public final class InspectionView: Projection, @unchecked Sendable {
             TouchedInspections()
         }.states(for: record, context: context, tables: tables)
         for state in touched {
-            try write(state, context.transaction, tables)
+            try write(state, context, tables)
         }
         if kind == .inspections, record.type == InspectionEventType.started.rawValue,
             let parent = touched.first?.parentInspectionID
         {
-            try context.transaction.put(tables.reinspections, parent.bytes + record.stream.bytes, [])
+            try context.put(tables.reinspections.name, parent.bytes + record.stream.bytes, [])
         }
     }
 
     /// Rewrites this view's rows for one inspection.
-    func write(_ state: InspectionState, _ txn: Transaction, _ tables: InspectionTables) throws {
+    func write(_ state: InspectionState, _ rows: ProjectionContext, _ tables: InspectionTables) throws {
         let key = state.id.bytes
         switch kind {
         case .templates:
             break
         case .inspections:
             guard state.status != .notStarted else { return }
-            try txn.put(tables.inspections, key, InspectionSummary(state).cbor.encoded())
+            try rows.put(tables.inspections.name, key, InspectionSummary(state).cbor.encoded())
         case .drafts:
             if state.status == .draft {
-                try txn.put(tables.drafts, key, [])
+                try rows.put(tables.drafts.name, key, [])
             } else {
-                try txn.delete(tables.drafts, key)
+                try rows.delete(tables.drafts.name, key)
             }
         case .followups:
             if state.status == .completed && state.followUpOutstanding {
-                try txn.put(tables.followUps, key, [])
+                try rows.put(tables.followUps.name, key, [])
             } else {
-                try txn.delete(tables.followUps, key)
+                try rows.delete(tables.followUps.name, key)
             }
         case .issues:
             // A discarded draft's issues disappear from every view.
             let visible = state.status == .draft || state.status == .completed
             for issue in state.issues {
                 if visible {
-                    try txn.put(tables.issues, issue.id.bytes, IssueRow(issue, of: state).cbor.encoded())
+                    try rows.put(tables.issues.name, issue.id.bytes, IssueRow(issue, of: state).cbor.encoded())
                 } else {
-                    try txn.delete(tables.issues, issue.id.bytes)
+                    try rows.delete(tables.issues.name, issue.id.bytes)
                 }
             }
         case .outbox:
             for (rowKey, row) in OutboxItem.rows(of: state) {
                 if let row {
-                    try txn.put(tables.outbox, rowKey, row.cbor.encoded())
+                    try rows.put(tables.outbox.name, rowKey, row.cbor.encoded())
                 } else {
-                    try txn.delete(tables.outbox, rowKey)
+                    try rows.delete(tables.outbox.name, rowKey)
                 }
             }
         }
@@ -115,7 +121,58 @@ public final class InspectionView: Projection, @unchecked Sendable {
     // MARK: - Rebuild
 
     public func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder {
-        Rebuilder(view: self, fold: scratch.shared("inspection-fold") { InspectionFold() })
+        if kind == .templates { return TemplatesRebuilder() }
+        if kind == .drafts { return DraftsRebuilder() }
+        return Rebuilder(view: self, fold: scratch.shared("inspection-fold") { InspectionFold() })
+    }
+
+    /// The drafts view from record types alone: an inspection is a draft
+    /// from its `inspection.started` until its `inspection.submitted` or
+    /// `inspection.discarded` (`InspectionState.apply` moves the status on
+    /// nothing else; `ViewPropertyTests` compares this with the full fold).
+    struct DraftsRebuilder: ProjectionRebuilder {
+        var open: [UUID: Bool] = [:]
+        static let started = InspectionEventType.started.rawValue
+        static let closing: Set<String> = [
+            InspectionEventType.submitted.rawValue, InspectionEventType.discarded.rawValue,
+        ]
+
+        mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
+            if record.type == Self.started {
+                if open[record.stream] == nil { open[record.stream] = true }
+            } else if Self.closing.contains(record.type), open[record.stream] == true {
+                open[record.stream] = false
+            }
+        }
+
+        func write(in context: ProjectionContext) throws {
+            let drafts = open.filter(\.value).keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            for id in drafts { try context.put(InspectionTables.names.drafts, id.bytes, []) }
+        }
+    }
+
+    /// The templates view from `template.pinned` events alone.
+    struct TemplatesRebuilder: ProjectionRebuilder {
+        var templates: [String: Template] = [:]
+
+        mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
+            guard record.type == InspectionEventType.templatePinned.rawValue else { return }
+            let event: InspectionEvent
+            do {
+                event = try (prepared as? InspectionEvent) ?? EventUpcaster.decode(record, template: nil)
+            } catch {
+                throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
+            }
+            if case .templatePinned(let pinned) = event, templates[pinned.templateHash] == nil {
+                templates[pinned.templateHash] = pinned.template
+            }
+        }
+
+        func write(in context: ProjectionContext) throws {
+            for (hash, template) in templates.sorted(by: { $0.key < $1.key }) {
+                try context.put(InspectionTables.names.templates, Array(hash.utf8), template.canonicalCBOR.encoded())
+            }
+        }
     }
 
     struct Rebuilder: ProjectionRebuilder {
@@ -135,20 +192,19 @@ public final class InspectionView: Projection, @unchecked Sendable {
                 fold.followUpsResolved = true
             }
             let tables = try InspectionTables { context.table($0) }
-            let txn = context.transaction
             switch view.kind {
             case .templates:
-                for (hash, template) in fold.templates.sorted(by: { $0.key < $1.key }) {
-                    try txn.put(tables.templates, Array(hash.utf8), template.canonicalCBOR.encoded())
-                }
+                break  // TemplatesRebuilder
             default:
                 // Key order makes LMDB's inserts appends to the right page.
                 for id in fold.states.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
-                    try view.write(fold.states[id]!, txn, tables)
+                    try view.write(fold.states[id]!, context, tables)
                 }
                 if view.kind == .inspections {
                     for (parent, children) in fold.children {
-                        for child in children { try txn.put(tables.reinspections, parent.bytes + child.bytes, []) }
+                        for child in children {
+                            try context.put(tables.reinspections.name, parent.bytes + child.bytes, [])
+                        }
                     }
                 }
             }

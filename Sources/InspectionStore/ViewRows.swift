@@ -28,6 +28,22 @@ struct InspectionTables {
         issues = try table(Self.names.issues)
         outbox = try table(Self.names.outbox)
     }
+
+    /// The view a table belongs to (`view:reinspections` is the inspections view's).
+    static func view(of table: String) -> String {
+        table == names.reinspections ? InspectionView.Kind.inspections.rawValue : String(table.dropFirst(5))
+    }
+
+    /// A stored row's value with its checksum checked, or `ViewDamage`.
+    static func open(_ table: Table, _ key: [UInt8], _ stored: [UInt8]) throws(ViewDamage) -> [UInt8] {
+        try ViewRowChecksum.open(view: view(of: table.name), table: table.name, key: key, stored: stored)
+    }
+
+    /// The value of the row under `key`, checked; nil when there is none.
+    func row(_ table: Table, _ key: [UInt8], _ txn: Transaction) throws -> [UInt8]? {
+        guard let stored = try txn.get(table, key) else { return nil }
+        return try Self.open(table, key, stored)
+    }
 }
 
 /// Where an inspection stands with the server, in one word for listings.
@@ -162,7 +178,7 @@ public struct InspectionSummary: Hashable, Sendable {
     }
 
     static func read(_ id: UUID, _ txn: Transaction, _ tables: InspectionTables) throws -> InspectionSummary? {
-        guard let bytes = try txn.get(tables.inspections, id.bytes) else { return nil }
+        guard let bytes = try tables.row(tables.inspections, id.bytes, txn) else { return nil }
         return try InspectionSummary(id: id, cbor: try CBORValue(decoding: bytes))
     }
 }

@@ -31,6 +31,28 @@ extension Invocation {
         return opened
     }
 
+    /// Runs `body` against the read-only ledger; when it meets a damaged view
+    /// row (which a read-only ledger can only report), runs it again against
+    /// the ledger opened for writing, which rebuilds that view from the log
+    /// and says so. A read-only copy keeps the damage as the error.
+    func reading<T>(_ body: (InspectionLedger) throws -> T) throws -> T {
+        let ledger = try readingLedger()
+        do {
+            return try body(ledger)
+        } catch let damage as ViewDamage {
+            guard ledger === openedForReading else { throw damage }
+            let writable: InspectionLedger
+            do {
+                openedForReading = nil
+                ledger.close()
+                writable = try self.ledger()
+            } catch let error where ReadOnlyOpening.isLockRefusal(error) {
+                throw damage
+            }
+            return try body(writable)
+        }
+    }
+
     /// The ledger opened for writing so that its views can be built, or the
     /// reason they cannot be when the ledger is read-only.
     private func writableLedger(because reason: ReadingError.Reason) throws -> InspectionLedger {

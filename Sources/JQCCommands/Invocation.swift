@@ -57,7 +57,13 @@ public final class Invocation {
         guard home.exists else { throw JQCError.noLedger(home.path) }
         openedLog?.close()
         openedLog = nil
-        let ledger = try InspectionLedger(storePath: home.storePath, photosPath: home.photosPath) { what, done, total in
+        let ledger = try InspectionLedger(
+            storePath: home.storePath, photosPath: home.photosPath,
+            notice: { message in
+                self.endProgress()
+                self.stderr.line("jqc: \(message)")
+            }
+        ) { what, done, total in
             self.progress("\(what): \(done)/\(total) events")
         }
         endProgress()

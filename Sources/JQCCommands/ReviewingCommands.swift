@@ -20,9 +20,12 @@ struct ShowCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require("ID") }
 
     func run(_ invocation: Invocation) throws {
-        let ledger = try invocation.readingLedger()
-        let inspection = try ledger.resolveInspection(id)
-        guard let state = try ledger.state(of: inspection) else { throw LookupError.noInspection(id) }
+        let state = try invocation.reading { ledger in
+            guard let state = try ledger.state(of: try ledger.resolveInspection(id)) else {
+                throw LookupError.noInspection(id)
+            }
+            return state
+        }
         let report = FormReport(state: state)
         invocation.stdout.line(invocation.json ? JSONOutput.render(report.json) : report.text)
     }
@@ -48,7 +51,7 @@ extension InspectionListingCommand {
 /// Prints a listing of inspection summaries, as a table or as JSON.
 enum InspectionListing {
     static func print(_ listing: InspectionLedger.Listing, _ invocation: Invocation) throws {
-        let summaries = try invocation.readingLedger().summaries(listing).sorted {
+        let summaries = try invocation.reading { try $0.summaries(listing) }.sorted {
             ($0.startedAt?.microsecondsSinceEpoch ?? 0) < ($1.startedAt?.microsecondsSinceEpoch ?? 0)
         }
         if invocation.json {
@@ -123,7 +126,7 @@ struct IssuesCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let rows = try invocation.readingLedger().issues().sorted { $0.flaggedAt < $1.flaggedAt }
+        let rows = try invocation.reading { try $0.issues() }.sorted { $0.flaggedAt < $1.flaggedAt }
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
@@ -165,7 +168,7 @@ struct OutboxCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let items = try invocation.readingLedger().outbox()
+        let items = try invocation.reading { try $0.outbox() }
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
@@ -245,7 +248,7 @@ struct FacilitiesCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let facilities = try invocation.readingLedger().reference.allFacilities()
+        let facilities = try invocation.reading { try $0.reference.allFacilities() }
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(facilities.map { $0.jsonValue.foundationObject }))
             return
@@ -271,7 +274,7 @@ struct TemplatesCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let templates = try invocation.readingLedger().reference.allTemplates()
+        let templates = try invocation.reading { try $0.reference.allTemplates() }
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
@@ -345,59 +348,5 @@ struct TemplateGrid {
         }
         lines.append("* required; [id:type] is how 'jqc set' names a field.")
         return lines.joined(separator: "\n")
-    }
-}
-
-// MARK: - rebuild
-
-/// `jqc rebuild [VIEW]`.
-struct RebuildCommand: RunnableCommand {
-    static let path = ["rebuild"]
-    static let spec = CommandSpec(
-        "rebuild", abstract: "Rebuild one view or all of them from the log, atomically.",
-        discussion: """
-            Views: \(InspectionView.Kind.allCases.map(\.rawValue).joined(separator: ", ")). Readers see the \
-            old views until the rebuild commits; an interrupted rebuild leaves them as they were.
-            """,
-        group: "Ledger",
-        positionals: [PositionalSpec("VIEW", help: "The view to rebuild (default: all).", optional: true)])
-
-    var view: InspectionView.Kind?
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        if let name = parsed.positional("VIEW") {
-            guard let kind = InspectionView.Kind(rawValue: name) else {
-                throw .invalidValue(
-                    option: "VIEW", value: name,
-                    reason: "the views are \(InspectionView.Kind.allCases.map(\.rawValue).joined(separator: ", "))",
-                    context: parsed.context)
-            }
-            view = kind
-        }
-    }
-
-    func run(_ invocation: Invocation) throws {
-        let ledger = try invocation.ledger()
-        let chosen = ledger.views.projections.filter { view == nil || $0.name == view!.rawValue }
-        // A test hook: die by SIGKILL part way, to prove the old views survive.
-        let crashAfter = invocation.environment["JQC_TEST_KILL_REBUILD_AFTER"].flatMap(UInt64.init)
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
-        let count = try ledger.views.rebuild(
-            chosen,
-            progress: { done, total in invocation.progress("rebuilding: \(done)/\(total) events") },
-            afterEachRecord: crashAfter.map { limit in { done in if done == limit { kill(getpid(), SIGKILL) } } })
-        invocation.endProgress()
-        var end = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &end)
-        let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
-        let names = chosen.map(\.name)
-        if invocation.json {
-            invocation.stdout.line(JSONOutput.render(["views": names, "events": count, "seconds": seconds]))
-        } else {
-            invocation.stdout.line(
-                "Rebuilt \(names.joined(separator: ", ")) from \(count) events in \(String(format: "%.3f", seconds)) s."
-            )
-        }
     }
 }

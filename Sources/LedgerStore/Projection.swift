@@ -26,6 +26,15 @@ public protocol Projection: AnyObject, Sendable {
     /// Projections that fold the log the same way can share the fold through
     /// `scratch`, which lives for one rebuild.
     func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder
+
+    /// Whether its rebuilder uses what the set's `preparation` makes of each
+    /// record: when no projection being rebuilt does, the reading thread
+    /// skips it (a view that looks at one event type decodes nothing else).
+    var usesPreparedRecords: Bool { get }
+}
+
+extension Projection {
+    public var usesPreparedRecords: Bool { true }
 }
 
 /// Working memory shared by the projections of one transaction or one
@@ -61,6 +70,8 @@ public struct ProjectionContext {
     /// Lives for one append call or one rebuild.
     public let scratch: ProjectionScratch
     let tables: [String: Table]
+    /// Set in a dry run: rows go here and nothing is written.
+    let collector: RowCollector?
 
     /// One of the projection's own tables, by name.
     public func table(_ name: String) -> Table {
@@ -69,6 +80,31 @@ public struct ProjectionContext {
         }
         return table
     }
+
+    /// Writes a row into one of the projection's tables, sealed with its
+    /// checksum (`ViewRowChecksum`); read it back with `ViewRowChecksum.open`.
+    public func put(_ table: String, _ key: [UInt8], _ value: [UInt8]) throws {
+        let sealed = ViewRowChecksum.seal(table: table, key: key, value: value)
+        if let collector {
+            collector.rows[table, default: [:]][key] = sealed
+        } else {
+            try transaction.put(self.table(table), key, sealed)
+        }
+    }
+
+    /// Deletes a row of one of the projection's tables, if it is there.
+    public func delete(_ table: String, _ key: [UInt8]) throws {
+        if let collector {
+            collector.rows[table]?[key] = nil
+        } else {
+            _ = try transaction.delete(self.table(table), key)
+        }
+    }
+}
+
+/// The rows a dry-run rebuild would write, by table and key (values sealed).
+final class RowCollector {
+    var rows: [String: [[UInt8]: [UInt8]]] = [:]
 }
 
 /// The projections of a ledger, their stored versions, and rebuilds.
@@ -81,6 +117,13 @@ public final class ProjectionSet: @unchecked Sendable {
     /// folding: typically decoding each record's payload. Its result reaches
     /// every rebuilder's `consume`.
     public var preparation: (@Sendable (EventRecord) -> (any Sendable)?)?
+    /// Held by every rebuild, so that a recording command queued behind one
+    /// can say so (`waiting`); nil on a read-only store.
+    public var rebuildLock: RebuildLock?
+    /// Told, for a person on stderr, when a command waits for another
+    /// process's rebuild.
+    public var notice: ((String) -> Void)?
+    static let waitingNotice = "waiting for a rebuild of the views to finish…"
 
     /// Opens the projections' tables. Call `rebuildStale` to bring views of an
     /// older version (or new ones) up to date.
@@ -115,7 +158,8 @@ public final class ProjectionSet: @unchecked Sendable {
     }
 
     func context(_ writer: LedgerWriter, scratch: ProjectionScratch = ProjectionScratch()) -> ProjectionContext {
-        ProjectionContext(transaction: writer.transaction, log: writer.reader, scratch: scratch, tables: tables)
+        ProjectionContext(
+            transaction: writer.transaction, log: writer.reader, scratch: scratch, tables: tables, collector: nil)
     }
 
     /// The projections whose stored version differs from the code's, or that
@@ -134,7 +178,8 @@ public final class ProjectionSet: @unchecked Sendable {
     /// in one durable transaction. Events whose id is already stored change
     /// nothing (a retried command is safe).
     public func append(_ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:]) throws -> [AppendOutcome] {
-        try log.write { writer in try append(events, expectedVersions: expectedVersions, with: writer) }
+        rebuildLock?.waitForRebuilds { notice?(Self.waitingNotice) }
+        return try log.write { writer in try append(events, expectedVersions: expectedVersions, with: writer) }
     }
 
     /// The same, inside a write the caller has already begun.
@@ -161,6 +206,41 @@ public final class ProjectionSet: @unchecked Sendable {
         return outcomes
     }
 
+    /// Rebuilds the views that are stale, if any, after telling `announce`
+    /// which and why ("rebuilding the drafts view after an upgrade: 1,000,322
+    /// events…"). Another process may be rebuilding them right now: the
+    /// check is made again under the rebuild lock, so they are rebuilt once.
+    @discardableResult
+    public func rebuildStale(
+        announce: ((String) -> Void)? = nil, progress: ((UInt64, UInt64) -> Void)? = nil
+    ) throws -> [any Projection] {
+        guard !(try staleProjections()).isEmpty else { return [] }
+        rebuildLock?.exclusive { notice?(Self.waitingNotice) }
+        defer { rebuildLock?.unlock() }
+        let stale = try staleProjections()
+        guard !stale.isEmpty else { return [] }
+        let events = try log.read { reader in try reader.count() }
+        let names = stale.map(\.name)
+        let list =
+            names.count == 1
+            ? "the \(names[0]) view" : "the \(names.dropLast().joined(separator: ", ")) and \(names.last!) views"
+        // An empty log (a ledger just made) has nothing to wait for.
+        if events > 0 { announce?("rebuilding \(list) \(try staleness(stale)): \(Self.grouped(events)) events…") }
+        try rebuild(stale, progress: progress)
+        return stale
+    }
+
+    /// 1000322 as "1,000,322".
+    static func grouped(_ n: Int) -> String {
+        let digits = Array(String(n))
+        var out = ""
+        for (i, d) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(d)
+        }
+        return out
+    }
+
     /// Rebuilds `selected` (default: all) from the whole log in one write
     /// transaction: readers see the old views until it commits, and a crash
     /// part way leaves the old views intact.
@@ -172,6 +252,8 @@ public final class ProjectionSet: @unchecked Sendable {
         afterEachRecord hook: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
         let chosen = selected ?? projections
+        rebuildLock?.exclusive { notice?(Self.waitingNotice) }
+        defer { rebuildLock?.unlock() }
         return try log.write { writer in
             let context = context(writer)
             for projection in chosen {
@@ -184,7 +266,8 @@ public final class ProjectionSet: @unchecked Sendable {
             // transaction of their own (it sees the same snapshot: this write
             // transaction holds the writer lock and appends nothing), while
             // this thread folds them: on two cores, about twice as fast.
-            let reading = RecordPipeline(log: log, preparation: preparation)
+            let reading = RecordPipeline(
+                log: log, preparation: chosen.contains { $0.usesPreparedRecords } ? preparation : nil)
             reading.start()
             defer { reading.cancel() }
             while let batch = try reading.next() {

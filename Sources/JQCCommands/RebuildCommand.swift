@@ -1,0 +1,180 @@
+import ArgumentParsing
+import Foundation
+import InspectionStore
+import LedgerStore
+
+/// `jqc rebuild [VIEW] [--dry-run]`.
+struct RebuildCommand: RunnableCommand {
+    static let path = ["rebuild"]
+    static let spec = CommandSpec(
+        "rebuild", abstract: "Rebuild one view or all of them from the log, atomically.",
+        discussion: """
+            Views: \(ViewSelection.list). Readers see the old views until the rebuild commits; an \
+            interrupted rebuild leaves them as they were.
+
+            With --dry-run, nothing is written: the log is folded with this jqc's code and every row it would \
+            write is compared with the stored one, and the rows each view would gain, lose or change are \
+            listed (a developer sees what a model change does to a real ledger before shipping it). Rows are \
+            compared by content, so a view of an older version whose rows stay the same shows no row \
+            changes. Exit status 0 when a rebuild would change nothing, 1 when it would change a row or \
+            write a stale view again.
+            """,
+        group: "Ledger",
+        positionals: [PositionalSpec("VIEW", help: "The view to rebuild (default: all).", optional: true)],
+        flags: [FlagSpec("dry-run", short: "n", help: "Compare with a fresh fold of the log; write nothing.")])
+
+    var view: InspectionView.Kind?
+    var dryRun: Bool
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        view = try ViewSelection.parse(parsed.positional("VIEW"), parsed)
+        dryRun = parsed.flag("dry-run")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        if dryRun {
+            // Read-only: opening for writing would rebuild stale views first.
+            let comparisons = try invocation.withReadOnlyViews { ledger in try ledger.compareViews(view.map { [$0] }) }
+            ViewComparisonOutput.print(comparisons, to: invocation, dryRun: true)
+            try ViewComparisonOutput.failIfChanged(comparisons, what: "a rebuild would change", countingStale: true)
+            return
+        }
+        let ledger = try invocation.ledger()
+        let chosen = ledger.projections(view.map { [$0] })
+        // A test hook: die by SIGKILL part way, to prove the old views survive.
+        let crashAfter = invocation.environment["JQC_TEST_KILL_REBUILD_AFTER"].flatMap(UInt64.init)
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        let count = try ledger.views.rebuild(
+            chosen,
+            progress: { done, total in invocation.progress("rebuilding: \(done)/\(total) events") },
+            afterEachRecord: crashAfter.map { limit in { done in if done == limit { kill(getpid(), SIGKILL) } } })
+        invocation.endProgress()
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+        let names = chosen.map(\.name)
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(["views": names, "events": count, "seconds": seconds]))
+        } else {
+            invocation.stdout.line(
+                "Rebuilt \(names.joined(separator: ", ")) from \(count) events in \(String(format: "%.3f", seconds)) s."
+            )
+        }
+    }
+}
+
+extension Invocation {
+    /// The ledger opened read-only with its views as stored (stale ones are
+    /// not rebuilt), for commands that examine the views without changing them.
+    func withReadOnlyViews<T>(_ body: (InspectionLedger) throws -> T) throws -> T {
+        let opened = try auditorLedger(views: true)
+        defer { opened.close() }
+        guard let ledger = opened.ledger else { throw ViewCheckError.noViews(home.path) }
+        return try body(ledger)
+    }
+}
+
+/// A VIEW argument: one of the inspection views by name.
+enum ViewSelection {
+    static let list = InspectionView.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+
+    static func parse(_ name: String?, _ parsed: ParsedCommand) throws(UsageError) -> InspectionView.Kind? {
+        guard let name else { return nil }
+        guard let kind = InspectionView.Kind(rawValue: name) else {
+            throw .invalidValue(
+                option: "VIEW", value: name, reason: "the views are \(list)", context: parsed.context)
+        }
+        return kind
+    }
+}
+
+/// Why `rebuild --dry-run` and `views --check` exit with status 1.
+enum ViewCheckError: Error, CustomStringConvertible {
+    case differences(String, [String])
+    case noViews(String)
+
+    var description: String {
+        switch self {
+        case .differences(let what, let views):
+            "\(what) the \(views.joined(separator: ", ")) view\(views.count == 1 ? "" : "s") "
+                + "(listed above). 'jqc rebuild VIEW' brings a view up to date with the log."
+        case .noViews(let path):
+            "the ledger at \(path) has no views yet (they are made by the first command that records, or by "
+                + "'jqc rebuild')."
+        }
+    }
+}
+
+/// The text and JSON of a comparison of the views with a fresh fold.
+enum ViewComparisonOutput {
+    static func json(_ status: ProjectionSet.ViewStatus) -> [String: Any] {
+        [
+            "name": status.name, "code_version": status.codeVersion,
+            "stored_version": status.storedVersion as Any? ?? NSNull(),
+            "position": status.position as Any? ?? NSNull(), "head": status.head, "rows": status.rows,
+            "tables": status.tables.map { ["name": $0.name, "rows": $0.rows] }, "stale": status.isStale,
+        ]
+    }
+
+    static func json(_ comparison: ProjectionSet.ViewComparison) -> [String: Any] {
+        var object = json(comparison.status)
+        object["added"] = comparison.added
+        object["removed"] = comparison.removed
+        object["changed"] = comparison.changed
+        object["differences"] = comparison.tables.filter { !$0.isEmpty }.map { table -> [String: Any] in
+            func keys(_ keys: [[UInt8]]) -> [String] {
+                keys.map { InspectionLedger.describe(key: $0, in: table.table) }
+            }
+            return [
+                "table": table.table, "added": keys(table.added), "removed": keys(table.removed),
+                "changed": keys(table.changed), "damaged": keys(table.damaged),
+            ]
+        }
+        return object
+    }
+
+    static func print(_ comparisons: [ProjectionSet.ViewComparison], to invocation: Invocation, dryRun: Bool) {
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render([
+                    "dry_run": dryRun, "changes": comparisons.contains { !$0.isCurrent },
+                    "views": comparisons.map(json),
+                ]))
+            return
+        }
+        for comparison in comparisons {
+            let status = comparison.status
+            let stored = status.storedVersion.map { "stored \($0)" } ?? "never built"
+            let at = status.position.map { "at \($0) of \(status.head)" } ?? "head \(status.head)"
+            let head = "\(comparison.name) (version \(status.codeVersion), \(stored), \(at))"
+            if comparison.isEmpty {
+                invocation.stdout.line(
+                    status.isStale
+                        ? "\(head): no row changes; stale, so it would be written again" : "\(head): no change")
+                continue
+            }
+            invocation.stdout.line(
+                "\(head): \(comparison.added) added, \(comparison.removed) removed, \(comparison.changed) changed")
+            for table in comparison.tables {
+                let damaged = Set(table.damaged)
+                for (word, keys) in [("added", table.added), ("removed", table.removed), ("changed", table.changed)] {
+                    for key in keys {
+                        let note = word == "changed" && damaged.contains(key) ? " (checksum does not match)" : ""
+                        invocation.stdout.line(
+                            "  \(word) \(table.table) \(InspectionLedger.describe(key: key, in: table.table))\(note)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Exit status 1 when a row differs (and, for a dry run, when a stale
+    /// view would be written again even with the same rows).
+    static func failIfChanged(
+        _ comparisons: [ProjectionSet.ViewComparison], what: String, countingStale: Bool = false
+    ) throws {
+        let changed = comparisons.filter { countingStale ? !$0.isCurrent : !$0.isEmpty }.map(\.name)
+        if !changed.isEmpty { throw ViewCheckError.differences(what, changed) }
+    }
+}

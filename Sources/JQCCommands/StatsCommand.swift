@@ -1,0 +1,39 @@
+import ArgumentParsing
+import Foundation
+import LedgerStore
+
+/// `jqc stats`: sizes of the log and the storage.
+struct StatsCommand: RunnableCommand {
+    static let path = ["stats"]
+    static let spec = CommandSpec(
+        "stats", abstract: "Show the ledger's size: events, streams, storage.", group: "Ledger")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        // Read-only: stats works on an auditor's copy and never takes the writer lock.
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        let log = auditor.log
+        let (events, head) = try log.read { reader in (try reader.count(), try reader.head()) }
+        let info = try log.environment.info()
+        let config = try invocation.config()
+        let stats: [String: Any] = [
+            "ledger": invocation.home.path, "events": events, "head": head.description,
+            "device_id": config.deviceID.lowercased, "map_size_bytes": info.mapSize,
+            "used_bytes": (info.lastPage + 1) * info.pageSize, "readers": info.readersUsed,
+        ]
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(stats))
+        } else {
+            invocation.stdout.line(
+                TextTable.render(
+                    header: ["ledger", invocation.home.path],
+                    rows: [
+                        ["device", config.deviceID.lowercased],
+                        ["events", "\(events)"], ["head", head.description],
+                        ["storage used", "\((info.lastPage + 1) * info.pageSize) bytes of a \(info.mapSize)-byte map"],
+                    ]))
+        }
+    }
+}

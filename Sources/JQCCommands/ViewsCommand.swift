@@ -1,0 +1,68 @@
+import ArgumentParsing
+import Foundation
+import InspectionStore
+import LedgerStore
+
+/// `jqc views [--check]`: the views' versions, positions and sizes.
+struct ViewsCommand: RunnableCommand {
+    static let path = ["views"]
+    static let spec = CommandSpec(
+        "views", abstract: "Show each view: this jqc's version of it, the stored one, its position, its rows.",
+        discussion: """
+            A view is stale when it was written by another version of the code or has not seen the whole \
+            log; the next command that records rebuilds it (and says so). With --check, every stored row is \
+            also compared with a fresh fold of the log, as 'jqc rebuild --dry-run' does, and the rows that \
+            differ are named; exit status 1 when any does. Opens the ledger read-only. --json output: \
+            Schemas/cli/views.schema.json.
+            """,
+        group: "Ledger",
+        flags: [FlagSpec("check", help: "Compare every stored row with a fresh fold of the log.")])
+
+    var check: Bool
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        check = parsed.flag("check")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        if check {
+            let comparisons = try invocation.withReadOnlyViews { ledger in try ledger.compareViews() }
+            if invocation.json {
+                let head = comparisons.first?.status.head ?? 0
+                invocation.stdout.line(
+                    JSONOutput.render([
+                        "head": head, "checked": true, "changes": comparisons.contains { !$0.isEmpty },
+                        "views": comparisons.map(ViewComparisonOutput.json),
+                    ]))
+            } else {
+                printTable(comparisons.map(\.status), invocation)
+                invocation.stdout.line()
+                ViewComparisonOutput.print(comparisons, to: invocation, dryRun: false)
+            }
+            try ViewComparisonOutput.failIfChanged(comparisons, what: "rows stored differ from a fold of the log in")
+            return
+        }
+        let statuses = try invocation.withReadOnlyViews { ledger in try ledger.viewStatus() }
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render([
+                    "head": statuses.first?.head ?? 0, "checked": false,
+                    "views": statuses.map(ViewComparisonOutput.json),
+                ]))
+        } else {
+            printTable(statuses, invocation)
+        }
+    }
+
+    private func printTable(_ statuses: [ProjectionSet.ViewStatus], _ invocation: Invocation) {
+        let rows = statuses.map { status in
+            [
+                status.name, "\(status.codeVersion)", status.storedVersion.map { "\($0)" } ?? "-",
+                status.position.map { "\($0) of \(status.head)" } ?? "-", "\(status.rows)",
+                status.storedVersion == nil ? "never built" : status.isStale ? "stale" : "up to date",
+            ]
+        }
+        invocation.stdout.line(
+            TextTable.render(header: ["VIEW", "VERSION", "STORED", "POSITION", "ROWS", "STATE"], rows: rows))
+    }
+}
