@@ -88,6 +88,9 @@ struct LogCommand: RunnableCommand {
         }
         let auditor = try invocation.auditorLedger()
         defer { auditor.close() }
+        // A whole log is a million lines: written in blocks, not a system
+        // call each (a terminal still gets every line as it comes).
+        invocation.stdout.buffered()
         if listsActors {
             try ActorListing.print(
                 try ActorListing.count(filter: filter, inspection: inspection, in: auditor), invocation)
