@@ -44,9 +44,36 @@ public final class Invocation {
         if let openedLedger { return openedLedger.log }
         if let openedLog { return openedLog }
         guard home.exists else { throw JQCError.noLedger(home.path) }
-        let log = try EventLog(directory: home.storePath)
+        let log = try openingStore { try EventLog(directory: home.storePath, options: storeOptions) }
         openedLog = log
         return log
+    }
+
+    /// How every command but `jqc init` opens the store: never creating one,
+    /// so a lost or replaced store is reported instead of silently started over.
+    var storeOptions: Environment.Options {
+        var options = Environment.Options()
+        options.create = false
+        return options
+    }
+
+    /// Runs an open of the store, reading "no store" as damage: `config.json`
+    /// is there (the caller checked), so a ledger was made here and its store
+    /// was deleted, emptied or replaced since.
+    func openingStore<T>(_ open: () throws -> T) throws -> T {
+        do {
+            return try open()
+        } catch LedgerError.noLedger(let path) {
+            throw LedgerError.damagedStore(
+                path: path,
+                what: "store/data.mdb is missing although config.json shows a ledger was created here "
+                    + "(it was deleted or moved)")
+        } catch LedgerError.notALedger(let path, let why) {
+            throw LedgerError.notALedger(
+                path: path,
+                why: "\(why), yet config.json shows a ledger was created here, so its store was damaged or "
+                    + "replaced; restore it from a backup or copy what still verifies with 'jqc salvage DEST'")
+        }
     }
 
     /// The whole ledger: log, views (rebuilt first if stale), photos, reference data.
@@ -55,8 +82,10 @@ public final class Invocation {
         guard home.exists else { throw JQCError.noLedger(home.path) }
         openedLog?.close()
         openedLog = nil
-        let ledger = try InspectionLedger(storePath: home.storePath, photosPath: home.photosPath) { what, done, total in
-            self.progress("\(what): \(done)/\(total) events")
+        let ledger = try openingStore {
+            try InspectionLedger(storePath: home.storePath, photosPath: home.photosPath, options: storeOptions) {
+                what, done, total in self.progress("\(what): \(done)/\(total) events")
+            }
         }
         endProgress()
         openedLedger = ledger
