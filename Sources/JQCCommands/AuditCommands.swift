@@ -105,7 +105,7 @@ final class AuditorLedger {
                         streamVersion: version, position: 0, reason: "its stream index entry is not a position")
                 }
                 do {
-                    guard let record = try reader.record(at: position) else {
+                    guard let record = try reader.unverifiedRecord(at: position) else {
                         return .missing(streamVersion: version, position: position)
                     }
                     return .record(record)

@@ -82,6 +82,14 @@ public final class EventLog: @unchecked Sendable {
                     }
                 }
             }
+            if !creates && !options.readOnly {
+                // A cheap probe of the log's own tree and its newest record: a
+                // command that would write (or show views) on a damaged or
+                // changed head refuses here. Read-only opens skip it so that
+                // `verify` and audits can report the damage themselves.
+                let reader = tables
+                try environment.read { txn in try LedgerReader(transaction: txn, tables: reader).checkHead() }
+            }
         } catch let error as LMDBError {
             environment.close()
             throw LedgerError.from(error, store: directory)
