@@ -79,6 +79,12 @@ public struct PhotoStore: Sendable {
         }
     }
 
+    /// Whether `name` is a stored photo's file name (64 lowercase hex digits),
+    /// as opposed to a temporary file of an unfinished capture.
+    public static func isPhotoName(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     /// The stored bytes of a photo, if present.
     public func contents(sha256: String) -> Data? {
         FileManager.default.contents(atPath: directory + "/" + sha256)

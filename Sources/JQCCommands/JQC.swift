@@ -18,7 +18,7 @@ public enum JQC {
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
         HistoryCommand.self,
         VerifyCommand.self, DigestCommand.self, LogCommand.self, AuditCommand.self,
-        RebuildCommand.self, StatsCommand.self,
+        RebuildCommand.self, StatsCommand.self, BackupCommand.self, SalvageCommand.self, SalvageReadCommand.self,
     ]
 
     static let globalOptions = [

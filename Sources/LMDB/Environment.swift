@@ -332,5 +332,7 @@ public final class Environment: @unchecked Sendable {
         }
         try check(
             mdb_env_copy2(try env(), directory, UInt32(MDB_CP_COMPACT)), "copying the environment to \(directory)")
+        // LMDB creates the copy with the umask's mode; a store is private.
+        chmod(directory + "/data.mdb", 0o600)
     }
 }

@@ -161,3 +161,53 @@ public enum StoreFile {
         return nil
     }
 }
+
+extension StoreFile {
+    /// Writes into `scratch` the copies of a damaged `directory/data.mdb` that
+    /// LMDB can open, for salvage: for each sane meta page, a copy whose other
+    /// meta page is replaced by it (with the transaction id just before, so
+    /// LMDB takes the sane one as newest), padded with zeros to the size that
+    /// meta page needs if the file was truncated. The original is only read.
+    /// Answers the directories made, each holding one `data.mdb`.
+    public static func salvageCopies(of directory: String, into scratch: String) throws -> [String] {
+        let path = directory + "/data.mdb"
+        guard let original = FileManager.default.contents(atPath: path) else { return [] }
+        var bytes = [UInt8](original)
+        let fileSize = bytes.count
+        var made: [String] = []
+        var metas: [(number: Int, meta: Meta, offset: Int)] = []
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        if case .success(let first) = readMeta(fd, at: 0, fileSize: fileSize), fault(of: first, number: 0) == nil {
+            metas.append((0, first, 0))
+        }
+        let secondOffset = metas.first.map { Int($0.meta.pageSize) } ?? 4096
+        if case .success(let second) = readMeta(fd, at: secondOffset, fileSize: fileSize),
+            fault(of: second, number: 1) == nil
+        {
+            metas.append((1, second, secondOffset))
+        }
+        for (number, meta, offset) in metas {
+            let pageSize = Int(meta.pageSize)
+            let needed = Int(meta.lastPage + 1) * pageSize
+            var copy = bytes
+            if copy.count < needed { copy += [UInt8](repeating: 0, count: needed - copy.count) }
+            let other = number == 0 ? pageSize : 0
+            var page = Array(copy[offset..<(offset + pageSize)])
+            page.withUnsafeMutableBytes { raw in
+                raw.storeBytes(of: UInt64(number == 0 ? 1 : 0), toByteOffset: 0, as: UInt64.self)
+                raw.storeBytes(
+                    of: meta.transaction > 0 ? meta.transaction - 1 : 0, toByteOffset: headerSize + 128, as: UInt64.self
+                )
+            }
+            copy.replaceSubrange(other..<(other + pageSize), with: page)
+            let target = scratch + "/meta-\(number)"
+            try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+            try Data(copy).write(to: URL(fileURLWithPath: target + "/data.mdb"))
+            made.append(target)
+        }
+        bytes = []
+        return made
+    }
+}

@@ -81,6 +81,14 @@ public struct LedgerReader {
         try checkLink(of: value, at: head.position)
     }
 
+    /// The chain hash stored with the record at `position`, if there is one.
+    public func storedHash(at position: UInt64) throws -> Digest256? {
+        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count >= 32 else {
+            return nil
+        }
+        return Digest256(bytes: Array(value[0..<32]))
+    }
+
     /// The position of an event id, if stored.
     public func position(ofEvent id: UUID) throws -> UInt64? {
         guard let value = try transaction.get(tables.eventIDs, id.bytes) else { return nil }
