@@ -27,6 +27,8 @@ public final class InspectionLedger: @unchecked Sendable {
         photos = PhotoStore(directory: photosPath)
         tables = try InspectionTables { try log.table($0) }
         if !options.readOnly {
+            // A capture killed mid-write leaves a temporary file; nobody else will remove it.
+            photos.removeStaleTemporaries()
             let stale = try views.staleProjections()
             if !stale.isEmpty {
                 let names = stale.map(\.name).joined(separator: ", ")

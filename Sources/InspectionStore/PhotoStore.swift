@@ -67,16 +67,53 @@ public struct PhotoStore: Sendable {
         return PreparedPhoto(description: StoredPhoto(sha256: hash, size: data.count, mediaType: mediaType), data: data)
     }
 
-    /// Stores a prepared file under its hash (once: the same bytes are kept once).
-    public func keep(_ prepared: PreparedPhoto) throws {
+    /// Stores a prepared file under its hash (once: the same bytes are kept
+    /// once). Answers whether this call wrote the file, so that a caller
+    /// whose event then fails to commit can `discard` exactly what it added.
+    @discardableResult
+    public func keep(_ prepared: PreparedPhoto) throws -> Bool {
         let target = directory + "/" + prepared.description.sha256
-        if !FileManager.default.fileExists(atPath: target) {
-            do {
-                try DurableFile.write(prepared.data, to: target, mode: 0o600)
-            } catch {
-                throw Failure.cannotStore(error.description)
+        guard !FileManager.default.fileExists(atPath: target) else { return false }
+        do {
+            try DurableFile.write(prepared.data, to: target, mode: 0o600)
+        } catch {
+            if error.code == ENOSPC || error.code == EDQUOT {
+                throw LedgerError.noSpace(path: directory, freeBytes: LedgerError.freeSpace(at: directory))
+            }
+            throw Failure.cannotStore(error.description)
+        }
+        return true
+    }
+
+    /// Removes a file `keep` just wrote, when the event that was to name it
+    /// did not commit: a photo file stays only once its event is in the log.
+    public func discard(_ prepared: PreparedPhoto) {
+        unlink(directory + "/" + prepared.description.sha256)
+    }
+
+    /// Removes the temporary files (`NAME.tmp-PID`) that a capture killed
+    /// mid-write left behind, where process PID is no longer running. Answers
+    /// the names removed.
+    @discardableResult
+    public func removeStaleTemporaries() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var removed: [String] = []
+        for name in names {
+            guard let marker = name.range(of: ".tmp-", options: .backwards),
+                let pid = Int32(name[marker.upperBound...]), pid > 0
+            else { continue }
+            // ESRCH: no such process. A live writer's file is left alone.
+            if kill(pid, 0) != 0 && errno == ESRCH, unlink(directory + "/" + name) == 0 {
+                removed.append(name)
             }
         }
+        return removed
+    }
+
+    /// The stored photo files (names of 64 hex digits), sorted.
+    public func storedNames() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter(Self.isPhotoName).sorted()
     }
 
     /// Whether `name` is a stored photo's file name (64 lowercase hex digits),

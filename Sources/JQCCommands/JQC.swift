@@ -19,6 +19,7 @@ public enum JQC {
         HistoryCommand.self,
         VerifyCommand.self, DigestCommand.self, LogCommand.self, AuditCommand.self,
         RebuildCommand.self, StatsCommand.self, BackupCommand.self, SalvageCommand.self, SalvageReadCommand.self,
+        CheckCommand.self,
     ]
 
     static let globalOptions = [

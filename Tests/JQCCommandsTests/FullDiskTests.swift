@@ -84,4 +84,38 @@ import Testing
         let verify = try jqc("verify")
         #expect(verify.status == 0, "\(verify.stderr)")
     }
+
+    @Test func aCaptureThatCannotCommitLeavesNoPhotoFile() throws {
+        guard let point = try mountTmpfs(kib: 1024) else {
+            let error = LedgerError.from(LMDBError(code: ENOSPC, operation: "committing"), store: directory.path)
+            #expect("\(error)".contains("no space left"))
+            return
+        }
+        defer { _ = try? unmount(point) }
+        let jqc = JQCRunner(ledger: point + "/ledger")
+        #expect(try jqc("init").status == 0)
+        #expect(try jqc("pull", "--from", SampleReference.path).status == 0)
+        let started = try jqc(
+            "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility", "Riverside Medical Center",
+            "--area", "1001")
+        let object = try JSONSerialization.jsonObject(with: Data(started.stdout.utf8)) as? [String: Any]
+        let id = String(try #require(object?["id"] as? String).prefix(8))
+        // Room for a small photo file, not for the pages its commit writes.
+        try fill(point, leaving: 8)
+        var failed = false
+        for red in UInt8(1)...20 {
+            let file = try SampleReference.writePNG(in: directory.path, name: "p\(red).png", red: red)
+            let result = try jqc("--as", "Dana", "photo", id, "Photo of problem area", file)
+            #expect(!result.signalled)
+            if result.status != 0 {
+                #expect(result.stderr.contains("no space left on the device"), "\(result.stderr)")
+                failed = true
+                break
+            }
+        }
+        #expect(failed, "twenty captures fitted in 8 KiB")
+        try FileManager.default.removeItem(atPath: point + "/fill")
+        let check = try jqc("check", "--photos")
+        #expect(check.status == 0, "a photo file outlived its failed event: \(check.stdout)")
+    }
 }
