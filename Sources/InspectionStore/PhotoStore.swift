@@ -27,7 +27,8 @@ public struct PhotoStore: Sendable {
 
         public var description: String {
             switch self {
-            case .unreadable(let path, let reason): "cannot read \(path): \(reason). Check the path."
+            case .unreadable(let path, let reason):
+                "cannot read \(path): \(reason); nothing was recorded. Check the path."
             case .notAnImage(let path):
                 "\(path) is not a JPEG, PNG, GIF, WebP or HEIC image; nothing was recorded. Capture an image file."
             case .empty(let path): "\(path) is empty; nothing was recorded."
@@ -56,10 +57,7 @@ public struct PhotoStore: Sendable {
 
     /// Reads and checks the file at `path` without storing anything.
     public func prepare(fileAt path: String) throws -> PreparedPhoto {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw Failure.unreadable(path: path, reason: reason)
-        }
+        let data = try Self.readRegularFile(path)
         guard !data.isEmpty else { throw Failure.empty(path: path) }
         guard data.count <= Self.maximumSize else { throw Failure.tooLarge(path: path, size: data.count) }
         guard let mediaType = Self.mediaType(of: data) else { throw Failure.notAnImage(path: path) }
@@ -138,6 +136,52 @@ public struct PhotoStore: Sendable {
         guard let data = contents(sha256: sha256) else { return .missing }
         let actual = SHA256Hasher().digest(Array(data)).hex
         return actual == sha256 ? .matches : .altered(actual: actual)
+    }
+
+    /// Reads a regular file of at most `maximumSize` (+1, to tell "too large")
+    /// bytes. What is not a regular file is named as what it is: a directory,
+    /// a FIFO (which would block) or a device like /dev/zero (which never
+    /// ends) is refused before a byte is read, and the reason is the real one.
+    static func readRegularFile(_ path: String) throws -> Data {
+        let shown = TerminalText.singleLine(path)
+        // O_NONBLOCK: opening a FIFO nobody writes to must not hang.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT && path.contains("\u{FFFD}") {
+                throw Failure.unreadable(
+                    path: shown,
+                    reason: "its name contains bytes that are not UTF-8 (shown as \u{FFFD}), which jqc cannot pass on "
+                        + "as typed; rename the file")
+            }
+            throw Failure.unreadable(path: shown, reason: String(cString: strerror(code)).lowercased())
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw Failure.unreadable(path: shown, reason: String(cString: strerror(errno)).lowercased())
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw Failure.unreadable(path: shown, reason: "it is a directory, not an image file")
+        case S_IFIFO: throw Failure.unreadable(path: shown, reason: "it is a FIFO (a pipe), not an image file")
+        case S_IFCHR, S_IFBLK: throw Failure.unreadable(path: shown, reason: "it is a device, not an image file")
+        case S_IFSOCK: throw Failure.unreadable(path: shown, reason: "it is a socket, not an image file")
+        default: throw Failure.unreadable(path: shown, reason: "it is not a regular file")
+        }
+        if Int(status.st_size) > maximumSize { throw Failure.tooLarge(path: shown, size: Int(status.st_size)) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while data.count <= maximumSize {
+            let count = buffer.withUnsafeMutableBytes { raw in read(fd, raw.baseAddress, raw.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure.unreadable(path: shown, reason: String(cString: strerror(errno)).lowercased())
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return data
     }
 
     /// Recognises images by their first bytes, not their file name.

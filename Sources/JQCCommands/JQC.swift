@@ -140,10 +140,13 @@ public enum JQC {
 
     /// The text of any error a command can throw.
     static func message(for error: any Error) -> String {
-        switch error {
-        case let error as UsageError: error.message
-        case let error as CustomStringConvertible: error.description
-        default: "\(error)"
-        }
+        let text =
+            switch error {
+            case let error as UsageError: error.message
+            case let error as CustomStringConvertible: error.description
+            default: "\(error)"
+            }
+        // No message echoes a huge value back whole.
+        return StoreMessage.cuttingLongRuns(text)
     }
 }
