@@ -144,7 +144,14 @@ enum LedgerCopy {
     static func copyPhotos(from home: LedgerHome, to target: LedgerHome) throws -> Photos {
         try FileStore.makeDirectory(target.photosPath)
         var photos = Photos()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: home.photosPath)) ?? []
+        var names: [String] = []
+        if FileManager.default.fileExists(atPath: home.photosPath) {
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: home.photosPath)
+            } catch {
+                throw JQCError.unreadableFile(home.photosPath, "the photo directory cannot be listed")
+            }
+        }
         let store = PhotoStore(directory: target.photosPath)
         for name in names.sorted() where PhotoStore.isPhotoName(name) {
             guard let data = FileManager.default.contents(atPath: home.photosPath + "/" + name) else {
