@@ -96,7 +96,11 @@ struct SalvageCommand: RunnableCommand {
             let after =
                 salvaged.seenAfterBreak > 0
                 ? " \(salvaged.seenAfterBreak) more records were found after it and are not trusted." : ""
-            invocation.stdout.line("Lost: everything from position \(kept + 1) on. \(firstBreak).\(after)")
+            invocation.stdout.line("Lost: everything from position \(kept + 1) on (\(firstBreak)).\(after)")
+            if let stored = salvaged.storedCount, stored > kept {
+                invocation.stdout.line(
+                    "The store's events table counts \(stored) records: \(stored - kept) were not salvaged.")
+            }
         } else {
             invocation.stdout.line("Every record found in the store verified and was copied.")
         }
@@ -146,6 +150,8 @@ struct Salvage {
     var firstBreak: String?
     /// Records the child printed after the first break.
     var seenAfterBreak = 0
+    /// How many records the store's `events` table counts, if it could say.
+    var storedCount: UInt64?
 
     /// Runs `jqc salvage-read STORE` and checks what it prints, link by link.
     static func read(_ store: String) throws -> Salvage {
@@ -171,10 +177,14 @@ struct Salvage {
                 salvage.seenAfterBreak += 1
                 continue
             }
+            if line.first == UInt8(ascii: "#") {
+                salvage.storedCount = UInt64(String(decoding: line.dropFirst(2), as: UTF8.self))
+                continue
+            }
             if line.first == UInt8(ascii: "!") {
                 salvage.firstBreak =
                     "the store could not be read past position \(expected - 1): "
-                    + String(decoding: line.dropFirst(2), as: UTF8.self)
+                    + childReason(String(decoding: line.dropFirst(2), as: UTF8.self), process)
                 continue
             }
             let fields = line.split(separator: UInt8(ascii: " "))
@@ -206,14 +216,23 @@ struct Salvage {
             expected += 1
         }
         if salvage.firstBreak == nil, process.terminationStatus != 0 || process.terminationReason != .exit {
-            let why =
-                stderr.split(separator: "\n").last.map(String.init)
-                ?? "it ended with status \(process.terminationStatus)"
             salvage.firstBreak =
-                "the store could not be read past position \(expected - 1): "
-                + TerminalText.singleLine(why.hasPrefix("jqc: ") ? String(why.dropFirst(5)) : why)
+                "the store could not be read past position \(expected - 1): " + childReason(stderr, process)
         }
         return salvage
+    }
+
+    /// What the child said when it stopped, without the advice around it.
+    static func childReason(_ text: String, _ process: Process) -> String {
+        guard var why = text.split(separator: "\n").last.map(String.init) else {
+            return process.terminationReason == .uncaughtSignal
+                ? "the reader was ended by signal \(process.terminationStatus)"
+                : "the reader ended with status \(process.terminationStatus)"
+        }
+        if why.hasPrefix("jqc: ") { why = String(why.dropFirst(5)) }
+        if let damage = why.range(of: "is damaged: ") { why = String(why[damage.upperBound...]) }
+        if let advice = why.range(of: ". Nothing was changed.") { why = String(why[..<advice.lowerBound]) }
+        return TerminalText.singleLine(why)
     }
 
     static func executablePath() -> String {
@@ -295,6 +314,7 @@ struct SalvageReadCommand: RunnableCommand {
                 return
             }
             try environment.read { txn in
+                out.write(Data("# \(try txn.count(events))\n".utf8))
                 try txn.forEach(events) { key, value in
                     var line = "\(BigEndian.uint64(key) ?? 0) "
                     line.reserveCapacity(line.utf8.count + value.count * 2 + 1)

@@ -140,4 +140,29 @@ import Testing
         #expect(result.stderr.contains("nothing was written"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target))
     }
+
+    /// One byte of every page's header changed in turn: salvage never dies
+    /// with its reader, never changes the source, and what it keeps verifies.
+    @Test func salvageSurvivesADamagedPageAnywhere() throws {
+        let path = home + "/store/data.mdb"
+        let pristine = try #require(FileManager.default.contents(atPath: path))
+        var readerStopped = 0
+        for page in 2..<(pristine.count / 4096) {
+            var data = pristine
+            data[page * 4096 + 20] ^= 0xFF
+            try data.write(to: URL(fileURLWithPath: path))
+            let target = directory.appending("salvaged-\(page)")
+            let result = try jqc("salvage", target)
+            #expect(!result.signalled && result.status <= 1, "page \(page): \(result.stderr)")
+            #expect(FileManager.default.contents(atPath: path) == data, "salvage changed the source (page \(page))")
+            if result.status == 0 {
+                let verify = try JQCRunner(ledger: target)("verify")
+                #expect(verify.status == 0, "page \(page): the salvaged ledger does not verify: \(verify.stderr)")
+            } else {
+                #expect(!FileManager.default.fileExists(atPath: target), "page \(page): a failed salvage left DEST")
+            }
+            if result.stdout.contains("could not be read past position") { readerStopped += 1 }
+        }
+        #expect(readerStopped > 0, "no damaged page stopped the reader: the child-process path went untested")
+    }
 }
