@@ -132,27 +132,42 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dataFile) == (before != nil))
     }
 
-    /// Every page zeroed in turn: whatever it held, no command dies by a
-    /// signal, and a verify that passes still counts every record.
-    @Test func noZeroedPageEndsAProcessBySignal() throws {
+    /// Every page zeroed in turn, and one byte of every page header changed
+    /// in turn: whatever it held, no command dies by a signal, and a verify
+    /// that passes still counts every record. LMDB's assertion and a fault in
+    /// the map are among what this finds, so both of those paths are checked.
+    @Test func noDamagedPageEndsAProcessBySignal() throws {
         let healthy = try JSONSerialization.jsonObject(with: Data(try jqc("--json", "verify").stdout.utf8))
         let records = try #require((healthy as? [String: Any])?["checked"] as? Int)
         let pristine = try #require(contents(dataFile))
         let pages = pristine.count / 4096
-        for page in 2..<pages {
-            var data = pristine
-            data.replaceSubrange((page * 4096)..<((page + 1) * 4096), with: [UInt8](repeating: 0, count: 4096))
-            try data.write(to: URL(fileURLWithPath: dataFile))
-            for command in [["--json", "verify"], ["log"], ["show", inspection]] {
-                let result = try jqc.run(command)
-                #expect(!result.signalled, "jqc \(command) died by signal \(result.status), page \(page) zeroed")
-                #expect(result.status <= 1, "jqc \(command), page \(page) zeroed: \(result.stderr)")
-                if command == ["--json", "verify"], result.status == 0 {
-                    let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-                    #expect(report?["checked"] as? Int == records, "page \(page) zeroed, verify: \(result.stdout)")
+        var assertions = 0
+        var faults = 0
+        for damage in ["zeroed", "flags", "lower bound"] {
+            for page in 2..<pages {
+                var data = pristine
+                switch damage {
+                case "zeroed":
+                    data.replaceSubrange((page * 4096)..<((page + 1) * 4096), with: [UInt8](repeating: 0, count: 4096))
+                case "flags": data[page * 4096 + 10] ^= 0xFF
+                default: data[page * 4096 + 20] ^= 0xFF
+                }
+                try data.write(to: URL(fileURLWithPath: dataFile))
+                for command in [["--json", "verify"], ["log"], ["show", inspection]] {
+                    let result = try jqc.run(command)
+                    #expect(!result.signalled, "jqc \(command) died by signal \(result.status), page \(page) \(damage)")
+                    #expect(result.status <= 1, "jqc \(command), page \(page) \(damage): \(result.stderr)")
+                    if command == ["--json", "verify"], result.status == 0 {
+                        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+                        #expect(report?["checked"] as? Int == records, "page \(page) \(damage): \(result.stdout)")
+                    }
+                    if result.stderr.contains("LMDB found an inconsistent page") { assertions += 1 }
+                    if result.stderr.contains("(SIGBUS/SIGSEGV)") { faults += 1 }
                 }
             }
         }
+        #expect(assertions > 0, "no damage reached LMDB's assertion: that path went untested")
+        #expect(faults > 0, "no damage reached a fault: the signal handler went untested")
     }
 
     // MARK: - Verified reads
