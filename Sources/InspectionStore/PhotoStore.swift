@@ -108,10 +108,16 @@ public struct PhotoStore: Sendable {
         return removed
     }
 
-    /// The stored photo files (names of 64 hex digits), sorted.
-    public func storedNames() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter(Self.isPhotoName).sorted()
+    /// The stored photo files (names of 64 hex digits), sorted. A photo
+    /// directory that does not exist holds none; one that cannot be listed is
+    /// an error, not an empty store.
+    public func storedNames() throws -> [String] {
+        guard FileManager.default.fileExists(atPath: directory) else { return [] }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory).filter(Self.isPhotoName).sorted()
+        } catch {
+            throw Failure.unreadable(path: directory, reason: "the photo directory cannot be listed")
+        }
     }
 
     /// Whether `name` is a stored photo's file name (64 lowercase hex digits),

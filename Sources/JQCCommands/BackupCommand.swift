@@ -109,7 +109,14 @@ enum LedgerCopy {
                     "\(path) exists and is not a directory; nothing was written. Name a new directory for the \(command)."
                 )
             }
-            let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            let entries: [String]
+            do {
+                entries = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw JQCError.refused(
+                    "\(path) cannot be listed (\(error.localizedDescription)); nothing was written. Name a directory "
+                        + "this user can read and write.")
+            }
             guard entries.isEmpty else {
                 throw JQCError.refused(
                     "\(path) is not empty; nothing was written. Name a new (or empty) directory for the \(command), "

@@ -96,7 +96,7 @@ struct CheckCommand: RunnableCommand {
             }
         }
         let photos = auditor.photos
-        let stored = Set(photos.storedNames())
+        let stored = Set(try photos.storedNames())
         var findings: [Finding] = []
         for hash in stored.subtracting(named.keys).sorted() {
             findings.append(
