@@ -35,6 +35,8 @@ public final class InspectionLedger: @unchecked Sendable {
         self.notice = notice
         views.notice = notice
         if !options.readOnly {
+            // A capture killed mid-write leaves a temporary file; nobody else will remove it.
+            photos.removeStaleTemporaries()
             views.rebuildLock = RebuildLock(path: storePath + "/rebuild.lock")
             try views.rebuildStale(announce: notice) { done, total in progress?("rebuilding", done, total) }
         }

@@ -27,7 +27,8 @@ public struct PhotoStore: Sendable {
 
         public var description: String {
             switch self {
-            case .unreadable(let path, let reason): "cannot read \(path): \(reason). Check the path."
+            case .unreadable(let path, let reason):
+                "cannot read \(path): \(reason); nothing was recorded. Check the path."
             case .notAnImage(let path):
                 "\(path) is not a JPEG, PNG, GIF, WebP or HEIC image; nothing was recorded. Capture an image file."
             case .empty(let path): "\(path) is empty; nothing was recorded."
@@ -56,10 +57,7 @@ public struct PhotoStore: Sendable {
 
     /// Reads and checks the file at `path` without storing anything.
     public func prepare(fileAt path: String) throws -> PreparedPhoto {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw Failure.unreadable(path: path, reason: reason)
-        }
+        let data = try Self.readRegularFile(path)
         guard !data.isEmpty else { throw Failure.empty(path: path) }
         guard data.count <= Self.maximumSize else { throw Failure.tooLarge(path: path, size: data.count) }
         guard let mediaType = Self.mediaType(of: data) else { throw Failure.notAnImage(path: path) }
@@ -67,16 +65,65 @@ public struct PhotoStore: Sendable {
         return PreparedPhoto(description: StoredPhoto(sha256: hash, size: data.count, mediaType: mediaType), data: data)
     }
 
-    /// Stores a prepared file under its hash (once: the same bytes are kept once).
-    public func keep(_ prepared: PreparedPhoto) throws {
+    /// Stores a prepared file under its hash (once: the same bytes are kept
+    /// once). Answers whether this call wrote the file, so that a caller
+    /// whose event then fails to commit can `discard` exactly what it added.
+    @discardableResult
+    public func keep(_ prepared: PreparedPhoto) throws -> Bool {
         let target = directory + "/" + prepared.description.sha256
-        if !FileManager.default.fileExists(atPath: target) {
-            do {
-                try DurableFile.write(prepared.data, to: target, mode: 0o600)
-            } catch {
-                throw Failure.cannotStore(error.description)
+        guard !FileManager.default.fileExists(atPath: target) else { return false }
+        do {
+            try DurableFile.write(prepared.data, to: target, mode: 0o600)
+        } catch {
+            if error.code == ENOSPC || error.code == EDQUOT {
+                throw LedgerError.noSpace(path: directory, freeBytes: LedgerError.freeSpace(at: directory))
+            }
+            throw Failure.cannotStore(error.description)
+        }
+        return true
+    }
+
+    /// Removes a file `keep` just wrote, when the event that was to name it
+    /// did not commit: a photo file stays only once its event is in the log.
+    public func discard(_ prepared: PreparedPhoto) {
+        unlink(directory + "/" + prepared.description.sha256)
+    }
+
+    /// Removes the temporary files (`NAME.tmp-PID`) that a capture killed
+    /// mid-write left behind, where process PID is no longer running. Answers
+    /// the names removed.
+    @discardableResult
+    public func removeStaleTemporaries() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var removed: [String] = []
+        for name in names {
+            guard let marker = name.range(of: ".tmp-", options: .backwards),
+                let pid = Int32(name[marker.upperBound...]), pid > 0
+            else { continue }
+            // ESRCH: no such process. A live writer's file is left alone.
+            if kill(pid, 0) != 0 && errno == ESRCH, unlink(directory + "/" + name) == 0 {
+                removed.append(name)
             }
         }
+        return removed
+    }
+
+    /// The stored photo files (names of 64 hex digits), sorted. A photo
+    /// directory that does not exist holds none; one that cannot be listed is
+    /// an error, not an empty store.
+    public func storedNames() throws -> [String] {
+        guard FileManager.default.fileExists(atPath: directory) else { return [] }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory).filter(Self.isPhotoName).sorted()
+        } catch {
+            throw Failure.unreadable(path: directory, reason: "the photo directory cannot be listed")
+        }
+    }
+
+    /// Whether `name` is a stored photo's file name (64 lowercase hex digits),
+    /// as opposed to a temporary file of an unfinished capture.
+    public static func isPhotoName(_ name: String) -> Bool {
+        name.utf8.count == 64 && name.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// The stored bytes of a photo, if present.
@@ -95,6 +142,52 @@ public struct PhotoStore: Sendable {
         guard let data = contents(sha256: sha256) else { return .missing }
         let actual = SHA256Hasher().digest(Array(data)).hex
         return actual == sha256 ? .matches : .altered(actual: actual)
+    }
+
+    /// Reads a regular file of at most `maximumSize` (+1, to tell "too large")
+    /// bytes. What is not a regular file is named as what it is: a directory,
+    /// a FIFO (which would block) or a device like /dev/zero (which never
+    /// ends) is refused before a byte is read, and the reason is the real one.
+    static func readRegularFile(_ path: String) throws -> Data {
+        let shown = TerminalText.singleLine(path)
+        // O_NONBLOCK: opening a FIFO nobody writes to must not hang.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT && path.contains("\u{FFFD}") {
+                throw Failure.unreadable(
+                    path: shown,
+                    reason: "its name contains bytes that are not UTF-8 (shown as \u{FFFD}), which jqc cannot pass on "
+                        + "as typed; rename the file")
+            }
+            throw Failure.unreadable(path: shown, reason: String(cString: strerror(code)).lowercased())
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw Failure.unreadable(path: shown, reason: String(cString: strerror(errno)).lowercased())
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw Failure.unreadable(path: shown, reason: "it is a directory, not an image file")
+        case S_IFIFO: throw Failure.unreadable(path: shown, reason: "it is a FIFO (a pipe), not an image file")
+        case S_IFCHR, S_IFBLK: throw Failure.unreadable(path: shown, reason: "it is a device, not an image file")
+        case S_IFSOCK: throw Failure.unreadable(path: shown, reason: "it is a socket, not an image file")
+        default: throw Failure.unreadable(path: shown, reason: "it is not a regular file")
+        }
+        if Int(status.st_size) > maximumSize { throw Failure.tooLarge(path: shown, size: Int(status.st_size)) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while data.count <= maximumSize {
+            let count = buffer.withUnsafeMutableBytes { raw in read(fd, raw.baseAddress, raw.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Failure.unreadable(path: shown, reason: String(cString: strerror(errno)).lowercased())
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return data
     }
 
     /// Recognises images by their first bytes, not their file name.

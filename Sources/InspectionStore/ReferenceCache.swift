@@ -48,21 +48,49 @@ public final class ReferenceCache: @unchecked Sendable {
                 try template.validate()
                 return template
             }
+            let facilityIDs = ReferenceDataError.repeated(facilities.map(\.id))
+            let templateIDs = ReferenceDataError.repeated(templates.map(\.id))
+            guard facilityIDs.isEmpty && templateIDs.isEmpty else {
+                throw ReferenceDataError.duplicateIDs(facilities: facilityIDs, templates: templateIDs)
+            }
         }
     }
 
-    /// Replaces the cached reference data with `snapshot`, in one transaction.
-    public func replace(with snapshot: Snapshot, at time: Timestamp) throws {
-        try log.environment.write { txn in
-            try txn.empty(facilities)
-            try txn.empty(templates)
-            for facility in snapshot.facilities {
-                try txn.put(facilities, Array(facility.id.utf8), Array(facility.jsonValue.serialized().utf8))
+    /// What a replace kept.
+    public struct Kept: Equatable, Sendable {
+        public var facilities: Int
+        public var templates: Int
+    }
+
+    /// Replaces the cached reference data with `snapshot`, in one transaction,
+    /// and answers what the tables hold afterwards (what was kept, counted
+    /// from the tables rather than from the snapshot).
+    @discardableResult
+    public func replace(with snapshot: Snapshot, at time: Timestamp) throws -> Kept {
+        let facilities = self.facilities
+        let templates = self.templates
+        let meta = self.meta
+        let ids = Set(snapshot.facilities.map(\.id)).count + Set(snapshot.templates.map(\.id)).count
+        guard ids == snapshot.facilities.count + snapshot.templates.count else {
+            throw ReferenceDataError.duplicateIDs(
+                facilities: ReferenceDataError.repeated(snapshot.facilities.map(\.id)),
+                templates: ReferenceDataError.repeated(snapshot.templates.map(\.id)))
+        }
+        do {
+            return try log.environment.write { txn in
+                try txn.empty(facilities)
+                try txn.empty(templates)
+                for facility in snapshot.facilities {
+                    try txn.put(facilities, Array(facility.id.utf8), Array(facility.jsonValue.serialized().utf8))
+                }
+                for template in snapshot.templates {
+                    try txn.put(templates, Array(template.id.utf8), template.canonicalCBOR.encoded())
+                }
+                try txn.put(meta, Array("pulled_at".utf8), Array(time.iso8601.utf8))
+                return Kept(facilities: try txn.count(facilities), templates: try txn.count(templates))
             }
-            for template in snapshot.templates {
-                try txn.put(templates, Array(template.id.utf8), template.canonicalCBOR.encoded())
-            }
-            try txn.put(meta, Array("pulled_at".utf8), Array(time.iso8601.utf8))
+        } catch let error as LMDBError {
+            throw LedgerError.from(error, store: log.environment.path)
         }
     }
 

@@ -1,4 +1,5 @@
 import InspectionDomain
+import LedgerCore
 
 /// A facility as the server describes it (reference data, a cache).
 public struct Facility: Hashable, Sendable {
@@ -68,11 +69,35 @@ public struct Facility: Hashable, Sendable {
 /// Why reference data was not accepted.
 public enum ReferenceDataError: Error, CustomStringConvertible {
     case invalid(String)
+    /// One pull or import names the same id for two facilities or two
+    /// templates: which one is meant cannot be told, so none is kept.
+    case duplicateIDs(facilities: [String], templates: [String])
 
     public var description: String {
         switch self {
         case .invalid(let why): "the reference data is not usable: \(why). Nothing was changed."
+        case .duplicateIDs(let facilities, let templates):
+            "the reference data is ambiguous: "
+                + [
+                    facilities.isEmpty ? nil : "facility ids \(Self.list(facilities))",
+                    templates.isEmpty ? nil : "template ids \(Self.list(templates))",
+                ].compactMap { $0 }.joined(separator: " and ")
+                + " each appear more than once. Nothing was changed. Each id must name one facility or template: "
+                + "fix the file, or ask the server's administrator."
         }
+    }
+
+    static func list(_ ids: [String]) -> String {
+        let shown = ids.prefix(10).map { TerminalText.singleLine(String($0.prefix(40))) }
+        return shown.joined(separator: ", ") + (ids.count > 10 ? " (and \(ids.count - 10) more)" : "")
+    }
+
+    /// The ids that occur more than once, in the order they first repeat.
+    static func repeated(_ ids: [String]) -> [String] {
+        var seen: Set<String> = []
+        var repeated: [String] = []
+        for id in ids where !seen.insert(id).inserted && !repeated.contains(id) { repeated.append(id) }
+        return repeated
     }
 }
 

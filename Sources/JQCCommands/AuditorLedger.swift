@@ -191,7 +191,7 @@ final class AuditorLedger {
 extension Invocation {
     /// The ledger opened read-only for an auditor (see `AuditorLedger`).
     func auditorLedger(views: Bool = true) throws -> AuditorLedger {
-        try AuditorLedger.open(home, views: views)
+        try openingStore { try AuditorLedger.open(home, views: views) }
     }
 }
 

@@ -44,8 +44,15 @@ extension Invocation {
     ) {
         let photos = try ledger().photos
         let prepared = try photos.prepare(fileAt: file)
-        return try record(.capturePhoto(prepareReference(prepared), for: target), on: inspection) {
-            try photos.keep(prepared)
+        var added = false
+        do {
+            return try record(.capturePhoto(prepareReference(prepared), for: target), on: inspection) {
+                added = try photos.keep(prepared)
+            }
+        } catch {
+            // The event did not commit: the file it would have named goes too.
+            if added { photos.discard(prepared) }
+            throw error
         }
     }
 
@@ -389,8 +396,16 @@ struct FlagCommand: RunnableCommand {
         let flag = FlagIssue(
             issueID: UUID(), severity: severity, description: description,
             photo: prepared.map(invocation.prepareReference))
-        let (events, state) = try invocation.record(.flagIssue(flag), on: inspection) {
-            if let prepared { try ledger.photos.keep(prepared) }
+        var added = false
+        let (events, state): ([InspectionEvent], InspectionState)
+        do {
+            (events, state) = try invocation.record(.flagIssue(flag), on: inspection) {
+                if let prepared { added = try ledger.photos.keep(prepared) }
+            }
+        } catch {
+            // The event did not commit: the file it would have named goes too.
+            if added, let prepared { ledger.photos.discard(prepared) }
+            throw error
         }
         if invocation.json {
             invocation.stdout.line(

@@ -18,8 +18,16 @@ extension Invocation {
         guard home.exists else { throw JQCError.noLedger(home.path) }
         let opened: InspectionLedger
         do {
-            opened = try InspectionLedger.openForReading(storePath: home.storePath, photosPath: home.photosPath).ledger
-        } catch LedgerError.noLedger where FileManager.default.fileExists(atPath: home.storePath + "/data.mdb") {
+            opened = try openingStore {
+                do {
+                    return try InspectionLedger.openForReading(storePath: home.storePath, photosPath: home.photosPath)
+                        .ledger
+                } catch LedgerError.noLedger where FileManager.default.fileExists(atPath: home.storePath + "/data.mdb")
+                {
+                    throw NoViewsYet()
+                }
+            }
+        } catch is NoViewsYet {
             // The log exists but its views were never made.
             return try writableLedger(because: .noViews)
         }
@@ -63,6 +71,9 @@ extension Invocation {
         }
     }
 }
+
+/// A log whose view tables were never made: the ledger is opened for writing to make them.
+private struct NoViewsYet: Error {}
 
 /// Why a read command cannot answer from a ledger it may only read.
 enum ReadingError: Error, CustomStringConvertible {

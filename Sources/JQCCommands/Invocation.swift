@@ -46,9 +46,28 @@ public final class Invocation {
         if let openedLedger { return openedLedger.log }
         if let openedLog { return openedLog }
         guard home.exists else { throw JQCError.noLedger(home.path) }
-        let log = try EventLog(directory: home.storePath)
+        let log = try openingStore { try EventLog(directory: home.storePath, options: .existingStore) }
         openedLog = log
         return log
+    }
+
+    /// Runs an open of the store, reading "no store" as damage: `config.json`
+    /// is there (the caller checked), so a ledger was made here and its store
+    /// was deleted, emptied or replaced since.
+    func openingStore<T>(_ open: () throws -> T) throws -> T {
+        do {
+            return try open()
+        } catch LedgerError.noLedger(let path) {
+            throw LedgerError.damagedStore(
+                path: path,
+                what: "store/data.mdb is missing although config.json shows a ledger was created here "
+                    + "(it was deleted or moved)")
+        } catch LedgerError.notALedger(let path, let why) {
+            throw LedgerError.notALedger(
+                path: path,
+                why: "\(why), yet config.json shows a ledger was created here, so its store was damaged or "
+                    + "replaced; restore it from a backup or copy what still verifies with 'jqc salvage DEST'")
+        }
     }
 
     /// The whole ledger: log, views (rebuilt first if stale), photos, reference data.
@@ -57,14 +76,16 @@ public final class Invocation {
         guard home.exists else { throw JQCError.noLedger(home.path) }
         openedLog?.close()
         openedLog = nil
-        let ledger = try InspectionLedger(
-            storePath: home.storePath, photosPath: home.photosPath,
-            notice: { message in
-                self.endProgress()
-                self.stderr.line("jqc: \(message)")
+        let ledger = try openingStore {
+            try InspectionLedger(
+                storePath: home.storePath, photosPath: home.photosPath, options: .existingStore,
+                notice: { message in
+                    self.endProgress()
+                    self.stderr.line("jqc: \(message)")
+                }
+            ) { what, done, total in
+                self.progress("\(what): \(done)/\(total) events")
             }
-        ) { what, done, total in
-            self.progress("\(what): \(done)/\(total) events")
         }
         endProgress()
         openedLedger = ledger

@@ -18,7 +18,8 @@ public enum JQC {
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
         HistoryCommand.self,
         VerifyCommand.self, DigestCommand.self, LogCommand.self, AuditCommand.self,
-        RebuildCommand.self, ViewsCommand.self, StatsCommand.self,
+        RebuildCommand.self, ViewsCommand.self, StatsCommand.self, BackupCommand.self, SalvageCommand.self,
+        SalvageReadCommand.self, CheckCommand.self,
     ]
 
     static let globalOptions = [
@@ -143,10 +144,13 @@ public enum JQC {
 
     /// The text of any error a command can throw.
     static func message(for error: any Error) -> String {
-        switch error {
-        case let error as UsageError: error.message
-        case let error as CustomStringConvertible: error.description
-        default: "\(error)"
-        }
+        let text =
+            switch error {
+            case let error as UsageError: error.message
+            case let error as CustomStringConvertible: error.description
+            default: "\(error)"
+            }
+        // No message echoes a huge value back whole.
+        return StoreMessage.cuttingLongRuns(text)
     }
 }

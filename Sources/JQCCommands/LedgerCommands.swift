@@ -33,12 +33,33 @@ struct InitCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
         if home.exists { throw JQCError.ledgerExists(home.path) }
-        try FileStore.makeDirectory(home.path)
-        try FileStore.makeDirectory(home.photosPath)
-        try EventLog(directory: home.storePath).close()
+        let files = FileManager.default
+        if files.fileExists(atPath: home.storePath + "/data.mdb") {
+            throw JQCError.refused(
+                "\(home.storePath) already holds a store but \(home.configPath) is missing; nothing was changed. "
+                    + "Restore config.json from a backup, or move the store away to start a new ledger.")
+        }
+        // Only `init` creates: whatever this run made is removed if it fails
+        // (a full disk), so no half-made ledger is left to be mistaken for one.
+        let made = [home.path, home.photosPath, home.storePath].filter { !files.fileExists(atPath: $0) }
         let config = LedgerConfig(
             deviceID: UUID(), serverURL: server, caBundle: caBundle, createdAt: invocation.clock.now())
-        try config.save(home)
+        do {
+            try FileStore.makeDirectory(home.path)
+            try FileStore.makeDirectory(home.photosPath)
+            try EventLog(directory: home.storePath).close()
+            try config.save(home)
+        } catch {
+            for path in made.reversed() { try? files.removeItem(atPath: path) }
+            if !made.contains(home.path) { unlink(home.configPath) }
+            if case let failure as DurableFileError = error, failure.code == ENOSPC || failure.code == EDQUOT {
+                throw LedgerError.noSpace(path: home.path, freeBytes: LedgerError.freeSpace(at: home.path))
+            }
+            if case LedgerError.noSpace = error {
+                throw LedgerError.noSpace(path: home.path, freeBytes: LedgerError.freeSpace(at: home.path))
+            }
+            throw error
+        }
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render([

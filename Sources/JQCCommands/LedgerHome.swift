@@ -65,8 +65,10 @@ public struct LedgerConfig: Codable, Sendable, Equatable {
         }
         do {
             return try JSONDecoder().decode(LedgerConfig.self, from: data)
+        } catch let error as DecodingError {
+            throw StoreMessage.damagedConfig(path: home.configPath, why: StoreMessage.reason(error))
         } catch {
-            throw JQCError.unreadableFile(home.configPath, "\(error)")
+            throw StoreMessage.damagedConfig(path: home.configPath, why: "it cannot be decoded")
         }
     }
 
@@ -86,14 +88,28 @@ enum FileStore {
     static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw JQCError.io("\(path) exists and is not a directory", EEXIST) }
+            guard isDirectory.boolValue else { throw StoreMessage.notADirectory(path: path, blocking: path) }
             return
+        }
+        // The nearest existing ancestor must be a directory: say which one is
+        // a file instead of the operating system's "not a directory".
+        var ancestor = (path as NSString).deletingLastPathComponent
+        while !ancestor.isEmpty && ancestor != "/" {
+            if FileManager.default.fileExists(atPath: ancestor, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else { throw StoreMessage.notADirectory(path: path, blocking: ancestor) }
+                break
+            }
+            ancestor = (ancestor as NSString).deletingLastPathComponent
         }
         do {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
         } catch {
-            throw JQCError.io("creating \(path): \(error.localizedDescription)", errno)
+            let code = errno
+            if code == ENOSPC || code == EDQUOT {
+                throw LedgerError.noSpace(path: path, freeBytes: LedgerError.freeSpace(at: path))
+            }
+            throw JQCError.io("creating \(path)", code == 0 ? EIO : code)
         }
     }
 }

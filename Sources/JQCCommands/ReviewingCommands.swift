@@ -228,13 +228,12 @@ struct PullCommand: RunnableCommand {
         } else {
             snapshot = try invocation.pullFromServer()
         }
-        try ledger.reference.replace(with: snapshot, at: invocation.clock.now())
+        // The counts are what the cache holds afterwards, not what was sent.
+        let kept = try ledger.reference.replace(with: snapshot, at: invocation.clock.now())
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(["facilities": snapshot.facilities.count, "templates": snapshot.templates.count]))
+            invocation.stdout.line(JSONOutput.render(["facilities": kept.facilities, "templates": kept.templates]))
         } else {
-            invocation.stdout.line(
-                "Pulled \(snapshot.facilities.count) facilities and \(snapshot.templates.count) templates.")
+            invocation.stdout.line("Pulled \(kept.facilities) facilities and \(kept.templates) templates.")
         }
     }
 }

@@ -6,24 +6,34 @@ import Foundation
 /// The class owns the `MDB_env*`; a failed open frees what it half-made before
 /// throwing, and `close()` is explicit. Transactions are closures, so none can
 /// be left open: `write` commits when its closure returns and aborts when it
-/// throws. When the map fills, `write` grows it and runs the closure again, so
-/// the closure must do nothing but work on its transaction.
+/// throws. The map is fixed and large (`defaultMapSize`): it only reserves
+/// address space, so it never has to grow and a closure never runs twice.
+///
+/// Opening is defensive: an existing `data.mdb` is checked (`StoreFile`)
+/// before LMDB maps it, a missing one is created only with `Options.create`,
+/// and LMDB's assertions end the process with a message (`StoreFaults`).
 ///
 /// Environments are opened with `MDB_NOTLS`: a read transaction is not tied to
 /// a thread's slot. A write transaction is still tied to the thread that began
 /// it, which the closure form guarantees (it cannot cross an `await`).
 /// Never use an environment in a child after `fork`.
 public final class Environment: @unchecked Sendable {
+    /// 1 TiB of address space on 64-bit systems (LMDB maps the file without
+    /// allocating memory or disk for the rest), 1 GiB on 32-bit ones.
+    public static let defaultMapSize = MemoryLayout<Int>.size == 8 ? 1 << 40 : 1 << 30
+
     /// How to open an environment.
     public struct Options: Sendable {
-        /// Initial map size in bytes; it grows on demand.
-        public var mapSize: Int = 64 << 20
+        /// The map size in bytes: the most the store can ever hold. Fixed for
+        /// the life of the environment; a full map is an error, not a resize.
+        public var mapSize: Int = Environment.defaultMapSize
         /// The largest number of named tables.
         public var maxTables: UInt32 = 64
         /// A generous reader table: every process and thread reading at once
         /// takes a slot, and `MDB_READERS_FULL` would refuse an auditor.
         public var maxReaders: UInt32 = 1022
-        /// Open for reading only (an auditor's copy).
+        /// Open for reading only (an auditor's copy): no write transaction is
+        /// ever begun and no table is created.
         public var readOnly: Bool = false
         /// With `readOnly`, also skip the lock file, for a copy on a read-only
         /// medium. Safe only when no other process writes to it.
@@ -31,6 +41,10 @@ public final class Environment: @unchecked Sendable {
         /// Skip fsync at commit. Only for benchmarks of what fsync costs and
         /// for scratch data; never for a ledger.
         public var unsafeNoSync: Bool = false
+        /// Create the directory, `data.mdb` and missing tables when absent.
+        /// Without it a missing store is an error (`LMDBError.Kind.missing`),
+        /// never a new empty one.
+        public var create: Bool = true
 
         public init() {}
     }
@@ -49,36 +63,64 @@ public final class Environment: @unchecked Sendable {
     public let path: String
     public let options: Options
 
-    /// Serialises map resizing against this process's own transactions:
-    /// `mdb_env_set_mapsize` may only be called when none is active.
+    /// Serialises adopting another process's map size against this process's
+    /// own transactions: `mdb_env_set_mapsize` may only be called when none is active.
     private let gate = NSCondition()
     private var activeTransactions = 0
     private var resizing = false
     private var tableCache: [String: Table] = [:]
+    private var faultSlot: Int?
 
-    /// Opens (creating if needed, with mode 0700 for the directory and 0600
-    /// for its files) the environment at `directory`.
+    /// The size `lock.mdb` is given up front: LMDB's reader table for
+    /// `maxReaders` 1022 is 64 KiB. LMDB writes it through a shared map, where
+    /// a full disk would raise SIGBUS; allocated first, a full disk is an error.
+    static let lockFileSize: off_t = 65536
+
+    /// Opens the environment at `directory` (creating it, with mode 0700 for
+    /// the directory and 0600 for its files, only with `options.create`).
     public init(directory: String, options: Options = Options()) throws(LMDBError) {
         self.path = directory
         self.options = options
-        if !options.readOnly {
+        let creates = options.create && !options.readOnly
+        if creates {
             if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-                throw LMDBError(code: errno, operation: "creating the ledger directory \(directory)")
+                throw LMDBError(code: errno, operation: "creating the store directory \(directory)")
             }
+        }
+        switch StoreFile.check(directory: directory) {
+        case .success:
+            break
+        case .failure(.missing):
+            guard creates else {
+                var isDirectory: ObjCBool = false
+                let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
+                throw LMDBError(
+                    code: ENOENT, operation: "opening the store at \(directory)",
+                    message: exists && isDirectory.boolValue
+                        ? "data.mdb does not exist" : "the directory does not exist")
+            }
+        case .failure(.unreadable(let code)):
+            throw LMDBError(code: code, operation: "reading \(directory)/data.mdb")
+        case .failure(.damaged(let what)):
+            throw LMDBError(code: MDB_CORRUPTED, operation: "checking \(directory)/data.mdb", message: what)
+        }
+        if !options.noLock {
+            try Self.reserveLockFile(directory, creating: creates)
         }
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
+        let slot = StoreFaults.register(environment: env!, directory: directory)
         do {
+            try check(mdb_env_set_assert(env, storeAssertion), "mdb_env_set_assert")
             try check(mdb_env_set_maxdbs(env, options.maxTables), "mdb_env_set_maxdbs")
             try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders")
-            if !options.readOnly {
-                try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
-            }
+            try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.readOnly && options.noLock { flags |= UInt32(MDB_NOLOCK) }
             if options.unsafeNoSync { flags |= UInt32(MDB_NOSYNC) }
             try check(mdb_env_open(env, directory, flags, 0o600), "opening the LMDB environment at \(directory)")
+            if let slot { StoreFaults.locateMaps(slot: slot, directory: directory) }
             if !(options.readOnly && options.noLock) {
                 // Clear reader slots left by processes that died mid-read, so a
                 // crashed command never pins old pages or fills the table.
@@ -86,10 +128,37 @@ public final class Environment: @unchecked Sendable {
                 try check(mdb_reader_check(env, &dead), "mdb_reader_check")
             }
         } catch {
+            if let slot { StoreFaults.unregister(slot: slot) }
             mdb_env_close(env)
+            if creates && error.code == ENOSPC { Self.removeIfEmpty(directory) }
             throw error
         }
         self.handle = env
+        self.faultSlot = slot
+    }
+
+    /// Allocates `lock.mdb` before LMDB maps it (see `lockFileSize`). A
+    /// filesystem that cannot allocate ahead (or a read-only directory) is
+    /// left to LMDB; only a full disk is an error.
+    private static func reserveLockFile(_ directory: String, creating: Bool) throws(LMDBError) {
+        let lockPath = directory + "/lock.mdb"
+        let fd = open(lockPath, O_RDWR | O_CLOEXEC | (creating ? O_CREAT : 0), 0o600)
+        guard fd >= 0 else { return }
+        defer { Foundation.close(fd) }
+        let rc = posix_fallocate(fd, 0, lockFileSize)
+        if rc == ENOSPC || rc == EDQUOT {
+            throw LMDBError(code: rc, operation: "reserving the lock file \(lockPath)")
+        }
+    }
+
+    /// Removes what a failed creation made (an empty store directory, a lock
+    /// file and an empty `data.mdb`), so a full disk leaves nothing half-made.
+    private static func removeIfEmpty(_ directory: String) {
+        var status = stat()
+        if stat(directory + "/data.mdb", &status) == 0, status.st_size > 0 { return }
+        unlink(directory + "/data.mdb")
+        unlink(directory + "/lock.mdb")
+        rmdir(directory)
     }
 
     deinit { close() }
@@ -100,6 +169,8 @@ public final class Environment: @unchecked Sendable {
         gate.lock()
         defer { gate.unlock() }
         if let handle {
+            if let faultSlot { StoreFaults.unregister(slot: faultSlot) }
+            faultSlot = nil
             mdb_env_close(handle)
             self.handle = nil
         }
@@ -112,9 +183,10 @@ public final class Environment: @unchecked Sendable {
 
     // MARK: - Tables
 
-    /// The named table, created if needed (unless the environment is read-only,
-    /// in which case a missing table is reported as `nil`).
-    public func table(_ name: String) throws -> Table? {
+    /// The named table, created if needed when `create` (and the environment
+    /// is writable and was opened with `Options.create`); otherwise a missing
+    /// table is reported as `nil`.
+    public func table(_ name: String, create: Bool = true) throws -> Table? {
         gate.lock()
         if let cached = tableCache[name] {
             gate.unlock()
@@ -125,7 +197,7 @@ public final class Environment: @unchecked Sendable {
         // needs the writer lock, which another process may hold for a while
         // (a rebuild) and every command would otherwise wait for at start-up.
         var opened = try read { txn throws(LMDBError) in try txn.openTable(name, create: false) }
-        if opened == nil && !options.readOnly {
+        if opened == nil && create && !options.readOnly {
             opened = try write { txn throws(LMDBError) in try txn.openTable(name, create: true) }
         }
         if let opened {
@@ -140,17 +212,9 @@ public final class Environment: @unchecked Sendable {
 
     /// Runs `body` in a read-only snapshot of the environment.
     public func read<T, E: Error>(_ body: (Transaction) throws(E) -> T) throws -> T {
-        try enter()
+        let txn = try begin(UInt32(MDB_RDONLY), "beginning a read transaction")
         defer { leave() }
-        var txn: OpaquePointer?
-        var rc = mdb_txn_begin(try env(), nil, UInt32(MDB_RDONLY), &txn)
-        if rc == MDB_MAP_RESIZED {
-            // Another process grew the map: adopt its size and begin again.
-            try adoptResizedMap()
-            rc = mdb_txn_begin(try env(), nil, UInt32(MDB_RDONLY), &txn)
-        }
-        try check(rc, "beginning a read transaction")
-        let transaction = Transaction(handle: txn!, readOnly: true)
+        let transaction = Transaction(handle: txn, readOnly: true)
         do {
             let result = try body(transaction)
             // Commit rather than abort so tables opened in it stay usable.
@@ -163,25 +227,16 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Runs `body` in a write transaction and commits it durably when `body`
-    /// returns. If the map fills, the map is doubled and `body` runs again.
+    /// returns. `body` runs once: the map is fixed, so it never fills and
+    /// retries (a full map or disk is an error, and nothing is committed).
     public func write<T, E: Error>(_ body: (Transaction) throws(E) -> T) throws -> T {
-        while true {
-            do {
-                return try writeOnce(body)
-            } catch let error as LMDBError where error.kind == .mapFull {
-                try growMap()
-            } catch let error as LMDBError where error.kind == .mapResized {
-                try adoptResizedMap()
-            }
+        guard !options.readOnly else {
+            throw LMDBError(
+                code: EACCES, operation: "beginning a write transaction", message: "the store was opened read-only")
         }
-    }
-
-    private func writeOnce<T, E: Error>(_ body: (Transaction) throws(E) -> T) throws -> T {
-        try enter()
+        let txn = try begin(0, "beginning a write transaction")
         defer { leave() }
-        var txn: OpaquePointer?
-        try check(mdb_txn_begin(try env(), nil, 0, &txn), "beginning a write transaction")
-        let transaction = Transaction(handle: txn!, readOnly: false)
+        let transaction = Transaction(handle: txn, readOnly: false)
         let result: T
         do {
             result = try body(transaction)
@@ -192,6 +247,27 @@ public final class Environment: @unchecked Sendable {
         // mdb_txn_commit frees the transaction whether or not it succeeds.
         try check(mdb_txn_commit(txn), "committing a write transaction")
         return result
+    }
+
+    /// Begins a transaction and counts it as active (the caller must `leave()`).
+    /// If a process that set another map size wrote last, adopts that size
+    /// first: nothing has run yet, so nothing runs twice.
+    private func begin(_ flags: UInt32, _ operation: String) throws(LMDBError) -> OpaquePointer {
+        let env = try env()
+        try enter()
+        var txn: OpaquePointer?
+        var rc = mdb_txn_begin(env, nil, flags, &txn)
+        if rc == MDB_MAP_RESIZED {
+            leave()
+            try adoptResizedMap()
+            try enter()
+            rc = mdb_txn_begin(env, nil, flags, &txn)
+        }
+        if rc != 0 {
+            leave()
+            throw LMDBError(code: rc, operation: operation)
+        }
+        return txn!
     }
 
     private func enter() throws(LMDBError) {
@@ -221,15 +297,6 @@ public final class Environment: @unchecked Sendable {
             gate.unlock()
         }
         try body()
-    }
-
-    private func growMap() throws(LMDBError) {
-        try whileQuiescent { () throws(LMDBError) in
-            let env = try env()
-            var info = MDB_envinfo()
-            try check(mdb_env_info(env, &info), "mdb_env_info")
-            try check(mdb_env_set_mapsize(env, info.me_mapsize * 2), "growing the map to \(info.me_mapsize * 2) bytes")
-        }
     }
 
     private func adoptResizedMap() throws(LMDBError) {
@@ -265,5 +332,7 @@ public final class Environment: @unchecked Sendable {
         }
         try check(
             mdb_env_copy2(try env(), directory, UInt32(MDB_CP_COMPACT)), "copying the environment to \(directory)")
+        // LMDB creates the copy with the umask's mode; a store is private.
+        chmod(directory + "/data.mdb", 0o600)
     }
 }

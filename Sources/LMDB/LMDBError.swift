@@ -1,4 +1,5 @@
 import CLMDB
+import Foundation
 
 /// A failed LMDB call: which operation, LMDB's return code and its message.
 ///
@@ -7,7 +8,7 @@ import CLMDB
 public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What the caller can do about a failure.
     public enum Kind: Equatable, Sendable {
-        /// The map is full; `Environment.write` grows it and retries.
+        /// The map is full (it is fixed and 1 TiB, so this means a huge store).
         case mapFull
         /// Another process grew the map; `Environment` adopts the new size and retries.
         case mapResized
@@ -18,6 +19,13 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
         case readersFull
         /// The file is not an LMDB environment, or one of another version.
         case invalidFile
+        /// The store is damaged: the pre-flight check of `data.mdb` or LMDB
+        /// itself found an inconsistency.
+        case damaged
+        /// There is no store where one was opened without `Options.create`.
+        case missing
+        /// The disk (or the user's quota) is full.
+        case noSpace
         /// Permission or I/O failure from the operating system.
         case system
         /// Anything else LMDB reports.
@@ -34,7 +42,10 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
         case MDB_MAP_RESIZED: .mapResized
         case MDB_KEYEXIST: .keyExists
         case MDB_READERS_FULL: .readersFull
-        case MDB_INVALID, MDB_VERSION_MISMATCH, MDB_CORRUPTED: .invalidFile
+        case MDB_INVALID, MDB_VERSION_MISMATCH: .invalidFile
+        case MDB_CORRUPTED, MDB_PAGE_NOTFOUND: .damaged
+        case ENOENT: .missing
+        case ENOSPC, EDQUOT: .noSpace
         case let c where c > 0: .system
         default: .other
         }
@@ -44,6 +55,13 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
         self.code = code
         self.operation = operation
         self.message = String(cString: mdb_strerror(code))
+    }
+
+    /// An error with its own message (the pre-flight check's findings).
+    public init(code: Int32, operation: String, message: String) {
+        self.code = code
+        self.operation = operation
+        self.message = message
     }
 
     public var description: String { "\(operation) failed: \(message) (LMDB code \(code))" }

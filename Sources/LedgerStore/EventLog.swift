@@ -31,42 +31,80 @@ public final class EventLog: @unchecked Sendable {
         static let format = Array("format".utf8)
     }
 
-    /// Opens the log stored in `directory`, creating it if it does not exist
-    /// (unless `options.readOnly`).
+    /// Opens the log stored in `directory`.
+    ///
+    /// With `options.create` (the default, for library callers and tests) a
+    /// missing store is created. Without it (every `jqc` command but `init`),
+    /// and always with `options.readOnly`, nothing is created or written: a
+    /// missing store is `noLedger`, an LMDB environment without the ledger's
+    /// `meta` table or format marker is `notALedger`, and a store that fails
+    /// the pre-flight check of its file is `damagedStore`.
     public init(directory: String, options: Environment.Options = .init()) throws {
-        if options.readOnly && !FileManager.default.fileExists(atPath: directory + "/data.mdb") {
-            throw LedgerError.noLedger(path: directory)
-        }
         let environment: Environment
         do {
             environment = try Environment(directory: directory, options: options)
         } catch {
-            throw LedgerError.storage(error)
+            throw LedgerError.from(error, store: directory)
         }
         self.environment = environment
-        func open(_ name: String) throws -> Table {
-            guard let table = try environment.table(name) else { throw LedgerError.noLedger(path: directory) }
-            return table
-        }
+        let creates = options.create && !options.readOnly
         do {
+            // The marker first, opened without creating anything, so another
+            // program's environment is refused before a table is made in it.
+            let meta = try environment.table("meta", create: false)
+            let stored: [UInt8]? = try meta.flatMap { meta in
+                try environment.read { txn in try txn.get(meta, MetaKey.format) }
+            }
+            guard creates || stored != nil else {
+                throw LedgerError.notALedger(
+                    path: directory,
+                    why: meta == nil
+                        ? "its LMDB environment has no 'meta' table (it belongs to another program)"
+                        : "its 'meta' table has no format marker")
+            }
+            if let stored {
+                try Self.checkStoredFormat(stored, environment: environment)
+            }
+            func open(_ name: String) throws -> Table {
+                guard let table = try environment.table(name, create: creates) else {
+                    throw LedgerError.damagedStore(path: directory, what: "its '\(name)' table is missing")
+                }
+                return table
+            }
             tables = Tables(
                 events: try open("events"), eventIDs: try open("event_ids"),
                 streamIndex: try open("stream_index"), meta: try open("meta"))
-        } catch let error as LMDBError {
-            throw LedgerError.storage(error)
-        }
-        let meta = tables.meta
-        let stored = try environment.read { txn in try txn.get(meta, MetaKey.format) }
-        if let stored {
-            let text = String(decoding: stored, as: UTF8.self)
-            guard text == Self.format else { throw LedgerError.unsupportedFormat(found: text) }
-        } else if !options.readOnly {
-            try environment.write { txn in
-                if try txn.get(meta, MetaKey.format) == nil {
-                    try txn.put(meta, MetaKey.format, Array(Self.format.utf8))
+            if stored == nil {
+                let meta = tables.meta
+                try environment.write { txn in
+                    if try txn.get(meta, MetaKey.format) == nil {
+                        try txn.put(meta, MetaKey.format, Array(Self.format.utf8))
+                    }
                 }
             }
+            if !creates && !options.readOnly {
+                // A cheap probe of the log's own tree and its newest record: a
+                // command that would write (or show views) on a damaged or
+                // changed head refuses here. Read-only opens skip it so that
+                // `verify` and audits can report the damage themselves.
+                let reader = tables
+                try environment.read { txn in try LedgerReader(transaction: txn, tables: reader).checkHead() }
+            }
+        } catch let error as LMDBError {
+            environment.close()
+            throw LedgerError.from(error, store: directory)
+        } catch {
+            environment.close()
+            throw error
         }
+    }
+
+    /// The one place the stored format marker is checked. A store of another
+    /// format is refused here; a format upgrade (an older marker this code can
+    /// bring forward) belongs here too, before any table beyond `meta` is read.
+    static func checkStoredFormat(_ stored: [UInt8], environment: Environment) throws {
+        let text = String(decoding: stored, as: UTF8.self)
+        guard text == Self.format else { throw LedgerError.unsupportedFormat(found: text) }
     }
 
     /// Closes the storage. Only needed when the same process must open the
@@ -86,8 +124,8 @@ public final class EventLog: @unchecked Sendable {
     /// Runs `body` in one durable write transaction. Everything it appends, and
     /// everything it writes to other tables, commits together or not at all.
     ///
-    /// The closure may run more than once if the map has to grow; it must not
-    /// do anything but work with the writer it is given.
+    /// The closure runs once (the map is fixed); a full disk is
+    /// `LedgerError.noSpace` and commits nothing.
     public func write<T>(_ body: (LedgerWriter) throws -> T) throws -> T {
         try mapStorageErrors {
             try environment.write { txn in
@@ -125,7 +163,7 @@ public final class EventLog: @unchecked Sendable {
         do {
             return try body()
         } catch let error as LMDBError {
-            throw LedgerError.storage(error)
+            throw LedgerError.from(error, store: environment.path)
         }
     }
 
@@ -150,4 +188,14 @@ public struct AppendOutcome: Hashable, Sendable {
     public var streamVersion: UInt64
     /// True when the event id was already stored and nothing was written.
     public var wasAlreadyStored: Bool
+}
+
+extension Environment.Options {
+    /// How every command but `jqc init` opens a store: it must exist, so a
+    /// lost or replaced store is reported instead of silently started over.
+    public static var existingStore: Environment.Options {
+        var options = Environment.Options()
+        options.create = false
+        return options
+    }
 }

@@ -19,6 +19,18 @@ public enum LedgerError: Error, CustomStringConvertible {
     case storage(LMDBError)
     /// A caller passed an event that cannot be stored.
     case invalidEvent(String)
+    /// The store's files are damaged (`what` says how); nothing was read or written past the damage.
+    case damagedStore(path: String, what: String)
+    /// The directory holds an LMDB environment that is not a ledger (another
+    /// program's, or one whose ledger tables are gone). It was not changed.
+    case notALedger(path: String, why: String)
+    /// The disk holding the store is full; the transaction was not committed.
+    case noSpace(path: String, freeBytes: UInt64)
+    /// The store filled its fixed map (1 TiB by default); nothing was committed.
+    case mapFull(path: String)
+    /// A record's chain link does not match its contents or its predecessor:
+    /// it was changed after it was written.
+    case brokenChain(position: UInt64, what: String)
 
     public var description: String {
         switch self {
@@ -38,6 +50,61 @@ public enum LedgerError: Error, CustomStringConvertible {
             "the ledger's storage failed: \(error)"
         case .invalidEvent(let why):
             "invalid event: \(why)"
+        case .damagedStore(let path, let what):
+            "the ledger's store at \(path) is damaged: \(what). Nothing was changed. Restore it from a backup "
+                + "(see 'jqc backup'), or copy the records that still verify into a new ledger with 'jqc salvage DEST'."
+        case .notALedger(let path, let why):
+            "\(path) is not a ledger: \(why). Nothing was changed. Point --ledger at a ledger, or create one "
+                + "elsewhere with 'jqc init'."
+        case .noSpace(let path, let free):
+            "no space left on the device holding \(path) (\(free / 1024) KiB free); nothing was written. "
+                + "Free some space and run the command again."
+        case .mapFull(let path):
+            "the ledger's store at \(path) has filled its map (the most it was opened to hold); nothing was written. "
+                + "Copy it with 'jqc backup DEST' (which compacts it) and use the copy."
+        case .brokenChain(let position, let what):
+            "record \(position) fails its chain check (\(what)): the ledger was changed after it was written, "
+                + "so nothing is shown or recorded on top of it. Run 'jqc verify' to see the damage, then restore a "
+                + "backup or use 'jqc salvage DEST'."
         }
+    }
+
+    /// The ledger's reading of a storage failure in the store at `path`:
+    /// damage, a missing store and a full disk are named; the rest is `storage`.
+    public static func from(_ error: LMDBError, store path: String) -> LedgerError {
+        switch error.kind {
+        case .damaged, .invalidFile:
+            // LMDB's own findings are terse ("MDB_CORRUPTED: Located page was wrong type").
+            let what =
+                error.message.hasPrefix("MDB_")
+                ? "a page of data.mdb is not what LMDB expected while \(error.operation) (\(error.message))"
+                : error.message
+            return .damagedStore(path: path, what: what)
+        case .missing:
+            return .noLedger(path: path)
+        case .noSpace:
+            return .noSpace(path: path, freeBytes: freeSpace(at: path))
+        case .mapFull:
+            return .mapFull(path: path)
+        default:
+            // A short write at commit comes back as EIO; on a (nearly) full disk it is the disk.
+            if error.code == EIO, freeSpace(at: path) < 1 << 20 {
+                return .noSpace(path: path, freeBytes: freeSpace(at: path))
+            }
+            return .storage(error)
+        }
+    }
+
+    /// Bytes free for an unprivileged user on the filesystem holding `path`
+    /// (or its nearest existing parent).
+    public static func freeSpace(at path: String) -> UInt64 {
+        var candidate = path
+        while !candidate.isEmpty {
+            var stats = statvfs()
+            if statvfs(candidate, &stats) == 0 { return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) }
+            candidate = (candidate as NSString).deletingLastPathComponent
+            if candidate == "/" || candidate == "." { break }
+        }
+        return 0
     }
 }

@@ -28,9 +28,65 @@ public struct LedgerReader {
         }
     }
 
+    /// The record at `position`, checked against its chain link first: a
+    /// record changed after it was written is `LedgerError.brokenChain`,
+    /// never returned.
     public func record(at position: UInt64) throws -> EventRecord? {
         guard let value = try transaction.get(tables.events, BigEndian.bytes(position)) else { return nil }
+        try checkLink(of: value, at: position)
         return try Self.decode(value, position: position)
+    }
+
+    /// The record at `position` without its chain check, for the tools that
+    /// report damage themselves (`verify`, an audit's own chain check).
+    public func unverifiedRecord(at position: UInt64) throws -> EventRecord? {
+        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)) else { return nil }
+        return try Self.decode(value, position: position)
+    }
+
+    /// Checks the stored entry `value` of `position` against its chain link:
+    /// its stored hash must be the link of the previous record's stored hash
+    /// and its own leaf. This is the cheap, local check of every read (one
+    /// more lookup and one hash); `verify` walks the whole chain.
+    public func checkLink(of value: [UInt8], at position: UInt64) throws {
+        guard value.count > 32, let stored = Digest256(bytes: Array(value[0..<32])) else {
+            throw LedgerError.corruptRecord(position: position, .malformed("stored value is only \(value.count) bytes"))
+        }
+        let previous: Digest256
+        if position <= 1 {
+            previous = .zero
+        } else {
+            guard let before = try transaction.get(tables.events, BigEndian.bytes(position - 1)), before.count >= 32,
+                let hash = Digest256(bytes: Array(before[0..<32]))
+            else {
+                throw LedgerError.brokenChain(position: position, what: "the record before it is missing")
+            }
+            previous = hash
+        }
+        let chain = HashChain()
+        guard chain.link(previous: previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count)) == stored
+        else {
+            throw LedgerError.brokenChain(
+                position: position, what: "its stored hash does not match its contents and the record before it")
+        }
+    }
+
+    /// Checks the last record's chain link (nothing when the log is empty):
+    /// a write on top of a changed head is refused.
+    public func checkHead() throws {
+        let head = try head()
+        guard head.position > 0, let value = try transaction.get(tables.events, BigEndian.bytes(head.position)) else {
+            return
+        }
+        try checkLink(of: value, at: head.position)
+    }
+
+    /// The chain hash stored with the record at `position`, if there is one.
+    public func storedHash(at position: UInt64) throws -> Digest256? {
+        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count >= 32 else {
+            return nil
+        }
+        return Digest256(bytes: Array(value[0..<32]))
     }
 
     /// The position of an event id, if stored.
@@ -78,12 +134,37 @@ public struct LedgerReader {
 
     /// Calls `body` with every record from `position` on, in order, until it
     /// returns false.
-    public func forEachRecord(from position: UInt64 = 1, _ body: (EventRecord) throws -> Bool) throws {
+    ///
+    /// With `verifyingLinks`, each record is first checked against its chain
+    /// link (`LedgerError.brokenChain` on a changed one), from the hash stored
+    /// before `position`: one SHA-256 per record, since the previous hash is at
+    /// hand in a scan. Off by default so that rebuilds and benchmarks choose.
+    public func forEachRecord(
+        from position: UInt64 = 1, verifyingLinks: Bool = false, _ body: (EventRecord) throws -> Bool
+    ) throws {
         // The record holds its own position (checked against its key by
         // `verify`), so the keys need not be copied out.
         var expected = position
         var names = TextCache()
+        let chain = HashChain()
+        var previous: Digest256? = nil
+        if verifyingLinks {
+            previous = position <= 1 ? .zero : try storedHash(at: position - 1)
+            if previous == nil, position > 1 {
+                throw LedgerError.brokenChain(position: position, what: "the record before it is missing")
+            }
+        }
         try transaction.forEachValue(tables.events, from: BigEndian.bytes(position)) { value in
+            if let link = previous {
+                guard value.count > 32, let stored = Digest256(bytes: Array(value[0..<32])),
+                    chain.link(previous: link, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count)) == stored
+                else {
+                    throw LedgerError.brokenChain(
+                        position: expected, what: "its stored hash does not match its contents and the record before it"
+                    )
+                }
+                previous = stored
+            }
             let record = try Self.decode(value, position: expected, names: &names)
             expected = record.position + 1
             return try body(record)
@@ -136,6 +217,8 @@ public final class LedgerWriter {
     init(transaction: Transaction, tables: EventLog.Tables) throws {
         self.tables = tables
         self.reader = LedgerReader(transaction: transaction, tables: tables)
+        // Nothing is recorded on top of a changed head.
+        try reader.checkHead()
         let head = try reader.head()
         headPosition = head.position
         headHash = head.head

@@ -5,6 +5,8 @@ public struct ProcessResult: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+    /// Whether the process was ended by a signal (then `status` is its number).
+    public var signalled: Bool = false
 }
 
 /// Runs executables as a user would, for end-to-end tests.
@@ -49,7 +51,7 @@ public enum ProcessRun {
         process.waitUntilExit()
         return ProcessResult(
             status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: box.err, as: UTF8.self))
+            stderr: String(decoding: box.err, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 }
 

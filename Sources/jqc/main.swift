@@ -3,6 +3,7 @@
 import Foundation
 import JQCCommands
 
+JQC.installStoreGuards()
 let status = JQC.main(
     arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
     stdout: OutputStream(fileDescriptor: 1), stderr: OutputStream(fileDescriptor: 2))

@@ -100,16 +100,32 @@ import Testing
         #expect(try log.read { try $0.records(inStream: a, fromVersion: 3) }.map(\.position) == [7, 10])
     }
 
-    @Test func mapGrowsPastItsInitialSize() throws {
+    @Test func theMapIsFixedAndLarge() throws {
+        let log = try openLog()
+        #expect(try log.environment.info().mapSize == Environment.defaultMapSize)
+        #expect(Environment.defaultMapSize == 1 << 40)
+    }
+
+    @Test func aFullMapIsAnErrorThatCommitsNothing() throws {
         var options = Environment.Options()
         options.mapSize = 256 << 10  // 256 KiB: a few batches fill it
         let log = try openLog(options)
         let big = String(repeating: "x", count: 4000)
+        var stored: UInt64 = 0
+        var failure: (any Error)?
         for _ in 0..<40 {
-            try log.append((0..<10).map { _ in SampleEvents.event(stream: UUID(), note: big, at: clock.now()) })
+            do {
+                try log.append((0..<10).map { _ in SampleEvents.event(stream: UUID(), note: big, at: clock.now()) })
+                stored += 10
+            } catch {
+                failure = error
+                break
+            }
         }
-        #expect(try log.head().position == 400)
-        #expect(try log.environment.info().mapSize > 256 << 10)
+        let error = try #require(failure)
+        #expect("\(error)".contains("has filled its map"))
+        // The failed batch left nothing: the head is the last whole batch.
+        #expect(try log.head().position == stored)
         #expect(try log.verify().isIntact)
     }
 

@@ -1,0 +1,206 @@
+import ArgumentParsing
+import Foundation
+import InspectionStore
+import LMDB
+import LedgerCore
+import LedgerStore
+
+/// `jqc backup DEST`: a consistent hot copy of the ledger, verified.
+///
+/// The store is copied by LMDB itself (`mdb_env_copy2` with compaction)
+/// inside one read transaction, so the copy is one committed state even
+/// while another command records. The photo files are copied after it, so
+/// every photo an event in the copy names is there. The copy is a complete
+/// ledger directory: restoring is copying it back (see ARCHITECTURE.md).
+struct BackupCommand: RunnableCommand {
+    static let path = ["backup"]
+    static let spec = CommandSpec(
+        "backup",
+        abstract: "Copy the ledger (store, photos, configuration) to a new directory, and verify the copy.",
+        discussion: """
+            The copy is consistent even while other commands record, compacted, and checked after it is \
+            written: its chain must verify and end on the ledger's own hash at the same position. The login \
+            (credentials.json) is not copied: log in again after a restore.
+
+            To restore, put the copy where the ledger was (or point --ledger or JQC_HOME at it) and run \
+            'jqc verify':
+              rm -rf ~/.local/share/jqc && cp -a DEST ~/.local/share/jqc && jqc verify
+            """,
+        group: "Ledger",
+        positionals: [PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")])
+
+    var destination: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        destination = try parsed.require("DEST")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let home = invocation.home
+        guard home.exists else { throw JQCError.noLedger(home.path) }
+        let target = LedgerHome.resolve(option: destination, environment: invocation.environment)
+        let made = try LedgerCopy.prepareEmptyDirectory(target.path, for: "backup")
+        var options = Environment.Options()
+        options.readOnly = true
+        let log = try invocation.openingStore { try EventLog(directory: home.storePath, options: options) }
+        defer { log.close() }
+        let summary: LedgerCopy.Summary
+        do {
+            try FileStore.makeDirectory(target.storePath)
+            do {
+                try log.environment.copy(to: target.storePath)
+            } catch {
+                throw LedgerError.from(error, store: target.storePath)
+            }
+            let photos = try LedgerCopy.copyPhotos(from: home, to: target)
+            try LedgerCopy.copyConfig(from: home, to: target)
+            let checked = try LedgerCopy.verifyCopy(at: target, against: log)
+            summary = LedgerCopy.Summary(events: checked.position, head: checked, photos: photos)
+        } catch {
+            LedgerCopy.remove(target, madeDirectory: made)
+            throw LedgerCopy.spaceNamed(error, at: target.path)
+        }
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render([
+                    "backup": target.path, "events": summary.events, "head": summary.head.description,
+                    "photos": summary.photos.copied, "photos_not_matching": summary.photos.mismatched,
+                    "verified": true,
+                ]))
+        } else {
+            invocation.stdout.line(
+                "Backed up \(home.path) to \(target.path): \(summary.events) events, \(summary.photos.copied) photos, "
+                    + "config.json.")
+            invocation.stdout.line("Verified: the copy's chain is intact and ends on the ledger's \(summary.head).")
+            invocation.stdout.line("Not copied: credentials.json (log in again after a restore).")
+        }
+        if !summary.photos.mismatched.isEmpty {
+            invocation.stderr.line(
+                "jqc: warning: \(summary.photos.mismatched.count) photo files in the ledger no longer match their "
+                    + "names and were copied as they are: "
+                    + summary.photos.mismatched.prefix(5).joined(separator: ", ")
+                    + ". Run 'jqc check --photos' and 'jqc audit' on the inspections that name them.")
+        }
+    }
+}
+
+/// What `backup` and `salvage` share: a new directory to copy into, the
+/// photos, the configuration, and checking the copy.
+enum LedgerCopy {
+    struct Photos {
+        var copied = 0
+        /// Files whose bytes no longer hash to their name.
+        var mismatched: [String] = []
+    }
+
+    struct Summary {
+        var events: UInt64
+        var head: LedgerDigest
+        var photos: Photos
+    }
+
+    /// Makes sure `path` is a new or empty directory; answers whether this
+    /// run created it (so a failure removes exactly what it made).
+    static func prepareEmptyDirectory(_ path: String, for command: String) throws -> Bool {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw JQCError.refused(
+                    "\(path) exists and is not a directory; nothing was written. Name a new directory for the \(command)."
+                )
+            }
+            let entries: [String]
+            do {
+                entries = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw JQCError.refused(
+                    "\(path) cannot be listed (\(error.localizedDescription)); nothing was written. Name a directory "
+                        + "this user can read and write.")
+            }
+            guard entries.isEmpty else {
+                throw JQCError.refused(
+                    "\(path) is not empty; nothing was written. Name a new (or empty) directory for the \(command), "
+                        + "so no earlier copy is overwritten.")
+            }
+            return false
+        }
+        try FileStore.makeDirectory(path)
+        return true
+    }
+
+    /// Removes what a failed copy wrote into `target`.
+    static func remove(_ target: LedgerHome, madeDirectory: Bool) {
+        let files = FileManager.default
+        if madeDirectory {
+            try? files.removeItem(atPath: target.path)
+        } else {
+            for path in [target.storePath, target.photosPath, target.configPath] { try? files.removeItem(atPath: path) }
+        }
+    }
+
+    /// A write that failed for lack of space, named as such.
+    static func spaceNamed(_ error: any Error, at path: String) -> any Error {
+        if let failure = error as? DurableFileError, failure.code == ENOSPC || failure.code == EDQUOT {
+            return LedgerError.noSpace(path: path, freeBytes: LedgerError.freeSpace(at: path))
+        }
+        return error
+    }
+
+    /// Copies every photo file (not the temporary files of an unfinished
+    /// capture) and checks each copy against its name.
+    static func copyPhotos(from home: LedgerHome, to target: LedgerHome) throws -> Photos {
+        try FileStore.makeDirectory(target.photosPath)
+        var photos = Photos()
+        var names: [String] = []
+        if FileManager.default.fileExists(atPath: home.photosPath) {
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: home.photosPath)
+            } catch {
+                throw JQCError.unreadableFile(home.photosPath, "the photo directory cannot be listed")
+            }
+        }
+        let store = PhotoStore(directory: target.photosPath)
+        for name in names.sorted() where PhotoStore.isPhotoName(name) {
+            guard let data = FileManager.default.contents(atPath: home.photosPath + "/" + name) else {
+                throw JQCError.unreadableFile(home.photosPath + "/" + name, "it could not be read")
+            }
+            try DurableFile.write(data, to: target.photosPath + "/" + name, mode: 0o600)
+            photos.copied += 1
+            if store.check(sha256: name) != .matches { photos.mismatched.append(name) }
+        }
+        return photos
+    }
+
+    static func copyConfig(from home: LedgerHome, to target: LedgerHome) throws {
+        guard let data = FileManager.default.contents(atPath: home.configPath) else {
+            throw JQCError.noLedger(home.path)
+        }
+        try DurableFile.write(data, to: target.configPath, mode: 0o644)
+    }
+
+    /// Opens the copy read-only, verifies its whole chain and checks that it
+    /// ends on the hash `source` stores at the same position.
+    static func verifyCopy(at target: LedgerHome, against source: EventLog) throws -> LedgerDigest {
+        var options = Environment.Options()
+        options.readOnly = true
+        options.create = false
+        let copy = try EventLog(directory: target.storePath, options: options)
+        defer { copy.close() }
+        let report = try copy.verify()
+        if let finding = report.finding {
+            throw JQCError.verificationFailed(
+                "the copy at \(target.path) does not verify (\(finding)); it was removed. Run 'jqc verify' on the "
+                    + "ledger itself.")
+        }
+        let head = report.head
+        if head.position > 0 {
+            let original = try source.read { reader in try reader.storedHash(at: head.position) }
+            guard original == head.head else {
+                throw JQCError.verificationFailed(
+                    "the copy at \(target.path) ends on another hash than the ledger at position \(head.position); "
+                        + "it was removed. Run 'jqc verify' on the ledger itself.")
+            }
+        }
+        return head
+    }
+}

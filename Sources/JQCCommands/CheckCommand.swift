@@ -1,0 +1,125 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LMDB
+import LedgerCore
+import LedgerStore
+
+/// `jqc check`: consistency checks beside the chain's own (`jqc verify`).
+///
+/// Each check is one flag and one `Check` value; without a flag every check
+/// runs. A new check adds a flag to `checks` and a case to `run(_:on:)`.
+struct CheckCommand: RunnableCommand {
+    static let path = ["check"]
+
+    /// The checks, by flag name.
+    enum Check: String, CaseIterable, Sendable {
+        case photos
+    }
+
+    static let checks: [(Check, FlagSpec)] = [
+        (
+            .photos,
+            FlagSpec(
+                "photos", help: "Photo files no event names, events whose file is missing, files that changed.")
+        )
+    ]
+
+    static let spec = CommandSpec(
+        "check", abstract: "Check the ledger's files against its log (photos); exit status 1 when anything is wrong.",
+        discussion: "Without a flag, every check runs. Nothing is changed: each finding says what to do.",
+        group: "Auditing", flags: checks.map(\.1))
+
+    var selected: [Check]
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        let chosen = Self.checks.filter { parsed.flag($0.1.long) }.map(\.0)
+        selected = chosen.isEmpty ? Check.allCases : chosen
+    }
+
+    /// One problem found, for text and JSON.
+    struct Finding {
+        var check: Check
+        var kind: String
+        var subject: String
+        var message: String
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        var findings: [Finding] = []
+        for check in selected {
+            findings += try Self.run(check, on: auditor)
+        }
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render([
+                    "checks": selected.map(\.rawValue), "ok": findings.isEmpty,
+                    "findings": findings.map { finding in
+                        [
+                            "check": finding.check.rawValue, "kind": finding.kind, "subject": finding.subject,
+                            "message": finding.message,
+                        ]
+                    },
+                ]))
+        } else {
+            for finding in findings { invocation.stdout.line(finding.message) }
+            if findings.isEmpty {
+                invocation.stdout.line("ok: \(selected.map(\.rawValue).joined(separator: ", ")) checked, nothing wrong")
+            }
+        }
+        if !findings.isEmpty {
+            throw JQCError.verificationFailed(
+                "\(findings.count) problem\(findings.count == 1 ? "" : "s") found (listed above).")
+        }
+    }
+
+    static func run(_ check: Check, on auditor: AuditorLedger) throws -> [Finding] {
+        switch check {
+        case .photos: try photoFindings(auditor)
+        }
+    }
+
+    /// Compares the files in `photos/` with the photos the log names.
+    static func photoFindings(_ auditor: AuditorLedger) throws -> [Finding] {
+        var named: [String: UInt64] = [:]
+        try auditor.log.read { reader in
+            try reader.forEachRecord { record in
+                guard record.type == InspectionEventType.photoCaptured.rawValue else { return true }
+                if case .photoCaptured(let captured) = try EventUpcaster.decode(record, template: nil) {
+                    let hash = captured.photo.sha256.hex
+                    if named[hash] == nil { named[hash] = record.position }
+                }
+                return true
+            }
+        }
+        let photos = auditor.photos
+        let stored = Set(try photos.storedNames())
+        var findings: [Finding] = []
+        for hash in stored.subtracting(named.keys).sorted() {
+            findings.append(
+                Finding(
+                    check: .photos, kind: "unreferenced", subject: hash,
+                    message: "photos/\(hash): no event names this file (left by a capture that did not commit). "
+                        + "It can be deleted."))
+        }
+        for (hash, position) in named.sorted(by: { $0.value < $1.value }) {
+            if !stored.contains(hash) {
+                findings.append(
+                    Finding(
+                        check: .photos, kind: "missing", subject: hash,
+                        message: "photos/\(hash), named by the event at position \(position), is missing. "
+                            + "Restore it from a backup."))
+            } else if case .altered(let actual) = photos.check(sha256: hash) {
+                findings.append(
+                    Finding(
+                        check: .photos, kind: "altered", subject: hash,
+                        message: "photos/\(hash), named by the event at position \(position), was changed "
+                            + "(its contents hash to \(actual.prefix(16))…). Restore it from a backup."))
+            }
+        }
+        return findings
+    }
+}

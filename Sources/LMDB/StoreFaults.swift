@@ -1,0 +1,249 @@
+import CLMDB
+import Foundation
+
+/// Ends the process with a message and exit status 1, instead of a signal,
+/// when LMDB meets a store it cannot read safely.
+///
+/// LMDB trusts its file: a page past the end of a truncated file raises
+/// SIGBUS when touched through the map, and a page that is not what its
+/// parent says trips an assertion that calls `abort()`. The pre-flight check
+/// (`StoreFile`) catches what it can before mapping; what remains ends here:
+/// - LMDB's assertion callback (set on every environment) prints the
+///   wording's `damaged` message and exits 1;
+/// - once `install` has run (the `jqc` executable does it first thing), a
+///   SIGBUS or SIGSEGV inside an open environment's map prints that store's
+///   message and exits 1. A fault in `lock.mdb` is a full disk (the lock file
+///   is a sparse file written through its map) and says so with the free space.
+///
+/// A fault while no store is open is left to the default action: it is a
+/// bug, not damage, and should crash visibly.
+public enum StoreFaults {
+    /// How the messages read; the CLI supplies its own words.
+    public struct Wording: Sendable {
+        /// The message for a damaged store: the store's path and what was found.
+        public var damaged: @Sendable (_ store: String, _ what: String) -> String
+        /// The message for a full disk: the store's path and the free space in KiB (as text).
+        public var noSpace: @Sendable (_ store: String, _ freeKiB: String) -> String
+
+        public init(
+            damaged: @escaping @Sendable (String, String) -> String,
+            noSpace: @escaping @Sendable (String, String) -> String
+        ) {
+            self.damaged = damaged
+            self.noSpace = noSpace
+        }
+
+        public static let standard = Wording(
+            damaged: { store, what in "the LMDB store at \(store) is damaged: \(what)" },
+            noSpace: { store, free in "no space left on the device holding \(store) (\(free) KiB free)" })
+    }
+
+    /// Installs `wording` and the SIGBUS/SIGSEGV handlers (on an alternate
+    /// stack). Call once, early, from an executable's entry point.
+    public static func install(wording: Wording) {
+        lock.lock()
+        currentWording = wording
+        lock.unlock()
+        let stackSize = 1 << 16
+        var stack = stack_t()
+        stack.ss_sp = UnsafeMutableRawPointer.allocate(byteCount: stackSize, alignment: 16)
+        stack.ss_size = stackSize
+        stack.ss_flags = 0
+        sigaltstack(&stack, nil)
+        var action = sigaction()
+        action.__sigaction_handler.sa_sigaction = faultHandler
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGBUS, &action, nil)
+        sigaction(SIGSEGV, &action, nil)
+    }
+
+    // MARK: - The registry of open stores
+
+    /// One open environment, in memory the signal handler can read without
+    /// allocating or locking.
+    struct Slot {
+        var inUse: Bool
+        var environment: UInt
+        var dataStart: UInt
+        var dataEnd: UInt
+        var lockStart: UInt
+        var lockEnd: UInt
+        var damaged: UnsafeMutablePointer<UInt8>?
+        var damagedLength: Int
+        /// The no-space message, split where the number of KiB goes.
+        var spaceBefore: UnsafeMutablePointer<UInt8>?
+        var spaceBeforeLength: Int
+        var spaceAfter: UnsafeMutablePointer<UInt8>?
+        var spaceAfterLength: Int
+        var directory: UnsafeMutablePointer<CChar>?
+    }
+
+    static let capacity = 32
+    nonisolated(unsafe) static let slots: UnsafeMutablePointer<Slot> = {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
+        slots.initialize(
+            repeating: Slot(
+                inUse: false, environment: 0, dataStart: 0, dataEnd: 0, lockStart: 0, lockEnd: 0, damaged: nil,
+                damagedLength: 0, spaceBefore: nil, spaceBeforeLength: 0, spaceAfter: nil, spaceAfterLength: 0,
+                directory: nil),
+            count: capacity)
+        return slots
+    }()
+    static let lock = NSLock()
+    nonisolated(unsafe) static var currentWording = Wording.standard
+    nonisolated(unsafe) static var paths: [UInt: String] = [:]
+
+    static func wording() -> Wording {
+        lock.lock()
+        defer { lock.unlock() }
+        return currentWording
+    }
+
+    private static func copy(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
+        let bytes = Array(text.utf8)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        buffer.initialize(from: bytes, count: bytes.count)
+        return (buffer, bytes.count)
+    }
+
+    /// Registers an environment before it is opened, so an assertion during
+    /// the open is reported too. Returns the slot, or nil when all are taken.
+    static func register(environment: OpaquePointer, directory: String) -> Int? {
+        let words = wording()
+        lock.lock()
+        defer { lock.unlock() }
+        guard let index = (0..<capacity).first(where: { !slots[$0].inUse }) else { return nil }
+        let damaged = copy(
+            words.damaged(
+                directory,
+                "reading it ran into a damaged page or past the end of the file, and the process was stopped "
+                    + "(SIGBUS/SIGSEGV) before anything was committed") + "\n")
+        let marker = "\u{1}"
+        let space = words.noSpace(directory, marker) + "\n"
+        let parts = space.components(separatedBy: marker)
+        let before = copy(parts.first ?? space)
+        let after = copy(parts.count > 1 ? parts[1...].joined() : "")
+        let dir = strdup(directory)
+        slots[index] = Slot(
+            inUse: false, environment: UInt(bitPattern: environment), dataStart: 0, dataEnd: 0, lockStart: 0,
+            lockEnd: 0, damaged: damaged.0, damagedLength: damaged.1, spaceBefore: before.0,
+            spaceBeforeLength: before.1, spaceAfter: after.0, spaceAfterLength: after.1, directory: dir)
+        slots[index].inUse = true
+        paths[UInt(bitPattern: environment)] = directory
+        return index
+    }
+
+    /// Records where the environment's files are mapped (from /proc/self/maps
+    /// on Linux), so a fault can be told apart from one in another store.
+    static func locateMaps(slot index: Int, directory: String) {
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return }
+        let real = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+        var data: (UInt, UInt) = (0, 0)
+        var lockFile: (UInt, UInt) = (0, 0)
+        for line in maps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6 else { continue }
+            let file = fields[5...].joined(separator: " ")
+            let range = fields[0].split(separator: "-")
+            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else {
+                continue
+            }
+            if file == real + "/data.mdb" || file == directory + "/data.mdb" { data = (start, end) }
+            if file == real + "/lock.mdb" || file == directory + "/lock.mdb" { lockFile = (start, end) }
+        }
+        lock.lock()
+        slots[index].dataStart = data.0
+        slots[index].dataEnd = data.1
+        slots[index].lockStart = lockFile.0
+        slots[index].lockEnd = lockFile.1
+        lock.unlock()
+    }
+
+    static func unregister(slot index: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        // Marked free first: the handler never reads a slot not in use.
+        slots[index].inUse = false
+        let slot = slots[index]
+        paths[slot.environment] = nil
+        slot.damaged?.deallocate()
+        slot.spaceBefore?.deallocate()
+        slot.spaceAfter?.deallocate()
+        free(slot.directory)
+    }
+}
+
+/// Set on every environment: LMDB calls it on an inconsistency it can only
+/// assert, and would `abort()` right after it returns, so it never returns.
+func storeAssertion(_ environment: OpaquePointer?, _ message: UnsafePointer<CChar>?) {
+    let text = message.map { String(cString: $0) } ?? "an internal check failed"
+    let key = environment.map { UInt(bitPattern: $0) } ?? 0
+    StoreFaults.lock.lock()
+    let directory = StoreFaults.paths[key] ?? "(unknown)"
+    let words = StoreFaults.currentWording
+    StoreFaults.lock.unlock()
+    let line = words.damaged(directory, "LMDB found an inconsistent page (\(text))") + "\n"
+    let bytes = Array(line.utf8)
+    _ = bytes.withUnsafeBytes { raw in Foundation.write(2, raw.baseAddress, raw.count) }
+    _exit(1)
+}
+
+/// The SIGBUS/SIGSEGV handler: only async-signal-safe calls (write, statvfs,
+/// _exit) on memory prepared in advance.
+private func faultHandler(
+    _ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
+) {
+    let address = UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr)
+    let slots = StoreFaults.slots
+    var chosen = -1
+    var inLock = false
+    var anyOpen = -1
+    for index in 0..<StoreFaults.capacity where slots[index].inUse {
+        if anyOpen < 0 { anyOpen = index }
+        let slot = slots[index]
+        if address >= slot.dataStart && address < slot.dataEnd {
+            chosen = index
+            break
+        }
+        if address >= slot.lockStart && address < slot.lockEnd {
+            chosen = index
+            inLock = true
+            break
+        }
+    }
+    // A damaged page can make LMDB follow a wild pointer outside the map:
+    // while a store is open, a fault is taken to be its damage.
+    if chosen < 0 { chosen = anyOpen }
+    guard chosen >= 0 else {
+        // Not a store's map: restore the default action; returning re-runs
+        // the faulting instruction, which then ends the process as usual.
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = SIG_DFL
+        sigaction(signal, &action, nil)
+        return
+    }
+    let slot = slots[chosen]
+    if inLock {
+        var free: UInt64 = 0
+        var stats = statvfs()
+        if let directory = slot.directory, statvfs(directory, &stats) == 0 {
+            free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize) / 1024
+        }
+        _ = write(2, slot.spaceBefore, slot.spaceBeforeLength)
+        // On the stack: malloc is not safe in a signal handler.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
+            var count = 0
+            repeat {
+                digits[23 - count] = UInt8(48 + free % 10)
+                free /= 10
+                count += 1
+            } while free > 0
+            _ = write(2, digits.baseAddress! + (24 - count), count)
+        }
+        _ = write(2, slot.spaceAfter, slot.spaceAfterLength)
+    } else {
+        _ = write(2, slot.damaged, slot.damagedLength)
+    }
+    _exit(1)
+}

@@ -1,0 +1,168 @@
+import Foundation
+import LMDB
+import LedgerStore
+import LedgerTestSupport
+import Testing
+
+/// `jqc backup` and its restore, and `jqc salvage` of a damaged ledger,
+/// through the built binary on a real ledger with a photo.
+@Suite struct BackupAndSalvageTests {
+    let directory = TemporaryDirectory()
+    let jqc: JQCRunner
+    let inspection: String
+    var home: String { directory.appending("ledger") }
+
+    init() throws {
+        jqc = JQCRunner(ledger: directory.appending("ledger"))
+        try Self.succeed(jqc("init"))
+        try Self.succeed(jqc("pull", "--from", SampleReference.path))
+        let started = try Self.succeed(
+            jqc(
+                "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility",
+                "Riverside Medical Center", "--area", "1001"))
+        let object = try JSONSerialization.jsonObject(with: Data(started.stdout.utf8)) as? [String: Any]
+        inspection = String(try #require(object?["id"] as? String).prefix(8))
+        for value in ["1", "2", "3", "4", "5"] {
+            try Self.succeed(jqc("--as", "Dana", "set", inspection, "Floors", value))
+        }
+        let photo = try SampleReference.writePNG(in: directory.path, name: "leak.png", red: 10)
+        try Self.succeed(jqc("--as", "Dana", "photo", inspection, "Photo of problem area", photo))
+    }
+
+    @discardableResult
+    static func succeed(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) -> ProcessResult {
+        #expect(result.status == 0 && !result.signalled, "jqc failed: \(result.stderr)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    func digest(_ runner: JQCRunner) throws -> String {
+        try Self.succeed(runner("digest")).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func aBackupRestoredByCopyingIsTheSameLedger() throws {
+        let before = try Self.succeed(jqc("--json", "show", inspection)).stdout
+        let digest = try digest(jqc)
+        let backup = directory.appending("backup")
+        let result = try Self.succeed(jqc("backup", backup))
+        #expect(result.stdout.contains("Verified: the copy's chain is intact"))
+        #expect(result.stdout.contains("1 photos"))
+        let mode = try FileManager.default.attributesOfItem(atPath: backup + "/store/data.mdb")[.posixPermissions]
+        #expect(mode as? Int == 0o600)
+
+        // Lose the ledger, then restore it by copying the backup into place.
+        try FileManager.default.removeItem(atPath: home)
+        let copy = try ProcessRun.run("/bin/cp", ["-a", backup, home])
+        #expect(copy.status == 0)
+        #expect(try Self.succeed(jqc("verify")).stdout.contains("intact"))
+        #expect(try self.digest(jqc) == digest)
+        #expect(try Self.succeed(jqc("--json", "show", inspection)).stdout == before)
+        let audit = try jqc("audit", inspection)
+        #expect(audit.status == 0, "the restored photo must verify: \(audit.stderr)")
+    }
+
+    @Test func aBackupNeverOverwrites() throws {
+        let backup = directory.appending("backup")
+        try FileManager.default.createDirectory(atPath: backup, withIntermediateDirectories: false)
+        FileManager.default.createFile(atPath: backup + "/keep.txt", contents: Data("mine".utf8))
+        let result = try jqc("backup", backup)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is not empty; nothing was written"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup) == ["keep.txt"])
+    }
+
+    @Test func salvageOfAnIntactLedgerKeepsEveryRecordAndItsDigest() throws {
+        let digest = try digest(jqc)
+        let target = directory.appending("salvaged")
+        let result = try Self.succeed(jqc("salvage", target))
+        #expect(result.stdout.contains("Every record found in the store verified"))
+        let salvaged = JQCRunner(ledger: target)
+        #expect(try self.digest(salvaged) == digest)
+        try Self.succeed(salvaged("show", inspection))
+    }
+
+    /// Changes one byte of record `position` behind the log's back.
+    func changeRecord(at position: UInt64) throws {
+        let environment = try Environment(directory: home + "/store")
+        defer { environment.close() }
+        let events = try #require(try environment.table("events"))
+        try environment.write { txn in
+            var value = try #require(try txn.get(events, BigEndian.bytes(position)))
+            value[value.count - 1] ^= 0x01
+            try txn.put(events, BigEndian.bytes(position), value)
+        }
+    }
+
+    @Test func salvageStopsAtTheFirstBrokenLinkAndSaysWhatWasLost() throws {
+        try changeRecord(at: 5)
+        let data = FileManager.default.contents(atPath: home + "/store/data.mdb")
+        let target = directory.appending("salvaged")
+        let result = try Self.succeed(jqc("salvage", target))
+        #expect(result.stdout.contains("Salvaged 4 records (positions 1–4)"), "\(result.stdout)")
+        #expect(result.stdout.contains("Lost: everything from position 5 on"))
+        #expect(result.stdout.contains("record 5 fails its chain check"))
+        #expect(FileManager.default.contents(atPath: home + "/store/data.mdb") == data, "salvage changed the source")
+        let salvaged = JQCRunner(ledger: target)
+        #expect(try Self.succeed(salvaged("verify")).stdout.contains("intact: 4 records"))
+        try Self.succeed(salvaged("show", inspection))
+    }
+
+    static let damagedMeta = ["meta page 0", "meta page 1", "older txnid"]
+
+    @Test(arguments: damagedMeta)
+    func salvageReadsAroundADamagedMetaPage(damage: String) throws {
+        let path = home + "/store/data.mdb"
+        var data = try #require(FileManager.default.contents(atPath: path))
+        let txn0 = data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 144, as: UInt64.self) }
+        let txn1 = data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 4096 + 144, as: UInt64.self) }
+        switch damage {
+        case "meta page 0": data[16] ^= 0xFF
+        case "meta page 1": data[4096 + 16] ^= 0xFF
+        default: data[(txn0 < txn1 ? 0 : 4096) + 144] ^= 0xFF
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+        #expect(try jqc("verify").status == 1)
+        let target = directory.appending("salvaged")
+        let result = try Self.succeed(jqc("salvage", target))
+        #expect(result.stdout.contains("read through a repaired copy"), "\(result.stdout)")
+        #expect(FileManager.default.contents(atPath: path) == data, "salvage changed the source")
+        let salvaged = JQCRunner(ledger: target)
+        let verify = try Self.succeed(salvaged("--json", "verify"))
+        let report = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
+        // At most the commit named only by the damaged meta page is lost.
+        #expect((report?["checked"] as? Int ?? 0) >= 7, "\(verify.stdout)")
+    }
+
+    @Test func salvageRefusesWhenNothingCanBeRead() throws {
+        #expect(truncate(home + "/store/data.mdb", 0) == 0)
+        let target = directory.appending("salvaged")
+        let result = try jqc("salvage", target)
+        #expect(result.status == 1 && !result.signalled)
+        #expect(result.stderr.contains("nothing was written"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
+    /// One byte of every page's header changed in turn: salvage never dies
+    /// with its reader, never changes the source, and what it keeps verifies.
+    @Test func salvageSurvivesADamagedPageAnywhere() throws {
+        let path = home + "/store/data.mdb"
+        let pristine = try #require(FileManager.default.contents(atPath: path))
+        var readerStopped = 0
+        for page in 2..<(pristine.count / 4096) {
+            var data = pristine
+            data[page * 4096 + 20] ^= 0xFF
+            try data.write(to: URL(fileURLWithPath: path))
+            let target = directory.appending("salvaged-\(page)")
+            let result = try jqc("salvage", target)
+            #expect(!result.signalled && result.status <= 1, "page \(page): \(result.stderr)")
+            #expect(FileManager.default.contents(atPath: path) == data, "salvage changed the source (page \(page))")
+            if result.status == 0 {
+                let verify = try JQCRunner(ledger: target)("verify")
+                #expect(verify.status == 0, "page \(page): the salvaged ledger does not verify: \(verify.stderr)")
+            } else {
+                #expect(!FileManager.default.fileExists(atPath: target), "page \(page): a failed salvage left DEST")
+            }
+            if result.stdout.contains("could not be read past position") { readerStopped += 1 }
+        }
+        #expect(readerStopped > 0, "no damaged page stopped the reader: the child-process path went untested")
+    }
+}

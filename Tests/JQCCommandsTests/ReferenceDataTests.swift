@@ -1,0 +1,51 @@
+import Foundation
+import LedgerTestSupport
+import Testing
+
+/// Reference data that names one id twice is refused whole, with the ids
+/// named, and the counts printed are what the cache holds.
+@Suite struct ReferenceDataTests {
+    let directory = TemporaryDirectory()
+    let jqc: JQCRunner
+
+    init() throws {
+        jqc = JQCRunner(ledger: directory.appending("ledger"))
+        #expect(try jqc("init").status == 0)
+    }
+
+    /// The sample reference data with its first facility and template repeated
+    /// under the same ids (an impostor of each).
+    func ambiguousFile(facilities: Bool, templates: Bool) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: SampleReference.path))
+        var object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        if facilities, var list = object["facilities"] as? [[String: Any]] {
+            var impostor = list[0]
+            impostor["name"] = "Siverside Medical Center"
+            list.append(impostor)
+            object["facilities"] = list
+        }
+        if templates, var list = object["templates"] as? [[String: Any]] {
+            var impostor = list[0]
+            impostor["name"] = "Impostor QC"
+            list.append(impostor)
+            object["templates"] = list
+        }
+        let path = directory.appending("ambiguous-\(facilities)-\(templates).json")
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test(arguments: [(true, false), (false, true), (true, true)])
+    func duplicateIDsAreRefusedAndNamed(facilities: Bool, templates: Bool) throws {
+        #expect(try jqc("pull", "--from", SampleReference.path).stdout == "Pulled 2 facilities and 2 templates.\n")
+        let before = try jqc("--json", "facilities").stdout
+        let result = try jqc("pull", "--from", try ambiguousFile(facilities: facilities, templates: templates))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("the reference data is ambiguous"), "\(result.stderr)")
+        #expect(result.stderr.contains("facility ids 101") == facilities)
+        #expect(result.stderr.contains("template ids 11") == templates)
+        #expect(result.stderr.contains("Nothing was changed"))
+        #expect(try jqc("--json", "facilities").stdout == before)
+        #expect(!(try jqc("facilities").stdout.contains("Siverside")))
+    }
+}
