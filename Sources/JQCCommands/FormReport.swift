@@ -12,10 +12,17 @@ struct FormReport {
 
     var json: [String: Any] {
         func time(_ t: Timestamp?) -> Any { t?.iso8601 ?? NSNull() }
-        let fields: [[String: Any]] = (state.template?.fields ?? []).filter { !$0.type.isDisplayOnly }.map { field in
+        let inputs = (state.template?.fields ?? []).filter { !$0.type.isDisplayOnly }
+        // An answer that counts as unanswered (rating 0, pass_fail "", blank
+        // text) is null, as for a field never set.
+        func value(_ field: TemplateField) -> Any {
+            guard let value = state.values[field.id], !value.isEmpty else { return NSNull() }
+            return value.jsonValue.foundationObject
+        }
+        let fields: [[String: Any]] = inputs.map { field in
             [
                 "id": field.id.rawValue, "label": field.label, "type": field.type.rawValue, "required": field.required,
-                "value": state.values[field.id].map { $0.jsonValue.foundationObject } ?? NSNull(),
+                "value": value(field),
             ]
         }
         let issues: [[String: Any]] = state.issues.map { issue in

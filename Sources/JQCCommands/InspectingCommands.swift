@@ -5,33 +5,9 @@ import InspectionStore
 import LedgerCore
 import LedgerStore
 
-// MARK: - Recording, shared by every command that changes an inspection
+// MARK: - Shared by every command that changes an inspection
 
 extension Invocation {
-    /// Decides `command` against the inspection's current state and records
-    /// the resulting events in one durable transaction. A refusal records
-    /// nothing; a concurrent writer makes the append fail rather than
-    /// interleave (the stream version is checked).
-    @discardableResult
-    func record(_ command: InspectionCommand, on id: UUID, before keep: (() throws -> Void)? = nil) throws -> (
-        events: [InspectionEvent], state: InspectionState
-    ) {
-        let ledger = try ledger()
-        let state = try ledger.state(of: id) ?? InspectionState(id: id)
-        let events = try state.decide(command)
-        let actor = try actor()
-        let device = try config().deviceID
-        try keep?()
-        if !events.isEmpty {
-            try ledger.record(
-                events, stream: id, expectedVersion: UInt64(state.eventCount), actor: actor, device: device,
-                at: clock.now())
-        }
-        var after = state
-        for event in events { after.apply(event, recordedAt: clock.now(), actor: actor) }
-        return (events, after)
-    }
-
     /// The inspection a person named by an id prefix.
     func inspectionID(_ reference: String) throws -> UUID {
         try ledger().resolveInspection(reference)
@@ -177,43 +153,7 @@ struct StartCommand: RunnableCommand {
     }
 }
 
-// MARK: - set and clear
-
-/// `jqc set ID FIELD VALUE`.
-struct SetCommand: RunnableCommand {
-    static let path = ["set"]
-    static let spec = CommandSpec(
-        "set", abstract: "Answer a field of a draft inspection.",
-        discussion: """
-            FIELD is the field's id or its label. VALUE is read by the field's type: yes/no for a \
-            checkbox, an offered option for radio and select, options separated by commas for a \
-            checkbox group, 0-5 for a rating, pass/fail for pass_fail, YYYY-MM-DD for a date, rows \
-            separated by ';' and cells by ',' (or a JSON array of arrays) for a table. Use 'jqc photo' \
-            and 'jqc sign' for image and signature fields.
-            """,
-        group: "Inspecting",
-        positionals: [
-            PositionalSpec("ID", help: "The inspection (any unique prefix of its id)."),
-            PositionalSpec("FIELD", help: "The field's id or label."),
-            PositionalSpec("VALUE", help: "The answer."),
-        ])
-
-    var id: String
-    var field: String
-    var value: String
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require("ID")
-        field = try parsed.require("FIELD")
-        value = try parsed.require("VALUE")
-    }
-
-    func run(_ invocation: Invocation) throws {
-        let inspection = try invocation.inspectionID(id)
-        let (events, state) = try invocation.record(.setField(field: field, to: .text(value)), on: inspection)
-        report(events, state, invocation, verb: "set")
-    }
-}
+// MARK: - clear
 
 /// `jqc clear ID FIELD`.
 struct ClearCommand: RunnableCommand {
@@ -241,7 +181,7 @@ struct ClearCommand: RunnableCommand {
 }
 
 /// Prints what a field command recorded.
-private func report(_ events: [InspectionEvent], _ state: InspectionState, _ invocation: Invocation, verb: String) {
+func report(_ events: [InspectionEvent], _ state: InspectionState, _ invocation: Invocation, verb: String) {
     if invocation.json {
         invocation.stdout.line(
             JSONOutput.render([
