@@ -51,6 +51,7 @@ struct FormReport {
             "started_at": time(state.startedAt), "started_by": state.startedBy?.name ?? NSNull(),
             "completed_at": time(state.completedAt), "score": state.score ?? NSNull(),
             "score_so_far": scoreSoFar ?? NSNull(), "follow_up_required": state.followUpRequired,
+            "follow_up_outstanding": state.followUpOutstanding,
             "follow_up_resolved_by": state.followUpResolvedBy?.lowercased ?? NSNull(),
             "fields": fields, "missing_required": state.missingRequiredFields().map(\.id.rawValue),
             "issues": issues, "photos": photos,
@@ -97,7 +98,9 @@ struct FormReport {
                 + (score.map { String(format: "%.2f", $0) } ?? "none"))
         if state.followUpRequired {
             lines.append(
-                "Follow-up: " + (state.followUpResolvedBy.map { "cleared by \($0.lowercased)" } ?? "required"))
+                "Follow-up: "
+                    + (state.followUpResolvedBy.map { "cleared by re-inspection \($0.lowercased)" }
+                        ?? "required (re-inspect with 'jqc start --reinspect \(state.id.lowercased.prefix(8))')"))
         }
         if !state.issues.isEmpty {
             lines.append("Issues:")

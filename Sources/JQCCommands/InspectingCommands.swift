@@ -13,6 +13,20 @@ extension Invocation {
         try ledger().resolveInspection(reference)
     }
 
+    /// Refuses, before any file is read, a capture aimed at a field of the
+    /// other photo type: `jqc sign` is for signature fields, `jqc photo` for
+    /// image fields. Other refusals (a completed inspection, an unknown field)
+    /// are left to the decision.
+    func requireField(_ reference: String, of inspection: UUID, holding type: FieldType) throws {
+        guard let state = try ledger().state(of: inspection), state.isEditable, let template = state.template,
+            let field = try? template.field(matching: reference), field.type != type, field.type.holdsPhoto
+        else { return }
+        let command = field.type == .signature ? "sign" : "photo"
+        throw JQCError.refused(
+            "\(field.fieldDescription) is \(field.type == .signature ? "a signature" : "an image") field: "
+                + "capture it with 'jqc \(command) \(inspection.lowercased.prefix(8)) \(field.id) FILE'.")
+    }
+
     /// Captures the image at `file`: read and hashed first, kept in the
     /// photo store only once the decision accepts it, then recorded by hash.
     func capture(_ file: String, for target: PhotoTarget, on inspection: UUID) throws -> (
@@ -65,9 +79,11 @@ struct StartCommand: RunnableCommand {
         if reinspect == nil {
             if template == nil { throw .missingOption("template", valueName: "TEMPLATE", context: parsed.context) }
             if facility == nil { throw .missingOption("facility", valueName: "FACILITY", context: parsed.context) }
-        } else if template != nil || facility != nil || area != nil {
-            throw .unexpectedArgument(
-                "--template/--facility/--area with --reinspect (they come from the parent)", context: parsed.context)
+        } else if let given = [("template", template), ("facility", facility), ("area", area)].first(where: {
+            $0.1 != nil
+        }) {
+            // A re-inspection takes all three from the inspection it follows up.
+            throw .unexpectedArgument("--\(given.0)", context: parsed.context)
         }
     }
 
@@ -102,7 +118,8 @@ struct StartCommand: RunnableCommand {
             invocation.stdout.line("  \(start.template.name) at \(state.facilityName)\(area)")
             if let parent = state.parentInspectionID {
                 let copied = state.values.count
-                invocation.stdout.line("  re-inspection of \(parent.lowercased); \(copied) answers copied")
+                invocation.stdout.line(
+                    "  re-inspection of \(parent.lowercased); \(copied) \(copied == 1 ? "answer" : "answers") copied")
             }
             invocation.stdout.line("Next: jqc show \(id.lowercased.prefix(8))")
         }
@@ -261,6 +278,7 @@ struct PhotoCommand: RunnableCommand {
             target = .issue(row.id)
         } else {
             inspection = try invocation.inspectionID(id!)
+            try invocation.requireField(field!, of: inspection, holding: .image)
             target = .field(field!)
         }
         let (events, state) = try invocation.capture(file, for: target, on: inspection)
@@ -290,7 +308,9 @@ struct SignCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
-        let (events, state) = try invocation.capture(file, for: .field(field), on: try invocation.inspectionID(id))
+        let inspection = try invocation.inspectionID(id)
+        try invocation.requireField(field, of: inspection, holding: .signature)
+        let (events, state) = try invocation.capture(file, for: .field(field), on: inspection)
         report(events, state, invocation, verb: "signed")
     }
 }
@@ -371,7 +391,14 @@ struct SubmitCommand: RunnableCommand {
         invocation.stdout.line("Submitted \(inspection.lowercased): score \(score)")
         if followUp { invocation.stdout.line("Follow-up required: re-inspect with 'jqc start --reinspect \(id)'") }
         if let parent = state.parentInspectionID {
-            invocation.stdout.line("Follow-up of \(parent.lowercased) cleared")
+            // Only the first re-inspection submitted clears the follow-up.
+            let resolvedBy = try invocation.ledger().state(of: parent)?.followUpResolvedBy
+            if resolvedBy == inspection {
+                invocation.stdout.line("Follow-up of \(parent.lowercased) cleared")
+            } else if let resolvedBy {
+                invocation.stdout.line(
+                    "Follow-up of \(parent.lowercased) was already cleared by re-inspection \(resolvedBy.lowercased)")
+            }
         }
         invocation.stdout.line("Queued for sync ('jqc outbox', 'jqc sync').")
     }

@@ -12,7 +12,10 @@ enum RecordingError: Error, CustomStringConvertible {
     case batchRefused(inspection: UUID, refusals: [DomainError], accepted: Int)
     /// Another command recorded to the inspection first, and this one, decided
     /// again on what it recorded, is refused.
-    case noLongerApplies(inspection: UUID, DomainError)
+    case noLongerApplies(inspection: UUID, any Error)
+    /// A refusal of the domain, with the command that does what the person
+    /// may have meant, which only the CLI can name.
+    case advised(DomainError, next: String)
     /// Other commands kept recording to the inspection, every attempt lost the race.
     case keptChanging(inspection: UUID, attempts: Int)
     /// `--as` named nobody.
@@ -32,6 +35,8 @@ enum RecordingError: Error, CustomStringConvertible {
             "inspection \(id.lowercased) was changed by other commands on each of \(attempts) attempts; nothing "
                 + "was recorded. Run the command again once the other jqc (a script, 'jqc fill' in another "
                 + "window) has finished."
+        case .advised(let refusal, let next):
+            "\(refusal) \(next)"
         case .blankActorName:
             "--as needs a name with at least one visible character, e.g. --as \"Dana Reyes\"."
         }
@@ -78,8 +83,10 @@ extension Invocation {
             let decided: (events: [InspectionEvent], state: InspectionState)
             do {
                 decided = try Self.decide(commands, on: state, at: now, by: actor)
-            } catch let refusal as DomainError where conflicts > 0 {
-                throw RecordingError.noLongerApplies(inspection: id, refusal)
+            } catch let refusal as DomainError {
+                let advised = Self.advised(refusal, state)
+                if conflicts > 0 { throw RecordingError.noLongerApplies(inspection: id, advised) }
+                throw advised
             }
             if decided.events.isEmpty { return decided }
             try keep?()
@@ -97,6 +104,28 @@ extension Invocation {
                 // writer's transaction is that short.
                 usleep(UInt32.random(in: 500...4_000) * UInt32(conflicts))
             }
+        }
+    }
+
+    /// `refusal` with advice that leads to a command that works for this
+    /// inspection: a re-inspection only when its follow-up is still open,
+    /// else a new inspection of the same template and place.
+    static func advised(_ refusal: DomainError, _ state: InspectionState) -> any Error {
+        switch refusal {
+        case .inspectionNotEditable:
+            let prefix = state.id.lowercased.prefix(8)
+            if state.status == .completed && state.followUpOutstanding {
+                return RecordingError.advised(
+                    refusal, next: "To record new findings, re-inspect it: 'jqc start --reinspect \(prefix)'.")
+            }
+            let area = state.areaID.map { " --area \($0)" } ?? ""
+            let how = state.status == .discarded ? "To record it after all" : "To inspect again"
+            return RecordingError.advised(
+                refusal,
+                next: "\(how), start a new inspection: "
+                    + "'jqc start --template \(state.templateID) --facility \(state.facilityID)\(area)'.")
+        default:
+            return refusal
         }
     }
 
