@@ -11,7 +11,8 @@ public enum JQC {
     /// Every command, in the order help lists them within their groups.
     static let commands: [any RunnableCommand.Type] = [
         InitCommand.self, PullCommand.self, FacilitiesCommand.self, TemplatesCommand.self, TemplatesShowCommand.self,
-        StartCommand.self, SetCommand.self, FillCommand.self, ClearCommand.self, PhotoCommand.self, SignCommand.self,
+        StartCommand.self, SetCommand.self, FillCommand.self, EditCommand.self, ClearCommand.self, PhotoCommand.self,
+        SignCommand.self,
         FlagCommand.self,
         SubmitCommand.self, DiscardCommand.self,
         ShowCommand.self, InspectionsCommand.self, DraftsCommand.self, IssuesCommand.self, FollowUpsCommand.self,
