@@ -20,7 +20,7 @@ public enum JQC {
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
         HistoryCommand.self,
         VerifyCommand.self, DigestCommand.self, LogCommand.self, AuditCommand.self,
-        RebuildCommand.self, StatsCommand.self,
+        RebuildCommand.self, StatsCommand.self, CompletionCommand.self,
     ]
 
     static let globalOptions = [
@@ -81,6 +81,16 @@ public enum JQC {
         arguments: [String], environment: [String: String], stdout: OutputStream, stderr: OutputStream,
         clock: LedgerClock = SystemClock()
     ) -> Int32 {
+        // Hidden entry points for the completion scripts and `Tools/install`,
+        // outside the parser: their arguments are another command line.
+        if arguments.first == "__complete" {
+            Completer.run(Array(arguments.dropFirst()), environment: environment, stdout: stdout)
+            return ExitStatus.success
+        }
+        if arguments.first == "__manpage" {
+            stdout.write(ManualPage.text(environment: environment))
+            return ExitStatus.success
+        }
         let outcome: ParseOutcome
         do {
             outcome = try program.parse(arguments.isEmpty ? ["help"] : arguments)
