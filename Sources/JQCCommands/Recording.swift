@@ -156,3 +156,79 @@ extension Invocation {
         return (events, after)
     }
 }
+
+// MARK: - Shared by every command that changes an inspection
+
+extension Invocation {
+    /// The inspection a person named by an id prefix.
+    func inspectionID(_ reference: String) throws -> UUID {
+        try ledger().resolveInspection(reference)
+    }
+
+    /// Refuses, before any file is read, a capture aimed at a field of the
+    /// other photo type: `jqc sign` is for signature fields, `jqc photo` for
+    /// image fields. Other refusals (a completed inspection, an unknown field)
+    /// are left to the decision.
+    func requireField(_ reference: String, of inspection: UUID, holding type: FieldType) throws {
+        guard let state = try ledger().state(of: inspection), state.isEditable, let template = state.template,
+            let field = try? template.field(matching: reference), field.type != type, field.type.holdsPhoto
+        else { return }
+        let command = field.type == .signature ? "sign" : "photo"
+        throw JQCError.refused(
+            "\(field.fieldDescription) is \(field.type == .signature ? "a signature" : "an image") field: "
+                + "capture it with 'jqc \(command) \(inspection.lowercased.prefix(8)) \(field.id) FILE'.")
+    }
+
+    /// Captures the image at `file`: read and hashed first, kept in the
+    /// photo store only once the decision accepts it, then recorded by hash.
+    func capture(_ file: String, for target: PhotoTarget, on inspection: UUID) throws -> (
+        events: [InspectionEvent], state: InspectionState
+    ) {
+        let photos = try ledger().photos
+        let prepared = try photos.prepare(fileAt: file)
+        return try record(.capturePhoto(prepareReference(prepared), for: target), on: inspection) {
+            try photos.keep(prepared)
+        }
+    }
+
+    func prepareReference(_ prepared: PhotoStore.PreparedPhoto) -> PhotoReference {
+        PhotoReference(
+            photoID: UUID(), sha256: Digest256(hex: prepared.description.sha256)!,
+            size: prepared.description.size, mediaType: prepared.description.mediaType)
+    }
+}
+
+/// Prints what a field command recorded.
+func report(_ events: [InspectionEvent], _ state: InspectionState, _ invocation: Invocation, verb: String) {
+    if invocation.json {
+        invocation.stdout.line(
+            JSONOutput.render([
+                "inspection": state.id.lowercased, "recorded": events.map(\.typeName),
+                "score_so_far": state.template.flatMap { Score.compute(template: $0, values: state.values) } as Any?
+                    ?? NSNull(),
+            ]))
+        return
+    }
+    guard !events.isEmpty else {
+        invocation.stdout.line("Nothing to record: the field already holds that.")
+        return
+    }
+    for event in events {
+        switch event {
+        case .fieldSet(let answer):
+            let label = state.template?.field(id: answer.fieldID)?.label ?? answer.fieldID.rawValue
+            invocation.stdout.line("\(TerminalText.singleLine(label)) = \(TerminalText.safe(answer.value.displayText))")
+        case .fieldCleared(let cleared):
+            let label = state.template?.field(id: cleared.fieldID)?.label ?? cleared.fieldID.rawValue
+            invocation.stdout.line("\(TerminalText.singleLine(label)) cleared")
+        case .photoCaptured(let photo):
+            invocation.stdout.line(
+                "Photo \(photo.photo.photoID.lowercased.prefix(8)) kept (sha256 \(photo.photo.sha256.hex.prefix(12))…, "
+                    + "\(photo.photo.size) bytes)")
+        case .issueFlagged(let issue):
+            invocation.stdout.line("Issue \(issue.issueID.lowercased) flagged (\(issue.severity.rawValue))")
+        default:
+            break
+        }
+    }
+}

@@ -80,8 +80,9 @@ import Testing
              "server_url": "http://127.0.0.1:9", "saved_at": "2026-12-01T08:00:00Z"}
             """
         let path = directory.appending("ledger/credentials.json")
-        FileManager.default.createFile(
-            atPath: path, contents: Data(session.utf8), attributes: [.posixPermissions: 0o600])
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(session.utf8), attributes: [.posixPermissions: 0o600]))
         let result = try jqc("--as", "Mallory", "set", id, "Notes", "x")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("recording as Dana Reyes, who is logged in; --as Mallory is not used"))
