@@ -3,6 +3,7 @@ import Foundation
 import InspectionDomain
 import InspectionStore
 import LedgerCore
+import LMDB
 import LedgerStore
 
 /// `jqc completion bash|zsh|fish`: the script that makes Tab complete `jqc`.
@@ -184,7 +185,14 @@ enum Completer {
     static func ledgerValues(
         _ name: String, command: [String], positionals: [String], current: String, _ invocation: Invocation
     ) throws -> [String] {
-        let ledger = try invocation.ledger()
+        // Read-only: a Tab must never write to the ledger (not even to
+        // rebuild a stale view) nor wait for the writer lock.
+        guard invocation.home.exists else { return [] }
+        var options = Environment.Options()
+        options.readOnly = true
+        let ledger = try InspectionLedger(
+            storePath: invocation.home.storePath, photosPath: invocation.home.photosPath, options: options)
+        defer { ledger.close() }
         switch name {
         case "ID":
             // Drafts first: they are what an inspector is working on.
