@@ -2,8 +2,8 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
-import LedgerCore
 import LMDB
+import LedgerCore
 import LedgerStore
 
 /// `jqc completion bash|zsh|fish`: the script that makes Tab complete `jqc`.
