@@ -154,7 +154,7 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emptyIssueDescription:
             "The issue has no description: an issue needs one so someone can act on it. Describe what is wrong."
         case .unknownIssue(let id):
-            "No issue \(id.lowercased) in this inspection. Use the id that 'jqc issue' printed."
+            "No issue \(id.lowercased) in this inspection. 'jqc issues' lists the issues and their ids."
         case .unknownPhoto(let id):
             "No photo \(id.lowercased) in this inspection. Capture it first with 'jqc photo'."
         case .duplicateID(let what, let id):

@@ -124,6 +124,12 @@ extension Invocation {
                 refusal,
                 next: "\(how), start a new inspection: "
                     + "'jqc start --template \(state.templateID) --facility \(state.facilityID)\(area)'.")
+        case .requiredFieldsEmpty:
+            let prefix = state.id.lowercased.prefix(8)
+            return RecordingError.advised(
+                refusal,
+                next: "Answer them with 'jqc set \(prefix) FIELD=VALUE …', or field by field with 'jqc fill \(prefix)'."
+            )
         default:
             return refusal
         }

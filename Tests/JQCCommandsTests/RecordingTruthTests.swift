@@ -183,6 +183,17 @@ import Testing
         #expect(try jqc("show", parent).stdout.contains("Follow-up: cleared by re-inspection \(first)"))
     }
 
+    @Test func submittingWithRequiredFieldsEmptyPointsToSetAndFill() throws {
+        let id = try draft()
+        let refused = try dana(["submit", id])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("'jqc set \(id.prefix(8)) FIELD=VALUE …'"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("'jqc fill \(id.prefix(8))'"))
+        // The advice, with the fields it names: then submit is accepted.
+        try ok("set", String(id.prefix(8)), "2=4", "3=4", "5=pass")
+        try ok("submit", id)
+    }
+
     @Test func oneCopiedAnswerIsOneAnswer() throws {
         let parent = try completed(followUp: true)
         let started = try dana(["start", "--reinspect", parent])
