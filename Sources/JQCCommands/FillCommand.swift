@@ -32,7 +32,8 @@ struct FillCommand: RunnableCommand {
 
             At the prompt: Enter keeps the current answer, '-' clears it, '<' goes back one field, '?' shows \
             this help and what the field accepts, 'q' (or end of input) stops. For image and signature fields \
-            give the path of the image file. To record an answer that is one of these keys, start it with a \
+            give the path of the image file ('~/' for your home; a path that names no file lists the files \
+            starting so). To record an answer that is one of these keys, start it with a \
             backslash ('\\-' records "-"). At the end it lists what is still required and the score so far, \
             and offers to submit.
 
@@ -189,9 +190,27 @@ final class FormWalk {
                 path = String(path.dropFirst().dropLast())
             }
             if path.hasPrefix("~/"), let home = invocation.environment["HOME"] { path = home + path.dropFirst() }
+            if !FileManager.default.fileExists(atPath: path) {
+                say("  refused: no file \(TerminalText.singleLine(path))." + Self.suggestions(for: path))
+                return false
+            }
             return perform { try invocation.capture(path, for: .field(field.id.rawValue), on: state.id) }
         }
         return answer(.setField(field: field.id.rawValue, to: .text(text)))
+    }
+
+    /// The files whose names start with what was typed (a terminal in line
+    /// mode has no Tab completion): up to ten, so the next try can be exact.
+    static func suggestions(for typed: String) -> String {
+        let url = URL(fileURLWithPath: typed)
+        let directory = typed.hasSuffix("/") ? url : url.deletingLastPathComponent()
+        let start = typed.hasSuffix("/") ? "" : url.lastPathComponent
+        // An unreadable directory simply offers nothing.
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return "" }
+        let matches = names.filter { $0.hasPrefix(start) && !$0.hasPrefix(".") }.sorted()
+        guard !matches.isEmpty else { return "" }
+        let shown = matches.prefix(10).map { TerminalText.singleLine(directory.appendingPathComponent($0).path) }
+        return " Files there that start so: " + shown.joined(separator: ", ") + (matches.count > 10 ? ", …" : "")
     }
 
     private func answer(_ command: InspectionCommand) -> Bool {

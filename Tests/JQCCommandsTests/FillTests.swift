@@ -96,12 +96,13 @@ import Testing
         let second = try fill(
             id,
             [
-                "5", "", "pass", "-", "yes", "Good", "\\-", "'\(photo)'", "Dana", signature,
+                "5", "", "pass", "-", "yes", "Good", "\\-", "'\(photo)'", directory.appending("sig"), signature,
             ], submit: "y")
         #expect(second.status == 0, "\(second.stdout)")
         let asked = try #require(second.stdout.firstMatch(of: /\[(\d+)\/10\] ([A-Za-z ]+) \(/))
         #expect(asked.2 == "Toilets and urinals", "resumes at the first required field still empty")
-        #expect(second.stdout.contains("refused: "), "a signature is a file, not typed text")
+        #expect(second.stdout.contains("refused: no file "), "a signature is a file, not typed text")
+        #expect(second.stdout.contains("Files there that start so: \(signature)"), "\(second.stdout)")
         #expect(second.stdout.contains("Submitted \(id):"), "\(second.stdout)")
 
         let shown = try JSONSerialization.jsonObject(with: Data(try jqc("show", id, "--json").stdout.utf8))
