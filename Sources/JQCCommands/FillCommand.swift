@@ -35,7 +35,7 @@ struct FillCommand: RunnableCommand {
             give the path of the image file ('~/' for your home; a path that names no file lists the files \
             starting so). To record an answer that is one of these keys, start it with a \
             backslash ('\\-' records "-"). At the end it lists what is still required and the score so far, \
-            and offers to submit.
+            and offers to submit (asking whether a follow-up is needed).
 
             Needs a terminal; from a script use 'jqc set ID FIELD=VALUE …' or 'jqc set ID --from FILE'.
             """,
@@ -252,15 +252,21 @@ final class FormWalk {
             return
         }
         invocation.stdout.write("Submit now? [y/N] ")
-        guard let reply = readLine(), ["y", "yes"].contains(reply.trimmingCharacters(in: .whitespaces).lowercased())
-        else {
+        guard yes(readLine()) else {
             say("Not submitted. Submit later with 'jqc submit \(reference)'.")
             return
         }
-        if perform({ try invocation.record(.submit(followUpRequired: false), on: state.id) }) {
+        invocation.stdout.write("Does the facility need a re-inspection (a follow-up)? [y/N] ")
+        let followUp = yes(readLine())
+        if perform({ try invocation.record(.submit(followUpRequired: followUp), on: state.id) }) {
             say(
                 "Submitted \(state.id.lowercased): score "
                     + (state.score.map { String(format: "%.2f", $0) } ?? "none (nothing scoreable answered)"))
+            if followUp { say("Follow-up required: re-inspect with 'jqc start --reinspect \(reference)'") }
         }
+    }
+
+    private func yes(_ reply: String?) -> Bool {
+        ["y", "yes"].contains(reply?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 }

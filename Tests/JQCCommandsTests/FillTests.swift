@@ -24,9 +24,12 @@ import Testing
     /// Runs `jqc fill ID` on a terminal, answering each prompt with the next
     /// line (nil: end of input), then `submit` to the offer to submit, and
     /// returns the status and the transcript.
-    func fill(_ id: String, _ lines: [String?], submit: String? = nil) throws -> ProcessResult {
+    func fill(_ id: String, _ lines: [String?], submit: String? = nil, followUp: String? = nil) throws
+        -> ProcessResult
+    {
         var steps: [[String: Any]] = lines.map { ["expect": "> ", "send": $0 as Any? ?? NSNull()] }
         if let submit { steps.append(["expect": "Submit now? [y/N] ", "send": submit]) }
+        if let followUp { steps.append(["expect": "(a follow-up)? [y/N] ", "send": followUp]) }
         let file = directory.appending("steps-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: steps).write(to: URL(fileURLWithPath: file))
         return try ProcessRun.run(
@@ -97,7 +100,7 @@ import Testing
             id,
             [
                 "5", "", "pass", "-", "yes", "Good", "\\-", "'\(photo)'", directory.appending("sig"), signature,
-            ], submit: "y")
+            ], submit: "y", followUp: "y")
         #expect(second.status == 0, "\(second.stdout)")
         let asked = try #require(second.stdout.firstMatch(of: /\[(\d+)\/10\] ([A-Za-z ]+) \(/))
         #expect(asked.2 == "Toilets and urinals", "resumes at the first required field still empty")
@@ -107,6 +110,8 @@ import Testing
 
         let shown = try JSONSerialization.jsonObject(with: Data(try jqc("show", id, "--json").stdout.utf8))
         #expect((shown as? [String: Any])?["status"] as? String == "completed")
+        #expect((shown as? [String: Any])?["follow_up_required"] as? Bool == true)
+        #expect(second.stdout.contains("re-inspect with 'jqc start --reinspect \(id.prefix(8))'"))
         let values = try values(id)
         #expect(values["3"] as? Int == 5)
         #expect(values["9"] as? String == "-", "a backslash makes a key an answer")
