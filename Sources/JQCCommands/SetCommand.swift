@@ -23,7 +23,7 @@ struct SetCommand: RunnableCommand {
             "fields"); null clears a field. '-' reads standard input.
 
             Every answer is checked before anything is recorded: if any does not fit, nothing is recorded \
-            and each refusal is listed. The answers that fit are recorded in one durable transaction. \
+            and each refusal is listed; otherwise all of them are recorded in one durable transaction. \
             Use 'jqc photo' and 'jqc sign' for image and signature fields, 'jqc fill' to walk the form.
             """,
         group: "Inspecting",
