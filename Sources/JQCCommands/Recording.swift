@@ -87,6 +87,8 @@ extension Invocation {
                 let advised = Self.advised(refusal, state)
                 if conflicts > 0 { throw RecordingError.noLongerApplies(inspection: id, advised) }
                 throw advised
+            } catch let refusals as RecordingError where conflicts > 0 {
+                throw RecordingError.noLongerApplies(inspection: id, refusals)
             }
             if decided.events.isEmpty { return decided }
             try keep?()
