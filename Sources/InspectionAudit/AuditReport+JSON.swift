@@ -173,7 +173,8 @@ extension AuditReport {
             return .object([
                 .init("id", .string(field.id.rawValue)), .init("label", .string(field.label)),
                 .init("type", .string(field.type.rawValue)), .init("required", .bool(field.required)),
-                .init("value", value?.jsonValue ?? .null),
+                // As in `jqc show --json`: an answer that counts as unanswered is null.
+                .init("value", value.flatMap { $0.isEmpty ? nil : $0.jsonValue } ?? .null),
                 .init("display", .optional(value.map { EventWording.valueText($0) })),
                 .init("col", .integer(field.col)), .init("row", .integer(field.row)),
                 .init("col_span", .integer(field.colSpan)), .init("row_span", .integer(field.rowSpan)),
@@ -214,6 +215,7 @@ extension AuditReport {
             .init("score", state.score.map(JSONValue.double) ?? .null),
             .init("score_so_far", scoreSoFar.map(JSONValue.double) ?? .null),
             .init("follow_up_required", .bool(state.followUpRequired)),
+            .init("follow_up_outstanding", .bool(state.followUpOutstanding)),
             .init("follow_up_resolved_by", .optional(state.followUpResolvedBy?.lowercased)),
             .init("fields", .array(fields)), .init("missing_required", .array(missing.map { .string($0.id.rawValue) })),
             .init("issues", .array(issues)), .init("photos", .array(photos)),

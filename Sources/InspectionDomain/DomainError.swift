@@ -122,7 +122,9 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .displayOnlyField(let field):
             "\(field) cannot hold a value: section and label fields are only text on the form. Set an input field instead."
         case .photoFieldNeedsCapture(let field):
-            "\(field) takes a captured file, not typed text. Use 'jqc photo' to attach one."
+            field.type == .signature
+                ? "\(field) takes a captured signature, not typed text: capture an image of it with 'jqc sign ID \(field.id) FILE'."
+                : "\(field) takes a captured file, not typed text: attach a photo with 'jqc photo ID \(field.id) FILE'."
         case .notAPhotoField(let field):
             "\(field) does not hold photos: only image and signature fields do. Attach the photo to an image field, an issue or the inspection itself."
         case .invalidPhoto(let reason):
@@ -132,11 +134,13 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .inspectionAlreadyStarted(let id):
             "Inspection \(id.lowercased) was already started. Continue it instead of starting it again."
         case .inspectionNotEditable(let id, let status):
-            "Inspection \(id.lowercased) cannot change: it is \(status), and only a draft can be edited. Start a re-inspection to record new findings."
+            "Inspection \(id.lowercased) cannot change: it is \(status), and only a draft can be edited: a submitted inspection stays as it was recorded."
         case .requiredFieldsEmpty(let id, let missing):
             "Inspection \(id.lowercased) cannot be submitted: required fields are empty: \(missing.map(\.description).joined(separator: ", ")). Fill them in, then submit again."
         case .discardNotDraft(let id, let status):
-            "Inspection \(id.lowercased) cannot be discarded: it is \(status), and only a draft can be discarded. A submitted inspection stays on record."
+            status == .discarded
+                ? "Inspection \(id.lowercased) is already discarded; nothing changed."
+                : "Inspection \(id.lowercased) cannot be discarded: it is \(status), and only a draft can be discarded. A submitted inspection stays on record."
         case .parentNotCompleted(let parent, let status):
             "Cannot start a re-inspection of \(parent.lowercased): it is \(status), not completed. Submit it first."
         case .parentNeedsNoFollowUp(let parent):
@@ -150,7 +154,7 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .emptyIssueDescription:
             "The issue has no description: an issue needs one so someone can act on it. Describe what is wrong."
         case .unknownIssue(let id):
-            "No issue \(id.lowercased) in this inspection. Use the id that 'jqc issue' printed."
+            "No issue \(id.lowercased) in this inspection. 'jqc issues' lists the issues and their ids."
         case .unknownPhoto(let id):
             "No photo \(id.lowercased) in this inspection. Capture it first with 'jqc photo'."
         case .duplicateID(let what, let id):

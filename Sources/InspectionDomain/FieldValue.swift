@@ -153,8 +153,8 @@ public enum FieldValue: Hashable, Sendable {
         items.map { "\"\($0)\"" }.joined(separator: ", ")
     }
 
-    /// What a field of this type holds, for "refuses" messages.
-    static func expectation(for field: TemplateField) -> String {
+    /// What a field of this type holds, for "refuses" messages and prompts.
+    public static func expectation(for field: TemplateField) -> String {
         switch field.type {
         case .text, .textarea: "a \(field.type) field holds text."
         case .email: "an email field holds an address such as name@example.com."
@@ -165,7 +165,8 @@ public enum FieldValue: Hashable, Sendable {
         case .radio, .select: "a \(field.type) field holds one of its options: \(quoted(field.options ?? []))."
         case .rating: "a rating is a whole number from 0 to 5 (0 means unanswered)."
         case .passFail: "a pass_fail field holds pass, fail or \"\" (unanswered)."
-        case .signature, .image: "a \(field.type) field holds a captured file; use 'jqc photo'."
+        case .signature: "a signature field holds a captured image of the signature; use 'jqc sign'."
+        case .image: "an image field holds a captured photo; use 'jqc photo'."
         case .table: "a table holds rows of \((field.columns ?? []).count) cells (\(quoted(field.columns ?? [])))."
         case .section, .label: "section and label fields hold nothing."
         }

@@ -12,10 +12,17 @@ struct FormReport {
 
     var json: [String: Any] {
         func time(_ t: Timestamp?) -> Any { t?.iso8601 ?? NSNull() }
-        let fields: [[String: Any]] = (state.template?.fields ?? []).filter { !$0.type.isDisplayOnly }.map { field in
+        let inputs = (state.template?.fields ?? []).filter { !$0.type.isDisplayOnly }
+        // An answer that counts as unanswered (rating 0, pass_fail "", blank
+        // text) is null, as for a field never set.
+        func value(_ field: TemplateField) -> Any {
+            guard let value = state.values[field.id], !value.isEmpty else { return NSNull() }
+            return value.jsonValue.foundationObject
+        }
+        let fields: [[String: Any]] = inputs.map { field in
             [
                 "id": field.id.rawValue, "label": field.label, "type": field.type.rawValue, "required": field.required,
-                "value": state.values[field.id].map { $0.jsonValue.foundationObject } ?? NSNull(),
+                "value": value(field),
             ]
         }
         let issues: [[String: Any]] = state.issues.map { issue in
@@ -44,6 +51,7 @@ struct FormReport {
             "started_at": time(state.startedAt), "started_by": state.startedBy?.name ?? NSNull(),
             "completed_at": time(state.completedAt), "score": state.score ?? NSNull(),
             "score_so_far": scoreSoFar ?? NSNull(), "follow_up_required": state.followUpRequired,
+            "follow_up_outstanding": state.followUpOutstanding,
             "follow_up_resolved_by": state.followUpResolvedBy?.lowercased ?? NSNull(),
             "fields": fields, "missing_required": state.missingRequiredFields().map(\.id.rawValue),
             "issues": issues, "photos": photos,
@@ -90,7 +98,9 @@ struct FormReport {
                 + (score.map { String(format: "%.2f", $0) } ?? "none"))
         if state.followUpRequired {
             lines.append(
-                "Follow-up: " + (state.followUpResolvedBy.map { "cleared by \($0.lowercased)" } ?? "required"))
+                "Follow-up: "
+                    + (state.followUpResolvedBy.map { "cleared by re-inspection \($0.lowercased)" }
+                        ?? "required (re-inspect with 'jqc start --reinspect \(state.id.lowercased.prefix(8))')"))
         }
         if !state.issues.isEmpty {
             lines.append("Issues:")

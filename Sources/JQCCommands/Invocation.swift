@@ -97,16 +97,34 @@ public final class Invocation {
         try SessionStore(path: home.credentialsPath).load()
     }
 
-    /// Who a recorded event is attributed to: the logged-in user, else the
-    /// `--as` name (recorded as unverified).
+    /// Who a recorded event is attributed to: the logged-in user (verified),
+    /// else the `--as` name (recorded as unverified). A login wins over
+    /// `--as`: a note on stderr says the name given was not used.
     func actor() throws -> Actor {
-        if let actingAs, !actingAs.isEmpty {
-            return Actor(id: "local:\(actingAs)", name: actingAs, verified: false)
+        let named = actingAs?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let named, !named.unicodeScalars.contains(where: Self.isVisible) {
+            throw RecordingError.blankActorName
         }
         if let session = try session() {
+            if let named, named != session.user.displayName {
+                stderr.line(
+                    "jqc: note: recording as \(TerminalText.singleLine(session.user.displayName)), who is logged in; "
+                        + "--as \(TerminalText.singleLine(named)) is not used (log out with 'jqc logout' to record as "
+                        + "someone else).")
+            }
             return Actor(id: session.user.id, name: session.user.displayName, verified: true)
         }
+        if let named { return Actor(id: "local:\(named)", name: named, verified: false) }
         throw JQCError.noActor
+    }
+
+    /// A character that shows: not white space, not a control or format character.
+    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate:
+            false
+        default: !scalar.properties.isWhitespace
+        }
     }
 
     func config() throws -> LedgerConfig { try LedgerConfig.load(home) }

@@ -11,7 +11,9 @@ public enum JQC {
     /// Every command, in the order help lists them within their groups.
     static let commands: [any RunnableCommand.Type] = [
         InitCommand.self, PullCommand.self, FacilitiesCommand.self, TemplatesCommand.self, TemplatesShowCommand.self,
-        StartCommand.self, SetCommand.self, ClearCommand.self, PhotoCommand.self, SignCommand.self, FlagCommand.self,
+        StartCommand.self, SetCommand.self, FillCommand.self, EditCommand.self, ClearCommand.self, PhotoCommand.self,
+        SignCommand.self,
+        FlagCommand.self,
         SubmitCommand.self, DiscardCommand.self,
         ShowCommand.self, InspectionsCommand.self, DraftsCommand.self, IssuesCommand.self, FollowUpsCommand.self,
         OutboxCommand.self,
@@ -19,7 +21,7 @@ public enum JQC {
         HistoryCommand.self,
         VerifyCommand.self, DigestCommand.self, LogCommand.self, AuditCommand.self,
         RebuildCommand.self, ViewsCommand.self, StatsCommand.self, BackupCommand.self, SalvageCommand.self,
-        SalvageReadCommand.self, CheckCommand.self,
+        SalvageReadCommand.self, CheckCommand.self, CompletionCommand.self,
     ]
 
     static let globalOptions = [
@@ -83,6 +85,16 @@ public enum JQC {
         defer {
             stdout.flush()
             stderr.flush()
+        }
+        // Hidden entry points for the completion scripts and `Tools/install`,
+        // outside the parser: their arguments are another command line.
+        if arguments.first == "__complete" {
+            Completer.run(Array(arguments.dropFirst()), environment: environment, stdout: stdout)
+            return ExitStatus.success
+        }
+        if arguments.first == "__manpage" {
+            stdout.write(ManualPage.text(environment: environment))
+            return ExitStatus.success
         }
         let outcome: ParseOutcome
         do {

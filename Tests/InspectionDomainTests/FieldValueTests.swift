@@ -153,7 +153,10 @@ import Testing
     @Test func photoFieldsPointToTheCommandThatAttachesFiles() throws {
         let field = Samples.field(try Samples.restroom(), "10")
         let error = #expect(throws: DomainError.self) { try FieldValue.parse("/tmp/x.jpg", for: field) }
-        #expect(error?.description.contains("Use 'jqc photo'") == true)
+        #expect(error?.description.contains("'jqc photo ID 10 FILE'") == true)
+        let signature = Samples.field(try Samples.restroom(), "11")
+        let refusal = #expect(throws: DomainError.self) { try FieldValue.parse("Dana", for: signature) }
+        #expect(refusal?.description.contains("'jqc sign ID 11 FILE'") == true)
     }
 
     // MARK: - Typed values

@@ -1,0 +1,31 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc clear ID FIELD`.
+struct ClearCommand: RunnableCommand {
+    static let path = ["clear"]
+    static let spec = CommandSpec(
+        "clear", abstract: "Clear a field's answer (it becomes unanswered).", group: "Inspecting",
+        positionals: [
+            PositionalSpec("ID", help: "The inspection (any unique prefix of its id)."),
+            PositionalSpec("FIELD", help: "The field's id or label."),
+        ])
+
+    var id: String
+    var field: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        id = try parsed.require("ID")
+        field = try parsed.require("FIELD")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let inspection = try invocation.inspectionID(id)
+        let (events, state) = try invocation.record(.clearField(field: field), on: inspection)
+        report(events, state, invocation, verb: "cleared")
+    }
+}

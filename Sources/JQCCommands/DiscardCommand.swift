@@ -1,0 +1,34 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc discard ID`.
+struct DiscardCommand: RunnableCommand {
+    static let path = ["discard"]
+    static let spec = CommandSpec(
+        "discard", abstract: "Discard a draft. It disappears from every view; the log keeps it for auditors.",
+        group: "Inspecting",
+        positionals: [PositionalSpec("ID", help: "The draft inspection.")],
+        options: [OptionSpec("reason", valueName: "TEXT", help: "Why, for the audit trail.")])
+
+    var id: String
+    var reason: String?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        id = try parsed.require("ID")
+        reason = parsed.option("reason")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let inspection = try invocation.inspectionID(id)
+        try invocation.record(.discard(reason: reason), on: inspection)
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(["inspection": inspection.lowercased, "status": "discarded"]))
+        } else {
+            invocation.stdout.line("Discarded draft \(inspection.lowercased)")
+        }
+    }
+}

@@ -1,0 +1,272 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+
+/// Why `jqc fill` cannot walk the form.
+enum FillError: Error, CustomStringConvertible {
+    /// Standard input or output is not a terminal.
+    case noTerminal(String)
+
+    var description: String {
+        switch self {
+        case .noTerminal(let id):
+            "jqc fill asks one question at a time and needs a terminal, but standard input or output is not one. "
+                + "From a script, record answers with 'jqc set \(id) FIELD=VALUE …' or 'jqc set \(id) --from FILE'."
+        }
+    }
+}
+
+/// `jqc fill ID`: the form, one field at a time, in layout order; each
+/// answer is checked and recorded as soon as it is given.
+struct FillCommand: RunnableCommand {
+    static let path = ["fill"]
+    static let spec = CommandSpec(
+        "fill", abstract: "Fill in a draft field by field, interactively.",
+        discussion: """
+            Walks the form in layout order, section by section, showing each field's label, type, options, \
+            whether it is required and its current answer. Each answer is checked at once and recorded as \
+            soon as it is given (durable, like 'jqc set'); a refused answer is explained and asked again. \
+            It starts at the first required field still empty, so stopping and running it again resumes there.
+
+            At the prompt: Enter keeps the current answer, '-' clears it, '<' goes back one field, '?' shows \
+            this help and what the field accepts, 'q' (or end of input) stops. For image and signature fields \
+            give the path of the image file ('~/' for your home; a path that names no file lists the files \
+            starting so). To record an answer that is one of these keys, start it with a \
+            backslash ('\\-' records "-"). At the end it lists what is still required and the score so far, \
+            and offers to submit (asking whether a follow-up is needed).
+
+            Needs a terminal; from a script use 'jqc set ID FIELD=VALUE …' or 'jqc set ID --from FILE'.
+            """,
+        group: "Inspecting",
+        positionals: [PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")])
+
+    var id: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        id = try parsed.require("ID")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        guard isatty(STDIN_FILENO) == 1, invocation.stdout.isTerminal else { throw FillError.noTerminal(id) }
+        let inspection = try invocation.inspectionID(id)
+        guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
+        guard state.isEditable, let template = state.template else {
+            throw Invocation.advised(.inspectionNotEditable(inspection, status: state.status), state)
+        }
+        let walk = FormWalk(
+            template: template, state: state, invocation: invocation, reference: String(id.prefix(8)),
+            readLine: { Swift.readLine(strippingNewline: true) })
+        try walk.run()
+    }
+}
+
+/// One sitting of `jqc fill`: where in the form it is, and what it printed.
+final class FormWalk {
+    let template: Template
+    var state: InspectionState
+    let invocation: Invocation
+    /// How the inspection is named in the advice printed (the prefix typed).
+    let reference: String
+    let readLine: () -> String?
+
+    init(
+        template: Template, state: InspectionState, invocation: Invocation, reference: String,
+        readLine: @escaping () -> String?
+    ) {
+        self.template = template
+        self.state = state
+        self.invocation = invocation
+        self.reference = reference
+        self.readLine = readLine
+    }
+
+    /// Every field in layout order: by row, then column (the form as drawn).
+    var layout: [TemplateField] {
+        template.fields.enumerated().sorted { a, b in
+            (a.element.row, a.element.col, a.offset) < (b.element.row, b.element.col, b.offset)
+        }.map(\.element)
+    }
+
+    static let keys = """
+        Enter keeps the answer, - clears it, < goes back, ? shows this help, q stops (answers given are kept).
+        """
+
+    private func say(_ text: String) { invocation.stdout.line(text) }
+
+    func run() throws {
+        let fields = layout
+        let inputs = fields.indices.filter { !fields[$0].type.isDisplayOnly }
+        let missing = Set(state.missingRequiredFields().map(\.id))
+        // Resume at the first required field still empty, else at the first
+        // empty field, else at the top.
+        var position =
+            inputs.firstIndex { missing.contains(fields[$0].id) }
+            ?? inputs.firstIndex { state.values[fields[$0].id] == nil } ?? 0
+        say(
+            "Inspection \(state.id.lowercased): \(TerminalText.singleLine(template.name)) at "
+                + TerminalText.singleLine(state.facilityName))
+        say(Self.keys)
+        var shownUpTo = -1
+        var stopped = false
+        while position < inputs.count {
+            let index = inputs[position]
+            printContext(fields, before: index, after: shownUpTo)
+            shownUpTo = index
+            let field = fields[index]
+            ask(field, number: position + 1, of: inputs.count)
+            invocation.stdout.write("> ")
+            guard let line = readLine() else {
+                say("")
+                stopped = true
+                break
+            }
+            switch line.trimmingCharacters(in: .whitespaces) {
+            case "": position += 1
+            case "q", "Q":
+                stopped = true
+            case "<":
+                position = max(0, position - 1)
+                shownUpTo = -1
+            case "?":
+                say(Self.keys)
+                say("  " + FieldValue.expectation(for: field))
+            case "-":
+                if answer(.clearField(field: field.id.rawValue)) { position += 1 }
+            default:
+                if answer(line, for: field) { position += 1 }
+            }
+            if stopped { break }
+        }
+        try finish(stopped: stopped)
+    }
+
+    /// Section headings and label texts between the last field shown and
+    /// this one; after a jump (the start, going back), those of this field's
+    /// section up to it.
+    private func printContext(_ fields: [TemplateField], before index: Int, after shown: Int) {
+        if shown == index { return }  // the same field asked again
+        let from: Int
+        if shown > index || shown < 0 {
+            from = fields[..<index].lastIndex(where: { $0.type == .section }) ?? 0
+        } else {
+            from = shown + 1
+        }
+        for field in fields[from..<index] {
+            if field.type == .section {
+                say("")
+                say("== \(TerminalText.singleLine(field.label))")
+            } else if field.type == .label {
+                say("   \(TerminalText.safe(field.label))")
+            }
+        }
+    }
+
+    private func ask(_ field: TemplateField, number: Int, of total: Int) {
+        var line = "[\(number)/\(total)] \(TerminalText.singleLine(field.label)) (\(field.type.rawValue)"
+        line += field.required ? ", required)" : ")"
+        say("")
+        say(line)
+        if let options = field.options, field.type.offersOptions {
+            say("  options: " + options.map(TerminalText.singleLine).joined(separator: ", "))
+        }
+        if field.type == .table, let columns = field.columns {
+            say("  columns: " + columns.map(TerminalText.singleLine).joined(separator: ", ") + " (rows ';', cells ',')")
+        }
+        if field.type.holdsPhoto { say("  give the path of an image file") }
+        let current = state.values[field.id].map { TerminalText.safe($0.displayText) } ?? "—"
+        say("  now: \(current)")
+    }
+
+    /// Records what was typed for `field`; false (and the reason shown) when refused.
+    private func answer(_ typed: String, for field: TemplateField) -> Bool {
+        // A leading backslash makes a key ("-", "<", "?", "q") an answer.
+        let text = typed.hasPrefix("\\") ? String(typed.dropFirst()) : typed
+        if field.type.holdsPhoto {
+            var path = text.trimmingCharacters(in: .whitespaces)
+            // A path dragged into a terminal often arrives quoted.
+            if path.count >= 2, let first = path.first, first == path.last, first == "'" || first == "\"" {
+                path = String(path.dropFirst().dropLast())
+            }
+            if path.hasPrefix("~/"), let home = invocation.environment["HOME"] { path = home + path.dropFirst() }
+            if !FileManager.default.fileExists(atPath: path) {
+                say("  refused: no file \(TerminalText.singleLine(path))." + Self.suggestions(for: path))
+                return false
+            }
+            return perform { try invocation.capture(path, for: .field(field.id.rawValue), on: state.id) }
+        }
+        return answer(.setField(field: field.id.rawValue, to: .text(text)))
+    }
+
+    /// The files whose names start with what was typed (a terminal in line
+    /// mode has no Tab completion): up to ten, so the next try can be exact.
+    static func suggestions(for typed: String) -> String {
+        let url = URL(fileURLWithPath: typed)
+        let directory = typed.hasSuffix("/") ? url : url.deletingLastPathComponent()
+        let start = typed.hasSuffix("/") ? "" : url.lastPathComponent
+        // An unreadable directory simply offers nothing.
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return "" }
+        let matches = names.filter { $0.hasPrefix(start) && !$0.hasPrefix(".") }.sorted()
+        guard !matches.isEmpty else { return "" }
+        let shown = matches.prefix(10).map { TerminalText.singleLine(directory.appendingPathComponent($0).path) }
+        return " Files there that start so: " + shown.joined(separator: ", ") + (matches.count > 10 ? ", …" : "")
+    }
+
+    private func answer(_ command: InspectionCommand) -> Bool {
+        perform { try invocation.record(command, on: state.id) }
+    }
+
+    private func perform(
+        _ recording: () throws -> (events: [InspectionEvent], state: InspectionState)
+    ) -> Bool {
+        do {
+            let (events, after) = try recording()
+            state = after
+            for event in events {
+                switch event {
+                case .fieldSet(let set):
+                    say("  recorded: \(TerminalText.safe(set.value.displayText))")
+                case .fieldCleared: say("  cleared")
+                default: break
+                }
+            }
+            if events.isEmpty { say("  unchanged") }
+            return true
+        } catch {
+            say("  refused: \(TerminalText.safe(JQC.message(for: error)))")
+            return false
+        }
+    }
+
+    private func finish(stopped: Bool) throws {
+        say("")
+        let missing = state.missingRequiredFields()
+        if !missing.isEmpty {
+            say("Still required: " + missing.map { TerminalText.singleLine($0.label) }.joined(separator: ", "))
+        }
+        let score = Score.compute(template: template, values: state.values)
+        say("Score so far: " + (score.map { String(format: "%.2f", $0) } ?? "none"))
+        if stopped || !missing.isEmpty {
+            say("Every answer given is recorded. Continue with 'jqc fill \(reference)'.")
+            return
+        }
+        invocation.stdout.write("Submit now? [y/N] ")
+        guard yes(readLine()) else {
+            say("Not submitted. Submit later with 'jqc submit \(reference)'.")
+            return
+        }
+        invocation.stdout.write("Does the facility need a re-inspection (a follow-up)? [y/N] ")
+        let followUp = yes(readLine())
+        if perform({ try invocation.record(.submit(followUpRequired: followUp), on: state.id) }) {
+            say(
+                "Submitted \(state.id.lowercased): score "
+                    + (state.score.map { String(format: "%.2f", $0) } ?? "none (nothing scoreable answered)"))
+            if followUp { say("Follow-up required: re-inspect with 'jqc start --reinspect \(reference)'") }
+        }
+    }
+
+    private func yes(_ reply: String?) -> Bool {
+        ["y", "yes"].contains(reply?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+    }
+}

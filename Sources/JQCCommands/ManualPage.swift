@@ -1,0 +1,45 @@
+import ArgumentParsing
+import Foundation
+
+/// `jqc.1`, the manual page `Tools/install` and `Tools/package` install:
+/// the command specs (as `jqc help` shows them) plus what only a manual has.
+enum ManualPage {
+    /// The page, dated by `SOURCE_DATE_EPOCH` when set (reproducible
+    /// packages), else today.
+    static func text(environment: [String: String]) -> String {
+        let seconds = environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init) ?? Date().timeIntervalSince1970
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        let date = formatter.string(from: Date(timeIntervalSince1970: seconds))
+        return JQC.program.manPage(date: date, sections: sections)
+    }
+
+    static let sections: [(title: String, text: String)] = [
+        (
+            "Exit status",
+            "0 success; 1 refused or failed (the message on standard error says what, why and what to do); "
+                + "2 usage error (the message and the usage line on standard error)."
+        ),
+        (
+            "Environment",
+            """
+            JQC_HOME: the ledger directory, unless --ledger is given.
+
+            XDG_DATA_HOME: the ledger is $XDG_DATA_HOME/jqc when neither --ledger nor JQC_HOME is set \
+            (default ~/.local/share/jqc).
+
+            VISUAL, EDITOR: the editor of 'jqc edit' (default vi).
+
+            NO_COLOR: no colour in the output.
+            """
+        ),
+        (
+            "Files",
+            "LEDGER/store: the event log and its views (LMDB); LEDGER/photos: captured photos, named by "
+                + "SHA-256; LEDGER/config.json: the device id and server; LEDGER/credentials.json: the saved session."
+        ),
+        ("See also", "jqc help COMMAND; jqc completion bash|zsh|fish."),
+    ]
+}

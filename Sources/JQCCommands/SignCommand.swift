@@ -1,0 +1,35 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc sign ID FIELD FILE`: a signature captured as an image.
+struct SignCommand: RunnableCommand {
+    static let path = ["sign"]
+    static let spec = CommandSpec(
+        "sign", abstract: "Capture a signature (an image file) into a signature field.", group: "Inspecting",
+        positionals: [
+            PositionalSpec("ID", help: "The inspection."),
+            PositionalSpec("FIELD", help: "The signature field's id or label."),
+            PositionalSpec("FILE", help: "The signature image."),
+        ])
+
+    var id: String
+    var field: String
+    var file: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        id = try parsed.require("ID")
+        field = try parsed.require("FIELD")
+        file = try parsed.require("FILE")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let inspection = try invocation.inspectionID(id)
+        try invocation.requireField(field, of: inspection, holding: .signature)
+        let (events, state) = try invocation.capture(file, for: .field(field), on: inspection)
+        report(events, state, invocation, verb: "signed")
+    }
+}

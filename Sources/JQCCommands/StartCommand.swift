@@ -1,0 +1,130 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc start`: a new inspection from a template at a facility, or a re-inspection.
+struct StartCommand: RunnableCommand {
+    static let path = ["start"]
+    static let spec = CommandSpec(
+        "start", abstract: "Start an inspection from a template at a facility (or re-inspect one).",
+        discussion: """
+            Templates and facilities are named by id or by name (see 'jqc templates', 'jqc facilities'). \
+            With --reinspect, the template, facility and area come from the completed inspection that needs \
+            follow-up, and its non-scoring answers are copied.
+            """,
+        group: "Inspecting",
+        options: [
+            OptionSpec("template", short: "t", valueName: "TEMPLATE", help: "The template's id or name."),
+            OptionSpec("facility", short: "f", valueName: "FACILITY", help: "The facility's id or name."),
+            OptionSpec("area", short: "a", valueName: "AREA", help: "An area of the facility, by id or name."),
+            OptionSpec("reinspect", valueName: "ID", help: "Re-inspect this completed inspection."),
+        ])
+
+    var template: String?
+    var facility: String?
+    var area: String?
+    var reinspect: String?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        template = parsed.option("template")
+        facility = parsed.option("facility")
+        area = parsed.option("area")
+        reinspect = parsed.option("reinspect")
+        if reinspect == nil {
+            if template == nil { throw .missingOption("template", valueName: "TEMPLATE", context: parsed.context) }
+            if facility == nil { throw .missingOption("facility", valueName: "FACILITY", context: parsed.context) }
+        } else if let given = [("template", template), ("facility", facility), ("area", area)].first(where: {
+            $0.1 != nil
+        }) {
+            // A re-inspection takes all three from the inspection it follows up.
+            throw .unexpectedArgument("--\(given.0)", context: parsed.context)
+        }
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let ledger = try invocation.ledger()
+        let start: StartInspection
+        if let reinspect {
+            let parentID = try invocation.inspectionID(reinspect)
+            guard let parent = try ledger.state(of: parentID) else { throw LookupError.noInspection(reinspect) }
+            start = try StartInspection.reinspection(of: parent)
+        } else {
+            let template = try Self.template(named: template!, in: ledger)
+            let facility = try Self.facility(named: facility!, in: ledger)
+            var chosenArea: Facility.Area?
+            if let area {
+                chosenArea = try Self.area(named: area, in: facility)
+            }
+            let pinned = try ledger.pinnedTemplate(hash: template.contentHash) != nil
+            start = StartInspection(
+                template: template, templateAlreadyPinned: pinned, facilityID: facility.id,
+                facilityName: facility.name, areaID: chosenArea?.id, areaName: chosenArea?.name)
+        }
+        // Random, not time-ordered: people type these ids by their first
+        // digits, which must differ between inspections of the same week.
+        let id = UUID()
+        let (_, state) = try invocation.record(.start(start), on: id)
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(FormReport(state: state).json))
+        } else {
+            let area = state.areaName.map { ", \(TerminalText.singleLine($0))" } ?? ""
+            invocation.stdout.line("Started inspection \(id.lowercased)")
+            invocation.stdout.line(
+                "  \(TerminalText.singleLine(start.template.name)) at \(TerminalText.singleLine(state.facilityName))\(area)"
+            )
+            if let parent = state.parentInspectionID {
+                let copied = state.values.count
+                invocation.stdout.line(
+                    "  re-inspection of \(parent.lowercased); \(copied) \(copied == 1 ? "answer" : "answers") copied")
+            }
+            invocation.stdout.line("Next: jqc show \(id.lowercased.prefix(8))")
+        }
+    }
+
+    static func template(named reference: String, in ledger: InspectionLedger) throws -> Template {
+        let all = try ledger.reference.allTemplates()
+        guard !all.isEmpty else {
+            throw JQCError.refused(
+                "no templates on this device yet. Pull them with 'jqc pull' (online) or 'jqc pull --from FILE'.")
+        }
+        if let normalized = try? RecordID.normalize(text: reference, what: "template id"),
+            let byID = all.first(where: { $0.id == normalized })
+        {
+            return byID
+        }
+        let byName = all.filter { $0.name.lowercased() == reference.lowercased() }
+        if byName.count == 1 { return byName[0] }
+        if byName.count > 1 {
+            throw JQCError.ambiguous(kind: "template", reference: reference, candidates: byName.map(\.description))
+        }
+        throw JQCError.notFound(
+            kind: "template", reference: reference,
+            hint: "Known: \(all.map(\.description).joined(separator: ", ")).")
+    }
+
+    static func facility(named reference: String, in ledger: InspectionLedger) throws -> Facility {
+        let all = try ledger.reference.allFacilities()
+        guard !all.isEmpty else {
+            throw JQCError.refused(
+                "no facilities on this device yet. Pull them with 'jqc pull' (online) or 'jqc pull --from FILE'.")
+        }
+        if let byID = all.first(where: { $0.id == reference.trimmingCharacters(in: .whitespaces) }) { return byID }
+        let byName = all.filter { $0.name.lowercased() == reference.lowercased() }
+        if byName.count == 1 { return byName[0] }
+        throw JQCError.notFound(
+            kind: "facility", reference: reference,
+            hint: "Known: \(all.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")).")
+    }
+
+    static func area(named reference: String, in facility: Facility) throws -> Facility.Area {
+        if let byID = facility.areas.first(where: { $0.id == reference }) { return byID }
+        let byName = facility.areas.filter { $0.name.lowercased() == reference.lowercased() }
+        if byName.count == 1 { return byName[0] }
+        throw JQCError.notFound(
+            kind: "area of \(facility.name)", reference: reference,
+            hint: "Its areas: \(facility.areas.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")).")
+    }
+}

@@ -1,0 +1,47 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc submit ID [--follow-up]`.
+struct SubmitCommand: RunnableCommand {
+    static let path = ["submit"]
+    static let spec = CommandSpec(
+        "submit", abstract: "Submit a draft: its score is computed and recorded, and it joins the outbox.",
+        group: "Inspecting",
+        positionals: [PositionalSpec("ID", help: "The inspection.")],
+        flags: [FlagSpec("follow-up", help: "Mark that this facility needs a re-inspection.")])
+
+    var id: String
+    var followUp: Bool
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        id = try parsed.require("ID")
+        followUp = parsed.flag("follow-up")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let inspection = try invocation.inspectionID(id)
+        let (_, state) = try invocation.record(.submit(followUpRequired: followUp), on: inspection)
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(FormReport(state: state).json))
+            return
+        }
+        let score = state.score.map { String(format: "%.2f", $0) } ?? "none (nothing scoreable answered)"
+        invocation.stdout.line("Submitted \(inspection.lowercased): score \(score)")
+        if followUp { invocation.stdout.line("Follow-up required: re-inspect with 'jqc start --reinspect \(id)'") }
+        if let parent = state.parentInspectionID {
+            // Only the first re-inspection submitted clears the follow-up.
+            let resolvedBy = try invocation.ledger().state(of: parent)?.followUpResolvedBy
+            if resolvedBy == inspection {
+                invocation.stdout.line("Follow-up of \(parent.lowercased) cleared")
+            } else if let resolvedBy {
+                invocation.stdout.line(
+                    "Follow-up of \(parent.lowercased) was already cleared by re-inspection \(resolvedBy.lowercased)")
+            }
+        }
+        invocation.stdout.line("Queued for sync ('jqc outbox', 'jqc sync').")
+    }
+}
