@@ -49,6 +49,7 @@ struct FormReport {
             "issues": issues, "photos": photos,
             "sync": [
                 "state": SyncState.of(state).rawValue, "server_id": state.sync.serverID as Any? ?? NSNull(),
+                "notes": state.syncNotes,
             ],
         ]
     }
@@ -102,6 +103,7 @@ struct FormReport {
         }
         if !state.photos.isEmpty { lines.append("Photos: \(state.photos.count)") }
         lines.append("Sync: \(SyncState.of(state).rawValue)" + (state.sync.serverID.map { " (server id \($0))" } ?? ""))
+        for note in state.syncNotes { lines.append("  \(TerminalText.singleLine(note))") }
         return lines.joined(separator: "\n")
     }
 }

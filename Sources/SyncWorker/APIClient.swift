@@ -77,10 +77,11 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
     case transport(TransportError)
     /// 401: the access token is not (or no longer) accepted.
     case unauthorized(String)
-    /// 5xx or 429: the server could not do it now. Retried with backoff;
+    /// 5xx, 408 or 429: the server could not do it now. Retried with backoff;
     /// `retryAfter` is the server's `Retry-After` in seconds, when it sent one.
     case unavailable(status: Int, message: String, retryAfter: Int?)
-    /// Another 4xx: the server refused the request; sending it again cannot help.
+    /// Another 4xx, or `ok: false` with an `error` at a success status: the
+    /// server refused the request; sending it again cannot help.
     case refused(status: Int, message: String)
     /// The response was not the documented envelope.
     case malformedResponse(String)
@@ -292,17 +293,30 @@ public struct APIClient: Sendable {
         } catch {
             throw .transport(error)
         }
+        // An answer that is not JSON is only unreadable, never a reason to stop.
         let envelope = try? JSONValue(parsing: response.body)
         let message = envelope?["error"]?.stringValue ?? "HTTP \(response.status)"
         switch response.status {
         case 200..<300:
-            guard let envelope, envelope["ok"]?.boolValue == true else {
+            guard let envelope else {
+                throw .malformedResponse("HTTP \(response.status) without an ok envelope")
+            }
+            if envelope["ok"]?.boolValue == false, let reason = envelope["error"]?.stringValue {
+                // The server said why, at a success status: that is its refusal, not noise to retry.
+                throw .refused(status: response.status, message: reason)
+            }
+            guard envelope["ok"]?.boolValue == true else {
                 throw .malformedResponse("HTTP \(response.status) without an ok envelope")
             }
             return envelope["data"] ?? .null
         case 401:
             throw .unauthorized(message)
-        case 429, 500...:
+        case 404 where envelope == nil && !baseURL.hasSuffix("/api/v1"):
+            throw .refused(
+                status: 404,
+                message: "\(path) was not found at \(baseURL); the API usually lives under /api/v1 (try the "
+                    + "server URL \(baseURL)/api/v1 with 'jqc login --server')")
+        case 408, 429, 500...:
             let retryAfter = response.headers["Retry-After"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             throw .unavailable(status: response.status, message: message, retryAfter: retryAfter)
         default:

@@ -41,14 +41,20 @@ public struct SyncReport: Sendable {
         public var httpStatus: Int?
         /// When the worker tries again (nil once it has given up).
         public var nextAttemptAt: Timestamp?
+        /// Failed attempts in a row, this one included.
+        public var attempts: Int = 0
+
+        /// Still retried, but failing long enough that a person may want to look.
+        public var isStalled: Bool { nextAttemptAt != nil && attempts >= SyncFailure.stalledAfterAttempts }
     }
 
     /// Items the server accepted in this run, in the order they were sent.
     public internal(set) var sent: [SyncItem] = []
-    /// Items given up in this run (a refusal, the last allowed failure, or a
-    /// dependency that failed for good).
+    /// Items given up in this run (a refusal, a local fault, or a dependency
+    /// that failed for good).
     public internal(set) var gaveUp: [Failure] = []
-    /// Items that failed in this run and will be retried.
+    /// Items that failed in this run and will be retried (stalled ones too:
+    /// a transient failure is never given up by count).
     public internal(set) var retrying: [Failure] = []
     /// Items that had failed for good before this run; `jqc sync retry` sends them again.
     public internal(set) var failedEarlier: [Failure] = []
@@ -92,12 +98,13 @@ public struct SyncReport: Sendable {
                 failedEarlier.append(
                     Failure(
                         item: row.item, inspectionID: row.inspectionID, error: row.lastError ?? "",
-                        httpStatus: row.lastHTTPStatus, nextAttemptAt: nil))
+                        httpStatus: row.lastHTTPStatus, nextAttemptAt: nil, attempts: row.attempts))
             } else {
                 skipped.append(row.item)
             }
         }
-        nextAttemptAt = remaining.filter { $0.state == .retrying }.compactMap(\.nextAttemptAt).min()
+        nextAttemptAt = remaining.filter { $0.state == .retrying || $0.state == .stalled }.compactMap(\.nextAttemptAt)
+            .min()
     }
 
     /// An item's last outcome in a run.

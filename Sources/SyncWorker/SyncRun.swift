@@ -5,18 +5,25 @@ import InspectionStore
 import LedgerCore
 import LedgerStore
 
-/// One sync of a ledger's outbox to the server: the rules of
-/// `shared/domain.md` ("What the sync worker must honour"), as implemented.
+/// One sync of a ledger's outbox to the server: the sync rules of
+/// `docs/domain.md`, as implemented.
 ///
 /// **Order.** The outbox view is ordered photos → inspections → issues (each
 /// by submit time); a run sends in that order, then pulls reference data.
-/// - An inspection is sent only when every one of its photos is settled
-///   (uploaded, or failed for good); a photo not uploaded is sent as `""`.
+/// - An inspection is sent only when every one of its photos is settled:
+///   uploaded, or failed for good (a refusal or a local fault). While any of
+///   them can still be uploaded it waits, however long an outage lasts, and
+///   says so ("waiting for photo 3d15a2b0: HTTP 503: …, next try …"). A photo
+///   failed for good is sent as `""`, and every view then says "synced
+///   without photo X: reason", never plain "synced". A photo whose record
+///   already went out without it is not uploaded afterwards (nothing on the
+///   server would point to it): it fails with a message saying so.
 ///   A re-inspection also waits for its parent's server id; if the parent
 ///   failed for good, it fails with that reason.
 /// - An issue is sent only once its inspection has a server id and its photo
-///   (if any) is settled. If the inspection failed for good, the issue is
-///   given up with that reason instead of becoming an orphan on the server.
+///   (if any) is settled, by the same rule. If the inspection failed for
+///   good, the issue is given up with that reason instead of becoming an
+///   orphan on the server.
 ///
 /// **Outcomes are events.** Each outcome is appended through
 /// `InspectionLedger.append` in one short write transaction of its own
@@ -27,35 +34,36 @@ import LedgerStore
 /// a sync and the disk's latency overlaps the network's.
 ///
 /// **Failures.**
-/// - Transient (timeout, lost connection, 5xx, 429, an unreadable answer):
-///   `sync.attempt_failed` with `will_retry` and `next_attempt_at` from the
-///   `RetryPolicy`; the 5th failure is recorded with `sync.gave_up` in the
-///   same transaction. Items whose next attempt is in the future are
-///   skipped. After a timeout the run stops: the others would only wait for
-///   the same timeout.
+/// - Transient (timeout, lost connection, 5xx, 408, 429, an unreadable
+///   answer): `sync.attempt_failed` with `will_retry` and `next_attempt_at`
+///   from the `RetryPolicy` (backoff with jitter up to 5 minutes). Never
+///   given up by count: after `SyncFailure.stalledAfterAttempts` failures
+///   the item is shown as *stalled*, and retried on. Items whose next attempt
+///   is in the future are skipped. After a timeout the run stops: the others
+///   would only wait for the same timeout.
 /// - No connection at all (offline, DNS, refused): nothing was sent, so the
 ///   run stops and records nothing. Inspectors are offline for long
-///   stretches; being offline must not use up an item's attempts, or
-///   `--watch` would give items up just for waiting for the network.
-/// - A 4xx refusal (400, 404, 409, 413, 422…): given up at once with the
-///   server's message (the HTTP status is kept in the failure).
+///   stretches; being offline is not an attempt.
+/// - A refusal (a 4xx other than 401, 408 and 429; or `ok: false` with an
+///   `error` at any status): given up at once with the server's message
+///   (the HTTP status is kept in the failure).
 /// - A 401: the session refreshes once and the request is sent again. If the
 ///   refresh is refused the run stops, asks for `jqc login`, and records
 ///   nothing: no attempt is counted against any item.
 /// - A transport refusal (TLS, a redirect, a bad URL) stops the run without
 ///   counting an attempt: it is the configuration's fault, not the item's.
-/// - Local problems (a photo file missing from the store, or not matching its
+/// - Local faults (a photo file missing from the store, or not matching its
 ///   hash) give the item up with a message saying what to restore.
 ///
 /// **Idempotency.** Every write carries the key of the event that caused it
 /// (`IdempotencyKeys`), so a retry after a lost response, a crash or a
-/// `kill -9` is answered with the first response and never makes a second
-/// record.
+/// `kill -9` is answered with the first response by a server that honours
+/// the key.
 ///
 /// **Passes.** After going through the outbox, the run goes through it again
 /// while the previous pass achieved something and some retry has fallen due
-/// (with a scale of 0 in tests, at once), so one run carries items as far as
-/// backoff allows.
+/// (with a scale of 0 in tests, at once), up to `maximumPasses`, so one run
+/// carries items as far as backoff allows; `--watch` comes back for the rest.
 ///
 /// One value makes one run: its report covers what that run did.
 public final class SyncRun {
@@ -118,10 +126,9 @@ public final class SyncRun {
 
     private func runPasses() throws -> SyncReport {
         var report = SyncReport()
-        // Every failure counts toward giving up, so passes are bounded anyway;
-        // the cap only guards against a bug turning this into a busy loop.
-        let maximumPasses = 2 * policy.maximumAttempts + 4
-        while report.passes < maximumPasses {
+        // Transient failures are retried for as long as they last, so with
+        // a backoff scale of 0 (tests) passes would never end by themselves.
+        while report.passes < Self.maximumPasses {
             report.passes += 1
             let progressed = try pass(try ledger.outbox(), &report)
             // The next reads of the ledger must see every outcome of this pass.
@@ -157,11 +164,15 @@ public final class SyncRun {
         return progressed
     }
 
-    /// Pending, or retrying with its next attempt due; never an item given up.
+    /// Passes over the outbox in one run at most: enough for an item to be
+    /// retried until it shows as stalled when retries are due at once.
+    static let maximumPasses = SyncFailure.stalledAfterAttempts + 3
+
+    /// Pending, or retrying (stalled too) with its next attempt due; never an item given up.
     func isDue(_ row: OutboxItem, at now: Timestamp) -> Bool {
         switch row.state {
         case .pending: true
-        case .retrying: (row.nextAttemptAt ?? now) <= now
+        case .retrying, .stalled: (row.nextAttemptAt ?? now) <= now
         default: false
         }
     }
@@ -196,6 +207,17 @@ public final class SyncRun {
         _ report: inout SyncReport
     ) throws -> Bool {
         guard let photo = state.photo(id: row.item.id) else { return false }
+        let owner = state.owner(ofPhoto: photo)
+        if case .synced = state.sync.status(of: owner) {
+            // Nothing on the server would point to the file: its record went out without it.
+            let record = owner.kind == .issue ? "issue \(owner.id.lowercased.prefix(8))" : "inspection"
+            let error =
+                "The \(record) already went to the server without this photo, so it was not uploaded: nothing "
+                + "there would point to it. The photo stays in this ledger (jqc audit shows it); to put it on the "
+                + "server, record it again with a re-inspection ('jqc reinspect \(state.id.lowercased.prefix(8))')."
+            try giveUp(row, error: error, httpStatus: nil, state, tell)
+            return true
+        }
         let hash = photo.photo.sha256.hex
         guard let data = ledger.photos.contents(sha256: hash) else {
             let error =
@@ -236,13 +258,9 @@ public final class SyncRun {
         _ report: inout SyncReport
     ) throws -> Bool {
         // Every photo settled: uploaded, or failed for good (then sent as "").
-        for photo in state.photos {
-            switch state.sync.status(of: SyncItem(kind: .photo, id: photo.photo.photoID)) {
-            case .synced, .failed: continue
-            case .pending, .retrying:
-                tell(.waiting("its photo \(photo.photo.photoID.lowercased.prefix(8)) is not uploaded yet"))
-                return false
-            }
+        if let waiting = state.waitingReason(for: row.item) {
+            tell(.waiting(waiting))
+            return false
         }
         var parentServerID: String?
         if let parentID = state.parentInspectionID {
@@ -266,7 +284,7 @@ public final class SyncRun {
                     httpStatus: nil, state, tell)
                 return true
             case .pending, .retrying:
-                tell(.waiting("its parent inspection \(parentID.lowercased.prefix(8)) is not on the server yet"))
+                tell(.waiting("waiting for its parent inspection \(parentID.lowercased.prefix(8)) to reach the server"))
                 return false
             }
         }
@@ -308,7 +326,7 @@ public final class SyncRun {
                 httpStatus: nil, state, tell)
             return true
         case .pending, .retrying:
-            tell(.waiting("its inspection is not on the server yet"))
+            tell(.waiting("waiting for its inspection \(state.id.lowercased.prefix(8)) to reach the server"))
             return false
         }
         var photoPath: String?
@@ -317,7 +335,8 @@ public final class SyncRun {
             case .synced: photoPath = state.sync.uploadedPhotos[photoID]
             case .failed: photoPath = nil
             case .pending, .retrying:
-                tell(.waiting("its photo \(photoID.lowercased.prefix(8)) is not uploaded yet"))
+                let next = state.waitingReason(for: row.item)
+                tell(.waiting(next ?? "waiting for photo \(photoID.lowercased.prefix(8))"))
                 return false
             }
         }
@@ -400,37 +419,20 @@ public final class SyncRun {
             let now = clock.now()
             var retryAfter: Int?
             if case .unavailable(_, _, let seconds) = error { retryAfter = seconds }
-            if policy.givesUp(afterFailure: failures) {
-                let message = "Gave up after \(failures) failed attempts; the last: \(error.serverMessage)"
-                try record(
-                    [
-                        .syncAttemptFailed(
-                            SyncAttemptFailed(
-                                item: row.item, attempt: failures, error: error.serverMessage,
-                                httpStatus: error.status, willRetry: false)),
-                        .syncGaveUp(SyncGaveUp(item: row.item, error: message)),
-                    ], row)
-                outcomes[row.item] = .gaveUp(
-                    .init(
-                        item: row.item, inspectionID: row.inspectionID, error: message, httpStatus: error.status,
-                        nextAttemptAt: nil))
-                tell(.gaveUp(message))
-            } else {
-                let next = policy.nextAttempt(
-                    afterFailure: failures, at: now, unit: unitRandom(), retryAfter: retryAfter)
-                try record(
-                    [
-                        .syncAttemptFailed(
-                            SyncAttemptFailed(
-                                item: row.item, attempt: failures, error: error.serverMessage,
-                                httpStatus: error.status, willRetry: true, nextAttemptAt: next))
-                    ], row)
-                outcomes[row.item] = .retrying(
-                    .init(
-                        item: row.item, inspectionID: row.inspectionID, error: error.serverMessage,
-                        httpStatus: error.status, nextAttemptAt: next))
-                tell(.willRetry(error.serverMessage))
-            }
+            // Never given up by count: an outage of any length is waited out.
+            let next = policy.nextAttempt(afterFailure: failures, at: now, unit: unitRandom(), retryAfter: retryAfter)
+            try record(
+                [
+                    .syncAttemptFailed(
+                        SyncAttemptFailed(
+                            item: row.item, attempt: failures, error: error.serverMessage,
+                            httpStatus: error.status, willRetry: true, nextAttemptAt: next))
+                ], row)
+            outcomes[row.item] = .retrying(
+                .init(
+                    item: row.item, inspectionID: row.inspectionID, error: error.serverMessage,
+                    httpStatus: error.status, nextAttemptAt: next, attempts: failures))
+            tell(.willRetry(error.serverMessage))
             if case .transport(.timedOut) = error {
                 // The next request would only wait out the same timeout.
                 report.stop = .serverUnreachable(
@@ -459,7 +461,7 @@ public final class SyncRun {
         outcomes[row.item] = .gaveUp(
             .init(
                 item: row.item, inspectionID: row.inspectionID, error: error, httpStatus: httpStatus,
-                nextAttemptAt: nil))
+                nextAttemptAt: nil, attempts: (state.sync.failures[row.item]?.attempts ?? 0) + (attempted ? 1 : 0)))
         tell(.gaveUp(error))
     }
 

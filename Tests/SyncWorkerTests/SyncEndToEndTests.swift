@@ -100,7 +100,7 @@ import Testing
         #expect(failures + uploadFailures > 0, "the faults were injected")
     }
 
-    @Test func fiveFailuresGiveUpAndSyncRetryRecovers() throws {
+    @Test func anOutageStallsItemsWithoutGivingUpAndTheNextSyncRecovers() throws {
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL)
         try sample.login()
@@ -108,27 +108,29 @@ import Testing
         try server.faults(
             .object(["fault_rate": .integer(1), "fault_paths": .array([.string("/api/v1/inspections")])]))
 
-        let failed = try sample.jqc("sync")
+        let stalled = try sample.jqc("sync")
 
-        #expect(failed.status == 1)
-        #expect(failed.stdout.contains("failed 2"))
-        #expect(failed.stderr.contains("jqc sync retry"))
+        #expect(stalled.status == 0, "waiting out an outage is not a failure: \(stalled.stderr)")
+        #expect(stalled.stdout.contains("failed 0; will retry 1"))
+        #expect(stalled.stdout.contains("stalled after 8 attempts, will retry: inspection"))
         let rows = try sample.ledger.outbox()
         let inspection = try #require(rows.first { $0.item.kind == .inspection })
-        #expect(inspection.state == .failed)
-        #expect(inspection.attempts == 5)
+        #expect(inspection.state == .stalled)
         #expect(inspection.lastError?.contains("HTTP 500") == true)
         let issue = try #require(rows.first { $0.item.kind == .issue })
-        #expect(issue.state == .failed)
-        #expect(issue.lastError?.contains("orphan") == true)
-        #expect(try server.requests("POST /api/v1/inspections", status: "500") == 5)
+        #expect(issue.state == .pending)
         #expect(try server.count("issues") == 0)
+        let outbox = try sample.jqc("outbox")
+        #expect(outbox.stdout.contains("stalled"))
+        #expect(outbox.stdout.contains("waiting for its inspection"))
+        #expect(try sample.eventTypes().contains("sync.gave_up") == false)
 
-        try server.resetFaults()
+        // `sync retry` makes a stalled item due at once, attempts from zero.
         let retry = try sample.jqc("sync", "retry", String(id.lowercased.prefix(8)))
         #expect(retry.status == 0, "\(retry.stderr)")
         #expect(retry.stdout.contains("Queued again: inspection"))
-        #expect(retry.stdout.contains("Queued again: issue"))
+
+        try server.resetFaults()
         let recovered = try sample.jqc("sync")
         #expect(recovered.status == 0, "\(recovered.stderr)")
         #expect(try sample.ledger.outbox().isEmpty)

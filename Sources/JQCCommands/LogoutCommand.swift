@@ -1,0 +1,50 @@
+import ArgumentParsing
+import CurlTransport
+import Dispatch
+import Foundation
+import HTTPCore
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+import SyncWorker
+
+/// `jqc logout`: tells the server (best effort), then forgets the session here.
+struct LogoutCommand: RunnableCommand {
+    static let path = ["logout"]
+    static let spec = CommandSpec(
+        "logout", abstract: "Log out: revoke the session on the server if it is reachable, and remove it here.",
+        discussion: "Afterwards, recording needs a new login or --as NAME (recorded as unverified).",
+        group: "Session")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let store = SessionStore(path: invocation.home.credentialsPath)
+        guard let saved = try store.load() else {
+            invocation.stdout.line("Nobody is logged in.")
+            return
+        }
+        var revoked = true
+        var why = ""
+        do {
+            let api = APIClient(baseURL: saved.serverURL, transport: try invocation.httpClient())
+            try api.logout(refreshToken: saved.tokens.refreshToken)
+        } catch {
+            // Best effort: the session is removed here whatever the server says.
+            revoked = false
+            why = "\(error)"
+        }
+        try store.remove()
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(["logged_out": saved.user.username, "revoked_on_server": revoked]))
+            return
+        }
+        invocation.stdout.line("Logged out \(saved.user.displayName) (\(saved.user.username)).")
+        if !revoked {
+            invocation.stderr.line(
+                "jqc: the server was not told (\(why)); the session was removed from this device only.")
+        }
+    }
+}
