@@ -55,6 +55,7 @@ struct LoginCommand: RunnableCommand {
         guard !user.isEmpty, !password.isEmpty else {
             throw JQCError.refused("The login needs a user name and a password; one was empty. Nothing was changed.")
         }
+        Redaction.hide(password)
         let api = APIClient(baseURL: url, transport: try invocation.httpClient())
         let (tokens, serverUser): (SessionTokens, ServerUser)
         do {

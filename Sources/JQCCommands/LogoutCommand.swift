@@ -29,7 +29,11 @@ struct LogoutCommand: RunnableCommand {
         var why = ""
         do {
             let api = APIClient(baseURL: saved.serverURL, transport: try invocation.httpClient())
-            try api.logout(refreshToken: saved.tokens.refreshToken)
+            // Through the session, so an expired access token is refreshed first.
+            let session = ServerSession(saved, api: api, store: store)
+            try session.authorized { token throws(APIError) in
+                try api.logout(refreshToken: session.refreshToken, accessToken: token)
+            }
         } catch {
             // Best effort: the session is removed here whatever the server says.
             revoked = false
@@ -38,13 +42,19 @@ struct LogoutCommand: RunnableCommand {
         try store.remove()
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render(["logged_out": saved.user.username, "revoked_on_server": revoked]))
+                JSONOutput.render([
+                    "logged_out": saved.user.username, "revoked_on_server": revoked,
+                    "server_error": revoked ? NSNull() : why as Any,
+                ]))
             return
         }
-        invocation.stdout.line("Logged out \(saved.user.displayName) (\(saved.user.username)).")
-        if !revoked {
+        invocation.stdout.line("Logged out \(saved.user.displayName) (\(saved.user.username)) on this device.")
+        if revoked {
+            invocation.stdout.line("The server revoked the session.")
+        } else {
             invocation.stderr.line(
-                "jqc: the server was not told (\(why)); the session was removed from this device only.")
+                "jqc: the server was NOT told of this logout, so the session may stay valid there until it expires "
+                    + "(\(TerminalText.singleLine(why))). It was removed from this device only.")
         }
     }
 }

@@ -171,10 +171,11 @@ struct SyncCommand: RunnableCommand {
         case .refreshed(let facilities, let templates):
             if !watching { out.line("Reference data refreshed: \(facilities) facilities, \(templates) templates.") }
         case .failed(let why):
-            out.line("Reference data not refreshed: \(why)")
+            out.line("Reference data not refreshed: \(TerminalText.singleLine(why))")
         case .notAttempted:
             break
         }
+        for warning in report.referenceWarnings { invocation.stderr.line("jqc: \(warning)") }
         if let stop = report.stop {
             switch stop {
             case .loginRequired, .transportRefused: break  // thrown as the command's error
@@ -203,7 +204,10 @@ struct SyncCommand: RunnableCommand {
         var reference: Any = NSNull()
         switch report.reference {
         case .refreshed(let facilities, let templates):
-            reference = ["refreshed": true, "facilities": facilities, "templates": templates]
+            reference = [
+                "refreshed": true, "facilities": facilities, "templates": templates,
+                "skipped_templates": report.referenceWarnings,
+            ]
         case .failed(let why): reference = ["refreshed": false, "error": why]
         case .notAttempted: break
         }

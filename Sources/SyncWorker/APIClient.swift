@@ -87,12 +87,15 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
     case malformedResponse(String)
     /// The refresh token was refused too: only a new login helps.
     case loginRequired(String)
+    /// The refresh got no complete answer (twice): the saved pair is kept and
+    /// the same refresh token is sent again next time.
+    case refreshInterrupted(String)
 
     /// Whether the same request may succeed later by itself.
     public var isTransient: Bool {
         switch self {
         case .transport(let error): error.isTransient
-        case .unavailable, .malformedResponse: true
+        case .unavailable, .malformedResponse, .refreshInterrupted: true
         case .unauthorized, .refused, .loginRequired: false
         }
     }
@@ -102,7 +105,7 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .unauthorized, .loginRequired: 401
         case .unavailable(let status, _, _), .refused(let status, _): status
-        case .transport, .malformedResponse: nil
+        case .transport, .malformedResponse, .refreshInterrupted: nil
         }
     }
 
@@ -125,6 +128,9 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         case .loginRequired(let message):
             "The server no longer accepts this session (\(Redaction.text(message))): the refresh token was "
                 + "refused. Log in again with 'jqc login'; nothing recorded was lost."
+        case .refreshInterrupted(let message):
+            "The session's refresh got no complete answer (\(Redaction.text(message))). The saved session was "
+                + "kept; the next sync asks again with it, and nothing was counted against any item."
         }
     }
 
@@ -137,6 +143,7 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         case .unavailable(let status, let message, _), .refused(let status, let message):
             "HTTP \(status): \(Redaction.text(message))"
         case .malformedResponse(let what): "unreadable answer: \(Redaction.text(what))"
+        case .refreshInterrupted(let message): "session refresh interrupted: \(Redaction.text(message))"
         }
     }
 }
@@ -180,17 +187,24 @@ public struct APIClient: Sendable {
 
     // MARK: - Session
 
-    /// `POST /auth/login`.
+    /// `POST /auth/login`; when the answer holds only the tokens (no `user`
+    /// object, as the reference backend answers), the identity comes from
+    /// `GET /auth/me` with the new access token.
     public func login(username: String, password: String) throws(APIError) -> (SessionTokens, ServerUser) {
         let body = JSONValue.object(["username": .string(username), "password": .string(password)])
         let data = try call(.post, "/auth/login", json: body)
-        return (try SessionTokens(json: data), try ServerUser(json: data["user"] ?? .null))
+        let tokens = try SessionTokens(json: data)
+        Redaction.hide(tokens.accessToken, tokens.refreshToken)
+        if let user = data["user"], case .object = user { return (tokens, try ServerUser(json: user)) }
+        return (tokens, try me(accessToken: tokens.accessToken))
     }
 
     /// `POST /auth/refresh`: the refresh token is used up; the answer holds the next pair.
     public func refresh(refreshToken: String) throws(APIError) -> SessionTokens {
         let data = try call(.post, "/auth/refresh", json: .object(["refresh_token": .string(refreshToken)]))
-        return try SessionTokens(json: data)
+        let tokens = try SessionTokens(json: data)
+        Redaction.hide(tokens.accessToken, tokens.refreshToken)
+        return tokens
     }
 
     /// `GET /auth/me`.
@@ -198,9 +212,12 @@ public struct APIClient: Sendable {
         try ServerUser(json: try call(.get, "/auth/me", token: accessToken))
     }
 
-    /// `POST /auth/logout` (needs no access token: it may have expired).
-    public func logout(refreshToken: String) throws(APIError) {
-        _ = try call(.post, "/auth/logout", json: .object(["refresh_token": .string(refreshToken)]))
+    /// `POST /auth/logout` with the refresh token in the body and the access
+    /// token as Bearer (a server may require either; the access token may
+    /// have expired, which is the caller's to refresh).
+    public func logout(refreshToken: String, accessToken: String) throws(APIError) {
+        _ = try call(
+            .post, "/auth/logout", json: .object(["refresh_token": .string(refreshToken)]), token: accessToken)
     }
 
     // MARK: - Reference data
@@ -208,10 +225,27 @@ public struct APIClient: Sendable {
     /// `{"facilities": [...], "templates": [...]}` as `ReferenceCache.Snapshot(json:)`
     /// reads it, each template with its `form_schema`.
     public func referenceData(accessToken: String) throws(APIError) -> JSONValue {
-        let facilities = try call(.get, "/facilities", token: accessToken)
+        let facilityList = try call(.get, "/facilities", token: accessToken)
         let list = try call(.get, "/templates", token: accessToken)
-        guard case .array = facilities, let items = list.arrayValue else {
+        guard let listed = facilityList.arrayValue, let items = list.arrayValue else {
             throw .malformedResponse("/facilities or /templates did not answer a list")
+        }
+        // The reference backend lists facilities without their areas; they
+        // come from one call per facility then.
+        var facilities: [JSONValue] = []
+        for facility in listed {
+            guard case .object(var members) = facility, facility["areas"] == nil,
+                let id = Self.recordID(facility["id"])
+            else {
+                facilities.append(facility)
+                continue
+            }
+            let areas = try call(.get, "/facilities/\(id)/areas", token: accessToken)
+            guard case .array = areas else {
+                throw .malformedResponse("/facilities/\(id)/areas did not answer a list")
+            }
+            members.append(.init("areas", areas))
+            facilities.append(.object(members))
         }
         // The contract sends form_schema in the list; fetch whole templates
         // only from a server that leaves it out.
@@ -223,7 +257,7 @@ public struct APIClient: Sendable {
                 templates.append(try call(.get, "/templates/\(id)", token: accessToken))
             }
         }
-        return .object(["facilities": facilities, "templates": .array(templates)])
+        return .object(["facilities": .array(facilities), "templates": .array(templates)])
     }
 
     // MARK: - Writes (each with an idempotency key)

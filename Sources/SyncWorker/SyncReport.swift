@@ -27,7 +27,7 @@ public struct SyncReport: Sendable {
     }
 
     /// How the reference-data pull at the end of the run went.
-    public enum ReferencePull: Sendable, Equatable {
+    public enum Reference: Sendable, Equatable {
         case notAttempted
         case refreshed(facilities: Int, templates: Int)
         case failed(String)
@@ -61,7 +61,9 @@ public struct SyncReport: Sendable {
     /// Items left in the outbox that this run neither sent nor failed: not
     /// due yet, waiting for what they depend on, or not reached.
     public internal(set) var skipped: [SyncItem] = []
-    public internal(set) var reference: ReferencePull = .notAttempted
+    public internal(set) var reference: Reference = .notAttempted
+    /// Templates the pull skipped, each named with why.
+    public internal(set) var referenceWarnings: [String] = []
     public internal(set) var stop: Stop?
     /// The earliest moment a retrying item is due again, if any.
     public internal(set) var nextAttemptAt: Timestamp?

@@ -359,11 +359,9 @@ public final class SyncRun {
     // MARK: - Reference data
 
     private func pullReferenceData(_ report: inout SyncReport) throws {
-        let json: JSONValue
+        let pulled: ReferencePull
         do {
-            json = try session.authorized { token throws(APIError) in
-                try session.api.referenceData(accessToken: token)
-            }
+            pulled = try ReferencePull.fetch(session)
         } catch .loginRequired(let message) {
             report.stop = .loginRequired(APIError.loginRequired(message).description)
             return
@@ -376,15 +374,10 @@ public final class SyncRun {
             report.reference = .failed(error.description)
             return
         }
-        let snapshot: ReferenceCache.Snapshot
-        do {
-            snapshot = try ReferenceCache.Snapshot(json: json)
-        } catch {
-            report.reference = .failed("\(error)")
-            return
-        }
-        try ledger.reference.replace(with: snapshot, at: clock.now())
-        report.reference = .refreshed(facilities: snapshot.facilities.count, templates: snapshot.templates.count)
+        try ledger.reference.replace(with: pulled.snapshot, at: clock.now())
+        report.reference = .refreshed(
+            facilities: pulled.snapshot.facilities.count, templates: pulled.snapshot.templates.count)
+        report.referenceWarnings = pulled.warnings
     }
 
     // MARK: - Outcomes, as events
@@ -403,6 +396,10 @@ public final class SyncRun {
             return false
         case .transport(let transport) where !transport.isTransient:
             report.stop = .transportRefused(transport.description)
+            return false
+        case .refreshInterrupted:
+            // The session's fault, not the item's: nothing counted; the next sync refreshes again.
+            report.stop = .serverUnreachable(error.description)
             return false
         case .transport(.couldNotConnect):
             // Nothing was sent: the device is offline or the server is down.

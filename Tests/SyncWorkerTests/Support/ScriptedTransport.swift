@@ -38,6 +38,15 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     /// Responses remembered by idempotency key, as the server replays them.
     private var remembered: [String: HTTPResponse] = [:]
     private(set) var refuseRefresh = false
+    /// The pair each spent refresh token was answered with: within the grace
+    /// period the server answers a spent token with the same pair again.
+    private var rotated: [String: (access: String, refresh: String)] = [:]
+    /// Answer like the reference backend: tokens-only login, facilities
+    /// without areas (they come from `/facilities/{id}/areas`), templates
+    /// without versions, logout behind the Bearer token.
+    private var referenceBackend = false
+    /// Bodies of the extra templates `/templates` lists.
+    private var extraTemplates: [JSONValue] = []
     private let reference: JSONValue
 
     init() throws {
@@ -61,6 +70,16 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
 
     func refusesRefresh(_ refuse: Bool) {
         locked { refuseRefresh = refuse }
+    }
+
+    /// Answers from now on with the reference backend's shapes.
+    func behavesLikeTheReferenceBackend() {
+        locked { referenceBackend = true }
+    }
+
+    /// Lists `template` too (a template this jqc may not be able to use).
+    func listsTemplate(_ template: JSONValue) {
+        locked { extraTemplates.append(template) }
     }
 
     var exchanges: [Exchange] { locked { log } }
@@ -105,15 +124,30 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         case (.post, "/auth/refresh"):
             guard !refuseRefresh else { return HTTPResponse(status: 401, body: Self.failure("refresh refused")) }
             guard case .bytes(let bytes, _) = request.body, let body = try? JSONValue(parsing: bytes),
-                body["refresh_token"]?.stringValue == "refresh-\(tokenGeneration - 1)"
-                    || body["refresh_token"]?.stringValue == "refresh-\(tokenGeneration)"
-            else { return HTTPResponse(status: 401, body: Self.failure("refresh token unknown or used")) }
+                let presented = body["refresh_token"]?.stringValue
+            else { return HTTPResponse(status: 400, body: Self.failure("refresh_token: is required")) }
+            if let pair = rotated[presented] {
+                // Spent, but within the grace period: the same pair again.
+                return Self.ok(.object(["access_token": .string(pair.access), "refresh_token": .string(pair.refresh)]))
+            }
+            guard presented == "refresh-\(tokenGeneration - 1)" || presented == "refresh-\(tokenGeneration)" else {
+                return HTTPResponse(status: 401, body: Self.failure("refresh token already used"))
+            }
             tokenGeneration += 1
-            return Self.ok(
-                .object([
-                    "access_token": .string("access-\(tokenGeneration)"),
-                    "refresh_token": .string("refresh-\(tokenGeneration)"),
-                ]))
+            let pair = (access: "access-\(tokenGeneration)", refresh: "refresh-\(tokenGeneration)")
+            rotated[presented] = pair
+            return Self.ok(.object(["access_token": .string(pair.access), "refresh_token": .string(pair.refresh)]))
+        case (.post, "/auth/login"):
+            let tokens: [(String, JSONValue)] = [
+                ("access_token", .string("access-\(tokenGeneration)")),
+                ("refresh_token", .string("refresh-\(tokenGeneration)")),
+            ]
+            if referenceBackend { return Self.ok(.object(tokens.map { .init($0.0, $0.1) })) }
+            let user = JSONValue.object([
+                "id": .integer(1), "username": .string("inspector"), "role": .string("inspector"),
+                "display_name": .string("Dana Inspector"),
+            ])
+            return Self.ok(.object(tokens.map { .init($0.0, $0.1) } + [.init("user", user)]))
         default:
             break
         }
@@ -123,8 +157,20 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         if let key = request.headers["Idempotency-Key"], let replay = remembered[key] { return replay }
         let response: HTTPResponse
         switch (request.method, path) {
-        case (.get, "/facilities"): response = Self.ok(reference["facilities"] ?? .array([]))
-        case (.get, "/templates"): response = Self.ok(reference["templates"] ?? .array([]))
+        case (.get, "/facilities"):
+            let facilities = reference["facilities"]?.arrayValue ?? []
+            response = Self.ok(.array(referenceBackend ? facilities.map { Self.without("areas", $0) } : facilities))
+        case (.get, let areas) where areas.hasPrefix("/facilities/") && areas.hasSuffix("/areas"):
+            let id = areas.dropFirst("/facilities/".count).dropLast("/areas".count)
+            let facility = reference["facilities"]?.arrayValue?.first {
+                $0["id"]?.integerValue.map(String.init) == String(id)
+            }
+            response = Self.ok(facility?["areas"] ?? .array([]))
+        case (.get, "/templates"):
+            let templates = (reference["templates"]?.arrayValue ?? []) + extraTemplates
+            response = Self.ok(.array(referenceBackend ? templates.map { Self.without("version", $0) } : templates))
+        case (.post, "/auth/logout"):
+            response = Self.ok(.null)
         case (.get, "/auth/me"):
             response = Self.ok(
                 .object([
@@ -144,6 +190,11 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         }
         if let key = request.headers["Idempotency-Key"], response.isSuccess { remembered[key] = response }
         return response
+    }
+
+    static func without(_ key: String, _ value: JSONValue) -> JSONValue {
+        guard case .object(let members) = value else { return value }
+        return .object(members.filter { $0.key != key })
     }
 
     static func ok(_ data: JSONValue, status: Int = 200) -> HTTPResponse {
