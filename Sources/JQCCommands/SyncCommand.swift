@@ -66,10 +66,11 @@ struct SyncCommand: RunnableCommand {
         repeat {
             let session = try invocation.serverSession(transport: transport)
             let started = ContinuousClock.now
-            let run = SyncRun(
+            let run = try SyncRun(
                 ledger: ledger, session: session, device: device, clock: invocation.clock, policy: policy,
                 shouldStop: { signals.stopRequested },
-                progress: { step in Self.show(step, invocation) })
+                progress: { step in Self.show(step, invocation) },
+                journalPath: invocation.home.path + "/sync-inflight")
             let report = try run.run()
             invocation.endProgress()
             let elapsed = ContinuousClock.now - started
@@ -127,6 +128,7 @@ struct SyncCommand: RunnableCommand {
             "[\(progress.index)/\(progress.total)] \(progress.item.kind.rawValue) "
             + "\(progress.item.id.lowercased.prefix(8))"
         switch progress.step {
+        case .lookingUp: invocation.progress("\(what): looking it up on the server before sending it again")
         case .sending: invocation.progress("\(what): sending")
         case .sent(let detail): invocation.progress("\(what): sent (\(detail))")
         case .willRetry(let why): invocation.progress("\(what): will retry (\(why.prefix(60)))")
@@ -154,6 +156,12 @@ struct SyncCommand: RunnableCommand {
             "\(prefix)Sent \(report.sent.count)" + (kinds.isEmpty ? "" : " (\(kinds.joined(separator: ", ")))")
                 + "; failed \(report.gaveUp.count); will retry \(report.retrying.count); skipped \(report.skipped.count)"
                 + String(format: " [%.2f s]", seconds))
+        if !report.adopted.isEmpty {
+            out.line(
+                "  \(report.adopted.count) already on the server (an earlier answer was lost), not sent again: "
+                    + report.adopted.map { "\($0.kind.rawValue) \($0.id.lowercased.prefix(8))" }.joined(separator: ", ")
+            )
+        }
         for failure in report.gaveUp {
             out.line("  failed: \(describe(failure))")
         }
@@ -220,7 +228,9 @@ struct SyncCommand: RunnableCommand {
         case nil: break
         }
         return [
-            "sent": sent, "sent_total": report.sent.count, "failed": report.gaveUp.map(failure),
+            "sent": sent, "sent_total": report.sent.count,
+            "adopted": report.adopted.map { ["kind": $0.kind.rawValue, "id": $0.id.lowercased] },
+            "failed": report.gaveUp.map(failure),
             "retrying": report.retrying.map(failure), "failed_earlier": report.failedEarlier.map(failure),
             "skipped": report.skipped.count, "reference": reference, "stopped": stop,
             "next_attempt_at": report.nextAttemptAt?.iso8601 ?? NSNull(), "passes": report.passes,

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import InspectionDomain
+import LedgerCore
 
 /// A user as the server describes them.
 public struct ServerUser: Codable, Hashable, Sendable {
@@ -97,6 +98,18 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         case .transport(let error): error.isTransient
         case .unavailable, .malformedResponse, .refreshInterrupted: true
         case .unauthorized, .refused, .loginRequired: false
+        }
+    }
+
+    /// Whether the server may have done it although no success came back:
+    /// the request went out and no complete answer did, or a gateway gave up
+    /// waiting (502, 504). Such an outcome is looked up before a second send.
+    public var mayHaveBeenApplied: Bool {
+        switch self {
+        case .transport(let error): error.requestMayHaveReachedServer
+        case .unavailable(let status, _, _): status == 502 || status == 504
+        case .malformedResponse: true
+        case .unauthorized, .refused, .loginRequired, .refreshInterrupted: false
         }
     }
 
@@ -307,6 +320,54 @@ public struct APIClient: Sendable {
         }
         let total = data["total"]?.integerValue.map { Int($0) } ?? list.count
         return (list, total)
+    }
+
+    /// Looks up an inspection this device may have created already, when
+    /// the outcome of its `POST /inspections` is unknown: the server's history
+    /// (`GET /inspections?status=completed`, newest first) is read page by
+    /// page until a record matches `body` (the same `client_id`, or the same
+    /// template, facility, `started_at` and `completed_at`) or the pages reach
+    /// records completed before it. Answers the record's id, or nil.
+    public func findInspection(like body: JSONValue, accessToken: String) throws(APIError) -> String? {
+        let completed = body["completed_at"]?.stringValue.flatMap(Self.serverTime)
+        var offset = 0
+        let pageSize = 100
+        while true {
+            let page = try history(accessToken: accessToken, limit: pageSize, offset: offset)
+            for record in page.inspections where Self.isSameInspection(record, body) {
+                if let id = Self.recordID(record["id"]) { return id }
+            }
+            offset += page.inspections.count
+            let oldest = page.inspections.last?["completed_at"]?.stringValue.flatMap(Self.serverTime)
+            if page.inspections.isEmpty || offset >= page.total { return nil }
+            // Newest first: once a page ends before ours was completed, ours is not further on.
+            if let oldest, let completed, oldest.microsecondsSinceEpoch < completed.microsecondsSinceEpoch - 1_000_000 {
+                return nil
+            }
+        }
+    }
+
+    /// The same record: the same `client_id`, or (a server that keeps none)
+    /// the same template, facility, start and completion.
+    static func isSameInspection(_ record: JSONValue, _ body: JSONValue) -> Bool {
+        if let mine = body["client_id"]?.stringValue, let theirs = record["client_id"]?.stringValue, !theirs.isEmpty {
+            return mine.lowercased() == theirs.lowercased()
+        }
+        func sameTime(_ key: String) -> Bool {
+            guard let a = record[key]?.stringValue, let b = body[key]?.stringValue else { return false }
+            if a == b { return true }
+            guard let x = serverTime(a), let y = serverTime(b) else { return false }
+            // A server may keep milliseconds only.
+            return abs(x.microsecondsSinceEpoch - y.microsecondsSinceEpoch) < 1_000
+        }
+        return recordID(record["template_id"]) == recordID(body["template_id"])
+            && recordID(record["facility_id"]) == recordID(body["facility_id"]) && sameTime("started_at")
+            && sameTime("completed_at")
+    }
+
+    /// A server's time, with or without its zone (a naive time is UTC).
+    static func serverTime(_ text: String) -> Timestamp? {
+        Timestamp(iso8601: text) ?? Timestamp(iso8601: text + "Z")
     }
 
     // MARK: - The envelope

@@ -50,6 +50,9 @@ public struct SyncReport: Sendable {
 
     /// Items the server accepted in this run, in the order they were sent.
     public internal(set) var sent: [SyncItem] = []
+    /// Items of `sent` that a look-up found already on the server (an
+    /// earlier send's answer was lost), adopted instead of sent again.
+    public internal(set) var adopted: [SyncItem] = []
     /// Items given up in this run (a refusal, a local fault, or a dependency
     /// that failed for good).
     public internal(set) var gaveUp: [Failure] = []
@@ -121,6 +124,8 @@ public struct SyncReport: Sendable {
 public struct SyncProgress: Sendable {
     /// What happened to the item.
     public enum Step: Sendable, Equatable {
+        /// Looking the record up on the server before sending it again.
+        case lookingUp
         case sending
         case sent(String)
         case willRetry(String)

@@ -55,10 +55,18 @@ import LedgerStore
 /// - Local faults (a photo file missing from the store, or not matching its
 ///   hash) give the item up with a message saying what to restore.
 ///
-/// **Idempotency.** Every write carries the key of the event that caused it
+/// **Exactly once.** Every write carries the key of the event that caused it
 /// (`IdempotencyKeys`), so a retry after a lost response, a crash or a
 /// `kill -9` is answered with the first response by a server that honours
-/// the key.
+/// the key. A server without idempotency (the reference backend) is covered
+/// for inspections: an inspection whose send may have been applied (its last
+/// recorded failure had no complete answer or was a 502/504, or the
+/// `InFlightJournal` shows a send cut short by a crash) is
+/// looked up in `GET /inspections` (same `client_id`, else the same template,
+/// facility, `started_at` and `completed_at`) before it is sent again, and
+/// the id found is adopted. Issues cannot be looked up: the contract lists
+/// none, so an issue whose answer was lost is sent again under the same key
+/// and `client_id`, and only the server's own guards prevent a duplicate.
 ///
 /// **Passes.** After going through the outbox, the run goes through it again
 /// while the previous pass achieved something and some retry has fallen due
@@ -80,6 +88,10 @@ public final class SyncRun {
 
     /// Appends outcomes while the next request is in flight.
     private let recorder: OutcomeRecorder
+    /// Inspections whose creation may have reached the server unseen.
+    private let journal: InFlightJournal
+    /// Items found on the server by a look-up in this run, not sent again.
+    private var adopted: [SyncItem] = []
     /// Folded states of this pass, kept in step with what the run records.
     private var states: [UUID: InspectionState] = [:]
     private var keys: [UUID: IdempotencyKeys] = [:]
@@ -92,12 +104,15 @@ public final class SyncRun {
     ///   - random: numbers in 0..<1 that place each delay within the jitter.
     ///   - shouldStop: asked before each item (SIGINT/SIGTERM in `--watch`).
     ///   - progress: told about each item as it goes.
+    ///   - journalPath: where the in-flight journal is kept between runs
+    ///     (`InFlightJournal`); nil keeps it in memory for this run only.
     public init(
         ledger: InspectionLedger, session: ServerSession, device: UUID, clock: any LedgerClock,
         policy: RetryPolicy = .standard, pullsReferenceData: Bool = true,
         random: @escaping () -> Double = { Double.random(in: 0..<1) },
-        shouldStop: @escaping () -> Bool = { false }, progress: ((SyncProgress) -> Void)? = nil
-    ) {
+        shouldStop: @escaping () -> Bool = { false }, progress: ((SyncProgress) -> Void)? = nil,
+        journalPath: String? = nil
+    ) throws {
         self.ledger = ledger
         self.session = session
         self.device = device
@@ -110,6 +125,7 @@ public final class SyncRun {
         let user = session.user
         actor = Actor(id: user.id, name: user.displayName, verified: true)
         recorder = OutcomeRecorder(ledger: ledger)
+        journal = try InFlightJournal(path: journalPath)
     }
 
     /// Sends what is due, records every outcome, pulls reference data, and
@@ -140,7 +156,9 @@ public final class SyncRun {
         if report.stop == nil, pullsReferenceData {
             try pullReferenceData(&report)
         }
+        try journal.save()
         report.finish(outcomes: outcomes, order: order, remaining: try ledger.outbox())
+        report.adopted = adopted
         return report
     }
 
@@ -291,15 +309,36 @@ public final class SyncRun {
         let body = SyncRequests.inspection(
             state, photoPath: { state.sync.uploadedPhotos[$0] }, parentServerID: parentServerID)
         let key = try idempotencyKey(for: row)
+        if journal.isAmbiguous(row.item) || Self.mayHaveBeenApplied(state.sync.failures[row.item]) {
+            // An earlier send may have created it: look before sending again.
+            tell(.lookingUp)
+            do {
+                let found = try session.authorized { token throws(APIError) in
+                    try session.api.findInspection(like: body, accessToken: token)
+                }
+                if let found {
+                    journal.settled(row.item)
+                    adopted.append(row.item)
+                    try record([.inspectionAccepted(InspectionAccepted(serverID: found))], row)
+                    tell(.sent("already on the server as id \(found), not sent again"))
+                    return true
+                }
+            } catch let error as APIError {
+                return try failed(row, error, state, tell, &report)
+            }
+        }
+        try journal.willSend(row.item)
         tell(.sending)
         do {
             let id = try session.authorized { token throws(APIError) in
                 try session.api.create(.inspections, body: body, accessToken: token, idempotencyKey: key)
             }
+            journal.settled(row.item)
             try record([.inspectionAccepted(InspectionAccepted(serverID: id))], row)
             tell(.sent("server id \(id)"))
             return true
         } catch let error as APIError {
+            if !error.mayHaveBeenApplied { journal.settled(row.item) }
             return try failed(row, error, state, tell, &report)
         }
     }
@@ -486,6 +525,14 @@ public final class SyncRun {
         guard let state = try ledger.state(of: id) else { return nil }
         states[id] = state
         return state
+    }
+
+    /// Whether the last recorded failure left the outcome unknown: no HTTP
+    /// status (a timeout, a lost answer), or a gateway's 502/504.
+    static func mayHaveBeenApplied(_ failure: SyncFailure?) -> Bool {
+        guard let failure, failure.attempts > 0, !failure.gaveUp else { return false }
+        guard let status = failure.lastHTTPStatus else { return true }
+        return status == 502 || status == 504
     }
 
     private func idempotencyKey(for row: OutboxItem) throws -> String {

@@ -124,10 +124,12 @@ import Testing
         clock.advance(microseconds: 2_000_000)
         let third = try run()
         #expect(third.sent.map(\.kind) == [.inspection, .issue])
-        let posts = server.exchanges.filter { $0.path.hasSuffix("/inspections") }
-        #expect(posts.count == 2)
-        #expect(posts[0].idempotencyKey == posts[1].idempotencyKey)
-        // The server made one record; the retry got its remembered answer (id 1).
+        // The outcome was ambiguous, so the worker looked before sending again,
+        // found the record by its client_id, and adopted its id.
+        #expect(third.adopted == [SyncItem(kind: .inspection, id: id)])
+        let posts = server.exchanges.filter { $0.request.method == .post && $0.path.hasSuffix("/inspections") }
+        #expect(posts.count == 1)
+        #expect(server.paths.contains { $0.hasPrefix("GET /inspections") })
         #expect(try sample.ledger.state(of: id)?.sync.serverID == "1")
     }
 

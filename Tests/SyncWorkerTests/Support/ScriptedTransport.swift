@@ -43,8 +43,10 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     private var rotated: [String: (access: String, refresh: String)] = [:]
     /// Answer like the reference backend: tokens-only login, facilities
     /// without areas (they come from `/facilities/{id}/areas`), templates
-    /// without versions, logout behind the Bearer token.
+    /// without versions, no idempotency and no `client_id`.
     private var referenceBackend = false
+    /// The inspections created, as `GET /inspections` lists them.
+    private var inspections: [JSONValue] = []
     /// Bodies of the extra templates `/templates` lists.
     private var extraTemplates: [JSONValue] = []
     private let reference: JSONValue
@@ -154,7 +156,9 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         guard request.headers["Authorization"] == "Bearer access-\(tokenGeneration)" else {
             return HTTPResponse(status: 401, body: Self.failure("access token expired"))
         }
-        if let key = request.headers["Idempotency-Key"], let replay = remembered[key] { return replay }
+        if !referenceBackend, let key = request.headers["Idempotency-Key"], let replay = remembered[key] {
+            return replay
+        }
         let response: HTTPResponse
         switch (request.method, path) {
         case (.get, "/facilities"):
@@ -182,9 +186,27 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
             else { return HTTPResponse(status: 400, body: Self.failure("file: is required")) }
             let hash = SHA256Hasher().digest(file.data).hex
             response = Self.ok(.object(["path": .string("/uploads/\(hash).png")]), status: 201)
-        case (.post, "/inspections"), (.post, "/issues"):
-            response = Self.ok(.object(["id": .integer(nextID)]), status: 201)
+        case (.post, "/inspections"):
+            guard case .bytes(let bytes, _) = request.body, let body = try? JSONValue(parsing: bytes) else {
+                return HTTPResponse(status: 400, body: Self.failure("body: is not JSON"))
+            }
+            var record: [JSONValue.Member] = [.init("id", .integer(Int64(nextID)))]
+            for key in ["client_id", "template_id", "facility_id", "started_at", "completed_at"] {
+                if key == "client_id", referenceBackend { continue }
+                record.append(.init(key, body[key] ?? .null))
+            }
+            inspections.insert(.object(record), at: 0)
+            response = Self.ok(.object(["id": .integer(Int64(nextID))]), status: 201)
             nextID += 1
+        case (.post, "/issues"):
+            response = Self.ok(.object(["id": .integer(Int64(nextID))]), status: 201)
+            nextID += 1
+        case (.get, "/inspections"):
+            let query = URLComponents(string: request.url)?.queryItems ?? []
+            let limit = query.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? 30
+            let offset = query.first { $0.name == "offset" }?.value.flatMap(Int.init) ?? 0
+            let page = Array(inspections.dropFirst(offset).prefix(limit))
+            response = Self.ok(.object(["inspections": .array(page), "total": .integer(Int64(inspections.count))]))
         default:
             response = HTTPResponse(status: 404, body: Self.failure("not found"))
         }
