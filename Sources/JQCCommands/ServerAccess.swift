@@ -49,9 +49,10 @@ extension Invocation {
     }
 
     /// libcurl with the configured CA bundle; TLS verification is never turned off.
-    func httpClient() throws -> CurlHTTPClient {
+    /// `connections` kept-alive connections serve that many requests at once.
+    func httpClient(connections: Int = 1) throws -> CurlHTTPClient {
         let configuration = CurlHTTPClient.Configuration(certificateAuthorityFile: try config().caBundle)
-        return try CurlHTTPClient(configuration: configuration)
+        return try CurlHTTPClient(configuration: configuration, connections: connections)
     }
 
     /// The saved session on the configured server, ready for authorized calls.

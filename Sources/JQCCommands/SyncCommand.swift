@@ -30,16 +30,28 @@ struct SyncCommand: RunnableCommand {
         options: [
             OptionSpec(
                 "interval", valueName: "SECONDS", help: "With --watch, the longest wait between runs.",
-                defaultDescription: "30")
+                defaultDescription: "30"),
+            OptionSpec(
+                "concurrency", valueName: "N",
+                help: "Requests in flight at once, over as many kept-alive connections (1-16).",
+                defaultDescription: "\(SyncCommand.defaultConcurrency)"),
         ],
         flags: [FlagSpec("watch", help: "Keep syncing whenever the server is reachable, until Ctrl-C or SIGTERM.")])
 
     var watch: Bool
     var interval: Int
+    var concurrency: Int
+    /// Enough to hide a cellular link's latency, few enough not to load a server.
+    static let defaultConcurrency = 8
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         watch = parsed.flag("watch")
         interval = try parsed.integer("interval", default: 30)
+        concurrency = try parsed.integer("concurrency", default: Self.defaultConcurrency)
+        guard (1...16).contains(concurrency) else {
+            throw .invalidValue(
+                option: "--concurrency", value: "\(concurrency)", reason: "expected 1 to 16", context: parsed.context)
+        }
         if interval < 1 {
             throw .invalidValue(
                 option: "--interval", value: "\(interval)", reason: "expected at least 1 second",
@@ -54,7 +66,7 @@ struct SyncCommand: RunnableCommand {
         let ledger = try invocation.ledger()
         let device = try invocation.config().deviceID
         let policy = try Self.policy(invocation.environment)
-        let transport = try invocation.httpClient()
+        let transport = try invocation.httpClient(connections: concurrency)
         // Checked before taking the lock, so a missing login is said plainly.
         _ = try invocation.serverSession(transport: transport)
         let lock = try SyncLock(path: invocation.home.syncLockPath)
@@ -70,7 +82,7 @@ struct SyncCommand: RunnableCommand {
                 ledger: ledger, session: session, device: device, clock: invocation.clock, policy: policy,
                 shouldStop: { signals.stopRequested },
                 progress: { step in Self.show(step, invocation) },
-                journalPath: invocation.home.path + "/sync-inflight")
+                journalPath: invocation.home.path + "/sync-inflight", concurrency: concurrency)
             let report = try run.run()
             invocation.endProgress()
             let elapsed = ContinuousClock.now - started

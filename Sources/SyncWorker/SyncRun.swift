@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HTTPCore
 import InspectionDomain
@@ -86,6 +87,14 @@ public final class SyncRun {
     let progress: ((SyncProgress) -> Void)?
     let actor: Actor
 
+    /// Requests in flight at once (`--concurrency`; 1 is one at a time).
+    let concurrency: Int
+    /// Held by a worker while it decides and records; let go only while its
+    /// request is on the network. Guards every `var` below and the reads of
+    /// the ledger, so the workers see the run's state one at a time.
+    private let lock = NSLock()
+    /// Why the run stopped early, if it did (set by whichever worker found it).
+    private var stop: SyncReport.Stop?
     /// Appends outcomes while the next request is in flight.
     private let recorder: OutcomeRecorder
     /// Inspections whose creation may have reached the server unseen.
@@ -104,6 +113,8 @@ public final class SyncRun {
     ///   - random: numbers in 0..<1 that place each delay within the jitter.
     ///   - shouldStop: asked before each item (SIGINT/SIGTERM in `--watch`).
     ///   - progress: told about each item as it goes.
+    ///   - concurrency: how many requests may be in flight at once; the
+    ///     transport must allow as many (`CurlHTTPClient(connections:)`).
     ///   - journalPath: where the in-flight journal is kept between runs
     ///     (`InFlightJournal`); nil keeps it in memory for this run only.
     public init(
@@ -111,8 +122,9 @@ public final class SyncRun {
         policy: RetryPolicy = .standard, pullsReferenceData: Bool = true,
         random: @escaping () -> Double = { Double.random(in: 0..<1) },
         shouldStop: @escaping () -> Bool = { false }, progress: ((SyncProgress) -> Void)? = nil,
-        journalPath: String? = nil
+        journalPath: String? = nil, concurrency: Int = 1
     ) throws {
+        self.concurrency = max(1, concurrency)
         self.ledger = ledger
         self.session = session
         self.device = device
@@ -146,13 +158,14 @@ public final class SyncRun {
         // a backoff scale of 0 (tests) passes would never end by themselves.
         while report.passes < Self.maximumPasses {
             report.passes += 1
-            let progressed = try pass(try ledger.outbox(), &report)
+            let progressed = try pass(try ledger.outbox())
             // The next reads of the ledger must see every outcome of this pass.
             try recorder.drain()
-            guard report.stop == nil, progressed else { break }
+            guard stop == nil, progressed else { break }
             let now = clock.now()
             guard try ledger.outbox().contains(where: { isDue($0, at: now) }) else { break }
         }
+        report.stop = stop
         if report.stop == nil, pullsReferenceData {
             try pullReferenceData(&report)
         }
@@ -164,22 +177,72 @@ public final class SyncRun {
 
     // MARK: - One pass over the outbox
 
-    /// Goes through the outbox once; answers whether anything was sent or recorded.
-    private func pass(_ outbox: [OutboxItem], _ report: inout SyncReport) throws -> Bool {
+    /// Goes through the outbox once, in waves: each wave sends every item
+    /// that is ready (up to `concurrency` at a time); the items that waited
+    /// for something sent in that wave go in the next. Answers whether
+    /// anything was sent or recorded.
+    private func pass(_ outbox: [OutboxItem]) throws -> Bool {
         states = [:]
-        var progressed = false
         let now = clock.now()
-        for (offset, row) in outbox.enumerated() {
-            guard isDue(row, at: now) else { continue }
-            if shouldStop() {
-                report.stop = .interrupted
-                break
-            }
-            let position = (index: offset + 1, total: outbox.count)
-            if try send(row, position, &report) { progressed = true }
-            if report.stop != nil { break }
+        var wave = outbox.enumerated().filter { isDue($0.element, at: now) }.map {
+            (row: $0.element, position: (index: $0.offset + 1, total: outbox.count))
+        }
+        var progressed = false
+        while !wave.isEmpty {
+            let results = try sendAll(wave)
+            if results.contains(true) { progressed = true }
+            guard stop == nil, results.contains(true) else { break }
+            wave = zip(wave, results).filter { !$0.1 }.map(\.0)
         }
         return progressed
+    }
+
+    /// Sends the items of one wave, in outbox order as they are taken, by
+    /// `concurrency` workers; answers, for each, whether it progressed.
+    ///
+    /// Each worker holds `lock` while it decides and records, and lets go of
+    /// it only while its request is on the network (`unlocked`), so the
+    /// run's state, the ledger's reads and the recorder see one thread at a
+    /// time, and the outcomes reach the one recorder in the order they end.
+    private func sendAll(_ wave: [(row: OutboxItem, position: (index: Int, total: Int))]) throws -> [Bool] {
+        var results = Array(repeating: false, count: wave.count)
+        var next = 0
+        var failure: (any Error)?
+        // The workers share `results`, `next`, `failure` and the run's state,
+        // all touched only while `lock` is held (see above), which the
+        // compiler cannot see through the closure: hence `nonisolated(unsafe)`.
+        nonisolated(unsafe) let work = {
+            self.lock.lock()
+            defer { self.lock.unlock() }
+            while next < wave.count, failure == nil, self.stop == nil {
+                if self.shouldStop() {
+                    self.stop = .interrupted
+                    break
+                }
+                let index = next
+                next += 1
+                do {
+                    results[index] = try self.send(wave[index].row, wave[index].position)
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        let workers = min(concurrency, wave.count)
+        if workers <= 1 {
+            work()
+        } else {
+            onThreads(workers) { work() }
+        }
+        if let failure { throw failure }
+        return results
+    }
+
+    /// Runs a request with `lock` let go, so other workers go on meanwhile.
+    private func unlocked<T>(_ request: () throws(APIError) -> T) throws(APIError) -> T {
+        lock.unlock()
+        defer { lock.lock() }
+        return try request()
     }
 
     /// Passes over the outbox in one run at most: enough for an item to be
@@ -197,9 +260,7 @@ public final class SyncRun {
 
     /// Sends one item if what it depends on is settled; answers whether
     /// anything was sent or recorded.
-    private func send(_ row: OutboxItem, _ position: (index: Int, total: Int), _ report: inout SyncReport) throws
-        -> Bool
-    {
+    private func send(_ row: OutboxItem, _ position: (index: Int, total: Int)) throws -> Bool {
         guard let state = try state(of: row.inspectionID) else { return false }
         // The outbox row may lag behind what this pass recorded (it was read before).
         if case .synced = state.sync.status(of: row.item) { return false }
@@ -212,17 +273,16 @@ public final class SyncRun {
                     step: step))
         }
         switch row.item.kind {
-        case .photo: return try sendPhoto(row, state, tell, &report)
-        case .inspection: return try sendInspection(row, state, tell, &report)
-        case .issue: return try sendIssue(row, state, tell, &report)
+        case .photo: return try sendPhoto(row, state, tell)
+        case .inspection: return try sendInspection(row, state, tell)
+        case .issue: return try sendIssue(row, state, tell)
         }
     }
 
     // MARK: - Photos
 
     private func sendPhoto(
-        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
-        _ report: inout SyncReport
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void
     ) throws -> Bool {
         guard let photo = state.photo(id: row.item.id) else { return false }
         let owner = state.owner(ofPhoto: photo)
@@ -258,22 +318,23 @@ public final class SyncRun {
         let key = try idempotencyKey(for: row)
         tell(.sending)
         do {
-            let path = try session.authorized { token throws(APIError) in
-                try session.api.uploadPhoto(upload, accessToken: token, idempotencyKey: key)
+            let path = try unlocked { () throws(APIError) in
+                try session.authorized { token throws(APIError) in
+                    try session.api.uploadPhoto(upload, accessToken: token, idempotencyKey: key)
+                }
             }
             try record([.photoUploaded(PhotoUploaded(photoID: photo.photo.photoID, serverPath: path))], row)
             tell(.sent("uploaded"))
             return true
         } catch let error as APIError {
-            return try failed(row, error, state, tell, &report)
+            return try failed(row, error, state, tell)
         }
     }
 
     // MARK: - Inspections
 
     private func sendInspection(
-        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
-        _ report: inout SyncReport
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void
     ) throws -> Bool {
         // Every photo settled: uploaded, or failed for good (then sent as "").
         if let waiting = state.waitingReason(for: row.item) {
@@ -313,8 +374,10 @@ public final class SyncRun {
             // An earlier send may have created it: look before sending again.
             tell(.lookingUp)
             do {
-                let found = try session.authorized { token throws(APIError) in
-                    try session.api.findInspection(like: body, accessToken: token)
+                let found = try unlocked { () throws(APIError) in
+                    try session.authorized { token throws(APIError) in
+                        try session.api.findInspection(like: body, accessToken: token)
+                    }
                 }
                 if let found {
                     journal.settled(row.item)
@@ -324,14 +387,16 @@ public final class SyncRun {
                     return true
                 }
             } catch let error as APIError {
-                return try failed(row, error, state, tell, &report)
+                return try failed(row, error, state, tell)
             }
         }
         try journal.willSend(row.item)
         tell(.sending)
         do {
-            let id = try session.authorized { token throws(APIError) in
-                try session.api.create(.inspections, body: body, accessToken: token, idempotencyKey: key)
+            let id = try unlocked { () throws(APIError) in
+                try session.authorized { token throws(APIError) in
+                    try session.api.create(.inspections, body: body, accessToken: token, idempotencyKey: key)
+                }
             }
             journal.settled(row.item)
             try record([.inspectionAccepted(InspectionAccepted(serverID: id))], row)
@@ -339,15 +404,14 @@ public final class SyncRun {
             return true
         } catch let error as APIError {
             if !error.mayHaveBeenApplied { journal.settled(row.item) }
-            return try failed(row, error, state, tell, &report)
+            return try failed(row, error, state, tell)
         }
     }
 
     // MARK: - Issues
 
     private func sendIssue(
-        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
-        _ report: inout SyncReport
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void
     ) throws -> Bool {
         guard let issue = state.issue(id: row.item.id) else { return false }
         let inspectionItem = SyncItem(kind: .inspection, id: state.id)
@@ -384,14 +448,16 @@ public final class SyncRun {
         let key = try idempotencyKey(for: row)
         tell(.sending)
         do {
-            let id = try session.authorized { token throws(APIError) in
-                try session.api.create(.issues, body: body, accessToken: token, idempotencyKey: key)
+            let id = try unlocked { () throws(APIError) in
+                try session.authorized { token throws(APIError) in
+                    try session.api.create(.issues, body: body, accessToken: token, idempotencyKey: key)
+                }
             }
             try record([.issueAccepted(IssueAccepted(issueID: issue.id, serverID: id))], row)
             tell(.sent("server id \(id)"))
             return true
         } catch let error as APIError {
-            return try failed(row, error, state, tell, &report)
+            return try failed(row, error, state, tell)
         }
     }
 
@@ -423,27 +489,26 @@ public final class SyncRun {
 
     /// Classifies a failed request and records it; answers whether anything was recorded.
     private func failed(
-        _ row: OutboxItem, _ error: APIError, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
-        _ report: inout SyncReport
+        _ row: OutboxItem, _ error: APIError, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void
     ) throws -> Bool {
         switch error {
         case .loginRequired, .unauthorized:
             // Not the item's fault: nothing is recorded, no attempt counted.
             let message = error.description
-            report.stop = .loginRequired(
+            stop = .loginRequired(
                 message.contains("jqc login") ? message : message + " Log in again with 'jqc login'.")
             return false
         case .transport(let transport) where !transport.isTransient:
-            report.stop = .transportRefused(transport.description)
+            stop = .transportRefused(transport.description)
             return false
         case .refreshInterrupted:
             // The session's fault, not the item's: nothing counted; the next sync refreshes again.
-            report.stop = .serverUnreachable(error.description)
+            stop = .serverUnreachable(error.description)
             return false
         case .transport(.couldNotConnect):
             // Nothing was sent: the device is offline or the server is down.
             // Inspectors work offline for days; that must not use up items' attempts.
-            report.stop = .serverUnreachable(
+            stop = .serverUnreachable(
                 "The server could not be reached, so nothing was sent and no attempt was counted: "
                     + "\(error.description) Everything waits for the next sync.")
             return false
@@ -471,7 +536,7 @@ public final class SyncRun {
             tell(.willRetry(error.serverMessage))
             if case .transport(.timedOut) = error {
                 // The next request would only wait out the same timeout.
-                report.stop = .serverUnreachable(
+                stop = .serverUnreachable(
                     "The server did not answer in time: \(error.description) The remaining items wait for the "
                         + "next sync.")
             }

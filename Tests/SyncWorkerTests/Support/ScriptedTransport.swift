@@ -21,6 +21,10 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     struct Exchange {
         var request: HTTPRequest
         var status: Int?
+        /// When it began and ended, on one counter of events: an exchange
+        /// that began after another ended was sent after its answer came.
+        var began = 0
+        var ended = 0
         var path: String { URL(string: request.url)?.path ?? request.url }
         var idempotencyKey: String? { request.headers["Idempotency-Key"] }
         var json: JSONValue? {
@@ -32,6 +36,11 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     /// `@unchecked Sendable` rests on this: every field below is touched only under `lock`.
     private let lock = NSLock()
     private var scripts: [(path: String, answers: [Answer])] = []
+    /// How long each request takes on the "network", outside the lock.
+    private var latency: Duration = .zero
+    private var clock = 0
+    private var inFlight = 0
+    private(set) var mostInFlight = 0
     private var log: [Exchange] = []
     private var nextID = 1
     private var tokenGeneration = 1
@@ -65,6 +74,14 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         locked { scripts.append((path, answers)) }
     }
 
+    /// Every request takes `latency` before it is answered (several may wait at once).
+    func delays(_ latency: Duration) {
+        locked { self.latency = latency }
+    }
+
+    /// The most requests that were in flight at one moment.
+    var concurrencySeen: Int { locked { mostInFlight } }
+
     /// Every access token issued so far is refused from now on (until a refresh).
     func expireTokens() {
         locked { tokenGeneration += 1 }
@@ -94,8 +111,31 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     // MARK: - HTTPTransport
 
     func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        let (began, wait) = locked { () -> (Int, Duration) in
+            clock += 1
+            inFlight += 1
+            mostInFlight = max(mostInFlight, inFlight)
+            return (clock, latency)
+        }
+        if wait > .zero {
+            Thread.sleep(
+                forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+        }
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            inFlight -= 1
+            clock += 1
+            if !log.isEmpty {
+                log[log.count - 1].began = began
+                log[log.count - 1].ended = clock
+            }
+            lock.unlock()
+        }
+        return try answer(request)
+    }
+
+    /// Answers under `lock`, logging the exchange.
+    private func answer(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         let path = (URL(string: request.url)?.path ?? "").replacingOccurrences(of: "/api/v1", with: "")
         if let index = scripts.firstIndex(where: { path.hasSuffix($0.path) && !$0.answers.isEmpty }) {
             let answer = scripts[index].answers.removeFirst()
