@@ -32,6 +32,11 @@ struct SyncCommand: RunnableCommand {
                 "interval", valueName: "SECONDS", help: "With --watch, the longest wait between runs.",
                 defaultDescription: "30"),
             OptionSpec(
+                "progress", valueName: "MODE",
+                help: "auto: a line of counts and the current item on a terminal, nothing when piped; none; "
+                    + "json: one event per line on standard error, for scripts.",
+                defaultDescription: "auto"),
+            OptionSpec(
                 "concurrency", valueName: "N",
                 help: "Requests in flight at once, over as many kept-alive connections (1-16).",
                 defaultDescription: "\(SyncCommand.defaultConcurrency)"),
@@ -41,6 +46,7 @@ struct SyncCommand: RunnableCommand {
     var watch: Bool
     var interval: Int
     var concurrency: Int
+    var progress: SyncProgressMode
     /// Enough to hide a cellular link's latency, few enough not to load a server.
     static let defaultConcurrency = 8
 
@@ -48,6 +54,14 @@ struct SyncCommand: RunnableCommand {
         watch = parsed.flag("watch")
         interval = try parsed.integer("interval", default: 30)
         concurrency = try parsed.integer("concurrency", default: Self.defaultConcurrency)
+        let mode = parsed.option("progress") ?? "auto"
+        guard let progress = SyncProgressMode(rawValue: mode) else {
+            throw .invalidValue(
+                option: "--progress", value: mode,
+                reason: "expected " + SyncProgressMode.allCases.map(\.rawValue).joined(separator: ", "),
+                context: parsed.context)
+        }
+        self.progress = progress
         guard (1...16).contains(concurrency) else {
             throw .invalidValue(
                 option: "--concurrency", value: "\(concurrency)", reason: "expected 1 to 16", context: parsed.context)
@@ -78,10 +92,11 @@ struct SyncCommand: RunnableCommand {
         repeat {
             let session = try invocation.serverSession(transport: transport)
             let started = ContinuousClock.now
+            let output = SyncProgressOutput(mode: progress, invocation: invocation)
             let run = try SyncRun(
                 ledger: ledger, session: session, device: device, clock: invocation.clock, policy: policy,
                 shouldStop: { signals.stopRequested },
-                progress: { step in Self.show(step, invocation) },
+                progress: { step in output.show(step) },
                 journalPath: invocation.home.path + "/sync-inflight", concurrency: concurrency)
             let report = try run.run()
             invocation.endProgress()
@@ -134,20 +149,6 @@ struct SyncCommand: RunnableCommand {
     }
 
     // MARK: Output
-
-    static func show(_ progress: SyncProgress, _ invocation: Invocation) {
-        let what =
-            "[\(progress.index)/\(progress.total)] \(progress.item.kind.rawValue) "
-            + "\(progress.item.id.lowercased.prefix(8))"
-        switch progress.step {
-        case .lookingUp: invocation.progress("\(what): looking it up on the server before sending it again")
-        case .sending: invocation.progress("\(what): sending")
-        case .sent(let detail): invocation.progress("\(what): sent (\(detail))")
-        case .willRetry(let why): invocation.progress("\(what): will retry (\(why.prefix(60)))")
-        case .gaveUp(let why): invocation.progress("\(what): failed (\(why.prefix(60)))")
-        case .waiting(let why): invocation.progress("\(what): waiting, \(why)")
-        }
-    }
 
     static func summarize(_ report: SyncReport, elapsed: Duration, watching: Bool, _ invocation: Invocation) {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -50,6 +50,50 @@ import Testing
         #expect(try server.count("idempotency_keys") == 14)
     }
 
+    @Test func progressEventsComeOnlyWhenAskedFor() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
+        try sample.completedInspection(photos: 1, issues: 0)
+
+        let events = try sample.jqc("sync", "--progress", "json", "--concurrency", "2")
+
+        #expect(events.status == 0, "\(events.stderr)")
+        let lines = try events.stderr.split(separator: "\n").map { try JSONValue(parsing: String($0)) }
+        let sent = lines.filter { $0["event"] == .string("sent") }
+        #expect(sent.count == 5, "2 photos, 2 inspections, 1 issue")
+        #expect(Set(sent.compactMap { $0["kind"]?.stringValue }) == ["photo", "inspection", "issue"])
+        #expect(lines.contains { $0["event"] == .string("sending") })
+        #expect(lines.last?["done"] == .integer(5))
+        #expect(lines.last?["total"] == .integer(5))
+
+        // Piped, and not asked for: nothing but the summary.
+        try sample.completedInspection(photos: 1, issues: 0)
+        let quiet = try sample.jqc("sync")
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr.isEmpty, "no progress when piped: \(quiet.stderr)")
+        #expect(quiet.stdout.hasPrefix("Sent 2 (1 photo, 1 inspection)"))
+    }
+
+    @Test func aTerminalShowsTheCountsAndTheCurrentItem() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
+
+        // `script` gives jqc a pseudo-terminal, and copies what it drew.
+        let shown = try ProcessRun.run(
+            "/usr/bin/script", ["-q", "-e", "-c", Products.executable("jqc") + " sync --concurrency 1", "/dev/null"],
+            environment: sample.jqc.environment)
+
+        #expect(shown.status == 0, "\(shown.stdout)")
+        #expect(shown.stdout.contains("sync 0/3 (sent 0) · photo "))
+        #expect(shown.stdout.contains(": sending"))
+        #expect(shown.stdout.contains("sync 2/3 (sent 2) · issue "))
+        #expect(shown.stdout.contains("Sent 3 (1 photo, 1 inspection, 1 issue)"))
+    }
+
     // MARK: - Faults
 
     @Test func aResponseDroppedAfterCommitLeavesExactlyOneRecord() throws {
