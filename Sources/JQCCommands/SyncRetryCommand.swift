@@ -65,9 +65,9 @@ struct SyncRetryCommand: RunnableCommand {
             invocation.stderr.line(
                 "jqc: photo \(row.item.id.lowercased.prefix(8)) of inspection \(row.inspectionID.lowercased.prefix(8)) "
                     + "is not queued again: its record already went to the server without it, so an upload now "
-                    + "would be a file nothing there points to. It stays in this ledger; record it again in a "
-                    + "re-inspection ('jqc reinspect \(row.inspectionID.lowercased.prefix(8))') to put it on the server."
-            )
+                    + "would be a file nothing there points to. It stays in this ledger ('jqc audit "
+                    + "\(row.inspectionID.lowercased.prefix(8))' shows it); record it in a new inspection ('jqc start', "
+                    + "then 'jqc photo') to put it on the server.")
         }
         guard !failed.isEmpty else {
             if !leftOut.isEmpty { throw JQCError.refused("Nothing was queued again for '\(reference)'.") }

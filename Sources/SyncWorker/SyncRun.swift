@@ -245,6 +245,11 @@ public final class SyncRun {
         return try request()
     }
 
+    /// "inspection", or "issue 3d15a2b0": the record a photo belongs to.
+    static func ownerName(_ owner: SyncItem) -> String {
+        owner.kind == .issue ? "issue \(owner.id.lowercased.prefix(8))" : "inspection"
+    }
+
     /// Passes over the outbox in one run at most: enough for an item to be
     /// retried until it shows as stalled when retries are due at once.
     static let maximumPasses = SyncFailure.stalledAfterAttempts + 3
@@ -288,11 +293,12 @@ public final class SyncRun {
         let owner = state.owner(ofPhoto: photo)
         if case .synced = state.sync.status(of: owner) {
             // Nothing on the server would point to the file: its record went out without it.
-            let record = owner.kind == .issue ? "issue \(owner.id.lowercased.prefix(8))" : "inspection"
+            let record = Self.ownerName(owner)
             let error =
                 "The \(record) already went to the server without this photo, so it was not uploaded: nothing "
-                + "there would point to it. The photo stays in this ledger (jqc audit shows it); to put it on the "
-                + "server, record it again with a re-inspection ('jqc reinspect \(state.id.lowercased.prefix(8))')."
+                + "there would point to it. The photo stays in this ledger (photos/\(photo.photo.sha256.hex); "
+                + "'jqc audit \(state.id.lowercased.prefix(8))' shows it). To put it on the server, record it in a new "
+                + "inspection ('jqc start', then 'jqc photo'), or give the file to the server's administrator."
             try giveUp(row, error: error, httpStatus: nil, state, tell)
             return true
         }
@@ -300,7 +306,8 @@ public final class SyncRun {
         guard let data = ledger.photos.contents(sha256: hash) else {
             let error =
                 "The photo's file photos/\(hash) is missing from the ledger's photo store, so it cannot be "
-                + "uploaded. Restore the file, then run 'jqc sync retry \(row.item.id.lowercased.prefix(8))'."
+                + "uploaded, and its \(Self.ownerName(owner)) goes to the server without it. Restore the file "
+                + "from a backup to keep it in this ledger."
             try giveUp(row, error: error, httpStatus: nil, state, tell)
             return true
         }
@@ -309,8 +316,8 @@ public final class SyncRun {
         guard actual == hash else {
             let error =
                 "The photo's file photos/\(hash) no longer matches the hash recorded when it was captured (it "
-                + "hashes to \(actual.prefix(12))…), so it was not uploaded. Restore the original file, then run "
-                + "'jqc sync retry \(row.item.id.lowercased.prefix(8))'."
+                + "hashes to \(actual.prefix(12))…), so it was not uploaded, and its \(Self.ownerName(owner)) goes "
+                + "to the server without it. Restore the original file from a backup to keep it in this ledger."
             try giveUp(row, error: error, httpStatus: nil, state, tell)
             return true
         }

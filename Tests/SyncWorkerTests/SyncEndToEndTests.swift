@@ -185,6 +185,44 @@ import Testing
         #expect(nothingLeft.status == 1)
     }
 
+    @Test func aPhotoWhoseFileIsGoneIsLeftOutAndEveryViewSaysSo() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let id = try sample.completedInspection(photos: 1, issues: 0)
+        let photo = try #require(try sample.ledger.state(of: id)?.photos.first).photo
+        try FileManager.default.removeItem(atPath: sample.ledger.photos.directory + "/" + photo.sha256.hex)
+        let prefix = String(photo.photoID.lowercased.prefix(8))
+
+        let sync = try sample.jqc("sync")
+
+        #expect(sync.status == 1, "a photo lost for good needs a person")
+        #expect(sync.stdout.contains("failed: photo \(prefix) of inspection"))
+        #expect(sync.stdout.contains("is missing from the ledger's photo store, so it cannot be uploaded, and its "))
+        #expect(try server.count("inspections") == 1)
+        #expect(try server.count("photos") == 0)
+
+        let show = try sample.jqc("show", String(id.lowercased.prefix(8)))
+        #expect(show.stdout.contains("Sync: synced-without-photos (server id "))
+        #expect(show.stdout.contains("  inspection synced without photo \(prefix): The photo's file photos/"))
+        let list = try #require(try JSONValue(parsing: try sample.jqc("--json", "inspections").stdout).arrayValue)
+        #expect(list.first?["sync"] == .string("synced-without-photos"))
+        #expect(
+            list.first?["sync_notes"]?.arrayValue?.first?.stringValue?.hasPrefix(
+                "inspection synced without photo \(prefix): ") == true)
+        let outbox = try #require(try JSONValue(parsing: try sample.jqc("--json", "outbox").stdout).arrayValue)
+        #expect(outbox.first?["state"] == .string("failed"))
+        #expect(
+            outbox.first?["detail"]
+                == .string("its inspection went to the server without it; it is not uploaded on its own"))
+
+        // Asked to send it anyway, jqc says why not instead of uploading a dangling file.
+        let retry = try sample.jqc("sync", "retry", prefix)
+        #expect(retry.status == 1)
+        #expect(retry.stderr.contains("photo \(prefix) of inspection \(id.lowercased.prefix(8)) is not queued again"))
+        #expect(try server.count("photos") == 0)
+    }
+
     @Test func aRefusalFailsAtOnceWithTheServersMessage() throws {
         let server = try DevServer()
         // A facility this device knows but the server does not: the server refuses with 422.

@@ -254,7 +254,7 @@ import Testing
         #expect(server.exchanges.filter { $0.path.hasSuffix("/photos/upload") }.count == uploadsBefore)
         let refused = try #require(again.gaveUp.first)
         #expect(refused.error.hasPrefix("The inspection already went to the server without this photo"))
-        #expect(refused.error.contains("jqc reinspect"))
+        #expect(refused.error.contains("record it in a new inspection ('jqc start', then 'jqc photo')"))
     }
 
     // MARK: - The session
