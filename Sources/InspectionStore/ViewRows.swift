@@ -265,6 +265,9 @@ public struct OutboxItem: Hashable, Sendable {
     /// What the one-word state cannot say: what the item waits for, or that
     /// its record went out without it (a photo failed for good).
     public var detail: String?
+    /// A photo failed for good whose record went to the server without it:
+    /// it is kept here as a fact, but nothing will ever send it.
+    public var leftOut: Bool
     public var attempts: Int
     public var nextAttemptAt: Timestamp?
     public var lastError: String?
@@ -316,6 +319,7 @@ public struct OutboxItem: Hashable, Sendable {
             {
                 let owner = photo.issueID.map { "issue \($0.lowercased.prefix(8))" } ?? "inspection"
                 row?.detail = "its \(owner) went to the server without it; it is not uploaded on its own"
+                row?.leftOut = true
             } else if status != .synced {
                 row?.detail = state.waitingReason(for: entry.item)
             }
@@ -326,7 +330,8 @@ public struct OutboxItem: Hashable, Sendable {
     var cbor: CBORValue {
         .textMap([
             ("inspection", .bytes(inspectionID.bytes)), ("state", .text(state.rawValue)),
-            ("detail", detail.map { .text($0) } ?? .null), ("attempts", .unsigned(UInt64(attempts))),
+            ("detail", detail.map { .text($0) } ?? .null), ("left_out", .bool(leftOut)),
+            ("attempts", .unsigned(UInt64(attempts))),
             ("next_attempt_at", nextAttemptAt.map { .integer($0.microsecondsSinceEpoch) } ?? .null),
             ("last_error", lastError.map { .text($0) } ?? .null),
             ("http_status", lastHTTPStatus.map { .integer(Int64($0)) } ?? .null),
@@ -341,6 +346,7 @@ public struct OutboxItem: Hashable, Sendable {
         self.inspectionID = inspectionID
         self.state = state
         detail = nil
+        leftOut = false
         self.attempts = attempts
         self.nextAttemptAt = nextAttemptAt
         self.lastError = lastError
@@ -357,6 +363,7 @@ public struct OutboxItem: Hashable, Sendable {
         self.inspectionID = inspectionID
         self.state = state
         detail = v["detail"]?.textValue
+        if case .bool(let flag)? = v["left_out"] { leftOut = flag } else { leftOut = false }
         attempts = Int(v["attempts"]?.integerValue ?? 0)
         nextAttemptAt = v["next_attempt_at"]?.integerValue.map { Timestamp(microsecondsSinceEpoch: $0) }
         lastError = v["last_error"]?.textValue

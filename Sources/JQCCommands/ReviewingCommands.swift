@@ -173,7 +173,7 @@ struct OutboxCommand: RunnableCommand {
                         [
                             "kind": i.item.kind.rawValue, "id": i.item.id.lowercased,
                             "inspection_id": i.inspectionID.lowercased, "state": i.state.rawValue,
-                            "detail": i.detail ?? NSNull(), "attempts": i.attempts,
+                            "detail": i.detail ?? NSNull(), "left_out": i.leftOut, "attempts": i.attempts,
                             "next_attempt_at": i.nextAttemptAt?.iso8601 ?? NSNull(),
                             "last_error": i.lastError ?? NSNull(), "http_status": i.lastHTTPStatus ?? NSNull(),
                         ] as [String: Any]

@@ -183,6 +183,11 @@ struct SyncCommand: RunnableCommand {
             let label = failure.isStalled ? "stalled after \(failure.attempts) attempts, will retry" : "will retry"
             out.line("  \(label): \(describe(failure))\(when)")
         }
+        if !report.leftOut.isEmpty {
+            out.line(
+                "  \(report.leftOut.count) photo(s) failed for good earlier and their records went to the server "
+                    + "without them (see 'jqc outbox' and 'jqc show ID').")
+        }
         if !report.failedEarlier.isEmpty {
             out.line(
                 "  \(report.failedEarlier.count) item(s) failed earlier and wait for 'jqc sync retry ID' "
@@ -245,6 +250,7 @@ struct SyncCommand: RunnableCommand {
             "adopted": report.adopted.map { ["kind": $0.kind.rawValue, "id": $0.id.lowercased] },
             "failed": report.gaveUp.map(failure),
             "retrying": report.retrying.map(failure), "failed_earlier": report.failedEarlier.map(failure),
+            "left_out": report.leftOut.map(failure),
             "skipped": report.skipped.count, "reference": reference, "stopped": stop,
             "next_attempt_at": report.nextAttemptAt?.iso8601 ?? NSNull(), "passes": report.passes,
             "elapsed_seconds": seconds,

@@ -59,6 +59,9 @@ public struct SyncReport: Sendable {
     /// Items that failed in this run and will be retried (stalled ones too:
     /// a transient failure is never given up by count).
     public internal(set) var retrying: [Failure] = []
+    /// Photos failed for good whose records went to the server without them
+    /// (before this run): facts to show, not failures anyone can retry.
+    public internal(set) var leftOut: [Failure] = []
     /// Items that had failed for good before this run; `jqc sync retry` sends them again.
     public internal(set) var failedEarlier: [Failure] = []
     /// Items left in the outbox that this run neither sent nor failed: not
@@ -99,7 +102,12 @@ public struct SyncReport: Sendable {
             }
         }
         for row in remaining where outcomes[row.item] == nil {
-            if row.state == .failed {
+            if row.leftOut {
+                leftOut.append(
+                    Failure(
+                        item: row.item, inspectionID: row.inspectionID, error: row.lastError ?? "",
+                        httpStatus: row.lastHTTPStatus, nextAttemptAt: nil, attempts: row.attempts))
+            } else if row.state == .failed {
                 failedEarlier.append(
                     Failure(
                         item: row.item, inspectionID: row.inspectionID, error: row.lastError ?? "",

@@ -216,6 +216,13 @@ import Testing
             outbox.first?["detail"]
                 == .string("its inspection went to the server without it; it is not uploaded on its own"))
 
+        #expect(outbox.first?["left_out"] == .bool(true))
+        // Later syncs say so, and need nobody: nothing can be retried.
+        let later = try sample.jqc("sync")
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(
+            later.stdout.contains("1 photo(s) failed for good earlier and their records went to the server without"))
+
         // Asked to send it anyway, jqc says why not instead of uploading a dangling file.
         let retry = try sample.jqc("sync", "retry", prefix)
         #expect(retry.status == 1)
