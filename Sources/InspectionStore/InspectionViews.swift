@@ -22,7 +22,10 @@ public final class InspectionView: Projection, @unchecked Sendable {
     /// Bump a view's version when what it stores changes: it is rebuilt on open.
     public var version: Int {
         switch kind {
-        case .templates, .inspections, .drafts, .followups, .issues, .outbox: 1
+        case .templates, .drafts, .followups: 1
+        // 2: sync states `stalled` and `synced-without-photos`, the summaries'
+        // sync notes, the outbox's detail and left_out.
+        case .inspections, .issues, .outbox: 2
         }
     }
 
