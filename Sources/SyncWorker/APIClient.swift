@@ -133,8 +133,10 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
             "The server could not do it now (HTTP \(status): \(Redaction.text(message))). It is failing or busy. "
                 + "It is retried with backoff."
         case .refused(let status, let message):
+            // Said by login, pull, history and whoami too: the advice on
+            // sending an outbox item again belongs to the sync's own report.
             "The server refused it (HTTP \(status): \(Redaction.text(message))). Sending the same request again "
-                + "cannot help. Correct the cause, then 'jqc sync retry ID'."
+                + "cannot help."
         case .malformedResponse(let what):
             "The server's answer was not understood (\(Redaction.text(what))). The server does not follow "
                 + "Schemas/openapi.yaml. It is retried with backoff; report it if it persists."
@@ -406,10 +408,12 @@ public struct APIClient: Sendable {
             return envelope["data"] ?? .null
         case 401:
             throw .unauthorized(message)
-        case 404 where envelope == nil && !baseURL.hasSuffix("/api/v1"):
+        case 404 where !baseURL.hasSuffix("/api/v1"):
+            // A base URL without the API's path: every call is "not found".
+            let said = envelope?["error"]?.stringValue.map { "\($0): " } ?? ""
             throw .refused(
                 status: 404,
-                message: "\(path) was not found at \(baseURL); the API usually lives under /api/v1 (try the "
+                message: "\(said)\(path) was not found at \(baseURL); the API usually lives under /api/v1 (try the "
                     + "server URL \(baseURL)/api/v1 with 'jqc login --server')")
         case 408, 429, 500...:
             let retryAfter = response.headers["Retry-After"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }

@@ -143,7 +143,7 @@ import Testing
         (
             APIError.refused(status: 409, message: "refresh token already used"),
             "The server refused it (HTTP 409: refresh token already used). Sending the same request again cannot "
-                + "help. Correct the cause, then 'jqc sync retry ID'."
+                + "help."
         ),
         (
             APIError.loginRequired("refresh token already used"),
