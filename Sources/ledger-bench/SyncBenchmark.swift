@@ -57,7 +57,8 @@ struct SyncBenchmark {
         var workerTimes: [Double] = []
         var plainTimes: [Double] = []
         for round in 1...rounds {
-            workerTimes.append(try workerRound(round, pristine: pristine, fixtures: fixtures))
+            // Like for like: the plain client keeps one connection.
+            workerTimes.append(try workerRound(round, pristine: pristine, fixtures: fixtures, concurrency: 1))
             plainTimes.append(try plainRound(round, fixtures: fixtures))
         }
 
