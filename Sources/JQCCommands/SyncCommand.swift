@@ -9,7 +9,7 @@ import LedgerCore
 import LedgerStore
 import SyncWorker
 
-/// `jqc sync [--watch [--interval S]]`.
+/// `jqc sync [--watch [--interval S]] [--concurrency N] [--progress MODE]`.
 struct SyncCommand: RunnableCommand {
     static let path = ["sync"]
     static let spec = CommandSpec(
@@ -21,8 +21,10 @@ struct SyncCommand: RunnableCommand {
             and next try, and is still retried. Only a refusal (another 4xx, with the server's message) or a \
             local fault (a photo file gone or altered) fails an item for good; a photo that failed for good is \
             left out and its inspection says "synced without photo X". Failed items stay in 'jqc outbox' until \
-            'jqc sync retry ID'. Every write carries an idempotency key from the event that caused it. \
-            Inspectors can keep recording while a sync runs; only one sync runs at a time.
+            'jqc sync retry ID'. Every write carries an idempotency key from the event that caused it, and an \
+            inspection whose earlier answer was lost is looked up on the server before it is sent again. Up to \
+            --concurrency requests are in flight at once. Inspectors can keep recording while a sync runs; \
+            only one sync runs at a time.
 
             Exit status 1 when something failed for good or the session needs a new login.
             """,
