@@ -97,6 +97,30 @@ import Testing
         #expect(server.paths.filter { $0.hasPrefix("GET /inspections") }.count == 1)
     }
 
+    @Test(arguments: [(502, true), (504, true), (500, false), (503, false)])
+    func aGatewaysGivingUpIsAmbiguousAndAServersOwnErrorIsNot(status: Int, looksUp: Bool) throws {
+        try sample.completedInspection(photos: 0, issues: 0)
+        server.script("/inspections", [.status(status, "upstream trouble")])
+
+        _ = try run()
+        clock.advance(microseconds: 2_000_000)
+        _ = try run()
+
+        #expect(server.paths.contains { $0.hasPrefix("GET /inspections") } == looksUp)
+        #expect(try sample.ledger.outbox().isEmpty)
+    }
+
+    @Test func aRequestTimeoutIsRetriedNotRefused() throws {
+        try sample.completedInspection(photos: 0, issues: 0)
+        server.script("/inspections", [.status(408, "request timeout")])
+
+        let report = try run()
+
+        #expect(report.gaveUp.isEmpty)
+        #expect(report.retrying.first?.error == "HTTP 408: request timeout")
+        #expect(try sample.ledger.outbox().first?.state == .retrying)
+    }
+
     @Test func aCleanRunLooksNothingUp() throws {
         try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
         _ = try run()
