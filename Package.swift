@@ -78,7 +78,10 @@ let package = Package(
         .executableTarget(name: "ledger-writer", dependencies: ["LedgerStore", "LedgerCore"]),
         .executableTarget(
             name: "ledger-bench",
-            dependencies: ["LedgerStore", "LMDB", "LedgerCore", "CSQLite", "InspectionDomain", "InspectionStore"]
+            dependencies: [
+                "LedgerStore", "LMDB", "LedgerCore", "CSQLite", "InspectionDomain", "InspectionStore", "HTTPCore",
+                "CurlTransport",
+            ]
         ),
 
         // MARK: - Tests

@@ -1,14 +1,17 @@
-import Foundation
+import Dispatch
 import HTTPCore
+import Synchronization
 
-/// An `HTTPTransport` over libcurl that keeps its connection alive between
+/// An `HTTPTransport` over libcurl that keeps its connections alive between
 /// requests.
 ///
-/// One libcurl easy handle serves every request, so consecutive requests to
-/// one server reuse one connection (HTTP/1.1 keep-alive, or HTTP/2 when TLS
-/// negotiates it). A libcurl handle must never be used from two threads at
-/// once, so `send` holds a lock for the whole transfer: concurrent callers
-/// wait their turn. For transfers in parallel, make one client per thread.
+/// The client holds `connections` libcurl easy handles (one by default).
+/// Each request takes a free handle for the whole transfer and gives it
+/// back, so up to `connections` requests run at once from as many threads,
+/// each handle keeping its own connection to the server alive between
+/// requests (HTTP/1.1 keep-alive, or HTTP/2 when TLS negotiates it). A
+/// libcurl handle is never used from two threads at once; a caller finding
+/// every handle busy waits for one.
 ///
 /// - Redirects are never followed, for any method: a 301, 302, 303, 307 or
 ///   308 is reported as `TransportError.redirectRefused`, so a request and
@@ -21,7 +24,7 @@ import HTTPCore
 ///   at all came back; write requests must carry an idempotency key anyway.
 /// - Nothing is logged, and no error message contains a header value.
 /// - Only `http` and `https` URLs are fetched.
-public final class CurlHTTPClient: HTTPTransport, @unchecked Sendable {
+public final class CurlHTTPClient: HTTPTransport, Sendable {
     /// How the client connects. There is deliberately no setting that
     /// weakens TLS verification.
     public struct Configuration: Sendable, Equatable {
@@ -49,32 +52,50 @@ public final class CurlHTTPClient: HTTPTransport, @unchecked Sendable {
     }
 
     public let configuration: Configuration
-    /// `@unchecked Sendable` rests on this: `handle` is only touched while
-    /// `lock` is held.
-    private let lock = NSLock()
-    private let handle: EasyHandle
+    /// Handles not in use, and the connections each has opened so far (by
+    /// its index), updated by the thread that used it.
+    private let pool: Mutex<Pool>
+    /// Counts the free handles, so a caller waits without spinning.
+    private let free: DispatchSemaphore
+    /// How many requests may be in flight at once.
+    public let connections: Int
 
-    /// Creates the libcurl handle (initialising libcurl on first use). Opens
-    /// no connection: the first `send` does.
-    public init(configuration: Configuration = Configuration()) throws(TransportError) {
+    private struct Pool: ~Copyable {
+        var idle: [(index: Int, handle: EasyHandle)]
+        var opened: [Int]
+    }
+
+    /// Creates `connections` libcurl handles (initialising libcurl on first
+    /// use). Opens no connection: the first `send` on each handle does.
+    public init(configuration: Configuration = Configuration(), connections: Int = 1) throws(TransportError) {
         self.configuration = configuration
-        self.handle = try EasyHandle()
+        let count = max(1, connections)
+        var idle: [(index: Int, handle: EasyHandle)] = []
+        for index in 0..<count { idle.append((index, try EasyHandle())) }
+        self.connections = count
+        pool = Mutex(Pool(idle: idle, opened: Array(repeating: 0, count: count)))
+        free = DispatchSemaphore(value: count)
     }
 
     /// Sends `request` and waits for the whole response; any status is a
-    /// response. Blocks while another thread's request is in flight.
+    /// response. Blocks while every handle is busy with another request.
     public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         try request.validate()
-        lock.lock()
-        defer { lock.unlock() }
+        free.wait()
+        defer { free.signal() }
+        // The semaphore guarantees a free handle is there.
+        let (index, handle) = pool.withLock { $0.idle.removeLast() }
+        defer {
+            let opened = handle.connectionsOpened
+            pool.withLock { pool in
+                pool.opened[index] = opened
+                pool.idle.append((index, handle))
+            }
+        }
         return try handle.perform(request, configuration)
     }
 
     /// How many connections this client has opened so far; fewer than the
     /// requests sent means connections were reused.
-    public var connectionsOpened: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return handle.connectionsOpened
-    }
+    public var connectionsOpened: Int { pool.withLock { $0.opened.reduce(0, +) } }
 }

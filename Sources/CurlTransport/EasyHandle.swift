@@ -7,8 +7,11 @@ import HTTPCore
 /// connection open between them; `curl_easy_reset` clears the previous
 /// request's options but "does not change live connections, the Session ID
 /// cache, the DNS cache" (https://curl.se/libcurl/c/curl_easy_reset.html).
-/// Not thread-safe: `CurlHTTPClient` serialises every use.
-final class EasyHandle {
+/// Not thread-safe, and used by one thread at a time: `CurlHTTPClient`'s
+/// pool (a `Mutex`) owns every idle handle and hands each to one caller for
+/// one transfer. `@unchecked Sendable` rests on that hand-over, and lets the
+/// handle move between the pool and the thread using it.
+final class EasyHandle: @unchecked Sendable {
     /// The `CURL *`, which Swift imports as a raw pointer.
     private let handle: UnsafeMutableRawPointer
     /// Where libcurl writes a readable message for a failed call; it must

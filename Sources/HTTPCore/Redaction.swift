@@ -1,11 +1,32 @@
+import Synchronization
+
 /// Keeps credentials out of everything this module prints.
 ///
 /// Requests carry bearer tokens, login bodies carry passwords, and printed
 /// text ends up in terminals, logs and bug reports. Every `description` in
 /// this module goes through these functions, so a credential cannot reach
-/// output by way of a request, a response or an error. Redaction errs on the
-/// side of hiding: a field whose name merely suggests a secret is hidden too.
+/// output by way of a request, a response or an error.
+///
+/// Free text is redacted by value: the secrets this process holds (the
+/// session's tokens, a password typed at login) are registered with `hide`
+/// and replaced wherever they appear, so a server's own words ("refresh token
+/// already used") read as they were written. Headers, URLs and `name=value`
+/// pairs are also redacted by the credential-like name they carry.
 public enum Redaction {
+    /// The secrets this process holds, replaced in all free text.
+    private static let secrets = Mutex<Set<String>>([])
+
+    /// Values shorter than this are not registered: replacing a common short
+    /// string everywhere would garble text and hide nothing worth hiding.
+    static let shortestSecret = 6
+
+    /// Registers secrets (tokens, a password) to be replaced wherever they appear in free text.
+    public static func hide(_ values: String...) {
+        secrets.withLock { set in
+            for value in values where value.count >= shortestSecret { set.insert(value) }
+        }
+    }
+
     /// What stands in place of a hidden value.
     public static let placeholder = "<redacted>"
 
@@ -74,21 +95,27 @@ public enum Redaction {
     }
 
     /// Free text (a library's error message, a server's message) as it may
-    /// be printed: an authorization scheme's credential, a value after a
-    /// credential's name (`password=…`, `"refresh_token": "…"`) and URLs are
-    /// redacted.
+    /// be printed: every registered secret, an authorization scheme's
+    /// credential (`Bearer …`), a `name=value` or `"name": "value"` pair whose
+    /// name is a credential's, and URLs are redacted. Plain words after
+    /// "token" are left alone: "refresh token already used" reads as is.
     public static func text(_ text: String) -> String {
+        var result = text
+        // Longest first, so a secret containing another is replaced whole.
+        for secret in secrets.withLock({ $0 }).sorted(by: { $0.count > $1.count }) {
+            result = result.replacing(secret, with: placeholder)
+        }
         // URLs first: the patterns below stop at the placeholder's "<",
         // so they cannot cut a URL short once its values are replaced.
-        var result = text.replacing(#/[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+/#) { match in url(String(match.output)) }
-        result = result.replacing(#/(?i)\b(bearer|basic|digest|token)(\s+)[^\s,;"'<>]+/#) { match in
+        result = result.replacing(#/[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+/#) { match in url(String(match.output)) }
+        result = result.replacing(#/(?i)\b(bearer|basic|digest)(\s+)[^\s,;"'<>]+/#) { match in
             "\(match.output.1)\(match.output.2)\(placeholder)"
         }
         let namedCredential =
             #/
             (?i)
-            ( [\w-]* (?: auth|token|password|passwd|secret|cookie|session|signature|api[-_]?key ) [\w-]* )
-            ( "? \s* [=:] \s* "? )  # "=" or ":", perhaps between JSON quotes
+            ( "? [\w-]* (?: auth|token|password|passwd|secret|cookie|session|signature|api[-_]?key ) [\w-]* )
+            ( = | " \s* : \s* " )  # name=value, or "name": "value" in JSON
             [^\s&,;"'<>]+
             /#
         return result.replacing(namedCredential) { match in "\(match.output.1)\(match.output.2)\(placeholder)" }

@@ -45,6 +45,7 @@ extension AuditReport {
                 "sync",
                 .object([
                     .init("state", .string(syncState)), .init("server_id", .optional(form.sync.serverID)),
+                    .init("notes", .array(form.syncNotes.map(JSONValue.string))),
                     .init("outcomes", .array(syncOutcomes.map(outcomeJSON))),
                 ])),
             .init("notes", .array(notes.map(JSONValue.string))),
@@ -221,7 +222,10 @@ extension AuditReport {
             .init("issues", .array(issues)), .init("photos", .array(photos)),
             .init(
                 "sync",
-                .object([.init("state", .string(syncState)), .init("server_id", .optional(state.sync.serverID))])
+                .object([
+                    .init("state", .string(syncState)), .init("server_id", .optional(state.sync.serverID)),
+                    .init("notes", .array(state.syncNotes.map(JSONValue.string))),
+                ])
             ),
         ])
     }

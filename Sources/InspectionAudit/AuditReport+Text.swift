@@ -221,6 +221,7 @@ extension AuditReport {
 
     var syncLines: [String] {
         var lines = ["SYNC: \(syncState)" + (form.sync.serverID.map { " (server id \($0))" } ?? "")]
+        for note in form.syncNotes { lines.append("  \(TerminalText.singleLine(note))") }
         let outcomes = syncOutcomes
         if outcomes.isEmpty {
             lines.append("  no sync outcomes recorded")

@@ -23,6 +23,9 @@ public final class InspectionView: Projection, @unchecked Sendable {
     /// Version 2: every row carries a checksum (`ViewRowChecksum`).
     public var version: Int {
         switch kind {
+        // Version 2 also holds the sync states `stalled` and
+        // `synced-without-photos`, the summaries' sync notes, and the
+        // outbox's detail and left_out (all new in the same release).
         case .templates, .inspections, .drafts, .followups, .issues, .outbox: 2
         }
     }

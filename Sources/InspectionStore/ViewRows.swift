@@ -54,19 +54,31 @@ public enum SyncState: String, Sendable, CaseIterable {
     case pending
     /// Something failed and will be retried.
     case retrying
-    /// Something failed for good; `jqc sync retry` puts it back.
+    /// Something has failed so many times in a row that a person may want to
+    /// look (`SyncFailure.isStalled`); it is still retried, never given up by count.
+    case stalled
+    /// Something failed for good (a refusal, or a local fault); `jqc sync retry` puts it back.
     case failed
+    /// Everything accepted except photos that failed for good: the records
+    /// went out without them (the notes say which, and why).
+    case syncedWithoutPhotos = "synced-without-photos"
     /// Everything accepted.
     case synced
 
     /// Where a folded inspection stands with the server.
     public static func of(_ state: InspectionState) -> SyncState {
         guard state.status == .completed else { return .local }
-        let statuses = OutboxItem.items(of: state).map { state.sync.status(of: $0.item) }
+        let leftOut = Set(state.photosSentWithout.map { SyncItem(kind: .photo, id: $0.photo.photo.photoID) })
+        let statuses = OutboxItem.items(of: state).filter { !leftOut.contains($0.item) }.map {
+            state.sync.status(of: $0.item)
+        }
         if statuses.contains(where: { if case .failed = $0 { true } else { false } }) { return .failed }
+        if statuses.contains(where: { if case .retrying(let f) = $0 { f.isStalled } else { false } }) {
+            return .stalled
+        }
         if statuses.contains(where: { if case .retrying = $0 { true } else { false } }) { return .retrying }
         if statuses.contains(where: { $0 != .synced }) { return .pending }
-        return .synced
+        return leftOut.isEmpty ? .synced : .syncedWithoutPhotos
     }
 }
 
@@ -90,6 +102,9 @@ public struct InspectionSummary: Hashable, Sendable {
     public var followUpResolvedBy: UUID?
     public var serverID: String?
     public var syncState: SyncState
+    /// What the one-word state cannot say: photos the records went out
+    /// without (and why), what an unsent inspection waits for.
+    public var syncNotes: [String]
     public var answered: Int
     public var issueCount: Int
     public var photoCount: Int
@@ -114,6 +129,7 @@ public struct InspectionSummary: Hashable, Sendable {
         followUpResolvedBy = state.followUpResolvedBy
         serverID = state.sync.serverID
         syncState = SyncState.of(state)
+        syncNotes = state.syncNotes
         answered = state.values.values.filter { !$0.isEmpty }.count
         issueCount = state.issues.count
         photoCount = state.photos.count
@@ -132,7 +148,8 @@ public struct InspectionSummary: Hashable, Sendable {
             ("score", score.map { .double($0) } ?? .null), ("follow_up", .bool(followUpRequired)),
             ("follow_up_resolved_by", followUpResolvedBy.map { .bytes($0.bytes) } ?? .null),
             ("server_id", text(serverID)), ("sync", .text(syncState.rawValue)),
-            ("answered", .unsigned(UInt64(answered))), ("issues", .unsigned(UInt64(issueCount))),
+            ("sync_notes", .array(syncNotes.map { .text($0) })), ("answered", .unsigned(UInt64(answered))),
+            ("issues", .unsigned(UInt64(issueCount))),
             ("photos", .unsigned(UInt64(photoCount))), ("version", .unsigned(version)),
         ])
     }
@@ -171,6 +188,11 @@ public struct InspectionSummary: Hashable, Sendable {
         followUpResolvedBy = uuid("follow_up_resolved_by")
         serverID = optionalText("server_id")
         syncState = sync
+        if case .array(let notes)? = v["sync_notes"] {
+            syncNotes = notes.compactMap(\.textValue)
+        } else {
+            syncNotes = []
+        }
         answered = int("answered")
         issueCount = int("issues")
         photoCount = int("photos")
@@ -212,7 +234,7 @@ public struct IssueRow: Hashable, Sendable {
         case (.draft, _): syncState = .local
         case (_, .synced): syncState = .synced
         case (_, .failed): syncState = .failed
-        case (_, .retrying): syncState = .retrying
+        case (_, .retrying(let failure)): syncState = failure.isStalled ? .stalled : .retrying
         default: syncState = .pending
         }
     }
@@ -254,8 +276,14 @@ public struct IssueRow: Hashable, Sendable {
 public struct OutboxItem: Hashable, Sendable {
     public var item: SyncItem
     public var inspectionID: UUID
-    /// pending, retrying or failed.
+    /// pending, retrying, stalled or failed.
     public var state: SyncState
+    /// What the one-word state cannot say: what the item waits for, or that
+    /// its record went out without it (a photo failed for good).
+    public var detail: String?
+    /// A photo failed for good whose record went to the server without it:
+    /// it is kept here as a fact, but nothing will ever send it.
+    public var leftOut: Bool
     public var attempts: Int
     public var nextAttemptAt: Timestamp?
     public var lastError: String?
@@ -287,8 +315,9 @@ public struct OutboxItem: Hashable, Sendable {
         items(of: state).map { entry in
             let key = key(entry.item, submittedAt: state.completedAt)
             guard state.status == .completed else { return (key, nil) }
-            let row: OutboxItem? =
-                switch state.sync.status(of: entry.item) {
+            let status = state.sync.status(of: entry.item)
+            var row: OutboxItem? =
+                switch status {
                 case .synced: nil
                 case .pending:
                     OutboxItem(
@@ -296,10 +325,20 @@ public struct OutboxItem: Hashable, Sendable {
                         lastError: nil, lastHTTPStatus: nil)
                 case .retrying(let failure), .failed(let failure):
                     OutboxItem(
-                        item: entry.item, inspectionID: state.id, state: failure.gaveUp ? .failed : .retrying,
+                        item: entry.item, inspectionID: state.id,
+                        state: failure.gaveUp ? .failed : failure.isStalled ? .stalled : .retrying,
                         attempts: failure.attempts, nextAttemptAt: failure.nextAttemptAt, lastError: failure.lastError,
                         lastHTTPStatus: failure.lastHTTPStatus)
                 }
+            if entry.item.kind == .photo, let photo = state.photo(id: entry.item.id),
+                case .synced = state.sync.status(of: state.owner(ofPhoto: photo))
+            {
+                let owner = photo.issueID.map { "issue \($0.lowercased.prefix(8))" } ?? "inspection"
+                row?.detail = "its \(owner) went to the server without it; it is not uploaded on its own"
+                row?.leftOut = true
+            } else if status != .synced {
+                row?.detail = state.waitingReason(for: entry.item)
+            }
             return (key, row)
         }
     }
@@ -307,6 +346,7 @@ public struct OutboxItem: Hashable, Sendable {
     var cbor: CBORValue {
         .textMap([
             ("inspection", .bytes(inspectionID.bytes)), ("state", .text(state.rawValue)),
+            ("detail", detail.map { .text($0) } ?? .null), ("left_out", .bool(leftOut)),
             ("attempts", .unsigned(UInt64(attempts))),
             ("next_attempt_at", nextAttemptAt.map { .integer($0.microsecondsSinceEpoch) } ?? .null),
             ("last_error", lastError.map { .text($0) } ?? .null),
@@ -321,6 +361,8 @@ public struct OutboxItem: Hashable, Sendable {
         self.item = item
         self.inspectionID = inspectionID
         self.state = state
+        detail = nil
+        leftOut = false
         self.attempts = attempts
         self.nextAttemptAt = nextAttemptAt
         self.lastError = lastError
@@ -336,6 +378,8 @@ public struct OutboxItem: Hashable, Sendable {
         item = SyncItem(kind: kind, id: id)
         self.inspectionID = inspectionID
         self.state = state
+        detail = v["detail"]?.textValue
+        if case .bool(let flag)? = v["left_out"] { leftOut = flag } else { leftOut = false }
         attempts = Int(v["attempts"]?.integerValue ?? 0)
         nextAttemptAt = v["next_attempt_at"]?.integerValue.map { Timestamp(microsecondsSinceEpoch: $0) }
         lastError = v["last_error"]?.textValue

@@ -57,6 +57,7 @@ struct FormReport {
             "issues": issues, "photos": photos,
             "sync": [
                 "state": SyncState.of(state).rawValue, "server_id": state.sync.serverID as Any? ?? NSNull(),
+                "notes": state.syncNotes,
             ],
         ]
     }
@@ -112,6 +113,7 @@ struct FormReport {
         }
         if !state.photos.isEmpty { lines.append("Photos: \(state.photos.count)") }
         lines.append("Sync: \(SyncState.of(state).rawValue)" + (state.sync.serverID.map { " (server id \($0))" } ?? ""))
+        for note in state.syncNotes { lines.append("  \(TerminalText.singleLine(note))") }
         return lines.joined(separator: "\n")
     }
 }

@@ -150,13 +150,13 @@ public final class Invocation {
 extension Invocation {
     /// Reference data from the server: facilities and templates (with their
     /// form schemas), through the saved session, refreshed once on a 401.
+    /// Templates this jqc cannot use are skipped, each with a warning on stderr.
     func pullFromServer() throws -> ReferenceCache.Snapshot {
         let session = try serverSession()
-        let json = try online(
+        let pulled = try online(
             "pull reference data", offlineHint: "Offline, import it from a file with 'jqc pull --from FILE'."
-        ) { () throws(APIError) in
-            try session.authorized { token throws(APIError) in try session.api.referenceData(accessToken: token) }
-        }
-        return try ReferenceCache.Snapshot(json: json)
+        ) { () throws(APIError) in try ReferencePull.fetch(session) }
+        for warning in pulled.warnings { stderr.line("jqc: \(warning)") }
+        return pulled.snapshot
     }
 }

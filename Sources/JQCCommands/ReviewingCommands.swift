@@ -90,7 +90,8 @@ enum InspectionListing {
             "completed_at": s.completedAt?.iso8601 ?? NSNull(), "score": s.score ?? NSNull(),
             "follow_up_required": s.followUpRequired,
             "follow_up_resolved_by": s.followUpResolvedBy?.lowercased ?? NSNull(),
-            "server_id": s.serverID ?? NSNull(), "sync": s.syncState.rawValue, "answered": s.answered,
+            "server_id": s.serverID ?? NSNull(), "sync": s.syncState.rawValue, "sync_notes": s.syncNotes,
+            "answered": s.answered,
             "issues": s.issueCount, "photos": s.photoCount,
         ]
     }
@@ -176,7 +177,8 @@ struct OutboxCommand: RunnableCommand {
                         [
                             "kind": i.item.kind.rawValue, "id": i.item.id.lowercased,
                             "inspection_id": i.inspectionID.lowercased, "state": i.state.rawValue,
-                            "attempts": i.attempts, "next_attempt_at": i.nextAttemptAt?.iso8601 ?? NSNull(),
+                            "detail": i.detail ?? NSNull(), "left_out": i.leftOut, "attempts": i.attempts,
+                            "next_attempt_at": i.nextAttemptAt?.iso8601 ?? NSNull(),
                             "last_error": i.lastError ?? NSNull(), "http_status": i.lastHTTPStatus ?? NSNull(),
                         ] as [String: Any]
                     }))
@@ -188,12 +190,13 @@ struct OutboxCommand: RunnableCommand {
         }
         invocation.stdout.line(
             TextTable.render(
-                header: ["KIND", "ID", "INSPECTION", "STATE", "ATTEMPTS", "NEXT TRY", "LAST ERROR"],
+                header: ["KIND", "ID", "INSPECTION", "STATE", "ATTEMPTS", "NEXT TRY", "LAST ERROR / WAITING FOR"],
                 rows: items.map { i in
                     [
                         i.item.kind.rawValue, String(i.item.id.lowercased.prefix(8)),
                         String(i.inspectionID.lowercased.prefix(8)), i.state.rawValue, "\(i.attempts)",
-                        i.nextAttemptAt.map { String($0.iso8601.prefix(19)) } ?? "-", i.lastError ?? "",
+                        i.nextAttemptAt.map { String($0.iso8601.prefix(19)) } ?? "-",
+                        [i.lastError, i.detail].compactMap { $0 }.map(TerminalText.singleLine).joined(separator: "; "),
                     ]
                 }))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import InspectionDomain
+import LedgerCore
 
 /// A user as the server describes them.
 public struct ServerUser: Codable, Hashable, Sendable {
@@ -77,22 +78,38 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
     case transport(TransportError)
     /// 401: the access token is not (or no longer) accepted.
     case unauthorized(String)
-    /// 5xx or 429: the server could not do it now. Retried with backoff;
+    /// 5xx, 408 or 429: the server could not do it now. Retried with backoff;
     /// `retryAfter` is the server's `Retry-After` in seconds, when it sent one.
     case unavailable(status: Int, message: String, retryAfter: Int?)
-    /// Another 4xx: the server refused the request; sending it again cannot help.
+    /// Another 4xx, or `ok: false` with an `error` at a success status: the
+    /// server refused the request; sending it again cannot help.
     case refused(status: Int, message: String)
     /// The response was not the documented envelope.
     case malformedResponse(String)
     /// The refresh token was refused too: only a new login helps.
     case loginRequired(String)
+    /// The refresh got no complete answer (twice): the saved pair is kept and
+    /// the same refresh token is sent again next time.
+    case refreshInterrupted(String)
 
     /// Whether the same request may succeed later by itself.
     public var isTransient: Bool {
         switch self {
         case .transport(let error): error.isTransient
-        case .unavailable, .malformedResponse: true
+        case .unavailable, .malformedResponse, .refreshInterrupted: true
         case .unauthorized, .refused, .loginRequired: false
+        }
+    }
+
+    /// Whether the server may have done it although no success came back:
+    /// the request went out and no complete answer did, or a gateway gave up
+    /// waiting (502, 504). Such an outcome is looked up before a second send.
+    public var mayHaveBeenApplied: Bool {
+        switch self {
+        case .transport(let error): error.requestMayHaveReachedServer
+        case .unavailable(let status, _, _): status == 502 || status == 504
+        case .malformedResponse: true
+        case .unauthorized, .refused, .loginRequired, .refreshInterrupted: false
         }
     }
 
@@ -101,7 +118,7 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .unauthorized, .loginRequired: 401
         case .unavailable(let status, _, _), .refused(let status, _): status
-        case .transport, .malformedResponse: nil
+        case .transport, .malformedResponse, .refreshInterrupted: nil
         }
     }
 
@@ -116,14 +133,19 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
             "The server could not do it now (HTTP \(status): \(Redaction.text(message))). It is failing or busy. "
                 + "It is retried with backoff."
         case .refused(let status, let message):
+            // Said by login, pull, history and whoami too: the advice on
+            // sending an outbox item again belongs to the sync's own report.
             "The server refused it (HTTP \(status): \(Redaction.text(message))). Sending the same request again "
-                + "cannot help. Correct the cause, then 'jqc sync retry ID'."
+                + "cannot help."
         case .malformedResponse(let what):
             "The server's answer was not understood (\(Redaction.text(what))). The server does not follow "
                 + "Schemas/openapi.yaml. It is retried with backoff; report it if it persists."
         case .loginRequired(let message):
             "The server no longer accepts this session (\(Redaction.text(message))): the refresh token was "
                 + "refused. Log in again with 'jqc login'; nothing recorded was lost."
+        case .refreshInterrupted(let message):
+            "The session's refresh got no complete answer (\(Redaction.text(message))). The saved session was "
+                + "kept; the next sync asks again with it, and nothing was counted against any item."
         }
     }
 
@@ -136,6 +158,7 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         case .unavailable(let status, let message, _), .refused(let status, let message):
             "HTTP \(status): \(Redaction.text(message))"
         case .malformedResponse(let what): "unreadable answer: \(Redaction.text(what))"
+        case .refreshInterrupted(let message): "session refresh interrupted: \(Redaction.text(message))"
         }
     }
 }
@@ -179,17 +202,24 @@ public struct APIClient: Sendable {
 
     // MARK: - Session
 
-    /// `POST /auth/login`.
+    /// `POST /auth/login`; when the answer holds only the tokens (no `user`
+    /// object, as the reference backend answers), the identity comes from
+    /// `GET /auth/me` with the new access token.
     public func login(username: String, password: String) throws(APIError) -> (SessionTokens, ServerUser) {
         let body = JSONValue.object(["username": .string(username), "password": .string(password)])
         let data = try call(.post, "/auth/login", json: body)
-        return (try SessionTokens(json: data), try ServerUser(json: data["user"] ?? .null))
+        let tokens = try SessionTokens(json: data)
+        Redaction.hide(tokens.accessToken, tokens.refreshToken)
+        if let user = data["user"], case .object = user { return (tokens, try ServerUser(json: user)) }
+        return (tokens, try me(accessToken: tokens.accessToken))
     }
 
     /// `POST /auth/refresh`: the refresh token is used up; the answer holds the next pair.
     public func refresh(refreshToken: String) throws(APIError) -> SessionTokens {
         let data = try call(.post, "/auth/refresh", json: .object(["refresh_token": .string(refreshToken)]))
-        return try SessionTokens(json: data)
+        let tokens = try SessionTokens(json: data)
+        Redaction.hide(tokens.accessToken, tokens.refreshToken)
+        return tokens
     }
 
     /// `GET /auth/me`.
@@ -197,9 +227,12 @@ public struct APIClient: Sendable {
         try ServerUser(json: try call(.get, "/auth/me", token: accessToken))
     }
 
-    /// `POST /auth/logout` (needs no access token: it may have expired).
-    public func logout(refreshToken: String) throws(APIError) {
-        _ = try call(.post, "/auth/logout", json: .object(["refresh_token": .string(refreshToken)]))
+    /// `POST /auth/logout` with the refresh token in the body and the access
+    /// token as Bearer (a server may require either; the access token may
+    /// have expired, which is the caller's to refresh).
+    public func logout(refreshToken: String, accessToken: String) throws(APIError) {
+        _ = try call(
+            .post, "/auth/logout", json: .object(["refresh_token": .string(refreshToken)]), token: accessToken)
     }
 
     // MARK: - Reference data
@@ -207,10 +240,27 @@ public struct APIClient: Sendable {
     /// `{"facilities": [...], "templates": [...]}` as `ReferenceCache.Snapshot(json:)`
     /// reads it, each template with its `form_schema`.
     public func referenceData(accessToken: String) throws(APIError) -> JSONValue {
-        let facilities = try call(.get, "/facilities", token: accessToken)
+        let facilityList = try call(.get, "/facilities", token: accessToken)
         let list = try call(.get, "/templates", token: accessToken)
-        guard case .array = facilities, let items = list.arrayValue else {
+        guard let listed = facilityList.arrayValue, let items = list.arrayValue else {
             throw .malformedResponse("/facilities or /templates did not answer a list")
+        }
+        // The reference backend lists facilities without their areas; they
+        // come from one call per facility then.
+        var facilities: [JSONValue] = []
+        for facility in listed {
+            guard case .object(var members) = facility, facility["areas"] == nil,
+                let id = Self.recordID(facility["id"])
+            else {
+                facilities.append(facility)
+                continue
+            }
+            let areas = try call(.get, "/facilities/\(id)/areas", token: accessToken)
+            guard case .array = areas else {
+                throw .malformedResponse("/facilities/\(id)/areas did not answer a list")
+            }
+            members.append(.init("areas", areas))
+            facilities.append(.object(members))
         }
         // The contract sends form_schema in the list; fetch whole templates
         // only from a server that leaves it out.
@@ -222,7 +272,7 @@ public struct APIClient: Sendable {
                 templates.append(try call(.get, "/templates/\(id)", token: accessToken))
             }
         }
-        return .object(["facilities": facilities, "templates": .array(templates)])
+        return .object(["facilities": .array(facilities), "templates": .array(templates)])
     }
 
     // MARK: - Writes (each with an idempotency key)
@@ -274,6 +324,54 @@ public struct APIClient: Sendable {
         return (list, total)
     }
 
+    /// Looks up an inspection this device may have created already, when
+    /// the outcome of its `POST /inspections` is unknown: the server's history
+    /// (`GET /inspections?status=completed`, newest first) is read page by
+    /// page until a record matches `body` (the same `client_id`, or the same
+    /// template, facility, `started_at` and `completed_at`) or the pages reach
+    /// records completed before it. Answers the record's id, or nil.
+    public func findInspection(like body: JSONValue, accessToken: String) throws(APIError) -> String? {
+        let completed = body["completed_at"]?.stringValue.flatMap(Self.serverTime)
+        var offset = 0
+        let pageSize = 100
+        while true {
+            let page = try history(accessToken: accessToken, limit: pageSize, offset: offset)
+            for record in page.inspections where Self.isSameInspection(record, body) {
+                if let id = Self.recordID(record["id"]) { return id }
+            }
+            offset += page.inspections.count
+            let oldest = page.inspections.last?["completed_at"]?.stringValue.flatMap(Self.serverTime)
+            if page.inspections.isEmpty || offset >= page.total { return nil }
+            // Newest first: once a page ends before ours was completed, ours is not further on.
+            if let oldest, let completed, oldest.microsecondsSinceEpoch < completed.microsecondsSinceEpoch - 1_000_000 {
+                return nil
+            }
+        }
+    }
+
+    /// The same record: the same `client_id`, or (a server that keeps none)
+    /// the same template, facility, start and completion.
+    static func isSameInspection(_ record: JSONValue, _ body: JSONValue) -> Bool {
+        if let mine = body["client_id"]?.stringValue, let theirs = record["client_id"]?.stringValue, !theirs.isEmpty {
+            return mine.lowercased() == theirs.lowercased()
+        }
+        func sameTime(_ key: String) -> Bool {
+            guard let a = record[key]?.stringValue, let b = body[key]?.stringValue else { return false }
+            if a == b { return true }
+            guard let x = serverTime(a), let y = serverTime(b) else { return false }
+            // A server may keep milliseconds only.
+            return abs(x.microsecondsSinceEpoch - y.microsecondsSinceEpoch) < 1_000
+        }
+        return recordID(record["template_id"]) == recordID(body["template_id"])
+            && recordID(record["facility_id"]) == recordID(body["facility_id"]) && sameTime("started_at")
+            && sameTime("completed_at")
+    }
+
+    /// A server's time, with or without its zone (a naive time is UTC).
+    static func serverTime(_ text: String) -> Timestamp? {
+        Timestamp(iso8601: text) ?? Timestamp(iso8601: text + "Z")
+    }
+
     // MARK: - The envelope
 
     private func call(
@@ -292,17 +390,32 @@ public struct APIClient: Sendable {
         } catch {
             throw .transport(error)
         }
+        // An answer that is not JSON is only unreadable, never a reason to stop.
         let envelope = try? JSONValue(parsing: response.body)
         let message = envelope?["error"]?.stringValue ?? "HTTP \(response.status)"
         switch response.status {
         case 200..<300:
-            guard let envelope, envelope["ok"]?.boolValue == true else {
+            guard let envelope else {
+                throw .malformedResponse("HTTP \(response.status) without an ok envelope")
+            }
+            if envelope["ok"]?.boolValue == false, let reason = envelope["error"]?.stringValue {
+                // The server said why, at a success status: that is its refusal, not noise to retry.
+                throw .refused(status: response.status, message: reason)
+            }
+            guard envelope["ok"]?.boolValue == true else {
                 throw .malformedResponse("HTTP \(response.status) without an ok envelope")
             }
             return envelope["data"] ?? .null
         case 401:
             throw .unauthorized(message)
-        case 429, 500...:
+        case 404 where !baseURL.hasSuffix("/api/v1"):
+            // A base URL without the API's path: every call is "not found".
+            let said = envelope?["error"]?.stringValue.map { "\($0): " } ?? ""
+            throw .refused(
+                status: 404,
+                message: "\(said)\(path) was not found at \(baseURL); the API usually lives under /api/v1 (try the "
+                    + "server URL \(baseURL)/api/v1 with 'jqc login --server')")
+        case 408, 429, 500...:
             let retryAfter = response.headers["Retry-After"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             throw .unavailable(status: response.status, message: message, retryAfter: retryAfter)
         default:

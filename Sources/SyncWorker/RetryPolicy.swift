@@ -1,13 +1,16 @@
+import InspectionDomain
 import LedgerCore
 
-/// When a transient failure is tried again, and when the worker gives up.
+/// When a transient failure is tried again.
 ///
 /// The delay before attempt `n + 1` (after `n` failures) is
 /// `min(cap, base × factor^(n-1))`, spread by ±`jitter` so that devices that
 /// failed together do not all come back at the same moment; a server's
-/// `Retry-After` is honoured when it asks for longer. The `maximumAttempts`th
-/// failure gives up (`sync.gave_up`): the item stays failed, with its last
-/// error, until someone asks for a retry.
+/// `Retry-After` is honoured when it asks for longer. A transient failure is
+/// retried for as long as it lasts: an outage of minutes or hours must never
+/// need a person. After `SyncFailure.stalledAfterAttempts` failures the item
+/// is shown as stalled (with its last error and next try), still retried
+/// every `cap` seconds; only a refusal or a local fault fails it for good.
 public struct RetryPolicy: Sendable, Equatable {
     /// The delay after the first failure, in seconds.
     public var base: Double
@@ -16,25 +19,21 @@ public struct RetryPolicy: Sendable, Equatable {
     public var cap: Double
     /// The share (0...1) by which a delay may be shortened or lengthened at random.
     public var jitter: Double
-    /// Failed attempts before giving up.
-    public var maximumAttempts: Int
     /// Multiplies every delay. 1 in use; tests set 0 (every retry due at once)
     /// through the test-only environment variable `JQC_SYNC_BACKOFF_SCALE`.
     public var scale: Double
 
     public init(
-        base: Double = 2, factor: Double = 2, cap: Double = 300, jitter: Double = 0.2, maximumAttempts: Int = 5,
-        scale: Double = 1
+        base: Double = 2, factor: Double = 2, cap: Double = 300, jitter: Double = 0.2, scale: Double = 1
     ) {
         self.base = base
         self.factor = factor
         self.cap = cap
         self.jitter = jitter
-        self.maximumAttempts = maximumAttempts
         self.scale = scale
     }
 
-    /// Base 2 s, doubling, capped at 5 minutes, ±20%, five attempts.
+    /// Base 2 s, doubling, capped at 5 minutes, ±20%, retried for as long as it takes.
     public static let standard = RetryPolicy()
 
     /// The delay in seconds after the `failures`th failure (1 for the first).
@@ -57,9 +56,6 @@ public struct RetryPolicy: Sendable, Equatable {
         let seconds = delay(afterFailure: failures, unit: unit, retryAfter: retryAfter)
         return Timestamp(microsecondsSinceEpoch: now.microsecondsSinceEpoch + Int64((seconds * 1_000_000).rounded()))
     }
-
-    /// Whether the `failures`th failure is the last one allowed.
-    public func givesUp(afterFailure failures: Int) -> Bool { failures >= maximumAttempts }
 
     /// `x^y` for the small whole exponents used here, without Foundation's `pow`.
     static func power(_ x: Double, _ y: Double) -> Double {

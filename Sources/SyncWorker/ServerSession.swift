@@ -12,8 +12,15 @@ import HTTPCore
 ///   with the new token, the call fails with `APIError.loginRequired`: the
 ///   caller stops and asks for `jqc login`. The saved session is kept, so the
 ///   last known identity still records offline.
-/// - A refresh that fails for a transient reason (network, 5xx) fails the
-///   call with that transient error.
+/// - A refresh whose answer is lost (a crash, a dropped connection) is tried
+///   once more at once with the same refresh token; if that fails too, the
+///   call fails with `APIError.refreshInterrupted` and the saved pair is
+///   left as it was. The next sync sends the same (old) refresh token again:
+///   the server accepts it for a grace period after rotating and answers
+///   with the same new pair (`Schemas/openapi.yaml`, `/auth/refresh`), so an
+///   unattended `--watch` never needs a new login for a lost answer.
+/// - The rotated pair is written durably (temporary file with mode 0600,
+///   fsync, rename, directory fsync) before it is used for any request.
 /// - Another process may have refreshed first (the file is reloaded under a
 ///   lock): its tokens are adopted instead of spending a used refresh token.
 public final class ServerSession: @unchecked Sendable {
@@ -24,6 +31,7 @@ public final class ServerSession: @unchecked Sendable {
     private var current: StoredSession
 
     public init(_ session: StoredSession, api: APIClient, store: SessionStore) {
+        Redaction.hide(session.tokens.accessToken, session.tokens.refreshToken)
         current = session
         self.api = api
         self.store = store
@@ -35,6 +43,9 @@ public final class ServerSession: @unchecked Sendable {
         defer { lock.unlock() }
         return current.user
     }
+
+    /// The current refresh token (the one a logout revokes).
+    public var refreshToken: String { tokens.refreshToken }
 
     private var tokens: SessionTokens {
         lock.lock()
@@ -71,12 +82,16 @@ public final class ServerSession: @unchecked Sendable {
                 }
                 let renewed: SessionTokens
                 do throws(APIError) {
-                    renewed = try api.refresh(refreshToken: used.refreshToken)
+                    renewed = try refreshSurvivingALostAnswer(used.refreshToken)
                 } catch .unauthorized(let message), .refused(_, let message) {
                     outcome = .failure(.loginRequired(message))
                     return
                 } catch {
-                    outcome = .failure(error)
+                    // No complete answer: the server may have rotated the pair
+                    // already. The saved (old) pair is kept, and the next try
+                    // sends the same refresh token again, which the server
+                    // answers with the same new pair within its grace period.
+                    outcome = .failure(.refreshInterrupted(error.description))
                     return
                 }
                 var session = sessionCopy()
@@ -93,6 +108,16 @@ public final class ServerSession: @unchecked Sendable {
         return try outcome.get()
     }
 
+    /// One refresh; after a lost answer (the request went out, nothing
+    /// complete came back), once more at once with the same refresh token.
+    private func refreshSurvivingALostAnswer(_ refreshToken: String) throws(APIError) -> SessionTokens {
+        do throws(APIError) {
+            return try api.refresh(refreshToken: refreshToken)
+        } catch .transport(let error) where error.isTransient {
+            return try api.refresh(refreshToken: refreshToken)
+        }
+    }
+
     private func sessionCopy() -> StoredSession {
         lock.lock()
         defer { lock.unlock() }
@@ -100,6 +125,7 @@ public final class ServerSession: @unchecked Sendable {
     }
 
     private func adopt(_ tokens: SessionTokens) {
+        Redaction.hide(tokens.accessToken, tokens.refreshToken)
         lock.lock()
         current.tokens = tokens
         lock.unlock()

@@ -27,7 +27,7 @@ public struct SyncReport: Sendable {
     }
 
     /// How the reference-data pull at the end of the run went.
-    public enum ReferencePull: Sendable, Equatable {
+    public enum Reference: Sendable, Equatable {
         case notAttempted
         case refreshed(facilities: Int, templates: Int)
         case failed(String)
@@ -41,21 +41,35 @@ public struct SyncReport: Sendable {
         public var httpStatus: Int?
         /// When the worker tries again (nil once it has given up).
         public var nextAttemptAt: Timestamp?
+        /// Failed attempts in a row, this one included.
+        public var attempts: Int = 0
+
+        /// Still retried, but failing long enough that a person may want to look.
+        public var isStalled: Bool { nextAttemptAt != nil && attempts >= SyncFailure.stalledAfterAttempts }
     }
 
     /// Items the server accepted in this run, in the order they were sent.
     public internal(set) var sent: [SyncItem] = []
-    /// Items given up in this run (a refusal, the last allowed failure, or a
-    /// dependency that failed for good).
+    /// Items of `sent` that a look-up found already on the server (an
+    /// earlier send's answer was lost), adopted instead of sent again.
+    public internal(set) var adopted: [SyncItem] = []
+    /// Items given up in this run (a refusal, a local fault, or a dependency
+    /// that failed for good).
     public internal(set) var gaveUp: [Failure] = []
-    /// Items that failed in this run and will be retried.
+    /// Items that failed in this run and will be retried (stalled ones too:
+    /// a transient failure is never given up by count).
     public internal(set) var retrying: [Failure] = []
+    /// Photos failed for good whose records went to the server without them
+    /// (before this run): facts to show, not failures anyone can retry.
+    public internal(set) var leftOut: [Failure] = []
     /// Items that had failed for good before this run; `jqc sync retry` sends them again.
     public internal(set) var failedEarlier: [Failure] = []
     /// Items left in the outbox that this run neither sent nor failed: not
     /// due yet, waiting for what they depend on, or not reached.
     public internal(set) var skipped: [SyncItem] = []
-    public internal(set) var reference: ReferencePull = .notAttempted
+    public internal(set) var reference: Reference = .notAttempted
+    /// Templates the pull skipped, each named with why.
+    public internal(set) var referenceWarnings: [String] = []
     public internal(set) var stop: Stop?
     /// The earliest moment a retrying item is due again, if any.
     public internal(set) var nextAttemptAt: Timestamp?
@@ -88,16 +102,22 @@ public struct SyncReport: Sendable {
             }
         }
         for row in remaining where outcomes[row.item] == nil {
-            if row.state == .failed {
+            if row.leftOut {
+                leftOut.append(
+                    Failure(
+                        item: row.item, inspectionID: row.inspectionID, error: row.lastError ?? "",
+                        httpStatus: row.lastHTTPStatus, nextAttemptAt: nil, attempts: row.attempts))
+            } else if row.state == .failed {
                 failedEarlier.append(
                     Failure(
                         item: row.item, inspectionID: row.inspectionID, error: row.lastError ?? "",
-                        httpStatus: row.lastHTTPStatus, nextAttemptAt: nil))
+                        httpStatus: row.lastHTTPStatus, nextAttemptAt: nil, attempts: row.attempts))
             } else {
                 skipped.append(row.item)
             }
         }
-        nextAttemptAt = remaining.filter { $0.state == .retrying }.compactMap(\.nextAttemptAt).min()
+        nextAttemptAt = remaining.filter { $0.state == .retrying || $0.state == .stalled }.compactMap(\.nextAttemptAt)
+            .min()
     }
 
     /// An item's last outcome in a run.
@@ -112,6 +132,8 @@ public struct SyncReport: Sendable {
 public struct SyncProgress: Sendable {
     /// What happened to the item.
     public enum Step: Sendable, Equatable {
+        /// Looking the record up on the server before sending it again.
+        case lookingUp
         case sending
         case sent(String)
         case willRetry(String)

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HTTPCore
 import InspectionDomain
@@ -5,18 +6,25 @@ import InspectionStore
 import LedgerCore
 import LedgerStore
 
-/// One sync of a ledger's outbox to the server: the rules of
-/// `shared/domain.md` ("What the sync worker must honour"), as implemented.
+/// One sync of a ledger's outbox to the server: the sync rules of
+/// `docs/domain.md`, as implemented.
 ///
 /// **Order.** The outbox view is ordered photos → inspections → issues (each
 /// by submit time); a run sends in that order, then pulls reference data.
-/// - An inspection is sent only when every one of its photos is settled
-///   (uploaded, or failed for good); a photo not uploaded is sent as `""`.
+/// - An inspection is sent only when every one of its photos is settled:
+///   uploaded, or failed for good (a refusal or a local fault). While any of
+///   them can still be uploaded it waits, however long an outage lasts, and
+///   says so ("waiting for photo 3d15a2b0: HTTP 503: …, next try …"). A photo
+///   failed for good is sent as `""`, and every view then says "synced
+///   without photo X: reason", never plain "synced". A photo whose record
+///   already went out without it is not uploaded afterwards (nothing on the
+///   server would point to it): it fails with a message saying so.
 ///   A re-inspection also waits for its parent's server id; if the parent
 ///   failed for good, it fails with that reason.
 /// - An issue is sent only once its inspection has a server id and its photo
-///   (if any) is settled. If the inspection failed for good, the issue is
-///   given up with that reason instead of becoming an orphan on the server.
+///   (if any) is settled, by the same rule. If the inspection failed for
+///   good, the issue is given up with that reason instead of becoming an
+///   orphan on the server.
 ///
 /// **Outcomes are events.** Each outcome is appended through
 /// `InspectionLedger.append` in one short write transaction of its own
@@ -27,35 +35,44 @@ import LedgerStore
 /// a sync and the disk's latency overlaps the network's.
 ///
 /// **Failures.**
-/// - Transient (timeout, lost connection, 5xx, 429, an unreadable answer):
-///   `sync.attempt_failed` with `will_retry` and `next_attempt_at` from the
-///   `RetryPolicy`; the 5th failure is recorded with `sync.gave_up` in the
-///   same transaction. Items whose next attempt is in the future are
-///   skipped. After a timeout the run stops: the others would only wait for
-///   the same timeout.
+/// - Transient (timeout, lost connection, 5xx, 408, 429, an unreadable
+///   answer): `sync.attempt_failed` with `will_retry` and `next_attempt_at`
+///   from the `RetryPolicy` (backoff with jitter up to 5 minutes). Never
+///   given up by count: after `SyncFailure.stalledAfterAttempts` failures
+///   the item is shown as *stalled*, and retried on. Items whose next attempt
+///   is in the future are skipped. After a timeout the run stops: the others
+///   would only wait for the same timeout.
 /// - No connection at all (offline, DNS, refused): nothing was sent, so the
 ///   run stops and records nothing. Inspectors are offline for long
-///   stretches; being offline must not use up an item's attempts, or
-///   `--watch` would give items up just for waiting for the network.
-/// - A 4xx refusal (400, 404, 409, 413, 422…): given up at once with the
-///   server's message (the HTTP status is kept in the failure).
+///   stretches; being offline is not an attempt.
+/// - A refusal (a 4xx other than 401, 408 and 429; or `ok: false` with an
+///   `error` at any status): given up at once with the server's message
+///   (the HTTP status is kept in the failure).
 /// - A 401: the session refreshes once and the request is sent again. If the
 ///   refresh is refused the run stops, asks for `jqc login`, and records
 ///   nothing: no attempt is counted against any item.
 /// - A transport refusal (TLS, a redirect, a bad URL) stops the run without
 ///   counting an attempt: it is the configuration's fault, not the item's.
-/// - Local problems (a photo file missing from the store, or not matching its
+/// - Local faults (a photo file missing from the store, or not matching its
 ///   hash) give the item up with a message saying what to restore.
 ///
-/// **Idempotency.** Every write carries the key of the event that caused it
+/// **Exactly once.** Every write carries the key of the event that caused it
 /// (`IdempotencyKeys`), so a retry after a lost response, a crash or a
-/// `kill -9` is answered with the first response and never makes a second
-/// record.
+/// `kill -9` is answered with the first response by a server that honours
+/// the key. A server without idempotency (the reference backend) is covered
+/// for inspections: an inspection whose send may have been applied (its last
+/// recorded failure had no complete answer or was a 502/504, or the
+/// `InFlightJournal` shows a send cut short by a crash) is
+/// looked up in `GET /inspections` (same `client_id`, else the same template,
+/// facility, `started_at` and `completed_at`) before it is sent again, and
+/// the id found is adopted. Issues cannot be looked up: the contract lists
+/// none, so an issue whose answer was lost is sent again under the same key
+/// and `client_id`, and only the server's own guards prevent a duplicate.
 ///
 /// **Passes.** After going through the outbox, the run goes through it again
 /// while the previous pass achieved something and some retry has fallen due
-/// (with a scale of 0 in tests, at once), so one run carries items as far as
-/// backoff allows.
+/// (with a scale of 0 in tests, at once), up to `maximumPasses`, so one run
+/// carries items as far as backoff allows; `--watch` comes back for the rest.
 ///
 /// One value makes one run: its report covers what that run did.
 public final class SyncRun {
@@ -70,8 +87,20 @@ public final class SyncRun {
     let progress: ((SyncProgress) -> Void)?
     let actor: Actor
 
+    /// Requests in flight at once (`--concurrency`; 1 is one at a time).
+    let concurrency: Int
+    /// Held by a worker while it decides and records; let go only while its
+    /// request is on the network. Guards every `var` below and the reads of
+    /// the ledger, so the workers see the run's state one at a time.
+    private let lock = NSLock()
+    /// Why the run stopped early, if it did (set by whichever worker found it).
+    private var stop: SyncReport.Stop?
     /// Appends outcomes while the next request is in flight.
     private let recorder: OutcomeRecorder
+    /// Inspections whose creation may have reached the server unseen.
+    private let journal: InFlightJournal
+    /// Items found on the server by a look-up in this run, not sent again.
+    private var adopted: [SyncItem] = []
     /// Folded states of this pass, kept in step with what the run records.
     private var states: [UUID: InspectionState] = [:]
     private var keys: [UUID: IdempotencyKeys] = [:]
@@ -84,12 +113,18 @@ public final class SyncRun {
     ///   - random: numbers in 0..<1 that place each delay within the jitter.
     ///   - shouldStop: asked before each item (SIGINT/SIGTERM in `--watch`).
     ///   - progress: told about each item as it goes.
+    ///   - concurrency: how many requests may be in flight at once; the
+    ///     transport must allow as many (`CurlHTTPClient(connections:)`).
+    ///   - journalPath: where the in-flight journal is kept between runs
+    ///     (`InFlightJournal`); nil keeps it in memory for this run only.
     public init(
         ledger: InspectionLedger, session: ServerSession, device: UUID, clock: any LedgerClock,
         policy: RetryPolicy = .standard, pullsReferenceData: Bool = true,
         random: @escaping () -> Double = { Double.random(in: 0..<1) },
-        shouldStop: @escaping () -> Bool = { false }, progress: ((SyncProgress) -> Void)? = nil
-    ) {
+        shouldStop: @escaping () -> Bool = { false }, progress: ((SyncProgress) -> Void)? = nil,
+        journalPath: String? = nil, concurrency: Int = 1
+    ) throws {
+        self.concurrency = max(1, concurrency)
         self.ledger = ledger
         self.session = session
         self.device = device
@@ -102,6 +137,7 @@ public final class SyncRun {
         let user = session.user
         actor = Actor(id: user.id, name: user.displayName, verified: true)
         recorder = OutcomeRecorder(ledger: ledger)
+        journal = try InFlightJournal(path: journalPath)
     }
 
     /// Sends what is due, records every outcome, pulls reference data, and
@@ -118,59 +154,118 @@ public final class SyncRun {
 
     private func runPasses() throws -> SyncReport {
         var report = SyncReport()
-        // Every failure counts toward giving up, so passes are bounded anyway;
-        // the cap only guards against a bug turning this into a busy loop.
-        let maximumPasses = 2 * policy.maximumAttempts + 4
-        while report.passes < maximumPasses {
+        // Transient failures are retried for as long as they last, so with
+        // a backoff scale of 0 (tests) passes would never end by themselves.
+        while report.passes < Self.maximumPasses {
             report.passes += 1
-            let progressed = try pass(try ledger.outbox(), &report)
+            let progressed = try pass(try ledger.outbox())
             // The next reads of the ledger must see every outcome of this pass.
             try recorder.drain()
-            guard report.stop == nil, progressed else { break }
+            guard stop == nil, progressed else { break }
             let now = clock.now()
             guard try ledger.outbox().contains(where: { isDue($0, at: now) }) else { break }
         }
+        report.stop = stop
         if report.stop == nil, pullsReferenceData {
             try pullReferenceData(&report)
         }
+        try journal.save()
         report.finish(outcomes: outcomes, order: order, remaining: try ledger.outbox())
+        report.adopted = adopted
         return report
     }
 
     // MARK: - One pass over the outbox
 
-    /// Goes through the outbox once; answers whether anything was sent or recorded.
-    private func pass(_ outbox: [OutboxItem], _ report: inout SyncReport) throws -> Bool {
+    /// Goes through the outbox once, in waves: each wave sends every item
+    /// that is ready (up to `concurrency` at a time); the items that waited
+    /// for something sent in that wave go in the next. Answers whether
+    /// anything was sent or recorded.
+    private func pass(_ outbox: [OutboxItem]) throws -> Bool {
         states = [:]
-        var progressed = false
         let now = clock.now()
-        for (offset, row) in outbox.enumerated() {
-            guard isDue(row, at: now) else { continue }
-            if shouldStop() {
-                report.stop = .interrupted
-                break
-            }
-            let position = (index: offset + 1, total: outbox.count)
-            if try send(row, position, &report) { progressed = true }
-            if report.stop != nil { break }
+        var wave = outbox.enumerated().filter { isDue($0.element, at: now) }.map {
+            (row: $0.element, position: (index: $0.offset + 1, total: outbox.count))
+        }
+        var progressed = false
+        while !wave.isEmpty {
+            let results = try sendAll(wave)
+            if results.contains(true) { progressed = true }
+            guard stop == nil, results.contains(true) else { break }
+            wave = zip(wave, results).filter { !$0.1 }.map(\.0)
         }
         return progressed
     }
 
-    /// Pending, or retrying with its next attempt due; never an item given up.
+    /// Sends the items of one wave, in outbox order as they are taken, by
+    /// `concurrency` workers; answers, for each, whether it progressed.
+    ///
+    /// Each worker holds `lock` while it decides and records, and lets go of
+    /// it only while its request is on the network (`unlocked`), so the
+    /// run's state, the ledger's reads and the recorder see one thread at a
+    /// time, and the outcomes reach the one recorder in the order they end.
+    private func sendAll(_ wave: [(row: OutboxItem, position: (index: Int, total: Int))]) throws -> [Bool] {
+        var results = Array(repeating: false, count: wave.count)
+        var next = 0
+        var failure: (any Error)?
+        // The workers share `results`, `next`, `failure` and the run's state,
+        // all touched only while `lock` is held (see above), which the
+        // compiler cannot see through the closure: hence `nonisolated(unsafe)`.
+        nonisolated(unsafe) let work = {
+            self.lock.lock()
+            defer { self.lock.unlock() }
+            while next < wave.count, failure == nil, self.stop == nil {
+                if self.shouldStop() {
+                    self.stop = .interrupted
+                    break
+                }
+                let index = next
+                next += 1
+                do {
+                    results[index] = try self.send(wave[index].row, wave[index].position)
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        let workers = min(concurrency, wave.count)
+        if workers <= 1 {
+            work()
+        } else {
+            onThreads(workers) { work() }
+        }
+        if let failure { throw failure }
+        return results
+    }
+
+    /// Runs a request with `lock` let go, so other workers go on meanwhile.
+    private func unlocked<T>(_ request: () throws(APIError) -> T) throws(APIError) -> T {
+        lock.unlock()
+        defer { lock.lock() }
+        return try request()
+    }
+
+    /// "inspection", or "issue 3d15a2b0": the record a photo belongs to.
+    static func ownerName(_ owner: SyncItem) -> String {
+        owner.kind == .issue ? "issue \(owner.id.lowercased.prefix(8))" : "inspection"
+    }
+
+    /// Passes over the outbox in one run at most: enough for an item to be
+    /// retried until it shows as stalled when retries are due at once.
+    static let maximumPasses = SyncFailure.stalledAfterAttempts + 3
+
+    /// Pending, or retrying (stalled too) with its next attempt due; never an item given up.
     func isDue(_ row: OutboxItem, at now: Timestamp) -> Bool {
         switch row.state {
         case .pending: true
-        case .retrying: (row.nextAttemptAt ?? now) <= now
+        case .retrying, .stalled: (row.nextAttemptAt ?? now) <= now
         default: false
         }
     }
 
     /// Sends one item if what it depends on is settled; answers whether
     /// anything was sent or recorded.
-    private func send(_ row: OutboxItem, _ position: (index: Int, total: Int), _ report: inout SyncReport) throws
-        -> Bool
-    {
+    private func send(_ row: OutboxItem, _ position: (index: Int, total: Int)) throws -> Bool {
         guard let state = try state(of: row.inspectionID) else { return false }
         // The outbox row may lag behind what this pass recorded (it was read before).
         if case .synced = state.sync.status(of: row.item) { return false }
@@ -183,24 +278,36 @@ public final class SyncRun {
                     step: step))
         }
         switch row.item.kind {
-        case .photo: return try sendPhoto(row, state, tell, &report)
-        case .inspection: return try sendInspection(row, state, tell, &report)
-        case .issue: return try sendIssue(row, state, tell, &report)
+        case .photo: return try sendPhoto(row, state, tell)
+        case .inspection: return try sendInspection(row, state, tell)
+        case .issue: return try sendIssue(row, state, tell)
         }
     }
 
     // MARK: - Photos
 
     private func sendPhoto(
-        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
-        _ report: inout SyncReport
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void
     ) throws -> Bool {
         guard let photo = state.photo(id: row.item.id) else { return false }
+        let owner = state.owner(ofPhoto: photo)
+        if case .synced = state.sync.status(of: owner) {
+            // Nothing on the server would point to the file: its record went out without it.
+            let record = Self.ownerName(owner)
+            let error =
+                "The \(record) already went to the server without this photo, so it was not uploaded: nothing "
+                + "there would point to it. The photo stays in this ledger (photos/\(photo.photo.sha256.hex); "
+                + "'jqc audit \(state.id.lowercased.prefix(8))' shows it). To put it on the server, record it in a new "
+                + "inspection ('jqc start', then 'jqc photo'), or give the file to the server's administrator."
+            try giveUp(row, error: error, httpStatus: nil, state, tell)
+            return true
+        }
         let hash = photo.photo.sha256.hex
         guard let data = ledger.photos.contents(sha256: hash) else {
             let error =
                 "The photo's file photos/\(hash) is missing from the ledger's photo store, so it cannot be "
-                + "uploaded. Restore the file, then run 'jqc sync retry \(row.item.id.lowercased.prefix(8))'."
+                + "uploaded, and its \(Self.ownerName(owner)) goes to the server without it. Restore the file "
+                + "from a backup to keep it in this ledger."
             try giveUp(row, error: error, httpStatus: nil, state, tell)
             return true
         }
@@ -209,8 +316,8 @@ public final class SyncRun {
         guard actual == hash else {
             let error =
                 "The photo's file photos/\(hash) no longer matches the hash recorded when it was captured (it "
-                + "hashes to \(actual.prefix(12))…), so it was not uploaded. Restore the original file, then run "
-                + "'jqc sync retry \(row.item.id.lowercased.prefix(8))'."
+                + "hashes to \(actual.prefix(12))…), so it was not uploaded, and its \(Self.ownerName(owner)) goes "
+                + "to the server without it. Restore the original file from a backup to keep it in this ledger."
             try giveUp(row, error: error, httpStatus: nil, state, tell)
             return true
         }
@@ -218,31 +325,28 @@ public final class SyncRun {
         let key = try idempotencyKey(for: row)
         tell(.sending)
         do {
-            let path = try session.authorized { token throws(APIError) in
-                try session.api.uploadPhoto(upload, accessToken: token, idempotencyKey: key)
+            let path = try unlocked { () throws(APIError) in
+                try session.authorized { token throws(APIError) in
+                    try session.api.uploadPhoto(upload, accessToken: token, idempotencyKey: key)
+                }
             }
             try record([.photoUploaded(PhotoUploaded(photoID: photo.photo.photoID, serverPath: path))], row)
             tell(.sent("uploaded"))
             return true
         } catch let error as APIError {
-            return try failed(row, error, state, tell, &report)
+            return try failed(row, error, state, tell)
         }
     }
 
     // MARK: - Inspections
 
     private func sendInspection(
-        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
-        _ report: inout SyncReport
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void
     ) throws -> Bool {
         // Every photo settled: uploaded, or failed for good (then sent as "").
-        for photo in state.photos {
-            switch state.sync.status(of: SyncItem(kind: .photo, id: photo.photo.photoID)) {
-            case .synced, .failed: continue
-            case .pending, .retrying:
-                tell(.waiting("its photo \(photo.photo.photoID.lowercased.prefix(8)) is not uploaded yet"))
-                return false
-            }
+        if let waiting = state.waitingReason(for: row.item) {
+            tell(.waiting(waiting))
+            return false
         }
         var parentServerID: String?
         if let parentID = state.parentInspectionID {
@@ -266,31 +370,55 @@ public final class SyncRun {
                     httpStatus: nil, state, tell)
                 return true
             case .pending, .retrying:
-                tell(.waiting("its parent inspection \(parentID.lowercased.prefix(8)) is not on the server yet"))
+                tell(.waiting("waiting for its parent inspection \(parentID.lowercased.prefix(8)) to reach the server"))
                 return false
             }
         }
         let body = SyncRequests.inspection(
             state, photoPath: { state.sync.uploadedPhotos[$0] }, parentServerID: parentServerID)
         let key = try idempotencyKey(for: row)
+        if journal.isAmbiguous(row.item) || Self.mayHaveBeenApplied(state.sync.failures[row.item]) {
+            // An earlier send may have created it: look before sending again.
+            tell(.lookingUp)
+            do {
+                let found = try unlocked { () throws(APIError) in
+                    try session.authorized { token throws(APIError) in
+                        try session.api.findInspection(like: body, accessToken: token)
+                    }
+                }
+                if let found {
+                    journal.settled(row.item)
+                    adopted.append(row.item)
+                    try record([.inspectionAccepted(InspectionAccepted(serverID: found))], row)
+                    tell(.sent("already on the server as id \(found), not sent again"))
+                    return true
+                }
+            } catch let error as APIError {
+                return try failed(row, error, state, tell)
+            }
+        }
+        try journal.willSend(row.item)
         tell(.sending)
         do {
-            let id = try session.authorized { token throws(APIError) in
-                try session.api.create(.inspections, body: body, accessToken: token, idempotencyKey: key)
+            let id = try unlocked { () throws(APIError) in
+                try session.authorized { token throws(APIError) in
+                    try session.api.create(.inspections, body: body, accessToken: token, idempotencyKey: key)
+                }
             }
+            journal.settled(row.item)
             try record([.inspectionAccepted(InspectionAccepted(serverID: id))], row)
             tell(.sent("server id \(id)"))
             return true
         } catch let error as APIError {
-            return try failed(row, error, state, tell, &report)
+            if !error.mayHaveBeenApplied { journal.settled(row.item) }
+            return try failed(row, error, state, tell)
         }
     }
 
     // MARK: - Issues
 
     private func sendIssue(
-        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
-        _ report: inout SyncReport
+        _ row: OutboxItem, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void
     ) throws -> Bool {
         guard let issue = state.issue(id: row.item.id) else { return false }
         let inspectionItem = SyncItem(kind: .inspection, id: state.id)
@@ -308,7 +436,7 @@ public final class SyncRun {
                 httpStatus: nil, state, tell)
             return true
         case .pending, .retrying:
-            tell(.waiting("its inspection is not on the server yet"))
+            tell(.waiting("waiting for its inspection \(state.id.lowercased.prefix(8)) to reach the server"))
             return false
         }
         var photoPath: String?
@@ -317,7 +445,8 @@ public final class SyncRun {
             case .synced: photoPath = state.sync.uploadedPhotos[photoID]
             case .failed: photoPath = nil
             case .pending, .retrying:
-                tell(.waiting("its photo \(photoID.lowercased.prefix(8)) is not uploaded yet"))
+                let next = state.waitingReason(for: row.item)
+                tell(.waiting(next ?? "waiting for photo \(photoID.lowercased.prefix(8))"))
                 return false
             }
         }
@@ -326,25 +455,25 @@ public final class SyncRun {
         let key = try idempotencyKey(for: row)
         tell(.sending)
         do {
-            let id = try session.authorized { token throws(APIError) in
-                try session.api.create(.issues, body: body, accessToken: token, idempotencyKey: key)
+            let id = try unlocked { () throws(APIError) in
+                try session.authorized { token throws(APIError) in
+                    try session.api.create(.issues, body: body, accessToken: token, idempotencyKey: key)
+                }
             }
             try record([.issueAccepted(IssueAccepted(issueID: issue.id, serverID: id))], row)
             tell(.sent("server id \(id)"))
             return true
         } catch let error as APIError {
-            return try failed(row, error, state, tell, &report)
+            return try failed(row, error, state, tell)
         }
     }
 
     // MARK: - Reference data
 
     private func pullReferenceData(_ report: inout SyncReport) throws {
-        let json: JSONValue
+        let pulled: ReferencePull
         do {
-            json = try session.authorized { token throws(APIError) in
-                try session.api.referenceData(accessToken: token)
-            }
+            pulled = try ReferencePull.fetch(session)
         } catch .loginRequired(let message) {
             report.stop = .loginRequired(APIError.loginRequired(message).description)
             return
@@ -357,38 +486,36 @@ public final class SyncRun {
             report.reference = .failed(error.description)
             return
         }
-        let snapshot: ReferenceCache.Snapshot
-        do {
-            snapshot = try ReferenceCache.Snapshot(json: json)
-        } catch {
-            report.reference = .failed("\(error)")
-            return
-        }
-        try ledger.reference.replace(with: snapshot, at: clock.now())
-        report.reference = .refreshed(facilities: snapshot.facilities.count, templates: snapshot.templates.count)
+        try ledger.reference.replace(with: pulled.snapshot, at: clock.now())
+        report.reference = .refreshed(
+            facilities: pulled.snapshot.facilities.count, templates: pulled.snapshot.templates.count)
+        report.referenceWarnings = pulled.warnings
     }
 
     // MARK: - Outcomes, as events
 
     /// Classifies a failed request and records it; answers whether anything was recorded.
     private func failed(
-        _ row: OutboxItem, _ error: APIError, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void,
-        _ report: inout SyncReport
+        _ row: OutboxItem, _ error: APIError, _ state: InspectionState, _ tell: (SyncProgress.Step) -> Void
     ) throws -> Bool {
         switch error {
         case .loginRequired, .unauthorized:
             // Not the item's fault: nothing is recorded, no attempt counted.
             let message = error.description
-            report.stop = .loginRequired(
+            stop = .loginRequired(
                 message.contains("jqc login") ? message : message + " Log in again with 'jqc login'.")
             return false
         case .transport(let transport) where !transport.isTransient:
-            report.stop = .transportRefused(transport.description)
+            stop = .transportRefused(transport.description)
+            return false
+        case .refreshInterrupted:
+            // The session's fault, not the item's: nothing counted; the next sync refreshes again.
+            stop = .serverUnreachable(error.description)
             return false
         case .transport(.couldNotConnect):
             // Nothing was sent: the device is offline or the server is down.
             // Inspectors work offline for days; that must not use up items' attempts.
-            report.stop = .serverUnreachable(
+            stop = .serverUnreachable(
                 "The server could not be reached, so nothing was sent and no attempt was counted: "
                     + "\(error.description) Everything waits for the next sync.")
             return false
@@ -400,40 +527,23 @@ public final class SyncRun {
             let now = clock.now()
             var retryAfter: Int?
             if case .unavailable(_, _, let seconds) = error { retryAfter = seconds }
-            if policy.givesUp(afterFailure: failures) {
-                let message = "Gave up after \(failures) failed attempts; the last: \(error.serverMessage)"
-                try record(
-                    [
-                        .syncAttemptFailed(
-                            SyncAttemptFailed(
-                                item: row.item, attempt: failures, error: error.serverMessage,
-                                httpStatus: error.status, willRetry: false)),
-                        .syncGaveUp(SyncGaveUp(item: row.item, error: message)),
-                    ], row)
-                outcomes[row.item] = .gaveUp(
-                    .init(
-                        item: row.item, inspectionID: row.inspectionID, error: message, httpStatus: error.status,
-                        nextAttemptAt: nil))
-                tell(.gaveUp(message))
-            } else {
-                let next = policy.nextAttempt(
-                    afterFailure: failures, at: now, unit: unitRandom(), retryAfter: retryAfter)
-                try record(
-                    [
-                        .syncAttemptFailed(
-                            SyncAttemptFailed(
-                                item: row.item, attempt: failures, error: error.serverMessage,
-                                httpStatus: error.status, willRetry: true, nextAttemptAt: next))
-                    ], row)
-                outcomes[row.item] = .retrying(
-                    .init(
-                        item: row.item, inspectionID: row.inspectionID, error: error.serverMessage,
-                        httpStatus: error.status, nextAttemptAt: next))
-                tell(.willRetry(error.serverMessage))
-            }
+            // Never given up by count: an outage of any length is waited out.
+            let next = policy.nextAttempt(afterFailure: failures, at: now, unit: unitRandom(), retryAfter: retryAfter)
+            try record(
+                [
+                    .syncAttemptFailed(
+                        SyncAttemptFailed(
+                            item: row.item, attempt: failures, error: error.serverMessage,
+                            httpStatus: error.status, willRetry: true, nextAttemptAt: next))
+                ], row)
+            outcomes[row.item] = .retrying(
+                .init(
+                    item: row.item, inspectionID: row.inspectionID, error: error.serverMessage,
+                    httpStatus: error.status, nextAttemptAt: next, attempts: failures))
+            tell(.willRetry(error.serverMessage))
             if case .transport(.timedOut) = error {
                 // The next request would only wait out the same timeout.
-                report.stop = .serverUnreachable(
+                stop = .serverUnreachable(
                     "The server did not answer in time: \(error.description) The remaining items wait for the "
                         + "next sync.")
             }
@@ -459,7 +569,7 @@ public final class SyncRun {
         outcomes[row.item] = .gaveUp(
             .init(
                 item: row.item, inspectionID: row.inspectionID, error: error, httpStatus: httpStatus,
-                nextAttemptAt: nil))
+                nextAttemptAt: nil, attempts: (state.sync.failures[row.item]?.attempts ?? 0) + (attempted ? 1 : 0)))
         tell(.gaveUp(error))
     }
 
@@ -487,6 +597,14 @@ public final class SyncRun {
         guard let state = try ledger.state(of: id) else { return nil }
         states[id] = state
         return state
+    }
+
+    /// Whether the last recorded failure left the outcome unknown: no HTTP
+    /// status (a timeout, a lost answer), or a gateway's 502/504.
+    static func mayHaveBeenApplied(_ failure: SyncFailure?) -> Bool {
+        guard let failure, failure.attempts > 0, !failure.gaveUp else { return false }
+        guard let status = failure.lastHTTPStatus else { return true }
+        return status == 502 || status == 504
     }
 
     private func idempotencyKey(for row: OutboxItem) throws -> String {

@@ -14,9 +14,20 @@ import LedgerStore
 /// (`elapsed_seconds`: outbox to reference pull, process start excluded);
 /// the plain client's is its request loop. Target: the worker reaches at
 /// least 80% of the plain client's throughput.
+///
+/// With `latencyMilliseconds` (the development server's `--latency-ms`, a
+/// slow link) the rows are: `jqc sync --concurrency 1` (one at a time, on a
+/// smaller ledger so the run stays short; compared per inspection), `jqc
+/// sync --concurrency N`, and `SyncBaseline` (the same requests, prebuilt,
+/// with the same concurrency, no ledger). Targets: at least 5× one at a
+/// time, and at least 80% of the baseline.
 struct SyncBenchmark {
     var inspections: Int
     var directory: String
+    /// Added by the server to every API request; 0 runs the local comparison above.
+    var latencyMilliseconds = 0
+    /// Requests in flight at once for the worker and the baseline, with latency.
+    var concurrency = 8
 
     /// Distinct photo files, reused round-robin: the requests carry 200 KB
     /// each all the same, without filling the disk with 2 × N files.
@@ -36,13 +47,18 @@ struct SyncBenchmark {
         try writeFixtures(fixtures)
         let pristine = directory + "/ledger"
         try jqc(["--ledger", pristine, "init"])
-        let tBuild = try Measure.seconds { try buildLedger(pristine) }
+        let tBuild = try Measure.seconds { try buildLedger(pristine, count: inspections, plan: "plan.jsonl") }
         print(String(format: "  built %d inspections in %.1f s", inspections, tBuild))
+        if latencyMilliseconds > 0 {
+            try runWithLatency(pristine: pristine, fixtures: fixtures)
+            return
+        }
 
         var workerTimes: [Double] = []
         var plainTimes: [Double] = []
         for round in 1...rounds {
-            workerTimes.append(try workerRound(round, pristine: pristine, fixtures: fixtures))
+            // Like for like: the plain client keeps one connection.
+            workerTimes.append(try workerRound(round, pristine: pristine, fixtures: fixtures, concurrency: 1))
             plainTimes.append(try plainRound(round, fixtures: fixtures))
         }
 
@@ -56,10 +72,56 @@ struct SyncBenchmark {
         print(String(format: "  worker / plain                    %8.2f             target ≥ 0.80", worker / plain))
     }
 
+    /// The slow-link rows: one at a time, concurrent, and the baseline.
+    func runWithLatency(pristine: String, fixtures: String) throws {
+        // One at a time takes 4 round trips per inspection: a smaller ledger
+        // keeps the run short, compared per inspection.
+        let small = min(inspections, 12)
+        let smallLedger = directory + "/ledger-small"
+        try jqc(["--ledger", smallLedger, "init"])
+        try buildLedger(smallLedger, count: small, plan: "plan-small.jsonl")
+        let serial = try workerRound(0, pristine: smallLedger, fixtures: fixtures, concurrency: 1, count: small)
+        let parallel = try workerRound(1, pristine: pristine, fixtures: fixtures, concurrency: concurrency)
+        let server = try BenchServer(
+            fixtures: fixtures, database: directory + "/baseline.sqlite", latencyMilliseconds: latencyMilliseconds)
+        defer { server.stop() }
+        let baseline = try SyncBaseline(
+            baseURL: server.baseURL, planPath: directory + "/plan.jsonl", concurrency: concurrency
+        ).run()
+        let rates = (
+            serial: Double(small) / serial, parallel: Double(inspections) / parallel,
+            baseline: Double(inspections) / baseline
+        )
+        print("  server latency \(latencyMilliseconds) ms per request; 4 requests per inspection, then the pull")
+        print(
+            String(
+                format: "  jqc sync --concurrency 1   %6.2f s for %4d  %8.2f inspections/s", serial, small, rates.serial
+            ))
+        print(
+            String(
+                format: "  jqc sync --concurrency %-2d  %6.2f s for %4d  %8.2f inspections/s", concurrency, parallel,
+                inspections, rates.parallel))
+        print(
+            String(
+                format: "  baseline, %2d connections  %6.2f s for %4d  %8.2f inspections/s", concurrency, baseline,
+                inspections, rates.baseline))
+        print(
+            String(
+                format: "  concurrent / one at a time %8.2f             target ≥ 5.00", rates.parallel / rates.serial))
+        print(
+            String(
+                format: "  concurrent / baseline      %8.2f             target ≥ 0.80", rates.parallel / rates.baseline)
+        )
+    }
+
     /// One full `jqc sync` of a fresh copy of the ledger against a fresh
     /// server: the seconds it reports for its run.
-    func workerRound(_ round: Int, pristine: String, fixtures: String) throws -> Double {
-        let server = try BenchServer(fixtures: fixtures, database: directory + "/worker-\(round).sqlite")
+    func workerRound(
+        _ round: Int, pristine: String, fixtures: String, concurrency: Int? = nil, count: Int? = nil
+    ) throws -> Double {
+        let server = try BenchServer(
+            fixtures: fixtures, database: directory + "/worker-\(round).sqlite",
+            latencyMilliseconds: latencyMilliseconds)
         defer { server.stop() }
         let ledger = directory + "/ledger-\(round)"
         try FileManager.default.copyItem(atPath: pristine, toPath: ledger)
@@ -67,10 +129,11 @@ struct SyncBenchmark {
         try jqc(
             ["--ledger", ledger, "login", "--server", server.baseURL, "--username", "inspector", "--password-stdin"],
             input: "inspector-pass\n")
-        let output = try jqc(["--ledger", ledger, "--json", "sync"])
+        let output = try jqc(
+            ["--ledger", ledger, "--json", "sync"] + (concurrency.map { ["--concurrency", "\($0)"] } ?? []))
         let report = try JSONValue(parsing: output)
         guard let seconds = report["elapsed_seconds"]?.doubleValue,
-            report["sent_total"]?.integerValue == Int64(4 * inspections),
+            report["sent_total"]?.integerValue == Int64(4 * (count ?? inspections)),
             report["failed"]?.arrayValue?.isEmpty == true
         else { throw BenchError("jqc sync did not send everything: \(output.prefix(600))") }
         return seconds
@@ -150,7 +213,7 @@ struct SyncBenchmark {
 
     // MARK: - The ledger: N completed inspections, recorded as `jqc` records them
 
-    func buildLedger(_ path: String) throws {
+    func buildLedger(_ path: String, count inspections: Int, plan planFile: String) throws {
         let ledger = try InspectionLedger(storePath: path + "/store", photosPath: path + "/photos")
         defer { ledger.close() }
         let clock = SystemClock()
@@ -203,7 +266,7 @@ struct SyncBenchmark {
                 batch = []
             }
         }
-        try Data(plan.utf8).write(to: URL(fileURLWithPath: directory + "/plan.jsonl"))
+        try Data(plan.utf8).write(to: URL(fileURLWithPath: directory + "/" + planFile))
     }
 
     /// A photo file kept in the ledger's store.
@@ -343,7 +406,7 @@ private final class BenchServer {
     private let process = Process()
     let baseURL: String
 
-    init(fixtures: String, database: String) throws {
+    init(fixtures: String, database: String, latencyMilliseconds: Int = 0) throws {
         let portFile = database + ".port"
         try? FileManager.default.removeItem(atPath: portFile)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -358,10 +421,11 @@ private final class BenchServer {
             sys.argv = [sys.argv[1]] + sys.argv[2:]
             runpy.run_path(sys.argv[0], run_name="__main__")
             """
-        process.arguments = [
-            "python3", "-c", noDelay, server, "--port", "0", "--port-file", portFile, "--db", database,
-            "--fixtures", fixtures, "--quiet", "--exit-after", "3600",
-        ]
+        process.arguments =
+            [
+                "python3", "-c", noDelay, server, "--port", "0", "--port-file", portFile, "--db", database,
+                "--fixtures", fixtures, "--quiet", "--exit-after", "3600",
+            ] + (latencyMilliseconds > 0 ? ["--latency-ms", "\(latencyMilliseconds)"] : [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -15,6 +15,10 @@ let usage = """
       --events   events in the batched run (default 200000)
       --single   single durable commits (default 2000)
       --inspections  inspections in the domain run (default 10000)
+      --latency-ms   sync: the server's latency per request; then jqc sync one
+                 at a time, concurrent, and a baseline with the same concurrency
+                 (default 0: the local comparison; 200 is a cellular link)
+      --concurrency  sync with latency: requests in flight (default 8)
       --dir      where to put the data (default: a fresh temporary directory)
     """
 
@@ -23,6 +27,8 @@ var events = 200_000
 var single = 2_000
 var dir: String?
 var inspections = 10_000
+var latency = 0
+var concurrency = 8
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let arg = args.next() {
     switch arg {
@@ -33,6 +39,8 @@ while let arg = args.next() {
         print(usage)
         exit(0)
     case "--inspections": inspections = args.next().flatMap(Int.init) ?? inspections
+    case "--latency-ms": latency = args.next().flatMap(Int.init) ?? latency
+    case "--concurrency": concurrency = args.next().flatMap(Int.init) ?? concurrency
     case "core", "domain", "sync": suites.append(arg)
     default:
         FileHandle.standardError.write(Data("ledger-bench: unknown argument '\(arg)'\n\(usage)\n".utf8))
@@ -68,9 +76,11 @@ do {
         try CommandBenchmark(ledger: domain.ledgerPath, inspection: DomainBenchmark.sample!).run()
     }
     if suites.contains("sync") {
-        let count = CommandLine.arguments.contains("--inspections") ? inspections : 1_000
+        let count = CommandLine.arguments.contains("--inspections") ? inspections : latency > 0 ? 60 : 1_000
         print("== sync: \(count) inspections (40 fields, two 200 KB photos, one issue each), worker vs plain client")
-        try SyncBenchmark(inspections: count, directory: base + "/sync").run()
+        try SyncBenchmark(
+            inspections: count, directory: base + "/sync", latencyMilliseconds: latency, concurrency: concurrency
+        ).run()
     }
 } catch {
     FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))

@@ -150,6 +150,32 @@ import Testing
         #expect(client.connectionsOpened == 1)
     }
 
+    @Test func aPoolOfHandlesKeepsSeveralConnectionsAliveAndReusesThem() throws {
+        let pooled = try CurlHTTPClient(
+            configuration: .init(connectTimeout: .seconds(5), totalTimeout: .seconds(10)), connections: 4)
+        let statuses = StatusBox()
+        let url = server.url("/slow?ms=100")
+        // Four rounds of four at once, on threads of their own.
+        for _ in 0..<4 {
+            let done = DispatchSemaphore(value: 0)
+            for _ in 0..<4 {
+                Thread {
+                    defer { done.signal() }
+                    do {
+                        statuses.record(try pooled.send(HTTPRequest(url: url)).status)
+                    } catch {
+                        statuses.record(-1)
+                    }
+                }.start()
+            }
+            for _ in 0..<4 { done.wait() }
+        }
+        #expect(statuses.all == Array(repeating: 200, count: 16))
+        // However the requests met the handles, no more than one connection per handle, each kept alive.
+        #expect((1...4).contains(pooled.connectionsOpened))
+        #expect(pooled.connections == 4)
+    }
+
     @Test func aClientStillWorksAfterAFailure() throws {
         let impatient = try CurlHTTPClient(configuration: .init(totalTimeout: .milliseconds(200)))
         #expect(impatient.failure(of: HTTPRequest(url: server.url("/slow?ms=2000")))?.caseName == "timedOut")

@@ -75,8 +75,20 @@ import Testing
         (#"body {"password": "pw", "user": "dana"}"#, #"body {"password": "<redacted>", "user": "dana"}"#),
         ("refresh_token=abc&x=1", "refresh_token=<redacted>&x=1"),
         ("see https://u:pw@h/x?access_token=t", "see https://u:<redacted>@h/x?access_token=<redacted>"),
+        // A server's own words are not garbled: redaction is by value, not by the word "token".
+        ("refresh token already used", "refresh token already used"),
+        ("invalid token: the session expired", "invalid token: the session expired"),
+        ("token expired", "token expired"),
     ])
     func freeText(_ text: String, _ printed: String) {
         #expect(Redaction.text(text) == printed)
+    }
+
+    @Test func aSecretThisProcessHoldsIsHiddenWhereverItAppears() {
+        let secret = "tok-\(UInt64.random(in: 1_000_000...9_999_999))"
+        #expect(Redaction.text("server said: \(secret) is unknown") == "server said: \(secret) is unknown")
+        Redaction.hide(secret, "abc")
+        #expect(Redaction.text("server said: \(secret) is unknown") == "server said: <redacted> is unknown")
+        #expect(Redaction.text("no abc here") == "no abc here", "values too short to be secrets are not registered")
     }
 }

@@ -1,9 +1,10 @@
+import InspectionDomain
 import LedgerCore
 import LedgerTestSupport
 import SyncWorker
 import Testing
 
-/// The backoff: base 2 s, doubling, capped at 5 minutes, ±20%, five attempts.
+/// The backoff: base 2 s, doubling, capped at 5 minutes, ±20%, retried for as long as it takes.
 @Suite struct RetryPolicyTests {
     static let nominal: [(failures: Int, seconds: Double)] = [
         (1, 2), (2, 4), (3, 8), (4, 16), (5, 32), (8, 256), (9, 300), (30, 300),
@@ -32,10 +33,13 @@ import Testing
         #expect(RetryPolicy.standard.delay(afterFailure: 3, unit: 0.5, retryAfter: 1) == 8)
     }
 
-    @Test func theFifthFailureGivesUp() {
-        let policy = RetryPolicy.standard
-        #expect((1...4).allSatisfy { !policy.givesUp(afterFailure: $0) })
-        #expect(policy.givesUp(afterFailure: 5))
+    @Test(arguments: [5, 9, 40, 1000])
+    func aLongOutageKeepsRetryingEveryFiveMinutesAtMost(failures: Int) {
+        let delay = RetryPolicy.standard.delay(afterFailure: failures, unit: 0.5)
+        #expect(delay > 0 && delay <= 300)
+        // Stalled from the fifth failure on, and never given up by count.
+        #expect(SyncFailure(attempts: failures).isStalled)
+        #expect(!SyncFailure(attempts: 4).isStalled)
     }
 
     @Test func aScaleOfZeroMakesEveryRetryDueAtOnce() {

@@ -7,6 +7,40 @@ import Testing
 /// `jqc login`, `logout`, `whoami`, `pull` and `history` through the built
 /// binary, online and offline.
 @Suite struct SessionCommandTests {
+    @Test func aServerURLWithoutTheAPIPathGetsAHint() throws {
+        let server = try DevServer()
+        let root = server.baseURL.replacingOccurrences(of: "/api/v1", with: "")
+        let sample = try SampleLedger(serverURL: server.baseURL)
+
+        let login = try sample.jqc.run(
+            ["login", "-u", "inspector", "--password-stdin", "--server", root], input: Data("inspector-pass\n".utf8))
+
+        #expect(login.status == 1)
+        #expect(
+            login.stderr.contains(
+                "not found: /auth/login was not found at \(root); the API usually lives under /api/v1 (try the "
+                    + "server URL \(root)/api/v1 with 'jqc login --server')"))
+        #expect(!login.stderr.contains("sync retry"))
+    }
+
+    @Test func logoutSaysWhetherTheServerWasTold() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let told = try sample.jqc("logout")
+        #expect(told.status == 0)
+        #expect(told.stdout.contains("Logged out Dana Inspector (inspector) on this device."))
+        #expect(told.stdout.contains("The server revoked the session."))
+
+        try sample.login()
+        server.stop()
+        let untold = try sample.jqc("logout")
+        #expect(untold.status == 0)
+        #expect(untold.stderr.contains("jqc: the server was NOT told of this logout, so the session may stay valid"))
+        #expect(untold.stderr.contains("It was removed from this device only."))
+        #expect(!FileManager.default.fileExists(atPath: sample.credentialsPath))
+    }
+
     @Test func loginWhoamiAndLogout() throws {
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL)

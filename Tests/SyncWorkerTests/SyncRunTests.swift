@@ -124,37 +124,76 @@ import Testing
         clock.advance(microseconds: 2_000_000)
         let third = try run()
         #expect(third.sent.map(\.kind) == [.inspection, .issue])
-        let posts = server.exchanges.filter { $0.path.hasSuffix("/inspections") }
-        #expect(posts.count == 2)
-        #expect(posts[0].idempotencyKey == posts[1].idempotencyKey)
-        // The server made one record; the retry got its remembered answer (id 1).
+        // The outcome was ambiguous, so the worker looked before sending again,
+        // found the record by its client_id, and adopted its id.
+        #expect(third.adopted == [SyncItem(kind: .inspection, id: id)])
+        let posts = server.exchanges.filter { $0.request.method == .post && $0.path.hasSuffix("/inspections") }
+        #expect(posts.count == 1)
+        #expect(server.paths.contains { $0.hasPrefix("GET /inspections") })
         #expect(try sample.ledger.state(of: id)?.sync.serverID == "1")
     }
 
-    @Test func theFifthFailureGivesUpAndFailsTheIssueWithTheReason() throws {
+    @Test func aLongOutageStallsAnItemButNeverGivesItUp() throws {
         let id = try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
-        server.script("/inspections", Array(repeating: .status(503, "maintenance"), count: 5))
+        server.script("/inspections", Array(repeating: .status(503, "maintenance"), count: 12))
 
         var delays: [Int64] = []
-        for _ in 1...5 {
+        for _ in 1...12 {
             let report = try run()
+            #expect(report.gaveUp.isEmpty)
+            #expect(!report.needsAttention, "waiting out an outage needs nobody")
             if let next = report.retrying.first?.nextAttemptAt {
                 delays.append((next.microsecondsSinceEpoch - clock.now().microsecondsSinceEpoch) / 1_000_000)
                 clock.advance(microseconds: next.microsecondsSinceEpoch - clock.now().microsecondsSinceEpoch)
             }
         }
-        #expect(delays == [2, 4, 8, 16])
+        #expect(delays == [2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300, 300], "capped at 5 minutes, never given up")
         let rows = try outbox()
         let inspection = try #require(rows.first { $0.item.kind == .inspection })
-        #expect(inspection.state == .failed)
-        #expect(inspection.attempts == 5)
+        #expect(inspection.state == .stalled)
+        #expect(inspection.attempts == 12)
         #expect(inspection.lastError?.contains("HTTP 503: maintenance") == true)
+        #expect(try sample.ledger.summaries(.all).first?.syncState == .stalled)
         let issue = try #require(rows.first { $0.item.kind == .issue })
-        #expect(issue.state == .failed)
-        #expect(issue.lastError?.contains("failed to sync") == true)
-        #expect(issue.lastError?.contains("orphan") == true)
-        #expect(server.exchanges.filter { $0.path.hasSuffix("/issues") }.isEmpty)
-        #expect(try sample.ledger.state(of: id)?.sync.uploadedPhotos.count == 1, "its photo was still uploaded")
+        #expect(issue.state == .pending, "the issue waits for its inspection, not failed")
+        #expect(issue.detail?.contains("waiting for its inspection") == true)
+
+        // The server is back: everything goes, nobody had to ask.
+        let last = try run()
+        #expect(last.sent.map(\.kind) == [.inspection, .issue])
+        #expect(try outbox().isEmpty)
+        #expect(try sample.ledger.state(of: id)?.sync.uploadedPhotos.count == 1)
+        #expect(try sample.eventTypes().contains("sync.gave_up") == false)
+    }
+
+    @Test func anInspectionWaitsForItsPhotoThroughAnOutageAndGoesWithIt() throws {
+        let id = try sample.completedInspection(photos: 1, issues: 0)
+        let photo = try #require(try sample.ledger.state(of: id)?.photos.first).photo.photoID
+        server.script("/photos/upload", Array(repeating: .status(500, "server error"), count: 8))
+
+        for _ in 1...8 {
+            let report = try run()
+            #expect(report.gaveUp.isEmpty)
+            if let next = report.retrying.first?.nextAttemptAt {
+                clock.advance(microseconds: next.microsecondsSinceEpoch - clock.now().microsecondsSinceEpoch)
+            }
+        }
+        #expect(server.exchanges.filter { $0.path.hasSuffix("/inspections") }.isEmpty, "never sent without it")
+        let waiting = try #require(try outbox().first { $0.item.kind == .inspection })
+        #expect(waiting.state == .pending)
+        let detail = try #require(waiting.detail)
+        #expect(detail.hasPrefix("waiting for photo \(photo.lowercased.prefix(8)): HTTP 500: server error, next try "))
+        #expect(detail.contains("(stalled after 8 attempts)"))
+        let summary = try #require(try sample.ledger.summaries(.all).first)
+        #expect(summary.syncNotes.contains { $0.hasPrefix("inspection waiting for photo") })
+
+        _ = try run()
+        #expect(try outbox().isEmpty)
+        let body = try #require(server.exchanges.first { $0.path.hasSuffix("/inspections") }?.json)
+        let state = try #require(try sample.ledger.state(of: id))
+        let field = try #require(state.photos.first?.fieldID)
+        #expect(body["form_data"]?[field.rawValue]?.stringValue?.hasPrefix("/uploads/") == true)
+        #expect(try sample.ledger.summaries(.all).first?.syncState == .synced)
     }
 
     @Test func aRefusalGivesUpAtOnceWithTheServersMessage() throws {
@@ -192,6 +231,30 @@ import Testing
         let body = try #require(server.exchanges.first { $0.path.hasSuffix("/inspections") }?.json)
         #expect(body["form_data"]?["10"] == .string(""))
         #expect(body["form_data"]?["11"]?.stringValue?.hasPrefix("/uploads/") == true)
+
+        // Never plain "synced": every view names the photo left out and why.
+        let prefix = image.photo.photoID.lowercased.prefix(8)
+        let summary = try #require(try sample.ledger.summaries(.all).first)
+        #expect(summary.syncState == .syncedWithoutPhotos)
+        #expect(summary.syncNotes == ["inspection synced without photo \(prefix): HTTP 422: file: is not an image"])
+        let row = try #require(try outbox().first)
+        #expect(row.state == .failed)
+        #expect(row.detail == "its inspection went to the server without it; it is not uploaded on its own")
+
+        // Asked to send it again anyway, the worker does not upload a dangling file.
+        try sample.ledger.append([
+            InspectionEvent.syncRetryRequested(SyncRetryRequested(item: row.item)).pending(
+                stream: id, actor: Actor(id: "1", name: "Dana Inspector", verified: true), device: sample.device,
+                recordedAt: clock.now())
+        ])
+        let uploadsBefore = server.exchanges.filter { $0.path.hasSuffix("/photos/upload") }.count
+        let again = try SyncRun(
+            ledger: sample.ledger, session: session, device: sample.device, clock: clock, random: { 0.5 }
+        ).run()
+        #expect(server.exchanges.filter { $0.path.hasSuffix("/photos/upload") }.count == uploadsBefore)
+        let refused = try #require(again.gaveUp.first)
+        #expect(refused.error.hasPrefix("The inspection already went to the server without this photo"))
+        #expect(refused.error.contains("record it in a new inspection ('jqc start', then 'jqc photo')"))
     }
 
     // MARK: - The session

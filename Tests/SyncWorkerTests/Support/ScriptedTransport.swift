@@ -21,6 +21,10 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     struct Exchange {
         var request: HTTPRequest
         var status: Int?
+        /// When it began and ended, on one counter of events: an exchange
+        /// that began after another ended was sent after its answer came.
+        var began = 0
+        var ended = 0
         var path: String { URL(string: request.url)?.path ?? request.url }
         var idempotencyKey: String? { request.headers["Idempotency-Key"] }
         var json: JSONValue? {
@@ -32,12 +36,28 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     /// `@unchecked Sendable` rests on this: every field below is touched only under `lock`.
     private let lock = NSLock()
     private var scripts: [(path: String, answers: [Answer])] = []
+    /// How long each request takes on the "network", outside the lock.
+    private var latency: Duration = .zero
+    private var clock = 0
+    private var inFlight = 0
+    private(set) var mostInFlight = 0
     private var log: [Exchange] = []
     private var nextID = 1
     private var tokenGeneration = 1
     /// Responses remembered by idempotency key, as the server replays them.
     private var remembered: [String: HTTPResponse] = [:]
     private(set) var refuseRefresh = false
+    /// The pair each spent refresh token was answered with: within the grace
+    /// period the server answers a spent token with the same pair again.
+    private var rotated: [String: (access: String, refresh: String)] = [:]
+    /// Answer like the reference backend: tokens-only login, facilities
+    /// without areas (they come from `/facilities/{id}/areas`), templates
+    /// without versions, no idempotency and no `client_id`.
+    private var referenceBackend = false
+    /// The inspections created, as `GET /inspections` lists them.
+    private var inspections: [JSONValue] = []
+    /// Bodies of the extra templates `/templates` lists.
+    private var extraTemplates: [JSONValue] = []
     private let reference: JSONValue
 
     init() throws {
@@ -54,6 +74,14 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         locked { scripts.append((path, answers)) }
     }
 
+    /// Every request takes `latency` before it is answered (several may wait at once).
+    func delays(_ latency: Duration) {
+        locked { self.latency = latency }
+    }
+
+    /// The most requests that were in flight at one moment.
+    var concurrencySeen: Int { locked { mostInFlight } }
+
     /// Every access token issued so far is refused from now on (until a refresh).
     func expireTokens() {
         locked { tokenGeneration += 1 }
@@ -61,6 +89,16 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
 
     func refusesRefresh(_ refuse: Bool) {
         locked { refuseRefresh = refuse }
+    }
+
+    /// Answers from now on with the reference backend's shapes.
+    func behavesLikeTheReferenceBackend() {
+        locked { referenceBackend = true }
+    }
+
+    /// Lists `template` too (a template this jqc may not be able to use).
+    func listsTemplate(_ template: JSONValue) {
+        locked { extraTemplates.append(template) }
     }
 
     var exchanges: [Exchange] { locked { log } }
@@ -73,8 +111,31 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     // MARK: - HTTPTransport
 
     func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        let (began, wait) = locked { () -> (Int, Duration) in
+            clock += 1
+            inFlight += 1
+            mostInFlight = max(mostInFlight, inFlight)
+            return (clock, latency)
+        }
+        if wait > .zero {
+            Thread.sleep(
+                forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+        }
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            inFlight -= 1
+            clock += 1
+            if !log.isEmpty {
+                log[log.count - 1].began = began
+                log[log.count - 1].ended = clock
+            }
+            lock.unlock()
+        }
+        return try answer(request)
+    }
+
+    /// Answers under `lock`, logging the exchange.
+    private func answer(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         let path = (URL(string: request.url)?.path ?? "").replacingOccurrences(of: "/api/v1", with: "")
         if let index = scripts.firstIndex(where: { path.hasSuffix($0.path) && !$0.answers.isEmpty }) {
             let answer = scripts[index].answers.removeFirst()
@@ -105,26 +166,55 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         case (.post, "/auth/refresh"):
             guard !refuseRefresh else { return HTTPResponse(status: 401, body: Self.failure("refresh refused")) }
             guard case .bytes(let bytes, _) = request.body, let body = try? JSONValue(parsing: bytes),
-                body["refresh_token"]?.stringValue == "refresh-\(tokenGeneration - 1)"
-                    || body["refresh_token"]?.stringValue == "refresh-\(tokenGeneration)"
-            else { return HTTPResponse(status: 401, body: Self.failure("refresh token unknown or used")) }
+                let presented = body["refresh_token"]?.stringValue
+            else { return HTTPResponse(status: 400, body: Self.failure("refresh_token: is required")) }
+            if let pair = rotated[presented] {
+                // Spent, but within the grace period: the same pair again.
+                return Self.ok(.object(["access_token": .string(pair.access), "refresh_token": .string(pair.refresh)]))
+            }
+            guard presented == "refresh-\(tokenGeneration - 1)" || presented == "refresh-\(tokenGeneration)" else {
+                return HTTPResponse(status: 401, body: Self.failure("refresh token already used"))
+            }
             tokenGeneration += 1
-            return Self.ok(
-                .object([
-                    "access_token": .string("access-\(tokenGeneration)"),
-                    "refresh_token": .string("refresh-\(tokenGeneration)"),
-                ]))
+            let pair = (access: "access-\(tokenGeneration)", refresh: "refresh-\(tokenGeneration)")
+            rotated[presented] = pair
+            return Self.ok(.object(["access_token": .string(pair.access), "refresh_token": .string(pair.refresh)]))
+        case (.post, "/auth/login"):
+            let tokens: [(String, JSONValue)] = [
+                ("access_token", .string("access-\(tokenGeneration)")),
+                ("refresh_token", .string("refresh-\(tokenGeneration)")),
+            ]
+            if referenceBackend { return Self.ok(.object(tokens.map { .init($0.0, $0.1) })) }
+            let user = JSONValue.object([
+                "id": .integer(1), "username": .string("inspector"), "role": .string("inspector"),
+                "display_name": .string("Dana Inspector"),
+            ])
+            return Self.ok(.object(tokens.map { .init($0.0, $0.1) } + [.init("user", user)]))
         default:
             break
         }
         guard request.headers["Authorization"] == "Bearer access-\(tokenGeneration)" else {
             return HTTPResponse(status: 401, body: Self.failure("access token expired"))
         }
-        if let key = request.headers["Idempotency-Key"], let replay = remembered[key] { return replay }
+        if !referenceBackend, let key = request.headers["Idempotency-Key"], let replay = remembered[key] {
+            return replay
+        }
         let response: HTTPResponse
         switch (request.method, path) {
-        case (.get, "/facilities"): response = Self.ok(reference["facilities"] ?? .array([]))
-        case (.get, "/templates"): response = Self.ok(reference["templates"] ?? .array([]))
+        case (.get, "/facilities"):
+            let facilities = reference["facilities"]?.arrayValue ?? []
+            response = Self.ok(.array(referenceBackend ? facilities.map { Self.without("areas", $0) } : facilities))
+        case (.get, let areas) where areas.hasPrefix("/facilities/") && areas.hasSuffix("/areas"):
+            let id = areas.dropFirst("/facilities/".count).dropLast("/areas".count)
+            let facility = reference["facilities"]?.arrayValue?.first {
+                $0["id"]?.integerValue.map(String.init) == String(id)
+            }
+            response = Self.ok(facility?["areas"] ?? .array([]))
+        case (.get, "/templates"):
+            let templates = (reference["templates"]?.arrayValue ?? []) + extraTemplates
+            response = Self.ok(.array(referenceBackend ? templates.map { Self.without("version", $0) } : templates))
+        case (.post, "/auth/logout"):
+            response = Self.ok(.null)
         case (.get, "/auth/me"):
             response = Self.ok(
                 .object([
@@ -136,14 +226,37 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
             else { return HTTPResponse(status: 400, body: Self.failure("file: is required")) }
             let hash = SHA256Hasher().digest(file.data).hex
             response = Self.ok(.object(["path": .string("/uploads/\(hash).png")]), status: 201)
-        case (.post, "/inspections"), (.post, "/issues"):
-            response = Self.ok(.object(["id": .integer(nextID)]), status: 201)
+        case (.post, "/inspections"):
+            guard case .bytes(let bytes, _) = request.body, let body = try? JSONValue(parsing: bytes) else {
+                return HTTPResponse(status: 400, body: Self.failure("body: is not JSON"))
+            }
+            var record: [JSONValue.Member] = [.init("id", .integer(Int64(nextID)))]
+            for key in ["client_id", "template_id", "facility_id", "started_at", "completed_at"] {
+                if key == "client_id", referenceBackend { continue }
+                record.append(.init(key, body[key] ?? .null))
+            }
+            inspections.insert(.object(record), at: 0)
+            response = Self.ok(.object(["id": .integer(Int64(nextID))]), status: 201)
             nextID += 1
+        case (.post, "/issues"):
+            response = Self.ok(.object(["id": .integer(Int64(nextID))]), status: 201)
+            nextID += 1
+        case (.get, "/inspections"):
+            let query = URLComponents(string: request.url)?.queryItems ?? []
+            let limit = query.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? 30
+            let offset = query.first { $0.name == "offset" }?.value.flatMap(Int.init) ?? 0
+            let page = Array(inspections.dropFirst(offset).prefix(limit))
+            response = Self.ok(.object(["inspections": .array(page), "total": .integer(Int64(inspections.count))]))
         default:
             response = HTTPResponse(status: 404, body: Self.failure("not found"))
         }
         if let key = request.headers["Idempotency-Key"], response.isSuccess { remembered[key] = response }
         return response
+    }
+
+    static func without(_ key: String, _ value: JSONValue) -> JSONValue {
+        guard case .object(let members) = value else { return value }
+        return .object(members.filter { $0.key != key })
     }
 
     static func ok(_ data: JSONValue, status: Int = 200) -> HTTPResponse {

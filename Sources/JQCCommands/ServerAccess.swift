@@ -1,0 +1,88 @@
+import ArgumentParsing
+import CurlTransport
+import Dispatch
+import Foundation
+import HTTPCore
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+import SyncWorker
+
+/// Why a command that needs the server could not use it. Each message says
+/// what failed, why, and what to do.
+enum ServerAccessError: Error, CustomStringConvertible {
+    /// The ledger's config names no server.
+    case noServer
+    /// Nobody is logged in on this ledger.
+    case notLoggedIn
+    /// The saved session belongs to another server than the configured one.
+    case otherServer(session: String, configured: String)
+    /// The server could not be reached; `what` names the command's work.
+    case offline(what: String, TransportError, hint: String)
+    /// Any other refusal or failure of the API.
+    case failed(what: String, APIError)
+
+    var description: String {
+        switch self {
+        case .noServer:
+            "No server is configured for this ledger, so there is nothing to talk to. Give one with "
+                + "'jqc login --server URL' (e.g. https://jqc.example/api/v1)."
+        case .notLoggedIn:
+            "Nobody is logged in on this ledger, and the server needs a session. Log in with 'jqc login'."
+        case .otherServer(let session, let configured):
+            "The saved session is for \(session), but this ledger's server is \(configured). Log in to the "
+                + "configured server with 'jqc login'."
+        case .offline(let what, let error, let hint):
+            "Could not \(what): the server could not be reached. \(error.description) \(hint)"
+        case .failed(let what, let error):
+            "Could not \(what). \(error.description)"
+        }
+    }
+}
+
+extension Invocation {
+    /// The configured server's API base URL.
+    func serverURL() throws -> String {
+        guard let url = try config().serverURL, !url.isEmpty else { throw ServerAccessError.noServer }
+        return url
+    }
+
+    /// libcurl with the configured CA bundle; TLS verification is never turned off.
+    /// `connections` kept-alive connections serve that many requests at once.
+    func httpClient(connections: Int = 1) throws -> CurlHTTPClient {
+        let configuration = CurlHTTPClient.Configuration(certificateAuthorityFile: try config().caBundle)
+        return try CurlHTTPClient(configuration: configuration, connections: connections)
+    }
+
+    /// The saved session on the configured server, ready for authorized calls.
+    func serverSession(transport: (any HTTPTransport)? = nil) throws -> ServerSession {
+        let url = try serverURL()
+        guard let saved = try session() else { throw ServerAccessError.notLoggedIn }
+        guard Self.sameServer(saved.serverURL, url) else {
+            throw ServerAccessError.otherServer(session: saved.serverURL, configured: url)
+        }
+        let api = APIClient(baseURL: url, transport: try transport ?? httpClient())
+        return ServerSession(saved, api: api, store: SessionStore(path: home.credentialsPath))
+    }
+
+    static func sameServer(_ a: String, _ b: String) -> Bool {
+        func trimmed(_ url: String) -> String {
+            var text = url
+            while text.hasSuffix("/") { text.removeLast() }
+            return text
+        }
+        return trimmed(a) == trimmed(b)
+    }
+
+    /// Runs an authorized call, turning its failure into a message about `what`.
+    func online<T>(_ what: String, offlineHint: String, _ call: () throws(APIError) -> T) throws -> T {
+        do {
+            return try call()
+        } catch .transport(let error) where error.isTransient {
+            throw ServerAccessError.offline(what: what, error, hint: offlineHint)
+        } catch {
+            throw ServerAccessError.failed(what: what, error)
+        }
+    }
+}

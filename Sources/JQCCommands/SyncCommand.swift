@@ -1,0 +1,261 @@
+import ArgumentParsing
+import CurlTransport
+import Dispatch
+import Foundation
+import HTTPCore
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+import SyncWorker
+
+/// `jqc sync [--watch [--interval S]] [--concurrency N] [--progress MODE]`.
+struct SyncCommand: RunnableCommand {
+    static let path = ["sync"]
+    static let spec = CommandSpec(
+        "sync", abstract: "Send the outbox to the server (photos, inspections, issues), then refresh reference data.",
+        discussion: """
+            An inspection is sent once its photos are uploaded; an issue once its inspection is on the server. \
+            Network failures, timeouts, 5xx, 408 and 429 are retried with backoff (2 s doubling to 5 min, ±20%) \
+            for as long as they last: after 5 failures in a row an item shows as stalled, with its last error \
+            and next try, and is still retried. Only a refusal (another 4xx, with the server's message) or a \
+            local fault (a photo file gone or altered) fails an item for good; a photo that failed for good is \
+            left out and its inspection says "synced without photo X". Failed items stay in 'jqc outbox' until \
+            'jqc sync retry ID'. Every write carries an idempotency key from the event that caused it, and an \
+            inspection whose earlier answer was lost is looked up on the server before it is sent again. Up to \
+            --concurrency requests are in flight at once. Inspectors can keep recording while a sync runs; \
+            only one sync runs at a time.
+
+            Exit status 1 when something failed for good or the session needs a new login.
+            """,
+        group: "Syncing",
+        options: [
+            OptionSpec(
+                "interval", valueName: "SECONDS", help: "With --watch, the longest wait between runs.",
+                defaultDescription: "30"),
+            OptionSpec(
+                "progress", valueName: "MODE",
+                help: "auto: a line of counts and the current item on a terminal, nothing when piped; none; "
+                    + "json: one event per line on standard error, for scripts.",
+                defaultDescription: "auto"),
+            OptionSpec(
+                "concurrency", valueName: "N",
+                help: "Requests in flight at once, over as many kept-alive connections (1-16).",
+                defaultDescription: "\(SyncCommand.defaultConcurrency)"),
+        ],
+        flags: [FlagSpec("watch", help: "Keep syncing whenever the server is reachable, until Ctrl-C or SIGTERM.")])
+
+    var watch: Bool
+    var interval: Int
+    var concurrency: Int
+    var progress: SyncProgressMode
+    /// Enough to hide a cellular link's latency, few enough not to load a server.
+    static let defaultConcurrency = 8
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        watch = parsed.flag("watch")
+        interval = try parsed.integer("interval", default: 30)
+        concurrency = try parsed.integer("concurrency", default: Self.defaultConcurrency)
+        let mode = parsed.option("progress") ?? "auto"
+        guard let progress = SyncProgressMode(rawValue: mode) else {
+            throw .invalidValue(
+                option: "--progress", value: mode,
+                reason: "expected " + SyncProgressMode.allCases.map(\.rawValue).joined(separator: ", "),
+                context: parsed.context)
+        }
+        self.progress = progress
+        guard (1...16).contains(concurrency) else {
+            throw .invalidValue(
+                option: "--concurrency", value: "\(concurrency)", reason: "expected 1 to 16", context: parsed.context)
+        }
+        if interval < 1 {
+            throw .invalidValue(
+                option: "--interval", value: "\(interval)", reason: "expected at least 1 second",
+                context: parsed.context)
+        }
+        if parsed.option("interval") != nil, !watch {
+            throw .unexpectedArgument("--interval without --watch", context: parsed.context)
+        }
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let ledger = try invocation.ledger()
+        let device = try invocation.config().deviceID
+        let policy = try Self.policy(invocation.environment)
+        let transport = try invocation.httpClient(connections: concurrency)
+        // Checked before taking the lock, so a missing login is said plainly.
+        _ = try invocation.serverSession(transport: transport)
+        let lock = try SyncLock(path: invocation.home.syncLockPath)
+        defer { lock.release() }
+        let signals = StopSignals()
+        var anythingFailed = false
+        // In --watch, an offline stretch is reported once, not every interval.
+        var offlineReported = false
+        repeat {
+            let session = try invocation.serverSession(transport: transport)
+            let started = ContinuousClock.now
+            let output = SyncProgressOutput(mode: progress, invocation: invocation)
+            let run = try SyncRun(
+                ledger: ledger, session: session, device: device, clock: invocation.clock, policy: policy,
+                shouldStop: { signals.stopRequested },
+                progress: { step in output.show(step) },
+                journalPath: invocation.home.path + "/sync-inflight", concurrency: concurrency)
+            let report = try run.run()
+            invocation.endProgress()
+            let elapsed = ContinuousClock.now - started
+            let offline: Bool
+            if case .serverUnreachable = report.stop { offline = true } else { offline = false }
+            let quiet = watch && offline && offlineReported && report.sent.isEmpty && report.retrying.isEmpty
+            if !quiet { Self.summarize(report, elapsed: elapsed, watching: watch, invocation) }
+            offlineReported = offline
+            anythingFailed = report.needsAttention
+            switch report.stop {
+            case .loginRequired(let why), .transportRefused(let why):
+                throw JQCError.refused(why)
+            default:
+                break
+            }
+            guard watch, !signals.stopRequested else { break }
+            let wait = Self.wait(after: report, interval: interval, now: invocation.clock.now())
+            if signals.wait(seconds: wait) { break }
+        } while true
+        if watch, signals.stopRequested { invocation.stderr.line("jqc: sync stopped.") }
+        if anythingFailed {
+            throw JQCError.refused(
+                "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
+                    + "'jqc sync retry ID' once the cause is fixed.")
+        }
+    }
+
+    /// The retry policy; `JQC_SYNC_BACKOFF_SCALE` (tests only) multiplies every delay.
+    static func policy(_ environment: [String: String]) throws -> RetryPolicy {
+        var policy = RetryPolicy.standard
+        if let text = environment["JQC_SYNC_BACKOFF_SCALE"] {
+            guard let scale = Double(text), scale >= 0, scale.isFinite else {
+                throw JQCError.refused(
+                    "JQC_SYNC_BACKOFF_SCALE is '\(text)', not a number ≥ 0. It is for tests only; unset it.")
+            }
+            policy.scale = scale
+        }
+        return policy
+    }
+
+    /// Seconds until the next run of `--watch`: the earliest retry, else the interval.
+    static func wait(after report: SyncReport, interval: Int, now: Timestamp) -> Double {
+        var seconds = Double(interval)
+        if case .serverUnreachable = report.stop { return seconds }
+        if let next = report.nextAttemptAt {
+            seconds = min(seconds, Double(next.microsecondsSinceEpoch - now.microsecondsSinceEpoch) / 1_000_000)
+        }
+        return max(0.05, seconds)
+    }
+
+    // MARK: Output
+
+    static func summarize(_ report: SyncReport, elapsed: Duration, watching: Bool, _ invocation: Invocation) {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(json(report, seconds: seconds)))
+            return
+        }
+        let quiet =
+            watching && report.sent.isEmpty && report.gaveUp.isEmpty && report.retrying.isEmpty && report.stop == nil
+        if quiet { return }
+        let out = invocation.stdout
+        let prefix = watching ? "\(invocation.clock.now().iso8601.prefix(19)) " : ""
+        let kinds = SyncItemKind.allCases.compactMap { kind -> String? in
+            let count = report.sentCount(kind)
+            return count == 0 ? nil : "\(count) \(kind.rawValue)\(count == 1 ? "" : "s")"
+        }
+        out.line(
+            "\(prefix)Sent \(report.sent.count)" + (kinds.isEmpty ? "" : " (\(kinds.joined(separator: ", ")))")
+                + "; failed \(report.gaveUp.count); will retry \(report.retrying.count); skipped \(report.skipped.count)"
+                + String(format: " [%.2f s]", seconds))
+        if !report.adopted.isEmpty {
+            out.line(
+                "  \(report.adopted.count) already on the server (an earlier answer was lost), not sent again: "
+                    + report.adopted.map { "\($0.kind.rawValue) \($0.id.lowercased.prefix(8))" }.joined(separator: ", ")
+            )
+        }
+        for failure in report.gaveUp {
+            out.line("  failed: \(describe(failure))")
+        }
+        for failure in report.retrying {
+            let when = failure.nextAttemptAt.map { " (next try \($0.iso8601.prefix(19))Z)" } ?? ""
+            let label = failure.isStalled ? "stalled after \(failure.attempts) attempts, will retry" : "will retry"
+            out.line("  \(label): \(describe(failure))\(when)")
+        }
+        if !report.leftOut.isEmpty {
+            out.line(
+                "  \(report.leftOut.count) photo(s) failed for good earlier and their records went to the server "
+                    + "without them (see 'jqc outbox' and 'jqc show ID').")
+        }
+        if !report.failedEarlier.isEmpty {
+            out.line(
+                "  \(report.failedEarlier.count) item(s) failed earlier and wait for 'jqc sync retry ID' "
+                    + "(see 'jqc outbox').")
+        }
+        switch report.reference {
+        case .refreshed(let facilities, let templates):
+            if !watching { out.line("Reference data refreshed: \(facilities) facilities, \(templates) templates.") }
+        case .failed(let why):
+            out.line("Reference data not refreshed: \(TerminalText.singleLine(why))")
+        case .notAttempted:
+            break
+        }
+        for warning in report.referenceWarnings { invocation.stderr.line("jqc: \(warning)") }
+        if let stop = report.stop {
+            switch stop {
+            case .loginRequired, .transportRefused: break  // thrown as the command's error
+            case .serverUnreachable(let why): out.line(why)
+            case .interrupted: out.line(stop.description)
+            }
+        }
+    }
+
+    static func describe(_ failure: SyncReport.Failure) -> String {
+        "\(failure.item.kind.rawValue) \(failure.item.id.lowercased.prefix(8)) of inspection "
+            + "\(failure.inspectionID.lowercased.prefix(8)): \(TerminalText.singleLine(failure.error))"
+    }
+
+    static func json(_ report: SyncReport, seconds: Double) -> [String: Any] {
+        func failure(_ f: SyncReport.Failure) -> [String: Any] {
+            [
+                "kind": f.item.kind.rawValue, "id": f.item.id.lowercased, "inspection_id": f.inspectionID.lowercased,
+                "error": f.error, "http_status": f.httpStatus ?? NSNull(),
+                "next_attempt_at": f.nextAttemptAt?.iso8601 ?? NSNull(), "attempts": f.attempts,
+                "stalled": f.isStalled,
+            ]
+        }
+        var sent: [String: Int] = [:]
+        for kind in SyncItemKind.allCases { sent[kind.rawValue] = report.sentCount(kind) }
+        var reference: Any = NSNull()
+        switch report.reference {
+        case .refreshed(let facilities, let templates):
+            reference = [
+                "refreshed": true, "facilities": facilities, "templates": templates,
+                "skipped_templates": report.referenceWarnings,
+            ]
+        case .failed(let why): reference = ["refreshed": false, "error": why]
+        case .notAttempted: break
+        }
+        var stop: Any = NSNull()
+        switch report.stop {
+        case .loginRequired(let why): stop = ["reason": "login_required", "message": why]
+        case .serverUnreachable(let why): stop = ["reason": "server_unreachable", "message": why]
+        case .transportRefused(let why): stop = ["reason": "transport_refused", "message": why]
+        case .interrupted: stop = ["reason": "interrupted"]
+        case nil: break
+        }
+        return [
+            "sent": sent, "sent_total": report.sent.count,
+            "adopted": report.adopted.map { ["kind": $0.kind.rawValue, "id": $0.id.lowercased] },
+            "failed": report.gaveUp.map(failure),
+            "retrying": report.retrying.map(failure), "failed_earlier": report.failedEarlier.map(failure),
+            "left_out": report.leftOut.map(failure),
+            "skipped": report.skipped.count, "reference": reference, "stopped": stop,
+            "next_attempt_at": report.nextAttemptAt?.iso8601 ?? NSNull(), "passes": report.passes,
+            "elapsed_seconds": seconds,
+        ]
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParsing
+import CurlTransport
+import Dispatch
+import Foundation
+import HTTPCore
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+import SyncWorker
+
+/// Reading what the user types: a line, or a password without echo.
+enum Terminal {
+    /// Asks on standard error and reads a line from a terminal.
+    static func prompt(_ question: String) throws -> String {
+        guard isatty(0) == 1 else {
+            throw JQCError.refused("No terminal to ask for the user name. Pass it with --username USER.")
+        }
+        FileHandle.standardError.write(Data(question.utf8))
+        return try readLine(what: "user name").trimmingCharacters(in: .whitespaces)
+    }
+
+    /// One line from standard input, without its line break.
+    static func readLine(what: String) throws -> String {
+        guard var line = Swift.readLine(strippingNewline: true) else {
+            throw JQCError.refused("No \(what) on standard input (it was empty). Nothing was changed.")
+        }
+        if line.hasSuffix("\r") { line.removeLast() }
+        return line
+    }
+
+    /// The password, typed on the terminal with echo turned off (termios).
+    static func secret() throws -> String {
+        guard isatty(0) == 1 else {
+            throw JQCError.refused(
+                "No terminal to ask for the password. Pipe it in with --password-stdin (never as an argument).")
+        }
+        var saved = termios()
+        guard tcgetattr(0, &saved) == 0 else { throw JQCError.io("reading the terminal's settings", errno) }
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        // Echo off first, prompt second: TCSAFLUSH discards input typed
+        // before it takes effect, which must never include the password.
+        guard tcsetattr(0, TCSAFLUSH, &silent) == 0 else { throw JQCError.io("turning off the echo", errno) }
+        defer {
+            tcsetattr(0, TCSANOW, &saved)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        FileHandle.standardError.write(Data("Password: ".utf8))
+        return try readLine(what: "password")
+    }
+}

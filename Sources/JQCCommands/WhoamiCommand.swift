@@ -1,0 +1,62 @@
+import ArgumentParsing
+import CurlTransport
+import Dispatch
+import Foundation
+import HTTPCore
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+import SyncWorker
+
+/// `jqc whoami [--check]`.
+struct WhoamiCommand: RunnableCommand {
+    static let path = ["whoami"]
+    static let spec = CommandSpec(
+        "whoami", abstract: "Show who is logged in (from the saved session; --check asks the server).",
+        discussion:
+            "Offline, --check says so and shows the last known identity. Exit status 1 when nobody is logged in.",
+        group: "Session",
+        flags: [FlagSpec("check", help: "Ask the server (/auth/me) whether the session is still accepted.")])
+
+    var check: Bool
+
+    init(_ parsed: ParsedCommand) throws(UsageError) { check = parsed.flag("check") }
+
+    func run(_ invocation: Invocation) throws {
+        guard let saved = try invocation.session() else {
+            throw JQCError.refused(
+                "Nobody is logged in on this ledger. Log in with 'jqc login' (or record with --as NAME, unverified).")
+        }
+        var user = saved.user
+        var confirmation = "from the saved session"
+        if check {
+            let session = try invocation.serverSession()
+            do {
+                user = try session.authorized { token throws(APIError) in try session.api.me(accessToken: token) }
+                confirmation = "confirmed by the server"
+            } catch .transport(let error) where error.isTransient {
+                confirmation = "offline: the last known identity, not checked (\(error.description))"
+            } catch {
+                throw ServerAccessError.failed(what: "check the session", error)
+            }
+        }
+        if invocation.json {
+            var object = Self.json(user, server: saved.serverURL)
+            object["saved_at"] = saved.savedAt
+            object["checked"] = confirmation == "confirmed by the server"
+            invocation.stdout.line(JSONOutput.render(object))
+            return
+        }
+        invocation.stdout.line("\(user.displayName) (\(user.username), \(user.role), user \(user.id))")
+        invocation.stdout.line("  server \(saved.serverURL); logged in \(saved.savedAt)")
+        invocation.stdout.line("  \(confirmation)")
+    }
+
+    static func json(_ user: ServerUser, server: String) -> [String: Any] {
+        [
+            "id": user.id, "username": user.username, "role": user.role, "display_name": user.displayName,
+            "server": server,
+        ]
+    }
+}
