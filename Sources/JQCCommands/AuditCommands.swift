@@ -430,7 +430,8 @@ struct LogPrinter {
             invocation.stderr.line("jqc: position \(position): \(what)")
         } else {
             let number = String(position)
-            invocation.stdout.line(String(repeating: " ", count: max(0, 7 - number.count)) + number + "  (\(what))")
+            invocation.stdout.line(
+                String(repeating: " ", count: max(0, 7 - number.count)) + number + "  (\(what.terminalSafe))")
         }
     }
 
@@ -457,7 +458,7 @@ struct LogPrinter {
                 invocation.stdout.line(EventExport.jsonLine(for: record, event: stored))
             } else {
                 invocation.stdout.line(
-                    LogFilter.line(for: record, summary: "(unreadable \(record.type) event: \(error))"))
+                    LogFilter.line(for: record, summary: "(unreadable \(record.type) event: \(error))").terminalSafe)
             }
             return
         }
@@ -465,7 +466,7 @@ struct LogPrinter {
             invocation.stdout.line(EventExport.jsonLine(for: record, event: event))
         } else {
             let summary = EventWording.describe(event, stream: record.stream, template: template)
-            invocation.stdout.line(LogFilter.line(for: record, summary: summary))
+            invocation.stdout.line(LogFilter.line(for: record, summary: summary).terminalSafe)
         }
     }
 

@@ -162,7 +162,8 @@ struct LoginCommand: RunnableCommand {
             invocation.stdout.line(JSONOutput.render(WhoamiCommand.json(serverUser, server: url)))
         } else {
             invocation.stdout.line(
-                "Logged in as \(serverUser.displayName) (\(serverUser.username), \(serverUser.role)) at \(url)")
+                "Logged in as \(serverUser.displayName.terminalSafe) (\(serverUser.username.terminalSafe), \(serverUser.role.terminalSafe)) at \(url)"
+            )
         }
     }
 }
@@ -201,10 +202,12 @@ struct LogoutCommand: RunnableCommand {
                 JSONOutput.render(["logged_out": saved.user.username, "revoked_on_server": revoked]))
             return
         }
-        invocation.stdout.line("Logged out \(saved.user.displayName) (\(saved.user.username)).")
+        invocation.stdout.line(
+            "Logged out \(saved.user.displayName.terminalSafe) (\(saved.user.username.terminalSafe)).")
         if !revoked {
             invocation.stderr.line(
-                "jqc: the server was not told (\(why)); the session was removed from this device only.")
+                "jqc: the server was not told (\(TerminalText.safe(why))); the session was removed from this device only."
+            )
         }
     }
 }
@@ -250,7 +253,9 @@ struct WhoamiCommand: RunnableCommand {
             invocation.stdout.line(JSONOutput.render(object))
             return
         }
-        invocation.stdout.line("\(user.displayName) (\(user.username), \(user.role), user \(user.id))")
+        invocation.stdout.line(
+            "\(user.displayName.terminalSafe) (\(user.username.terminalSafe), \(user.role.terminalSafe), user \(user.id.terminalSafe))"
+        )
         invocation.stdout.line("  server \(saved.serverURL); logged in \(saved.savedAt)")
         invocation.stdout.line("  \(confirmation)")
     }
@@ -424,14 +429,14 @@ struct SyncCommand: RunnableCommand {
         case .refreshed(let facilities, let templates):
             if !watching { out.line("Reference data refreshed: \(facilities) facilities, \(templates) templates.") }
         case .failed(let why):
-            out.line("Reference data not refreshed: \(why)")
+            out.line("Reference data not refreshed: \(TerminalText.safe(why))")
         case .notAttempted:
             break
         }
         if let stop = report.stop {
             switch stop {
             case .loginRequired, .transportRefused: break  // thrown as the command's error
-            case .serverUnreachable(let why): out.line(why)
+            case .serverUnreachable(let why): out.line(TerminalText.safe(why))
             case .interrupted: out.line(stop.description)
             }
         }
@@ -439,7 +444,7 @@ struct SyncCommand: RunnableCommand {
 
     static func describe(_ failure: SyncReport.Failure) -> String {
         "\(failure.item.kind.rawValue) \(failure.item.id.lowercased.prefix(8)) of inspection "
-            + "\(failure.inspectionID.lowercased.prefix(8)): \(failure.error)"
+            + "\(failure.inspectionID.lowercased.prefix(8)): \(failure.error.terminalSafe)"
     }
 
     static func json(_ report: SyncReport, seconds: Double) -> [String: Any] {
