@@ -327,6 +327,14 @@ struct TemplateGrid {
         var lines = [
             "\(template.name.terminalSafe) (template \(template.id.terminalSafe), version \(template.version))"
         ]
+        // The cache only stores validated templates, but a ledger kept by
+        // someone else may hold any layout: one outside the grid is described,
+        // not drawn (its spans would overflow the arithmetic below).
+        do {
+            try template.validate()
+        } catch {
+            return (lines + ["cannot be drawn: \(error)"]).joined(separator: "\n").terminalSafe
+        }
         let rows = Dictionary(grouping: template.fields, by: \.row).sorted { $0.key < $1.key }
         let ruler = "+" + String(repeating: "-", count: 12 * Self.columnWidth - 1) + "+"
         lines.append(ruler)

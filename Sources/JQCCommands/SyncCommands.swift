@@ -299,9 +299,9 @@ struct SyncCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {
         watch = parsed.flag("watch")
         interval = try parsed.integer("interval", default: 30)
-        if interval < 1 {
+        if !(1...86_400).contains(interval) {
             throw .invalidValue(
-                option: "--interval", value: "\(interval)", reason: "expected at least 1 second",
+                option: "--interval", value: "\(interval)", reason: "expected 1 to 86400 seconds (a day)",
                 context: parsed.context)
         }
         if parsed.option("interval") != nil, !watch {
@@ -374,7 +374,8 @@ struct SyncCommand: RunnableCommand {
         var seconds = Double(interval)
         if case .serverUnreachable = report.stop { return seconds }
         if let next = report.nextAttemptAt {
-            seconds = min(seconds, Double(next.microsecondsSinceEpoch - now.microsecondsSinceEpoch) / 1_000_000)
+            seconds = min(
+                seconds, (Double(next.microsecondsSinceEpoch) - Double(now.microsecondsSinceEpoch)) / 1_000_000)
         }
         return max(0.05, seconds)
     }
@@ -574,9 +575,9 @@ struct HistoryCommand: RunnableCommand {
             throw .invalidValue(
                 option: "--limit", value: "\(limit)", reason: "expected 1 to 100", context: parsed.context)
         }
-        guard offset >= 0 else {
+        guard (0...Int(Int32.max)).contains(offset) else {
             throw .invalidValue(
-                option: "--offset", value: "\(offset)", reason: "expected 0 or more", context: parsed.context)
+                option: "--offset", value: "\(offset)", reason: "expected 0 to \(Int32.max)", context: parsed.context)
         }
     }
 
