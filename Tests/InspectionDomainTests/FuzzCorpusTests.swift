@@ -6,8 +6,10 @@ import Testing
 
 /// The kept fuzz corpus (`Tests/Fuzz/corpus/<target>/`) read by the same
 /// decoders the fuzz targets drive, in every `swift test`: the seeds from a
-/// real ledger must decode, and the inputs named `crash-*` (cases a fuzz run
-/// found) must be refused with an error. A trap would end the test run.
+/// real ledger must decode, the inputs named `crash-*` (cases that crashed
+/// once) must be refused with an error, and those named `found-*` (inputs a
+/// fuzz run kept for the coverage they add) may go either way. A trap would
+/// end the test run.
 @Suite struct FuzzCorpusTests {
     static func inputs(_ target: String) throws -> [(name: String, bytes: [UInt8])] {
         let directory = Products.repositoryFile("Tests/Fuzz/corpus/\(target)")
@@ -18,10 +20,12 @@ import Testing
 
     @Test func storedRecordsDecodeAndCrashCasesAreRefused() throws {
         let inputs = try Self.inputs("record")
-        #expect(inputs.count >= 10)
+        #expect(inputs.filter { !$0.name.hasPrefix("found-") }.count >= 10)
         for (name, bytes) in inputs {
             if name.hasPrefix("crash-") {
                 #expect(throws: RecordError.self, "\(name)") { try EventRecord(decoding: bytes) }
+            } else if name.hasPrefix("found-") {
+                _ = Result { try EventRecord(decoding: bytes) }
             } else {
                 let record = try EventRecord(decoding: bytes)
                 #expect(record.encoded() == bytes, "\(name) does not re-encode to its bytes")
@@ -42,6 +46,11 @@ import Testing
                     try EventUpcaster.decode(
                         type: type.rawValue, schemaVersion: version, payload: payload, template: nil)
                 }
+            } else if name.hasPrefix("found-") {
+                _ = Result {
+                    try EventUpcaster.decode(
+                        type: type.rawValue, schemaVersion: version, payload: payload, template: nil)
+                }
             } else if version == type.schemaVersion {
                 _ = try InspectionEvent.decode(type: type.rawValue, schemaVersion: version, payload: payload)
             }
@@ -53,6 +62,8 @@ import Testing
         for (name, bytes) in try Self.inputs(target) {
             if name.hasPrefix("crash-") {
                 #expect(throws: DomainError.self, "\(name)") { try Template(json: try JSONValue(parsing: bytes)) }
+            } else if name.hasPrefix("found-") {
+                _ = Result { try Template(json: try JSONValue(parsing: bytes)) }
             } else {
                 let value = try JSONValue(parsing: bytes)
                 #expect(try JSONValue(parsing: value.serialized()) == value, "\(name) does not round-trip")
