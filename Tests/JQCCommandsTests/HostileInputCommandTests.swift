@@ -1,5 +1,6 @@
 import Foundation
 import InspectionDomain
+import LMDB
 import LedgerTestSupport
 import Testing
 
@@ -33,5 +34,27 @@ import Testing
         #expect(text.contains("cannot be drawn"))
         #expect(text.contains(#"Planted\u{1B}[2J"#))
         #expect(!text.unicodeScalars.contains("\u{1B}"))
+    }
+
+    /// A view's stored version is any eight bytes in a ledger somebody else
+    /// kept: one beyond `Int` used to trap on every open; now the view is
+    /// merely stale and rebuilt.
+    @Test func aPlantedViewVersionBeyondIntRebuildsTheView() throws {
+        #expect(try jqc("init").status == 0)
+        #expect(try jqc("pull", "--from", SampleReference.path).status == 0)
+        let started = try jqc.run([
+            "--as", "Dana", "start", "--template", "Restroom QC", "--facility", "Riverside Medical Center",
+        ])
+        #expect(started.status == 0, "\(started.stderr)")
+        let environment = try Environment(directory: directory.appending("ledger") + "/store")
+        let meta = try #require(try environment.table("views:meta"))
+        try environment.write { txn in
+            try txn.put(
+                meta, Array("inspections".utf8), [UInt8](repeating: 0xFF, count: 8) + [UInt8](repeating: 0, count: 8))
+        }
+        environment.close()
+        let listed = try jqc("inspections")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("Restroom QC"))
     }
 }
