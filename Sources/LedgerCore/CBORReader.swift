@@ -46,7 +46,8 @@ public enum CBORError: Error, Equatable, Sendable, CustomStringConvertible {
 /// the bytes left before it becomes an `Int`, and nesting is limited.
 public struct CBORReader: Sendable {
     /// How deeply arrays and maps may nest in `skipItem` and `readValue`:
-    /// the ledger writes four levels at most, and each level is a stack frame.
+    /// the ledger writes five levels at most (a pinned template's options),
+    /// and each level is a stack frame.
     public static let maximumDepth = 64
 
     public let bytes: [UInt8]
