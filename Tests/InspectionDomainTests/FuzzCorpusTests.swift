@@ -41,6 +41,12 @@ import Testing
             let type = types[Int(selector & 0x7F) % types.count]
             let version = selector & 0x80 == 0 ? type.schemaVersion : 1
             let payload = Array(bytes.dropFirst())
+            // The fuzz target also reads the payload as a generic item and as
+            // every field type's value; either outcome is fine, a trap is not.
+            _ = Result { try CBORValue(decoding: payload) }
+            for fieldType in FieldType.allCases {
+                _ = Result { try FieldValue(cbor: try CBORValue(decoding: payload), type: fieldType) }
+            }
             if name.hasPrefix("crash-") {
                 #expect(throws: DomainError.self, "\(name)") {
                     try EventUpcaster.decode(
