@@ -4,6 +4,12 @@ import LedgerCore
 
 /// The report as text for a terminal: the result first, then the facts, the
 /// timeline, the form, issues, photos and sync.
+///
+/// Every text a person, a server or the ledger's keeper wrote (names,
+/// labels, descriptions, ids read from the log, messages) is shown through
+/// `TerminalText.singleLine` (`EventWording.shown`), and the whole report
+/// through `TerminalText.safe`: a recorded escape sequence cannot rewrite or
+/// hide a line of the report an auditor relies on.
 extension AuditReport {
     /// The whole report as lines of text.
     public var text: String {
@@ -12,8 +18,8 @@ extension AuditReport {
         lines.append("RESULT: \(headline)")
         lines += chainLines.map { "  " + $0 }
         lines += photoSummaryLines.map { "  " + $0 }
-        for problem in problems { lines.append("  ! \(problem)") }
-        for note in notes { lines.append("  note: \(note)") }
+        for problem in problems { lines.append("  ! \(shown(problem))") }
+        for note in notes { lines.append("  note: \(shown(note))") }
         if let asOf {
             lines.append(
                 "AS OF: \(asOf.requested) → position \(asOf.position), recorded \(asOf.recordedAt.iso8601); "
@@ -31,7 +37,7 @@ extension AuditReport {
         lines += issueLines
         lines += photoLines
         lines += syncLines
-        return lines.joined(separator: "\n")
+        return TerminalText.safe(lines.joined(separator: "\n"))
     }
 
     // MARK: - The top
@@ -82,16 +88,16 @@ extension AuditReport {
         }
         fact("Status", status)
         if let found = template.template {
-            fact("Template", "\(found.id) \"\(found.name)\" version \(found.version)")
+            fact("Template", "\(shown(found.id)) \"\(shown(found.name))\" version \(found.version)")
         } else {
-            fact("Template", form.templateID.isEmpty ? "(unknown)" : form.templateID + " (not found in the log)")
+            fact("Template", form.templateID.isEmpty ? "(unknown)" : shown(form.templateID) + " (not found in the log)")
         }
         fact("  content hash", template.hash + (template.hashMatches ? " (matches the pinned content)" : " (MISMATCH)"))
         fact("  pinned", template.source)
         fact(
             "Facility",
-            "\(form.facilityName) (\(form.facilityID))"
-                + (form.areaID.map { ", \(form.areaName ?? "area") (\($0))" } ?? ""))
+            "\(shown(form.facilityName)) (\(shown(form.facilityID)))"
+                + (form.areaID.map { ", \(shown(form.areaName ?? "area")) (\(shown($0)))" } ?? ""))
         if let started = form.startedAt {
             fact("Started", "\(started.iso8601) by \(Self.actorText(form.startedBy))")
         }
@@ -129,13 +135,13 @@ extension AuditReport {
         var text = "\(link.id.lowercased) [\(link.status.rawValue)]"
         if let started = link.startedAt { text += " started \(started.iso8601)" }
         if let position = link.submittedPosition { text += ", submitted at position \(position)" }
-        if let problem = link.problem { text += " — \(problem)" }
+        if let problem = link.problem { text += " — \(shown(problem))" }
         return text
     }
 
     static func actorText(_ actor: Actor?) -> String {
         guard let actor else { return "?" }
-        return actor.verified ? actor.name : "\(actor.name) (unverified)"
+        return actor.verified ? shown(actor.name) : "\(shown(actor.name)) (unverified)"
     }
 
     // MARK: - Timeline
@@ -151,12 +157,12 @@ extension AuditReport {
         } else {
             line += "(v\(entry.streamVersion)) "
         }
-        line += entry.summary
+        line += shown(entry.summary)
         if entry.hadNoEffect { line += "  [no effect on the record]" }
         if entry.position > 0, chain.standing(of: entry.position) == "failed" { line += "  [FAILS THE CHAIN CHECK]" }
         var lines = [line]
-        if !entry.summaryStatesChanges { lines += entry.changes.map { "           \($0.text)" } }
-        if let problem = entry.problem { lines.append("           ! \(problem)") }
+        if !entry.summaryStatesChanges { lines += entry.changes.map { "           \(shown($0.text))" } }
+        if let problem = entry.problem { lines.append("           ! \(shown(problem))") }
         return lines
     }
 
@@ -168,12 +174,13 @@ extension AuditReport {
         let missing = Set(form.missingRequiredFields().map(\.id))
         for field in template.fields {
             switch field.type {
-            case .section: lines.append("== \(field.label)")
-            case .label: lines.append("   \(field.label)")
+            case .section: lines.append("== \(shown(field.label))")
+            case .label: lines.append("   \(shown(field.label))")
             default:
                 let marker = missing.contains(field.id) ? "!" : (field.required ? "*" : " ")
                 let value = form.values[field.id].map { EventWording.valueText($0) } ?? "—"
-                lines.append(" \(marker) [\(field.id.rawValue)] \(field.label) (\(field.type.rawValue)): \(value)")
+                lines.append(
+                    " \(marker) [\(shown(field.id.rawValue))] \(shown(field.label)) (\(field.type.rawValue)): \(value)")
             }
         }
         return lines
@@ -183,7 +190,7 @@ extension AuditReport {
         guard !form.issues.isEmpty else { return ["ISSUES: none", ""] }
         var lines = ["ISSUES"]
         for issue in form.issues {
-            var line = "  \(issue.id.lowercased) [\(issue.severity.rawValue)] \(issue.description)"
+            var line = "  \(issue.id.lowercased) [\(issue.severity.rawValue)] \(shown(issue.description))"
             if let photo = issue.photoID { line += " (photo \(EventWording.short(photo)))" }
             line += " — flagged \(issue.flaggedAt.iso8601) by \(Self.actorText(issue.flaggedBy))"
             lines.append(line)
@@ -212,24 +219,27 @@ extension AuditReport {
             lines.append(
                 "  \(reference.photoID.lowercased) \(photo.captured.kind.rawValue)\(place), position \(photo.position)")
             lines.append(
-                "      sha256 \(reference.sha256.hex), \(reference.size) bytes, \(reference.mediaType): \(file)"
-                    + (photo.serverPath.map { "; uploaded to \($0)" } ?? "")
+                "      sha256 \(reference.sha256.hex), \(reference.size) bytes, \(shown(reference.mediaType)): \(file)"
+                    + (photo.serverPath.map { "; uploaded to \(shown($0))" } ?? "")
                     + (photo.ignored ? "; captured after the record was final (no effect)" : ""))
         }
         return lines + [""]
     }
 
     var syncLines: [String] {
-        var lines = ["SYNC: \(syncState)" + (form.sync.serverID.map { " (server id \($0))" } ?? "")]
+        var lines = ["SYNC: \(syncState)" + (form.sync.serverID.map { " (server id \(shown($0)))" } ?? "")]
         for note in form.syncNotes { lines.append("  \(TerminalText.singleLine(note))") }
         let outcomes = syncOutcomes
         if outcomes.isEmpty {
             lines.append("  no sync outcomes recorded")
         } else {
             for entry in outcomes {
-                lines.append("  \(entry.position)  \(entry.record?.recordedAt.iso8601 ?? "")  \(entry.summary)")
+                lines.append("  \(entry.position)  \(entry.record?.recordedAt.iso8601 ?? "")  \(shown(entry.summary))")
             }
         }
         return lines
     }
 }
+
+/// Person-written text for one line of the report (`EventWording.shown`).
+private func shown(_ text: String) -> String { EventWording.shown(text) }

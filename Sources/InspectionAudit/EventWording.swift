@@ -8,7 +8,10 @@ import LedgerCore
 /// Ids are shortened to their first eight hex digits (enough to tell apart
 /// the events of one inspection; the JSON forms carry them whole). Text
 /// answers are quoted, with line breaks escaped, so a trailing space or a
-/// second line is visible on one line of output.
+/// second line is visible on one line of output. Every other text a person
+/// or a server wrote (names, ids from the log, paths, messages) goes through
+/// `TerminalText.singleLine`, so no recorded text can move the cursor, hide
+/// what follows or forge a line of an auditor's output.
 public enum EventWording {
     /// One line for `event`, recorded in `stream`.
     ///
@@ -21,12 +24,12 @@ public enum EventWording {
     ) -> String {
         switch event {
         case .started(let e):
-            var text = "started the inspection from template \(e.templateID)"
+            var text = "started the inspection from template \(shown(e.templateID))"
             if let template, template.contentHash == e.templateHash {
-                text += " \"\(template.name)\" version \(template.version)"
+                text += " \"\(shown(template.name))\" version \(template.version)"
             }
-            text += " at \(e.facilityName) (\(e.facilityID))"
-            if let areaID = e.areaID { text += ", \(e.areaName ?? "area") (\(areaID))" }
+            text += " at \(shown(e.facilityName)) (\(shown(e.facilityID)))"
+            if let areaID = e.areaID { text += ", \(shown(e.areaName ?? "area")) (\(shown(areaID)))" }
             if let parent = e.parentInspectionID {
                 text += "; re-inspection of \(short(parent))"
                 if !e.prefilled.isEmpty {
@@ -35,7 +38,8 @@ public enum EventWording {
             }
             return text
         case .templatePinned(let e):
-            return "pinned template \(e.template.id) \"\(e.template.name)\" version \(e.template.version) "
+            return
+                "pinned template \(shown(e.template.id)) \"\(shown(e.template.name))\" version \(e.template.version) "
                 + "(content sha256 \(shortHash(e.templateHash)), \(e.template.fields.count) fields)"
         case .fieldSet(let e):
             let name = fieldName(e.fieldID, template: template)
@@ -50,7 +54,7 @@ public enum EventWording {
             return "cleared \(name): \(valueText(old)) → \(valueText(nil))"
         case .photoCaptured(let e):
             var text =
-                "captured \(e.kind.rawValue) \(short(e.photo.photoID)) (\(e.photo.mediaType), "
+                "captured \(e.kind.rawValue) \(short(e.photo.photoID)) (\(shown(e.photo.mediaType)), "
                 + "\(e.photo.size) bytes, sha256 \(shortHash(e.photo.sha256.hex)))"
             if let field = e.fieldID { text += " for \(fieldName(field, template: template))" }
             if let issue = e.issueID { text += " for issue \(short(issue))" }
@@ -65,11 +69,11 @@ public enum EventWording {
         case .discarded(let e):
             return "discarded the draft" + (e.reason.map { ": \(quotedIfNeeded($0))" } ?? " (no reason given)")
         case .photoUploaded(let e):
-            return "uploaded photo \(short(e.photoID)) → \(e.serverPath)"
+            return "uploaded photo \(short(e.photoID)) → \(shown(e.serverPath))"
         case .inspectionAccepted(let e):
-            return "the server accepted the inspection as \(e.serverID)"
+            return "the server accepted the inspection as \(shown(e.serverID))"
         case .issueAccepted(let e):
-            return "the server accepted issue \(short(e.issueID)) as \(e.serverID)"
+            return "the server accepted issue \(short(e.issueID)) as \(shown(e.serverID))"
         case .syncAttemptFailed(let e):
             var text = "sync attempt \(e.attempt) for \(itemName(e.item, stream: stream)) failed"
             if let status = e.httpStatus { text += " (HTTP \(status))" }
@@ -85,7 +89,7 @@ public enum EventWording {
         case .syncRetryRequested(let e):
             return "retry requested for \(itemName(e.item, stream: stream))"
         case .unrecognized(let stored):
-            return "an event of a type this jqc does not know: \(stored.type) version \(stored.schemaVersion) "
+            return "an event of a type this jqc does not know: \(shown(stored.type)) version \(stored.schemaVersion) "
                 + "(\(stored.payload.count) payload bytes)"
         }
     }
@@ -100,8 +104,8 @@ public enum EventWording {
 
     /// A field as `Label (id)`, or `field id` when the template is unknown.
     public static func fieldName(_ id: FieldID, template: Template?) -> String {
-        guard let field = template?.field(id: id) else { return "field \(id.rawValue)" }
-        return "\(field.label) (\(id.rawValue))"
+        guard let field = template?.field(id: id) else { return "field \(shown(id.rawValue))" }
+        return "\(shown(field.label)) (\(shown(id.rawValue)))"
     }
 
     /// A value as one line: text quoted, photos by id and hash, nothing as
@@ -131,9 +135,14 @@ public enum EventWording {
     /// breaks or other control characters, which would break the one-line
     /// form: then quoted.
     static func quotedIfNeeded(_ text: String) -> String {
-        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? quoted(text) : text
+        TerminalText.singleLine(text) == text ? text : quoted(text)
     }
 
+    /// A name or other text a person or a server wrote, for one line.
+    public static func shown(_ text: String) -> String { TerminalText.singleLine(text) }
+
+    /// JSON-like escapes for C0 controls; C1 controls and bidi overrides
+    /// (which JSON leaves alone) as `TerminalText` shows them.
     static func escaped(_ text: String, quotes: Bool = false) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
@@ -150,6 +159,6 @@ public enum EventWording {
             default: out.unicodeScalars.append(scalar)
             }
         }
-        return out
+        return TerminalText.safe(out)
     }
 }

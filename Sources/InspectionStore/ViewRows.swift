@@ -196,7 +196,7 @@ public struct InspectionSummary: Hashable, Sendable {
         answered = int("answered")
         issueCount = int("issues")
         photoCount = int("photos")
-        version = UInt64(int("version"))
+        version = UInt64(clamping: int("version"))  // a planted negative version must not trap
     }
 
     static func read(_ id: UUID, _ txn: Transaction, _ tables: InspectionTables) throws -> InspectionSummary? {

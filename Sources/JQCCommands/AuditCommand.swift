@@ -103,7 +103,8 @@ struct AuditCommand: RunnableCommand {
         if let output {
             try FileStore.writeAtomically(
                 Data((rendered.hasSuffix("\n") ? rendered : rendered + "\n").utf8), to: output, mode: 0o644)
-            invocation.stdout.line("Wrote the \(format.rawValue) audit report to \(output): \(report.headline)")
+            invocation.stdout.line(
+                "Wrote the \(format.rawValue) audit report to \(output.terminalSafe): \(report.headline)")
         } else {
             invocation.stdout.write(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
         }

@@ -62,15 +62,16 @@ struct FormReport {
         ]
     }
 
+    /// The form as text: every person-written part through `terminalSafe`.
     var text: String {
         var lines: [String] = []
         let template = state.template
         lines.append("Inspection \(state.id.lowercased)  [\(state.status.rawValue)]")
         lines.append(
-            "  \(template?.name ?? state.templateID) at \(state.facilityName)"
-                + (state.areaName.map { ", \($0)" } ?? ""))
+            "  \((template?.name ?? state.templateID).terminalSafe) at \(state.facilityName.terminalSafe)"
+                + (state.areaName.map { ", \($0.terminalSafe)" } ?? ""))
         if let started = state.startedAt {
-            lines.append("  started \(started.iso8601) by \(state.startedBy?.name ?? "?")")
+            lines.append("  started \(started.iso8601) by \(state.startedBy?.name.terminalSafe ?? "?")")
         }
         if let completed = state.completedAt { lines.append("  submitted \(completed.iso8601)") }
         if let parent = state.parentInspectionID { lines.append("  re-inspection of \(parent.lowercased)") }
@@ -78,20 +79,23 @@ struct FormReport {
         let missing = Set(state.missingRequiredFields().map(\.id))
         for field in template?.fields ?? [] {
             if field.type == .section {
-                lines.append("== \(field.label)")
+                lines.append("== \(field.label.terminalSafe)")
                 continue
             }
             if field.type == .label {
-                lines.append("   \(field.label)")
+                lines.append("   \(field.label.terminalSafe)")
                 continue
             }
             let marker = missing.contains(field.id) ? "!" : (field.required ? "*" : " ")
-            let value = state.values[field.id].map(\.displayText) ?? "—"
-            lines.append(" \(marker) [\(field.id.rawValue)] \(field.label) (\(field.type.rawValue)): \(value)")
+            let value = state.values[field.id].map(\.displayText.terminalSafe) ?? "—"
+            lines.append(
+                " \(marker) [\(field.id.rawValue.terminalSafe)] \(field.label.terminalSafe) (\(field.type.rawValue)): \(value)"
+            )
         }
         lines.append("")
         if !missing.isEmpty {
-            lines.append("Still required: " + state.missingRequiredFields().map(\.label).joined(separator: ", "))
+            lines.append(
+                "Still required: " + state.missingRequiredFields().map(\.label.terminalSafe).joined(separator: ", "))
         }
         let score = state.score ?? scoreSoFar
         lines.append(
@@ -107,14 +111,18 @@ struct FormReport {
             lines.append("Issues:")
             for issue in state.issues {
                 lines.append(
-                    "  \(issue.id.lowercased.prefix(8)) [\(issue.severity.rawValue)] \(issue.description)"
+                    "  \(issue.id.lowercased.prefix(8)) [\(issue.severity.rawValue)] \(issue.description.terminalSafe)"
                         + (issue.photoID != nil ? " (photo)" : ""))
             }
         }
         if !state.photos.isEmpty { lines.append("Photos: \(state.photos.count)") }
-        lines.append("Sync: \(SyncState.of(state).rawValue)" + (state.sync.serverID.map { " (server id \($0))" } ?? ""))
+        lines.append(
+            "Sync: \(SyncState.of(state).rawValue)"
+                + (state.sync.serverID.map { " (server id \($0.terminalSafe))" } ?? ""))
         for note in state.syncNotes { lines.append("  \(TerminalText.singleLine(note))") }
-        return lines.joined(separator: "\n")
+        // Each person-written part is one line already; this also catches
+        // whatever a part not listed above (an id from a hostile log) holds.
+        return TerminalText.safe(lines.joined(separator: "\n"))
     }
 }
 

@@ -31,9 +31,9 @@ struct HistoryCommand: RunnableCommand {
             throw .invalidValue(
                 option: "--limit", value: "\(limit)", reason: "expected 1 to 100", context: parsed.context)
         }
-        guard offset >= 0 else {
+        guard (0...Int(Int32.max)).contains(offset) else {
             throw .invalidValue(
-                option: "--offset", value: "\(offset)", reason: "expected 0 or more", context: parsed.context)
+                option: "--offset", value: "\(offset)", reason: "expected 0 to \(Int32.max)", context: parsed.context)
         }
     }
 

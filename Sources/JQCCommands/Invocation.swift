@@ -101,10 +101,8 @@ public final class Invocation {
     /// else the `--as` name (recorded as unverified). A login wins over
     /// `--as`: a note on stderr says the name given was not used.
     func actor() throws -> Actor {
-        let named = actingAs?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let named, !named.unicodeScalars.contains(where: Self.isVisible) {
-            throw RecordingError.blankActorName
-        }
+        // `ActorName.parse` trimmed it and refused a name with nothing visible.
+        let named = actingAs
         if let session = try session() {
             if let named, named != session.user.displayName {
                 stderr.line(
@@ -118,14 +116,6 @@ public final class Invocation {
         throw JQCError.noActor
     }
 
-    /// A character that shows: not white space, not a control or format character.
-    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate:
-            false
-        default: !scalar.properties.isWhitespace
-        }
-    }
 
     func config() throws -> LedgerConfig { try LedgerConfig.load(home) }
 

@@ -123,8 +123,10 @@ public enum JQC {
                 return ExitStatus.usage
             }
             let command: any RunnableCommand
+            let actingAs: String?
             do {
                 command = try type.init(parsed)
+                actingAs = try ActorName.parse(parsed)
             } catch {
                 stderr.line("jqc: \(error.message)")
                 stderr.line("usage: \(error.usage)")
@@ -133,12 +135,12 @@ public enum JQC {
             let invocation = Invocation(
                 home: LedgerHome.resolve(option: parsed.option("ledger"), environment: environment),
                 environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: parsed.flag("json"),
-                actingAs: parsed.option("as"))
+                actingAs: actingAs)
             do {
                 try command.run(invocation)
                 return ExitStatus.success
             } catch {
-                stderr.line("jqc: \(message(for: error))")
+                stderr.line("jqc: \(TerminalText.safe(message(for: error)))")
                 return ExitStatus.refused
             }
         }

@@ -82,7 +82,8 @@ struct LoginCommand: RunnableCommand {
             invocation.stdout.line(JSONOutput.render(WhoamiCommand.json(serverUser, server: url)))
         } else {
             invocation.stdout.line(
-                "Logged in as \(serverUser.displayName) (\(serverUser.username), \(serverUser.role)) at \(url)")
+                "Logged in as \(serverUser.displayName.terminalSafe) (\(serverUser.username.terminalSafe), "
+                    + "\(serverUser.role.terminalSafe)) at \(url)")
         }
     }
 }

@@ -48,7 +48,8 @@ struct LogoutCommand: RunnableCommand {
                 ]))
             return
         }
-        invocation.stdout.line("Logged out \(saved.user.displayName) (\(saved.user.username)) on this device.")
+        invocation.stdout.line(
+            "Logged out \(saved.user.displayName.terminalSafe) (\(saved.user.username.terminalSafe)) on this device.")
         if revoked {
             invocation.stdout.line("The server revoked the session.")
         } else {

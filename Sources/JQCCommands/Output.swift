@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 import Synchronization
 
 /// Where a command writes: results to `standardOutput`, messages and progress
@@ -98,9 +99,24 @@ enum JSONOutput {
     }
 }
 
+extension String {
+    /// This person-written text (a name, a description, a value, a server's
+    /// message) made safe for one line of text output: control characters,
+    /// line breaks and bidi overrides shown as visible escapes, so what was
+    /// recorded cannot move the cursor, hide text or forge a line. Never for
+    /// JSON output, which must stay exact.
+    var terminalSafe: String { TerminalText.singleLine(self) }
+}
+
 /// Plain-text tables: columns padded to their widest cell.
+///
+/// Every cell is shown through `TerminalText.singleLine`: cells hold names
+/// and messages that people and servers wrote, and one line break or escape
+/// sequence in a cell would forge the rows below it.
 enum TextTable {
     static func render(header: [String], rows: [[String]]) -> String {
+        let header = header.map(\.terminalSafe)
+        let rows = rows.map { $0.map(\.terminalSafe) }
         var widths = header.map(\.count)
         for row in rows {
             for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) }

@@ -18,8 +18,6 @@ enum RecordingError: Error, CustomStringConvertible {
     case advised(DomainError, next: String)
     /// Other commands kept recording to the inspection, every attempt lost the race.
     case keptChanging(inspection: UUID, attempts: Int)
-    /// `--as` named nobody.
-    case blankActorName
 
     var description: String {
         switch self {
@@ -37,8 +35,6 @@ enum RecordingError: Error, CustomStringConvertible {
                 + "window) has finished."
         case .advised(let refusal, let next):
             "\(refusal) \(next)"
-        case .blankActorName:
-            "--as needs a name with at least one visible character, e.g. --as \"Dana Reyes\"."
         }
     }
 }

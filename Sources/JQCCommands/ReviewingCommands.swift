@@ -260,8 +260,12 @@ struct FacilitiesCommand: RunnableCommand {
             return
         }
         for facility in facilities {
-            invocation.stdout.line("\(facility.id)  \(facility.name)  (\(facility.address))")
-            for area in facility.areas { invocation.stdout.line("    \(area.id)  \(area.name)  [\(area.areaType)]") }
+            invocation.stdout.line(
+                "\(facility.id.terminalSafe)  \(facility.name.terminalSafe)  (\(facility.address.terminalSafe))")
+            for area in facility.areas {
+                invocation.stdout.line(
+                    "    \(area.id.terminalSafe)  \(area.name.terminalSafe)  [\(area.areaType.terminalSafe)]")
+            }
         }
     }
 }
@@ -326,7 +330,17 @@ struct TemplateGrid {
     static let columnWidth = 7
 
     var text: String {
-        var lines = ["\(template.name) (template \(template.id), version \(template.version))"]
+        var lines = [
+            "\(template.name.terminalSafe) (template \(template.id.terminalSafe), version \(template.version))"
+        ]
+        // The cache only stores validated templates, but a ledger kept by
+        // someone else may hold any layout: one outside the grid is described,
+        // not drawn (its spans would overflow the arithmetic below).
+        do {
+            try template.validate()
+        } catch {
+            return (lines + ["cannot be drawn: \(error)"]).joined(separator: "\n").terminalSafe
+        }
         let rows = Dictionary(grouping: template.fields, by: \.row).sorted { $0.key < $1.key }
         let ruler = "+" + String(repeating: "-", count: 12 * Self.columnWidth - 1) + "+"
         lines.append(ruler)
@@ -338,8 +352,9 @@ struct TemplateGrid {
                     line += "|" + String(repeating: " ", count: (field.col - column) * Self.columnWidth - 1)
                 }
                 let width = field.colSpan * Self.columnWidth - 1
-                var label = field.type.isDisplayOnly ? field.label : "\(field.required ? "*" : "")\(field.label)"
-                if !field.type.isDisplayOnly { label += " [\(field.id.rawValue):\(field.type.rawValue)]" }
+                let name = field.label.terminalSafe
+                var label = field.type.isDisplayOnly ? name : "\(field.required ? "*" : "")\(name)"
+                if !field.type.isDisplayOnly { label += " [\(field.id.rawValue.terminalSafe):\(field.type.rawValue)]" }
                 if label.count > width - 1 { label = String(label.prefix(width - 2)) + "…" }
                 line += "|" + " " + label + String(repeating: " ", count: max(0, width - 1 - label.count))
                 column = field.col + field.colSpan

@@ -68,9 +68,9 @@ struct SyncCommand: RunnableCommand {
             throw .invalidValue(
                 option: "--concurrency", value: "\(concurrency)", reason: "expected 1 to 16", context: parsed.context)
         }
-        if interval < 1 {
+        if !(1...86_400).contains(interval) {
             throw .invalidValue(
-                option: "--interval", value: "\(interval)", reason: "expected at least 1 second",
+                option: "--interval", value: "\(interval)", reason: "expected 1 to 86400 seconds (a day)",
                 context: parsed.context)
         }
         if parsed.option("interval") != nil, !watch {
@@ -145,7 +145,8 @@ struct SyncCommand: RunnableCommand {
         var seconds = Double(interval)
         if case .serverUnreachable = report.stop { return seconds }
         if let next = report.nextAttemptAt {
-            seconds = min(seconds, Double(next.microsecondsSinceEpoch - now.microsecondsSinceEpoch) / 1_000_000)
+            seconds = min(
+                seconds, (Double(next.microsecondsSinceEpoch) - Double(now.microsecondsSinceEpoch)) / 1_000_000)
         }
         return max(0.05, seconds)
     }
@@ -207,7 +208,7 @@ struct SyncCommand: RunnableCommand {
         if let stop = report.stop {
             switch stop {
             case .loginRequired, .transportRefused: break  // thrown as the command's error
-            case .serverUnreachable(let why): out.line(why)
+            case .serverUnreachable(let why): out.line(TerminalText.safe(why))
             case .interrupted: out.line(stop.description)
             }
         }

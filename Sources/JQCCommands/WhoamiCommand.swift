@@ -48,7 +48,9 @@ struct WhoamiCommand: RunnableCommand {
             invocation.stdout.line(JSONOutput.render(object))
             return
         }
-        invocation.stdout.line("\(user.displayName) (\(user.username), \(user.role), user \(user.id))")
+        invocation.stdout.line(
+            "\(user.displayName.terminalSafe) (\(user.username.terminalSafe), \(user.role.terminalSafe), "
+                + "user \(user.id.terminalSafe))")
         invocation.stdout.line("  server \(saved.serverURL); logged in \(saved.savedAt)")
         invocation.stdout.line("  \(confirmation)")
     }

@@ -13,6 +13,11 @@ public enum CBORError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidUTF8(offset: Int)
     /// A number does not fit the type asked for.
     case outOfRange(offset: Int)
+    /// A string, array or map declares more bytes or items than the data
+    /// has left (every item takes at least one byte).
+    case lengthExceedsData(declared: UInt64, available: Int, offset: Int)
+    /// Arrays and maps nest deeper than `CBORReader.maximumDepth`.
+    case nestedTooDeeply(offset: Int)
 
     public var description: String {
         switch self {
@@ -22,6 +27,10 @@ public enum CBORError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unsupported(let what, let offset): "unsupported CBOR \(what) at byte \(offset)"
         case .invalidUTF8(let offset): "CBOR text at byte \(offset) is not valid UTF-8"
         case .outOfRange(let offset): "CBOR number at byte \(offset) is out of range"
+        case .lengthExceedsData(let declared, let available, let offset):
+            "CBOR item at byte \(offset) declares a length of \(declared) but only \(available) bytes follow"
+        case .nestedTooDeeply(let offset):
+            "CBOR arrays and maps nest deeper than \(CBORReader.maximumDepth) levels at byte \(offset)"
         }
     }
 }
@@ -31,17 +40,30 @@ public enum CBORError: Error, Equatable, Sendable, CustomStringConvertible {
 /// Decoding the replayed events goes through this reader directly, without
 /// building a `CBORValue` tree, because rebuilds replay millions of events and
 /// the allocation of a tree per event would dominate.
+///
+/// The bytes may come from anybody (a ledger kept by someone else, a damaged
+/// file), so no input makes it trap: every declared length is checked against
+/// the bytes left before it becomes an `Int`, and nesting is limited.
 public struct CBORReader: Sendable {
+    /// How deeply arrays and maps may nest in `skipItem` and `readValue`:
+    /// the ledger writes five levels at most (a pinned template's options),
+    /// and each level is a stack frame.
+    public static let maximumDepth = 64
+
     public let bytes: [UInt8]
     /// The offset of the next unread byte.
     public private(set) var offset: Int
 
+    /// A reader at `offset`; an offset outside the bytes reads as their end.
     public init(_ bytes: [UInt8], offset: Int = 0) {
         self.bytes = bytes
-        self.offset = offset
+        self.offset = offset >= 0 && offset <= bytes.count ? offset : bytes.count
     }
 
     public var isAtEnd: Bool { offset >= bytes.count }
+
+    /// How many bytes are left to read.
+    public var remaining: Int { bytes.count - offset }
 
     // MARK: - Heads
 
@@ -119,22 +141,38 @@ public struct CBORReader: Sendable {
     }
 
     public mutating func readInt() throws(CBORError) -> Int {
-        Int(try readInteger())
+        let start = offset
+        guard let value = Int(exactly: try readInteger()) else { throw .outOfRange(offset: start) }
+        return value
+    }
+
+    /// `declared` as an `Int`, once it is known to be at most `remaining`
+    /// divided by `perItem` (the fewest bytes each unit takes). Call it only
+    /// once the head is consumed (never as `boundedLength(try readHead…)`:
+    /// `self` would be read before the argument, counting the head's bytes).
+    @inline(__always)
+    func boundedLength(_ declared: UInt64, perItem: Int = 1, head: Int) throws(CBORError) -> Int {
+        guard declared <= UInt64(remaining / perItem) else {
+            throw .lengthExceedsData(declared: declared, available: remaining, offset: head)
+        }
+        return Int(declared)
     }
 
     public mutating func readBytes() throws(CBORError) -> [UInt8] {
-        let count = try expectHead(major: 2, name: "byte string")
-        guard UInt64(bytes.count - offset) >= count else { throw .truncated(offset: offset) }
-        let end = offset + Int(count)
+        let head = offset
+        let declared = try expectHead(major: 2, name: "byte string")
+        let count = try boundedLength(declared, head: head)
+        let end = offset + count
         defer { offset = end }
         return Array(bytes[offset..<end])
     }
 
     public mutating func readText() throws(CBORError) -> String {
-        let count = try expectHead(major: 3, name: "text string")
-        guard UInt64(bytes.count - offset) >= count else { throw .truncated(offset: offset) }
+        let head = offset
+        let declared = try expectHead(major: 3, name: "text string")
+        let count = try boundedLength(declared, head: head)
         let start = offset
-        let end = offset + Int(count)
+        let end = offset + count
         offset = end
         // Validating through a buffer pointer takes the standard library's
         // specialised path; over an ArraySlice it runs generic code that cost
@@ -149,10 +187,10 @@ public struct CBORReader: Sendable {
     /// Reads a text string, reusing an equal string from `cache` if it holds one.
     public mutating func readText(cache: inout TextCache) throws(CBORError) -> String {
         let start = offset
-        let count = try expectHead(major: 3, name: "text string")
-        guard UInt64(bytes.count - offset) >= count else { throw .truncated(offset: offset) }
+        let declared = try expectHead(major: 3, name: "text string")
+        let count = try boundedLength(declared, head: start)
         let textStart = offset
-        let end = offset + Int(count)
+        let end = offset + count
         if let cached = cache.lookup(bytes, textStart..<end) {
             offset = end
             return cached
@@ -171,7 +209,7 @@ public struct CBORReader: Sendable {
             offset = start
             return nil
         }
-        guard bytes.count - offset >= 16 else { throw .truncated(offset: offset) }
+        guard remaining >= 16 else { throw .truncated(offset: offset) }
         let o = offset
         offset += 16
         let b = bytes
@@ -182,12 +220,19 @@ public struct CBORReader: Sendable {
             ))
     }
 
+    /// The number of items of an array; never more than the bytes left.
     public mutating func readArrayHeader() throws(CBORError) -> Int {
-        Int(try expectHead(major: 4, name: "array"))
+        let head = offset
+        let declared = try expectHead(major: 4, name: "array")
+        return try boundedLength(declared, head: head)
     }
 
+    /// The number of entries of a map; never more than half the bytes left
+    /// (a key and a value take a byte each at least).
     public mutating func readMapHeader() throws(CBORError) -> Int {
-        Int(try expectHead(major: 5, name: "map"))
+        let head = offset
+        let declared = try expectHead(major: 5, name: "map")
+        return try boundedLength(declared, perItem: 2, head: head)
     }
 
     public mutating func readBool() throws(CBORError) -> Bool {
@@ -235,20 +280,26 @@ public struct CBORReader: Sendable {
     /// range so a caller can keep the encoded item as it is.
     @discardableResult
     public mutating func skipItem() throws(CBORError) -> Range<Int> {
+        try skipItem(depth: 0)
+    }
+
+    @discardableResult
+    mutating func skipItem(depth: Int) throws(CBORError) -> Range<Int> {
         let start = offset
         let head = try readHead()
         switch head.major {
         case 0, 1:
             break
         case 2, 3:
-            guard UInt64(bytes.count - offset) >= head.argument else { throw .truncated(offset: offset) }
-            offset += Int(head.argument)
+            offset += try boundedLength(head.argument, head: start)
         case 4:
-            for _ in 0..<head.argument { try skipItem() }
+            guard depth < Self.maximumDepth else { throw .nestedTooDeeply(offset: start) }
+            for _ in 0..<(try boundedLength(head.argument, head: start)) { try skipItem(depth: depth + 1) }
         case 5:
-            for _ in 0..<head.argument {
-                try skipItem()
-                try skipItem()
+            guard depth < Self.maximumDepth else { throw .nestedTooDeeply(offset: start) }
+            for _ in 0..<(try boundedLength(head.argument, perItem: 2, head: start)) {
+                try skipItem(depth: depth + 1)
+                try skipItem(depth: depth + 1)
             }
         case 6:
             throw .unsupported("tag", offset: start)
@@ -261,6 +312,10 @@ public struct CBORReader: Sendable {
 
     /// Reads the next item as a generic value.
     public mutating func readValue() throws(CBORError) -> CBORValue {
+        try readValue(depth: 0)
+    }
+
+    mutating func readValue(depth: Int) throws(CBORError) -> CBORValue {
         let start = offset
         let major = try peekMajor()
         switch major {
@@ -271,18 +326,20 @@ public struct CBORReader: Sendable {
         case 2: return .bytes(try readBytes())
         case 3: return .text(try readText())
         case 4:
+            guard depth < Self.maximumDepth else { throw .nestedTooDeeply(offset: start) }
             let count = try readArrayHeader()
             var items: [CBORValue] = []
             items.reserveCapacity(min(count, 1024))
-            for _ in 0..<count { items.append(try readValue()) }
+            for _ in 0..<count { items.append(try readValue(depth: depth + 1)) }
             return .array(items)
         case 5:
+            guard depth < Self.maximumDepth else { throw .nestedTooDeeply(offset: start) }
             let count = try readMapHeader()
             var entries: [CBORValue.Entry] = []
             entries.reserveCapacity(min(count, 1024))
             for _ in 0..<count {
-                let key = try readValue()
-                let value = try readValue()
+                let key = try readValue(depth: depth + 1)
+                let value = try readValue(depth: depth + 1)
                 entries.append(.init(key: key, value: value))
             }
             return .map(entries)

@@ -16,9 +16,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// RFC 3339 in UTC with six fractional digits, e.g. `2026-11-29T11:27:33.123456Z`.
     public var iso8601: String {
+        // Quotient and remainder, never `seconds * 1_000_000`: for a time
+        // near Int64.min (a damaged or hostile record) that product overflows.
         let micros = microsecondsSinceEpoch
-        let seconds = micros.floorDivided(by: 1_000_000)
-        let fraction = micros - seconds * 1_000_000
+        let (quotient, remainder) = micros.quotientAndRemainder(dividingBy: 1_000_000)
+        let seconds = remainder < 0 ? quotient - 1 : quotient
+        let fraction = remainder < 0 ? remainder + 1_000_000 : remainder
         let days = seconds.floorDivided(by: 86_400)
         let secondOfDay = seconds - days * 86_400
         let (y, m, d) = CivilDate.from(daysSinceEpoch: days)

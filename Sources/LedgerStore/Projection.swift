@@ -148,7 +148,8 @@ public final class ProjectionSet: @unchecked Sendable {
         guard let value = try transaction.get(meta, Array(projection.name.utf8)), value.count == 16,
             let version = BigEndian.uint64(value), let position = BigEndian.uint64(value, at: 8)
         else { return nil }
-        return State(version: Int(version), position: position)
+        // Any stored number: one beyond Int only differs from the code's version (a rebuild), never traps.
+        return State(version: Int(truncatingIfNeeded: version), position: position)
     }
 
     func setState(_ state: State, of projection: any Projection, in transaction: Transaction) throws {

@@ -228,3 +228,16 @@ struct Recorder {
         #expect(try recorder.ledger.views.staleProjections().isEmpty)
     }
 }
+
+/// View rows are bytes in a ledger somebody else may have kept.
+@Suite struct HostileViewRowTests {
+    @Test func aNegativeStoredVersionDoesNotTrap() throws {
+        let row = CBORValue.textMap([
+            ("status", .text("draft")), ("sync", .text("local")), ("template_id", .text("11")),
+            ("template_name", .text("Restroom QC")), ("facility_id", .text("1")), ("facility_name", .text("F")),
+            ("version", .integer(-1)),
+        ])
+        let summary = try InspectionSummary(id: UUID(), cbor: row)
+        #expect(summary.version == 0)
+    }
+}

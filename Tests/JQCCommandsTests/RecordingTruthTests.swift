@@ -159,8 +159,8 @@ import Testing
 
     @Test func aBlankActorNameIsRefused() throws {
         let result = try jqc("--as", " \t", "start", "-t", "11", "-f", "101")
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("--as needs a name with at least one visible character"))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("a name needs at least one visible character"))
         let listed = try JSONSerialization.jsonObject(with: Data(try jqc("inspections", "--json").stdout.utf8))
         #expect((listed as? [Any])?.isEmpty == true)
     }

@@ -1,0 +1,37 @@
+import ArgumentParsing
+import Foundation
+
+/// The name given with `--as`, as it is recorded.
+///
+/// Surrounding white space is dropped, and a name must keep at least one
+/// visible character: `--as " "` or a name of nothing but zero-width and
+/// control characters would record events by nobody an auditor could read.
+/// Control characters inside a name are kept as typed (the log records what
+/// was given) and every text output shows them as escapes (`TerminalText`).
+enum ActorName {
+    /// The trimmed `--as` name of `parsed`, nil when none was given.
+    static func parse(_ parsed: ParsedCommand) throws(UsageError) -> String? {
+        guard let given = parsed.option("as") else { return nil }
+        let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard name.unicodeScalars.contains(where: isVisible) else {
+            throw .invalidValue(
+                option: "--as", value: given,
+                reason: "a name needs at least one visible character; give the inspector's name, e.g. --as \"Dana\"",
+                context: parsed.context)
+        }
+        return name
+    }
+
+    /// Whether `scalar` puts ink on the screen: not white space, not a
+    /// control, format (zero-width, bidi) or unassigned code point.
+    static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.properties.isWhitespace { return false }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .unassigned, .surrogate, .privateUse, .spaceSeparator, .lineSeparator,
+            .paragraphSeparator:
+            return false
+        default:
+            return true
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import LedgerCore
+
+/// Bytes nobody here wrote (a ledger kept by someone else, a damaged file)
+/// must turn into an error, never a trap. Each case is one the issue named
+/// or one the fuzz targets (`Tools/fuzz`) found; the fuzz corpus keeps the
+/// same bytes under `Tests/Fuzz/corpus/`.
+@Suite struct HostileBytesTests {
+    /// Heads whose 64-bit length is far beyond the data: each used to reach
+    /// `Int(...)` or a loop over the declared count unchecked.
+    static let hugeLengths: [String] = [
+        "bbffffffffffffffff",  // a map of 2^64 - 1 entries: the issue's nine bytes
+        "9bffffffffffffffff",  // an array of 2^64 - 1 items
+        "5bffffffffffffffff",  // a byte string of 2^64 - 1 bytes
+        "7bffffffffffffffff",  // a text string of 2^64 - 1 bytes
+        "bb7fffffffffffffff00",  // a map of Int.max entries
+        "9b800000000000000000",  // an array longer than Int.max
+        "7b000000010000000041",  // a text of 2^32 bytes with one byte left
+        "a2016161",  // two entries, one present
+        "6241", "4241", "8201", "a101",  // one byte short, counting the head's own byte
+    ]
+
+    @Test(arguments: hugeLengths)
+    func aDeclaredLengthBeyondTheDataIsAnError(hex: String) throws {
+        let bytes = try #require(Hex.decode(hex))
+        #expect(throws: CBORError.self) { try CBORValue(decoding: bytes) }
+        var reader = CBORReader(bytes)
+        #expect(throws: CBORError.self) { try reader.skipItem() }
+    }
+
+    @Test(arguments: hugeLengths)
+    func aRecordWithAHugeLengthIsMalformed(hex: String) throws {
+        let bytes = try #require(Hex.decode(hex))
+        #expect(throws: RecordError.self) { try EventRecord(decoding: bytes) }
+        #expect(throws: RecordError.self) { try EventRecord.position(ofEncoded: bytes) }
+    }
+
+    @Test func theIssuesNineBytesNameTheLength() throws {
+        let bytes: [UInt8] = [0xBB] + Array(repeating: 0xFF, count: 8)
+        #expect(
+            throws: RecordError.malformed(
+                "CBOR item at byte 0 declares a length of 18446744073709551615 but only 0 bytes follow")
+        ) { try EventRecord(decoding: bytes) }
+    }
+
+    @Test(arguments: [0x81, 0xA1] as [UInt8])
+    func tenThousandNestedLevelsAreAnError(opener: UInt8) {
+        // 0x81: an array of one item; 0xA1: a map of one entry (its key nests).
+        let bytes = [UInt8](repeating: opener, count: 10_000) + [0x00, 0x00]
+        #expect(throws: CBORError.nestedTooDeeply(offset: CBORReader.maximumDepth)) {
+            try CBORValue(decoding: bytes)
+        }
+        var reader = CBORReader(bytes)
+        #expect(throws: CBORError.nestedTooDeeply(offset: CBORReader.maximumDepth)) { try reader.skipItem() }
+    }
+
+    @Test func nestingUpToTheLimitIsRead() throws {
+        let depth = CBORReader.maximumDepth
+        let bytes = [UInt8](repeating: 0x81, count: depth) + [0x07]
+        var value = CBORValue.unsigned(7)
+        for _ in 0..<depth { value = .array([value]) }
+        #expect(try CBORValue(decoding: bytes) == value)
+    }
+
+    @Test func anOffsetOutsideTheBytesReadsAsTheirEnd() {
+        for offset in [-5, 3, 100, Int.max] {
+            var reader = CBORReader([0x01, 0x02], offset: offset)
+            #expect(reader.isAtEnd)
+            #expect(throws: CBORError.truncated(offset: 2)) { try reader.readValue() }
+        }
+        #expect(throws: RecordError.self) { try EventRecord(decoding: [0xA0], at: 40) }
+    }
+
+    @Test func anIntegerBeyondIntIsOutOfRange() throws {
+        var reader = CBORReader(try #require(Hex.decode("3bffffffffffffffff")))
+        #expect(throws: CBORError.outOfRange(offset: 0)) { try reader.readInt() }
+    }
+
+    /// A record's time is any Int64: formatting the extremes must not overflow.
+    @Test(arguments: [Int64.min, Int64.min + 1, -1, Int64.max])
+    func extremeTimestampsFormat(micros: Int64) {
+        let text = Timestamp(microsecondsSinceEpoch: micros).iso8601
+        #expect(text.hasSuffix("Z"))
+    }
+
+    @Test func negativeTimesKeepTheirFraction() {
+        #expect(Timestamp(microsecondsSinceEpoch: -1).iso8601 == "1969-12-31T23:59:59.999999Z")
+    }
+}
