@@ -83,6 +83,8 @@ class State:
         self.rng = random.Random(config.seed)
         self.requests: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.connections = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
 
     def roll(self, rate: float) -> bool:
         if rate <= 0:
@@ -99,6 +101,15 @@ class State:
     def count_connection(self) -> None:
         with self.lock:
             self.connections += 1
+
+    def enter(self) -> None:
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
 
 
 # -- helpers ---------------------------------------------------------------
@@ -782,10 +793,12 @@ def create_app(config: Config, store: Store) -> Flask:
         with state.lock:
             requests = {k: dict(v) for k, v in state.requests.items()}
             connections = state.connections
+            max_in_flight = state.max_in_flight
         return envelope({
             **store.counts(),
             "requests": requests,
             "connections": connections,
+            "max_in_flight": max_in_flight,
             "faults": state.faults.as_dict(),
             "token_epoch": store.token_epoch(),
         })

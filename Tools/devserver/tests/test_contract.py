@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import uuid
 from typing import Any, Iterator
 
@@ -104,9 +105,35 @@ def test_server_conforms_to_openapi(case: Any, access_token: str) -> None:
     _check_envelope(response)
 
 
+# RFC 9110's grammar for a header field: a token for the name; visible
+# characters, obs-text, spaces and tabs for the value.
+HTTP_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+HTTP_FIELD_VALUE = re.compile(r"^[\t \x21-\x7e\x80-\xff]*$")
+
+
+def malformed_headers(case: Any) -> list[str]:
+    """The generated headers that are not HTTP at all (a control character in
+    a value, a separator in a name)."""
+    bad = []
+    for name, value in (case.headers or {}).items():
+        raw = str(value).encode("utf-8", "surrogatepass").decode("latin-1")
+        if not HTTP_TOKEN.match(str(name)) or not HTTP_FIELD_VALUE.match(raw):
+            bad.append(str(name))
+    return bad
+
+
 @negative_schema.parametrize()
 @SETTINGS
 def test_server_refuses_invalid_requests_as_documented(case: Any, access_token: str) -> None:
+    if malformed_headers(case):
+        # Not a request of the API but a malformed HTTP message: the HTTP
+        # server (waitress) refuses it before the app, as the document's
+        # conventions say, with a plain-text 400 and a closed connection.
+        response = case.call(headers={"Authorization": f"Bearer {access_token}"}, timeout=10)
+        assert response.status_code == 400, (malformed_headers(case), response.status_code, response.text)
+        content_type = {k.lower(): v for k, v in response.headers.items()}.get("content-type", [""])
+        assert str(content_type[0] if isinstance(content_type, list) else content_type).startswith("text/plain")
+        return
     response = case.call_and_validate(headers={"Authorization": f"Bearer {access_token}"}, checks=CHECKS,
                                       timeout=10)
     _check_envelope(response)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import http.client
 import json
@@ -671,3 +672,17 @@ def test_exit_after_stops_the_server(start_server) -> None:
     server = start_server("--exit-after", "0.5")  # the later flag wins over the default 120
     assert server.proc.wait(timeout=10) == 0
     assert "stopping" in server.stderr()
+
+
+def test_serves_requests_concurrently(server: DevServer, token: str) -> None:
+    """Eight requests held by injected latency are in the app at the same
+    time: the server does not take them one at a time."""
+    server.admin("faults", {"latency_ms": 400})
+
+    def fetch(_: int) -> int:
+        with requests.Session() as session:
+            return session.get(f"{server.api}/templates", headers=auth(token), timeout=30).status_code
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        assert list(pool.map(fetch, range(8))) == [200] * 8
+    assert server.stats()["max_in_flight"] >= 8
