@@ -175,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free port (default 8080)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
     p.add_argument("--db", type=Path, help="SQLite database file (default: a new temporary file, removed on exit)")
+    p.add_argument("--openapi", type=Path, default=HERE.parent.parent / "Schemas" / "openapi.yaml",
+                   help="the OpenAPI document requests are validated against (default Schemas/openapi.yaml)")
     p.add_argument("--fixtures", type=Path, default=HERE.parent / "fixtures",
                    help="directory holding facilities.json and templates.json (default Tools/fixtures)")
     p.add_argument("--user", action="append", type=parse_user, default=[], metavar="USER:PASS[:ROLE[:NAME]]",
@@ -244,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
 
     config = Config(
         db_path=db_path,
+        openapi_path=args.openapi,
         uploads_dir=uploads_dir,
         access_ttl=args.access_ttl,
         refresh_ttl=args.refresh_ttl,
