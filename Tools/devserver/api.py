@@ -51,6 +51,7 @@ class Faults:
     latency_ms: int = 0
     drop_after_commit_rate: float = 0.0
     refuse_refresh: bool = False
+    drop_refresh_rate: float = 0.0
     fault_status: int = 500
     fault_paths: list[str] | None = None
 
@@ -65,6 +66,7 @@ class Config:
     openapi_path: Path
     access_ttl: int = 900
     refresh_ttl: int = 30 * 24 * 3600
+    refresh_grace: float = 60.0
     max_upload_bytes: int = 20 * 1024 * 1024
     admin: bool = False
     verify_score: bool = False
@@ -377,12 +379,34 @@ def create_app(config: Config, store: Store) -> Flask:
             if row["revoked_at"] is not None:
                 raise ApiError(401, "refresh token revoked")
             if row["used_at"] is not None:
-                raise ApiError(401, "refresh token already used (tokens rotate on every refresh)")
+                # A used token presented again within the grace period (its
+                # answer was lost, or the client crashed before keeping it)
+                # gets the very pair its first use issued, unless that
+                # session has since been logged out.
+                grace = config.refresh_grace
+                if grace > 0 and now - row["used_at"] <= grace and row["successor_hash"] and row["replay_body"]:
+                    successor = c.execute("SELECT revoked_at FROM refresh_tokens WHERE token_hash = ?",
+                                          (row["successor_hash"],)).fetchone()
+                    if successor is not None and successor["revoked_at"] is not None:
+                        raise ApiError(401, "refresh token revoked")
+                    replay = Response(row["replay_body"], status=200, mimetype="application/json")
+                    replay.headers["Idempotent-Replayed"] = "true"
+                    return replay
+                raise ApiError(401, "refresh token already used (tokens rotate on every refresh; "
+                                    f"a reuse is answered only within {grace:g} s of the first)")
             if row["expires_at"] <= now:
                 raise ApiError(401, "refresh token expired")
-            c.execute("UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?", (now, row["token_hash"]))
             tokens = issue_tokens(c, row["user_id"], row["username"], row["role"])
-        return envelope(tokens)
+            body = dump({"ok": True, "data": tokens, "error": None})
+            c.execute(
+                "UPDATE refresh_tokens SET used_at = ?, successor_hash = ?, replay_body = ? WHERE token_hash = ?",
+                (now, sha256_hex(tokens["refresh_token"].encode()), body if config.refresh_grace > 0 else None,
+                 row["token_hash"]),
+            )
+        # Rotated and committed. Now, perhaps, lose the answer.
+        if state.roll(state.faults.drop_refresh_rate):
+            request.environ[DROP_FLAG] = True
+        return Response(body, status=200, mimetype="application/json")
 
     @app.get(f"{API}/auth/me")
     def me() -> Response:
@@ -719,13 +743,13 @@ def create_app(config: Config, store: Store) -> Flask:
     # -- test-only admin -----------------------------------------------------
 
     FAULT_KEYS = ("fault_rate", "latency_ms", "drop_after_commit_rate", "expire_tokens_now",
-                  "refuse_refresh", "fault_status", "fault_paths")
+                  "refuse_refresh", "fault_status", "fault_paths", "drop_refresh_rate")
 
     @app.post("/__admin/faults")
     def admin_faults() -> Response:
         body = require_object(json_body(), FAULT_KEYS, ())
         new = dataclasses.replace(state.faults)
-        for name in ("fault_rate", "drop_after_commit_rate"):
+        for name in ("fault_rate", "drop_after_commit_rate", "drop_refresh_rate"):
             if name in body:
                 value = body[name]
                 if not is_number(value) or not 0 <= value <= 1:

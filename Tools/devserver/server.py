@@ -185,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--access-ttl", type=int, default=900, help="access token lifetime in seconds (default 900)")
     p.add_argument("--refresh-ttl", type=int, default=30 * 24 * 3600,
                    help="refresh token lifetime in seconds (default 30 days)")
+    p.add_argument("--refresh-grace", type=float, default=60.0,
+                   help="seconds during which a used refresh token is answered again with the pair its first use "
+                        "issued (default 60; 0 turns the grace off)")
     p.add_argument("--max-upload-bytes", type=int, default=20 * 1024 * 1024,
                    help="largest request body accepted; larger ones get 413 (default 20 MiB)")
     p.add_argument("--fault-rate", type=rate, default=0.0, help="share of API requests answered with an injected error")
@@ -193,6 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency-ms", type=int, default=0, help="delay added to every API request")
     p.add_argument("--drop-after-commit-rate", type=rate, default=0.0,
                    help="share of committed writes whose connection is closed without a response")
+    p.add_argument("--drop-refresh-rate", type=rate, default=0.0,
+                   help="share of token refreshes whose answer is lost after the rotation is committed")
     p.add_argument("--refuse-refresh", action="store_true", help="answer every /auth/refresh with 401")
     p.add_argument("--seed", type=int, help="seed for the fault dice (deterministic fault sequences)")
     p.add_argument("--verify-score", action="store_true",
@@ -250,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         uploads_dir=uploads_dir,
         access_ttl=args.access_ttl,
         refresh_ttl=args.refresh_ttl,
+        refresh_grace=args.refresh_grace,
         max_upload_bytes=args.max_upload_bytes,
         admin=args.admin,
         verify_score=args.verify_score,
@@ -259,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             latency_ms=args.latency_ms,
             drop_after_commit_rate=args.drop_after_commit_rate,
             refuse_refresh=args.refuse_refresh,
+            drop_refresh_rate=args.drop_refresh_rate,
             fault_status=args.fault_status,
         ),
     )

@@ -239,8 +239,10 @@ def test_every_documented_status_conforms(contract_server: DevServer) -> None:
                                                   headers={"Content-Type": "application/json"}), 400)
     pair = conforms("/auth/refresh", "POST", requests.post(
         f"{api}/auth/refresh", json={"refresh_token": login["refresh_token"]}), 200)
-    conforms("/auth/refresh", "POST", requests.post(
-        f"{api}/auth/refresh", json={"refresh_token": login["refresh_token"]}), 401)
+    replayed = conforms("/auth/refresh", "POST", requests.post(
+        f"{api}/auth/refresh", json={"refresh_token": login["refresh_token"]}), 200)
+    assert replayed == pair  # a reuse within the grace period: the same pair
+    conforms("/auth/refresh", "POST", requests.post(f"{api}/auth/refresh", json={"refresh_token": "0" * 64}), 401)
     h = {"Authorization": f"Bearer {pair['access_token']}"}
     conforms("/auth/me", "GET", requests.get(f"{api}/auth/me", headers=h), 200)
     conforms("/auth/me", "GET", requests.get(f"{api}/auth/me"), 401)

@@ -150,8 +150,7 @@ def test_login_me_refresh_rotation_and_logout(server: DevServer) -> None:
     assert set(second) == {"access_token", "refresh_token", "token_type", "expires_in"}
     assert second["refresh_token"] != first and second["access_token"] != data["access_token"]
     assert requests.get(f"{server.api}/auth/me", headers=auth(second["access_token"])).status_code == 200
-    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": first})
-    assert r.status_code == 401 and "already used" in envelope_error(r)
+    # (a reuse within the grace period is answered with the same pair: test_refresh_grace_*)
     r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": "0" * 64})
     assert r.status_code == 401
     r = requests.post(f"{server.api}/auth/refresh", json={})
@@ -165,6 +164,57 @@ def test_login_me_refresh_rotation_and_logout(server: DevServer) -> None:
     # best effort: an empty body or an unknown token is fine
     assert requests.post(f"{server.api}/auth/logout").status_code == 200
     assert requests.post(f"{server.api}/auth/logout", json={"refresh_token": "nope"}).status_code == 200
+
+
+def test_refresh_grace_replays_the_same_pair(server: DevServer) -> None:
+    login = server.login()
+    first = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert first.status_code == 200
+    # the answer was lost (say): the same old token again gets the same new pair, byte for byte
+    again = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert again.status_code == 200 and again.content == first.content
+    assert again.headers["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first.headers
+    pair = envelope_data(again)
+    assert requests.get(f"{server.api}/auth/me", headers=auth(pair["access_token"])).status_code == 200
+    # the new refresh token rotates as usual
+    third = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": pair["refresh_token"]})
+    assert third.status_code == 200 and envelope_data(third)["refresh_token"] != pair["refresh_token"]
+    # once that session is logged out, the old token's replay is refused too
+    latest = envelope_data(third)["refresh_token"]
+    assert requests.post(f"{server.api}/auth/logout", json={"refresh_token": latest},
+                         headers=auth(envelope_data(third)["access_token"])).status_code == 200
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": pair["refresh_token"]})
+    assert r.status_code == 401 and "revoked" in envelope_error(r)
+
+
+def test_refresh_grace_ends(start_server) -> None:
+    server = start_server("--refresh-grace", "0.5")
+    login = server.login()
+    assert requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]}).status_code == 200
+    time.sleep(1.0)
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 401 and "already used" in envelope_error(r) and "0.5 s" in envelope_error(r)
+
+
+def test_no_refresh_grace(start_server) -> None:
+    server = start_server("--refresh-grace", "0")
+    login = server.login()
+    assert requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]}).status_code == 200
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 401 and "already used" in envelope_error(r)
+
+
+def test_lost_refresh_answer_is_recovered_by_the_grace(server: DevServer) -> None:
+    login = server.login()
+    server.admin("faults", {"drop_refresh_rate": 1.0})
+    with pytest.raises(requests.exceptions.ConnectionError):
+        requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert server.stats()["requests"]["POST /api/v1/auth/refresh"].get("dropped", 0) >= 1
+    server.admin("reset-faults")
+    # the rotation was committed, the client never heard: the retry gets that pair
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 200 and r.headers["Idempotent-Replayed"] == "true"
+    assert requests.get(f"{server.api}/auth/me", headers=auth(envelope_data(r)["access_token"])).status_code == 200
 
 
 def test_expire_tokens_now_then_refresh(server: DevServer) -> None:
