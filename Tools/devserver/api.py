@@ -43,6 +43,7 @@ log = logging.getLogger("devserver")
 API = "/api/v1"
 DROP_FLAG = "devserver.drop_connection"
 WRITE_ENDPOINTS = ("upload_photo", "create_inspection", "create_issue")
+OUTAGE_PATHS = (API + "/photos/upload",)
 
 
 @dataclasses.dataclass
@@ -72,6 +73,8 @@ class Config:
     verify_score: bool = False
     seed: int | None = None
     faults: Faults = dataclasses.field(default_factory=Faults)
+    profile: str = "contract"
+    photo_outage_seconds: float = 0.0
 
 
 class State:
@@ -86,6 +89,8 @@ class State:
         self.connections = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        # Photo uploads answer 500 until this time.monotonic() value.
+        self.outage_until = time.monotonic() + config.photo_outage_seconds
 
     def roll(self, rate: float) -> bool:
         if rate <= 0:
@@ -212,7 +217,8 @@ def create_app(config: Config, store: Store) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     state = State(config, store)
     app.extensions["devserver"] = state
-    contract = Contract(config.openapi_path)
+    reference = config.profile == "reference"
+    contract = Contract(config.openapi_path, without_extensions=reference)
     config.uploads_dir.mkdir(parents=True, exist_ok=True)
 
     # -- faults, latency, stats ---------------------------------------------
@@ -236,6 +242,8 @@ def create_app(config: Config, store: Store) -> Flask:
         faults = state.faults
         if faults.latency_ms > 0:
             time.sleep(faults.latency_ms / 1000.0)
+        if state.outage_until > time.monotonic() and any(path.startswith(p) for p in OUTAGE_PATHS):
+            return error_response(500, "photo storage unavailable (injected outage)")
         if state.roll(faults.fault_rate):
             headers = {"Retry-After": "1"} if faults.fault_status == 429 else None
             message = "too many requests (injected fault)" if faults.fault_status == 429 else "internal server error (injected fault)"
@@ -360,6 +368,8 @@ def create_app(config: Config, store: Store) -> Flask:
             if row is None or not check_password_hash(row["password_hash"], password):
                 raise ApiError(401, "invalid username or password")
             tokens = issue_tokens(c, row["id"], row["username"], row["role"])
+        if reference:
+            return envelope(tokens)  # tokens only: the client asks GET /auth/me who it is
         return envelope({**tokens, "user": user_json(row)})
 
     @app.post(f"{API}/auth/refresh")
@@ -414,6 +424,8 @@ def create_app(config: Config, store: Store) -> Flask:
 
     @app.post(f"{API}/auth/logout")
     def logout() -> Response:
+        if reference:
+            authenticated()  # the reference backend's logout needs the access token (401 without)
         token = json_body(optional=True).get("refresh_token")
         if token:
             with store.write() as c:
@@ -429,6 +441,8 @@ def create_app(config: Config, store: Store) -> Flask:
         return {"id": row["id"], "facility_id": row["facility_id"], "name": row["name"], "area_type": row["area_type"]}
 
     def template_json(row: Any) -> dict[str, Any]:
+        if reference:  # no versions: a template is known by its content
+            return {"id": row["id"], "name": row["name"], "form_schema": json.loads(row["form_schema"])}
         return {"id": row["id"], "name": row["name"], "version": row["version"],
                 "form_schema": json.loads(row["form_schema"])}
 
@@ -447,6 +461,8 @@ def create_app(config: Config, store: Store) -> Flask:
                 "id": f["id"], "name": f["name"], "address": f["address"], "project_name": f["project_name"],
                 "areas": [area_json(a) for a in areas if a["facility_id"] == f["id"]],
             })
+            if reference:
+                del out[-1]["areas"]  # areas only through GET /facilities/{id}/areas
         return envelope(out)
 
     @app.get(f"{API}/facilities/<facility_id>/areas")
@@ -479,6 +495,16 @@ def create_app(config: Config, store: Store) -> Flask:
     # -- idempotent writes ---------------------------------------------------
 
     def idempotent(user: Any, fingerprint: bytes, action: Callable[[Any], tuple[int, Any]]) -> Response:
+        if reference:
+            # The reference backend has no idempotency: every request that
+            # passes validation is a new write (a lost answer and a retry make
+            # two records, unless the client looks first).
+            with store.write() as c:
+                status, data = action(c)
+            body = dump({"ok": True, "data": data, "error": None})
+            if state.roll(state.faults.drop_after_commit_rate):
+                request.environ[DROP_FLAG] = True
+            return Response(body, status=status, mimetype="application/json")
         key = request.headers["Idempotency-Key"]  # required and well-formed, by the document
         digest = sha256_hex(f"{request.method} {request.path}\n".encode() + fingerprint)
         with store.write() as c:
@@ -588,7 +614,9 @@ def create_app(config: Config, store: Store) -> Flask:
             # The shape is the document's (checked before the view); here
             # are the rules that need the data: records exist and fit.
             body = raw
-            client_id = str(uuid.UUID(body["client_id"]))
+            # The reference backend has no client_id: one sent is ignored
+            # (the row gets a server-made one, never shown).
+            client_id = str(uuid.uuid4()) if reference or "client_id" not in body else str(uuid.UUID(body["client_id"]))
             template_id = record_id(body["template_id"])
             tpl = c.execute("SELECT * FROM templates WHERE id = ?", (template_id,)).fetchone()
             if tpl is None:
@@ -655,7 +683,9 @@ def create_app(config: Config, store: Store) -> Flask:
 
         def action(c: Any) -> tuple[int, Any]:
             body = raw  # shaped by the document
-            client_id = str(uuid.UUID(body["client_id"]))
+            # The reference backend has no client_id: one sent is ignored
+            # (the row gets a server-made one, never shown).
+            client_id = str(uuid.uuid4()) if reference or "client_id" not in body else str(uuid.UUID(body["client_id"]))
             inspection_id = record_id(body["inspection_id"])
             insp = c.execute("SELECT * FROM inspections WHERE id = ?", (inspection_id,)).fetchone()
             if insp is None:
@@ -738,12 +768,16 @@ def create_app(config: Config, store: Store) -> Flask:
             }
             for r in rows
         ]
+        if reference:
+            for item in items:
+                del item["client_id"]
+                del item["template_version"]
         return envelope({"inspections": items, "total": total})
 
     # -- test-only admin -----------------------------------------------------
 
     FAULT_KEYS = ("fault_rate", "latency_ms", "drop_after_commit_rate", "expire_tokens_now",
-                  "refuse_refresh", "fault_status", "fault_paths", "drop_refresh_rate")
+                  "refuse_refresh", "fault_status", "fault_paths", "drop_refresh_rate", "photo_outage_seconds")
 
     @app.post("/__admin/faults")
     def admin_faults() -> Response:
@@ -773,6 +807,11 @@ def create_app(config: Config, store: Store) -> Flask:
             if paths is not None and (not isinstance(paths, list) or not all(isinstance(p, str) and p.startswith("/") for p in paths)):
                 raise invalid("fault_paths", "must be null or an array of path prefixes starting with /")
             new.fault_paths = paths
+        if "photo_outage_seconds" in body:
+            value = body["photo_outage_seconds"]
+            if not is_number(value) or not 0 <= value <= 86400:
+                raise invalid("photo_outage_seconds", "must be a number of seconds from 0 to 86400 (0 ends an outage)")
+            state.outage_until = time.monotonic() + float(value)
         expire = body.get("expire_tokens_now", False)
         if not isinstance(expire, bool):
             raise invalid("expire_tokens_now", "must be true or false")
@@ -780,13 +819,46 @@ def create_app(config: Config, store: Store) -> Flask:
         if expire:
             store.bump_token_epoch()
         log.info("faults now %s%s", new.as_dict(), " (access tokens expired)" if expire else "")
-        return envelope({**new.as_dict(), "token_epoch": store.token_epoch()})
+        return envelope({**new.as_dict(), "photo_outage_remaining": outage_remaining(),
+                         "token_epoch": store.token_epoch()})
+
+    def outage_remaining() -> float:
+        return round(max(0.0, state.outage_until - time.monotonic()), 3)
+
+    @app.get("/__admin/records")
+    def admin_records() -> Response:
+        """Every inspection, issue and upload record as stored, for tests that
+        check what reached the server (exactly once, photos attached)."""
+        with store.read() as c:
+            inspections = [
+                {"id": r["id"], "client_id": r["client_id"], "user_id": r["user_id"],
+                 "template_id": r["template_id"], "facility_id": r["facility_id"], "area_id": r["area_id"],
+                 "form_data": json.loads(r["form_data"]), "overall_score": r["overall_score"],
+                 "started_at": r["started_at"], "completed_at": r["completed_at"],
+                 "parent_inspection_id": r["parent_inspection_id"]}
+                for r in c.execute("SELECT * FROM inspections ORDER BY id")
+            ]
+            issues = [
+                {"id": r["id"], "client_id": r["client_id"], "inspection_id": r["inspection_id"],
+                 "facility_id": r["facility_id"], "severity": r["severity"], "description": r["description"],
+                 "photo_path": r["photo_path"]}
+                for r in c.execute("SELECT * FROM issues ORDER BY id")
+            ]
+            photos = [
+                {"id": r["id"], "path": r["path"], "sha256": r["sha256"], "size": r["size"],
+                 "entity_type": r["entity_type"], "field_id": r["field_id"]}
+                for r in c.execute("SELECT * FROM photos ORDER BY id")
+            ]
+        files = sorted(p.name for p in config.uploads_dir.iterdir() if not p.name.endswith(".tmp"))
+        return envelope({"inspections": inspections, "issues": issues, "photos": photos, "files": files})
 
     @app.post("/__admin/reset-faults")
     def admin_reset_faults() -> Response:
         state.faults = Faults()
+        state.outage_until = 0.0
         log.info("faults reset")
-        return envelope({**state.faults.as_dict(), "token_epoch": store.token_epoch()})
+        return envelope({**state.faults.as_dict(), "photo_outage_remaining": 0.0,
+                         "token_epoch": store.token_epoch()})
 
     @app.get("/__admin/stats")
     def admin_stats() -> Response:
@@ -799,7 +871,8 @@ def create_app(config: Config, store: Store) -> Flask:
             "requests": requests,
             "connections": connections,
             "max_in_flight": max_in_flight,
-            "faults": state.faults.as_dict(),
+            "faults": {**state.faults.as_dict(), "photo_outage_remaining": outage_remaining()},
+            "profile": config.profile,
             "token_epoch": store.token_epoch(),
         })
 

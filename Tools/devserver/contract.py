@@ -84,13 +84,38 @@ def schema_errors(exc: BaseException) -> list[Any]:
     return []
 
 
+def strip_extensions(node: Any) -> None:
+    """The document as the reference backend has it: what the document marks
+    as this project's extension becomes optional. A parameter with
+    `x-jqc-extension` is no longer required; a property named in a schema's
+    `x-jqc-extension-properties` leaves that schema's `required` list (a
+    client may still send it: the reference backend ignores it)."""
+    if isinstance(node, dict):
+        if "x-jqc-extension" in node and node.get("in") in ("header", "query"):
+            node["required"] = False
+        extension_properties = node.get("x-jqc-extension-properties")
+        if isinstance(extension_properties, dict) and isinstance(node.get("required"), list):
+            node["required"] = [name for name in node["required"] if name not in extension_properties]
+            if not node["required"]:
+                del node["required"]
+        for value in node.values():
+            strip_extensions(value)
+    elif isinstance(node, list):
+        for value in node:
+            strip_extensions(value)
+
+
 class Contract:
     """The document, loaded once, and the checks made with it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, without_extensions: bool = False) -> None:
         self.path = path
-        self.openapi = OpenAPI.from_file_path(str(path))
         self.raw: dict[str, Any] = self._load_yaml(path)
+        if without_extensions:
+            strip_extensions(self.raw)
+            self.openapi = OpenAPI.from_dict(self.raw)
+        else:
+            self.openapi = OpenAPI.from_file_path(str(path))
         self._templates = [
             (re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(p)) + "$"), p)
             for p in self.raw.get("paths", {})

@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free port (default 8080)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
     p.add_argument("--db", type=Path, help="SQLite database file (default: a new temporary file, removed on exit)")
+    p.add_argument("--profile", choices=("contract", "reference"), default="contract",
+                   help="contract: all of Schemas/openapi.yaml (default); reference: the reference app's backend, "
+                        "without the document's extensions (no idempotency, no client_id, areas only by facility, "
+                        "templates without version, a tokens-only login, logout behind the access token)")
+    p.add_argument("--photo-outage-seconds", type=float, default=0.0,
+                   help="photo uploads answer 500 for this many seconds from the start")
     p.add_argument("--openapi", type=Path, default=HERE.parent.parent / "Schemas" / "openapi.yaml",
                    help="the OpenAPI document requests are validated against (default Schemas/openapi.yaml)")
     p.add_argument("--fixtures", type=Path, default=HERE.parent / "fixtures",
@@ -252,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     config = Config(
         db_path=db_path,
         openapi_path=args.openapi,
+        profile=args.profile,
+        photo_outage_seconds=args.photo_outage_seconds,
         uploads_dir=uploads_dir,
         access_ttl=args.access_ttl,
         refresh_ttl=args.refresh_ttl,
@@ -330,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"listening on http://{host_text}:{port}", flush=True)
     log.info("db %s, uploads %s, users %s, admin %s, %d threads", db_path, uploads_dir,
              ", ".join(u["username"] for u in users), "on" if args.admin else "off", args.threads)
+    log.info("profile %s", args.profile)
     try:
         server.run()
     except SystemExit:

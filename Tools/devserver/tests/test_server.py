@@ -736,3 +736,71 @@ def test_serves_requests_concurrently(server: DevServer, token: str) -> None:
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         assert list(pool.map(fetch, range(8))) == [200] * 8
     assert server.stats()["max_in_flight"] >= 8
+
+
+# -- the reference profile and the photo outage ------------------------------
+
+
+def test_reference_profile_behaves_like_the_reference_backend(start_server) -> None:
+    server = start_server("--profile", "reference", "--admin")
+    r = requests.post(f"{server.api}/auth/login", json={"username": "inspector", "password": "inspector-pass"})
+    login = envelope_data(r)
+    assert set(login) == {"access_token", "refresh_token", "token_type", "expires_in"}  # no "user"
+    token = login["access_token"]
+    assert envelope_data(requests.get(f"{server.api}/auth/me", headers=auth(token)))["username"] == "inspector"
+
+    facilities = envelope_data(requests.get(f"{server.api}/facilities", headers=auth(token)))
+    assert facilities and all("areas" not in f for f in facilities)
+    areas = envelope_data(requests.get(f"{server.api}/facilities/101/areas", headers=auth(token)))
+    assert [a["id"] for a in areas] == [1001, 1002]
+    templates = envelope_data(requests.get(f"{server.api}/templates", headers=auth(token)))
+    assert templates and all("version" not in t for t in templates)
+    assert "version" not in envelope_data(requests.get(f"{server.api}/templates/11", headers=auth(token)))
+
+    # no idempotency: no key needed, a key and a client_id change nothing, every request is a record
+    body = inspection_body()
+    without_client_id = {k: v for k, v in body.items() if k != "client_id"}
+    first = requests.post(f"{server.api}/inspections", json=without_client_id, headers=auth(token))
+    assert first.status_code == 201, first.text
+    key = new_key()
+    second = post_inspection(server, token, body, key)
+    third = post_inspection(server, token, body, key)
+    assert second.status_code == 201 and third.status_code == 201
+    assert "Idempotent-Replayed" not in third.headers
+    ids = {envelope_data(r)["id"] for r in (first, second, third)}
+    assert len(ids) == 3 and server.stats()["inspections"] == 3
+    history = envelope_data(requests.get(f"{server.api}/inspections", headers=auth(token)))
+    assert history["total"] == 3
+    assert all("client_id" not in i and "template_version" not in i for i in history["inspections"])
+    issue = {"inspection_id": min(ids), "facility_id": 101, "severity": "low", "description": "Dusty vents"}
+    assert requests.post(f"{server.api}/issues", json=issue, headers=auth(token)).status_code == 201
+    # the shapes are still the document's: an unknown field or a bad value is refused
+    r = requests.post(f"{server.api}/issues", json={**issue, "severity": "urgent"}, headers=auth(token))
+    assert r.status_code == 422 and envelope_error(r).startswith("severity")
+
+    # logout needs the access token here
+    r = requests.post(f"{server.api}/auth/logout", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 401
+    r = requests.post(f"{server.api}/auth/logout", json={"refresh_token": login["refresh_token"]},
+                      headers=auth(token))
+    assert r.status_code == 200
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 401 and "revoked" in envelope_error(r)
+
+
+def test_photo_outage_from_the_start_and_at_run_time(start_server) -> None:
+    server = start_server("--photo-outage-seconds", "600", "--admin")
+    token = server.login()["access_token"]
+    r = upload(server, token, JPEG + uuid.uuid4().bytes, new_key())
+    assert r.status_code == 500 and "outage" in envelope_error(r)
+    # only uploads are out
+    assert requests.get(f"{server.api}/templates", headers=auth(token)).status_code == 200
+    assert server.stats()["faults"]["photo_outage_remaining"] > 500
+    server.admin("faults", {"photo_outage_seconds": 0})
+    assert upload(server, token, JPEG + uuid.uuid4().bytes, new_key()).status_code == 201
+    server.admin("faults", {"photo_outage_seconds": 600})
+    assert upload(server, token, JPEG + uuid.uuid4().bytes, new_key()).status_code == 500
+    server.admin("reset-faults")
+    assert upload(server, token, JPEG + uuid.uuid4().bytes, new_key()).status_code == 201
+    records = server.admin_get("records")
+    assert len(records["photos"]) == 2 and len(records["files"]) == 2
