@@ -56,7 +56,7 @@ CHAOS_SECONDS = 35.0
 CHAOS_MAX_RUNS = 40
 OUTAGE_SECONDS = 20.0
 CLEAN_SECONDS = 40.0
-CLEAN_MAX_RUNS = 12
+CLEAN_MAX_RUNS = 20
 SYNC_RUN_LIMIT = 12.0  # a sync still running after this is killed too
 
 
@@ -115,9 +115,9 @@ class Device:
     def json(self, *args: str) -> Any:
         return json.loads(self.ok("--json", *args))
 
-    def sync(self) -> subprocess.Popen[str]:
-        return subprocess.Popen([str(self.binary), "sync"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                text=True, env=self.env)
+    def sync(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([str(self.binary), "sync", *args], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, text=True, env=self.env)
 
     def record(self) -> str:
         """One submitted inspection: answers, a photo in its image field, an
@@ -180,28 +180,29 @@ def compare(device: Device, records: dict[str, Any]) -> list[str]:
                    and same_instant(instant(s["started_at"]), started)
                    and same_instant(instant(s["completed_at"]), completed)]
         name = f"inspection {item['id'][:8]}"
+        for record in matches:
+            by_server_id[record["id"]] = item["id"]
         if len(matches) != 1:
             problems.append(f"{name} is on the server {len(matches)} times (ids {[m['id'] for m in matches]})")
-            continue
-        record = matches[0]
-        by_server_id[record["id"]] = item["id"]
+        elif str(show["sync"].get("server_id")) != str(matches[0]["id"]):
+            problems.append(f"{name}: the ledger adopted server id {show['sync'].get('server_id')}, "
+                            f"the server's record is {matches[0]['id']}")
         if show["sync"]["state"] != "synced":
             problems.append(f"{name}: the ledger says {show['sync']['state']!r}, not synced")
-        if str(show["sync"].get("server_id")) != str(record["id"]):
-            problems.append(f"{name}: the ledger adopted server id {show['sync'].get('server_id')}, "
-                            f"the server's record is {record['id']}")
-        for photo in show["photos"]:
-            if photo.get("issue_id"):
-                continue
-            value = record["form_data"].get(str(photo["field_id"]))
-            expected = f"/uploads/{photo['sha256']}."
-            if not (isinstance(value, str) and value.startswith(expected)):
-                problems.append(f"{name}: field {photo['field_id']} holds {value!r} on the server, "
-                                f"not its photo {photo['sha256'][:12]}")
-            elif value.removeprefix("/uploads/") not in files:
-                problems.append(f"{name}: field {photo['field_id']} points at {value}, which was never uploaded")
-            else:
-                references.setdefault(value, []).append(f"{name} field {photo['field_id']}")
+        for record in matches:
+            where = name if len(matches) == 1 else f"{name} (server id {record['id']})"
+            for photo in show["photos"]:
+                if photo.get("issue_id"):
+                    continue
+                value = record["form_data"].get(str(photo["field_id"]))
+                expected = f"/uploads/{photo['sha256']}."
+                if not (isinstance(value, str) and value.startswith(expected)):
+                    problems.append(f"{where}: field {photo['field_id']} holds {value!r} on the server, "
+                                    f"not its photo {photo['sha256'][:12]}")
+                elif value.removeprefix("/uploads/") not in files:
+                    problems.append(f"{where}: field {photo['field_id']} points at {value}, which was never uploaded")
+                else:
+                    references.setdefault(value, []).append(f"{where} field {photo['field_id']}")
 
     local_issues = [(inspection_id, issue) for inspection_id, show in shown.items() for issue in show["issues"]]
     if len(server_issues) != len(local_issues):
@@ -212,22 +213,23 @@ def compare(device: Device, records: dict[str, Any]) -> list[str]:
         matches = [s for s in server_issues
                    if s["description"] == issue["description"] and s["inspection_id"] in server_parent]
         if len(matches) != 1:
-            problems.append(f"{name} is on the server {len(matches)} times")
-            continue
-        record = matches[0]
-        if str(issue.get("server_id")) != str(record["id"]):
+            problems.append(f"{name} is on the server {len(matches)} times (ids {[m['id'] for m in matches]})")
+        elif str(issue.get("server_id")) != str(matches[0]["id"]):
             problems.append(f"{name}: the ledger adopted server id {issue.get('server_id')}, "
-                            f"the server's record is {record['id']}")
+                            f"the server's record is {matches[0]['id']}")
         photos = [p for p in shown[inspection_id]["photos"] if p.get("issue_id") == issue["id"]]
-        for photo in photos:
-            expected = f"/uploads/{photo['sha256']}."
-            path = record["photo_path"]
-            if not (isinstance(path, str) and path.startswith(expected)):
-                problems.append(f"{name}: photo_path is {path!r} on the server, not its photo {photo['sha256'][:12]}")
-            elif path.removeprefix("/uploads/") not in files:
-                problems.append(f"{name}: photo_path {path} was never uploaded")
-            else:
-                references.setdefault(path, []).append(name)
+        for record in matches:
+            where = name if len(matches) == 1 else f"{name} (server id {record['id']})"
+            for photo in photos:
+                expected = f"/uploads/{photo['sha256']}."
+                path = record["photo_path"]
+                if not (isinstance(path, str) and path.startswith(expected)):
+                    problems.append(f"{where}: photo_path is {path!r} on the server, "
+                                    f"not its photo {photo['sha256'][:12]}")
+                elif path.removeprefix("/uploads/") not in files:
+                    problems.append(f"{where}: photo_path {path} was never uploaded")
+                else:
+                    references.setdefault(path, []).append(where)
         if not photos:
             problems.append(f"{name}: the ledger lost its photo")
 
@@ -265,14 +267,17 @@ def test_sync_survives_chaos_exactly_once_with_every_photo(profile: str, tmp_pat
                 break
             if run % 3 == 2:
                 server.admin("faults", {"expire_tokens_now": True})
-            process = device.sync()
+            # Mostly an unattended `sync --watch`, killed at a random moment;
+            # sometimes a plain `sync`, left to finish (or killed at the limit).
+            watch = rng.random() < 0.7
+            process = device.sync("--watch", "--interval", "1") if watch else device.sync()
             runs.append(process)
             if run in (1, 4):
                 # recording while a sync runs (the sync may be killed meanwhile too)
                 for _ in range(RECORDED_DURING // 2):
                     device.record()
-            if rng.random() < 0.6:
-                time.sleep(rng.uniform(0.05, 1.5))
+            if watch:
+                time.sleep(rng.uniform(0.1, 2.5))
             else:
                 try:
                     process.wait(timeout=SYNC_RUN_LIMIT)
@@ -289,9 +294,11 @@ def test_sync_survives_chaos_exactly_once_with_every_photo(profile: str, tmp_pat
         outbox: list[Any] = device.json("outbox")
         deadline = time.monotonic() + CLEAN_SECONDS
         last = ""
-        for _ in range(CLEAN_MAX_RUNS):
+        for clean_run in range(CLEAN_MAX_RUNS):
             if not outbox or time.monotonic() > deadline:
                 break
+            if clean_run:
+                time.sleep(1.0)  # what a stalled item waits for (the scaled backoff) comes due
             done = device.run("sync", timeout=CLEAN_SECONDS)
             last = done.stdout + done.stderr
             outbox = device.json("outbox")
