@@ -204,6 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="share of committed writes whose connection is closed without a response")
     p.add_argument("--drop-refresh-rate", type=rate, default=0.0,
                    help="share of token refreshes whose answer is lost after the rotation is committed")
+    p.add_argument("--expire-tokens-every", type=float, default=0.0, metavar="S",
+                   help="every S seconds, expire every access token issued so far (as expire_tokens_now)")
     p.add_argument("--refuse-refresh", action="store_true", help="answer every /auth/refresh with 401")
     p.add_argument("--seed", type=int, help="seed for the fault dice (deterministic fault sequences)")
     p.add_argument("--verify-score", action="store_true",
@@ -323,6 +325,13 @@ def main(argv: list[str] | None = None) -> int:
         timer = threading.Timer(args.exit_after, stop_later, args=(f"--exit-after {args.exit_after:g}s elapsed",))
         timer.daemon = True
         timer.start()
+    if args.expire_tokens_every:
+        def expire_tokens() -> None:
+            while not stopping.wait(args.expire_tokens_every):
+                epoch = store.bump_token_epoch()
+                log.info("access tokens expired (--expire-tokens-every), epoch %d", epoch)
+
+        threading.Thread(target=expire_tokens, name="token-expiry", daemon=True).start()
     if args.exit_with_parent:
         parent = os.getppid()
 

@@ -804,3 +804,16 @@ def test_photo_outage_from_the_start_and_at_run_time(start_server) -> None:
     assert upload(server, token, JPEG + uuid.uuid4().bytes, new_key()).status_code == 201
     records = server.admin_get("records")
     assert len(records["photos"]) == 2 and len(records["files"]) == 2
+
+
+def test_expire_tokens_every(start_server) -> None:
+    server = start_server("--expire-tokens-every", "0.3")
+    login = server.login()
+    deadline = time.monotonic() + 20
+    while requests.get(f"{server.api}/auth/me", headers=auth(login["access_token"])).status_code == 200:
+        assert time.monotonic() < deadline, "the access token never expired"
+        time.sleep(0.1)
+    r = requests.get(f"{server.api}/auth/me", headers=auth(login["access_token"]))
+    assert r.status_code == 401 and "expired" in envelope_error(r)
+    fresh = envelope_data(requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]}))
+    assert fresh["access_token"] != login["access_token"]
