@@ -116,7 +116,6 @@ public final class Invocation {
         throw JQCError.noActor
     }
 
-
     func config() throws -> LedgerConfig { try LedgerConfig.load(home) }
 
     /// Whether progress lines may be drawn (stderr is a terminal).

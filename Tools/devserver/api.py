@@ -13,6 +13,7 @@ import re
 import secrets
 import threading
 import time
+import uuid
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable
@@ -22,20 +23,17 @@ from flask import Flask, Response, g, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from werkzeug.security import check_password_hash
 
+from contract import Contract
 from storage import Store
 from validate import (
-    ENTITY_TYPES,
-    IDEMPOTENCY_KEY,
-    SEVERITIES,
     UPLOAD_PATH,
     ApiError,
-    client_uuid,
     compute_score,
     format_timestamp,
     invalid,
     is_number,
+    record_id,
     require_object,
-    server_id,
     timestamp,
     validate_form_data,
 )
@@ -45,6 +43,7 @@ log = logging.getLogger("devserver")
 API = "/api/v1"
 DROP_FLAG = "devserver.drop_connection"
 WRITE_ENDPOINTS = ("upload_photo", "create_inspection", "create_issue")
+OUTAGE_PATHS = (API + "/photos/upload",)
 
 
 @dataclasses.dataclass
@@ -53,6 +52,7 @@ class Faults:
     latency_ms: int = 0
     drop_after_commit_rate: float = 0.0
     refuse_refresh: bool = False
+    drop_refresh_rate: float = 0.0
     fault_status: int = 500
     fault_paths: list[str] | None = None
 
@@ -64,13 +64,17 @@ class Faults:
 class Config:
     db_path: Path
     uploads_dir: Path
+    openapi_path: Path
     access_ttl: int = 900
     refresh_ttl: int = 30 * 24 * 3600
+    refresh_grace: float = 60.0
     max_upload_bytes: int = 20 * 1024 * 1024
     admin: bool = False
     verify_score: bool = False
     seed: int | None = None
     faults: Faults = dataclasses.field(default_factory=Faults)
+    profile: str = "contract"
+    photo_outage_seconds: float = 0.0
 
 
 class State:
@@ -83,6 +87,10 @@ class State:
         self.rng = random.Random(config.seed)
         self.requests: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         self.connections = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        # Photo uploads answer 500 until this time.monotonic() value.
+        self.outage_until = time.monotonic() + config.photo_outage_seconds
 
     def roll(self, rate: float) -> bool:
         if rate <= 0:
@@ -99,6 +107,15 @@ class State:
     def count_connection(self) -> None:
         with self.lock:
             self.connections += 1
+
+    def enter(self) -> None:
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
 
 
 # -- helpers ---------------------------------------------------------------
@@ -134,6 +151,8 @@ def _reject_constant(name: str) -> Any:
 
 
 def json_body(optional: bool = False) -> Any:
+    if "body" in g:
+        return g.body
     raw = request.get_data(cache=True)
     if not raw:
         if optional:
@@ -198,6 +217,8 @@ def create_app(config: Config, store: Store) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     state = State(config, store)
     app.extensions["devserver"] = state
+    reference = config.profile == "reference"
+    contract = Contract(config.openapi_path, without_extensions=reference)
     config.uploads_dir.mkdir(parents=True, exist_ok=True)
 
     # -- faults, latency, stats ---------------------------------------------
@@ -221,10 +242,33 @@ def create_app(config: Config, store: Store) -> Flask:
         faults = state.faults
         if faults.latency_ms > 0:
             time.sleep(faults.latency_ms / 1000.0)
+        if state.outage_until > time.monotonic() and any(path.startswith(p) for p in OUTAGE_PATHS):
+            return error_response(500, "photo storage unavailable (injected outage)")
         if state.roll(faults.fault_rate):
             headers = {"Retry-After": "1"} if faults.fault_status == 429 else None
             message = "too many requests (injected fault)" if faults.fault_status == 429 else "internal server error (injected fault)"
             return error_response(faults.fault_status, message, headers)
+        found = contract.operation(request.method, path)
+        if found is None:
+            return None  # Flask answers 404 or 405
+        _, operation = found
+        # Authentication first (401 before any complaint about the request),
+        # where the document's security requirements ask for it.
+        g.user = current_user() if contract.requires_bearer(operation) else None
+        if request.content_length and (request.mimetype == "application/json" or request.mimetype.endswith("+json")):
+            g.body = json_body()  # 400 for JSON that is not JSON (NaN, bad UTF-8), before the schema
+        # Buffer the raw body before the form is parsed: openapi-core reads the
+        # raw bytes, Flask parses its form from the same buffer.
+        request.get_data(cache=True)
+        allowed = contract.body_properties(operation, request.mimetype)
+        if request.mimetype == "multipart/form-data" and allowed is not None:
+            # openapi-core reads only the parts the schema names; the schema's
+            # additionalProperties: false is applied here, from its names.
+            for name in list(request.form.keys()) + list(request.files.keys()):
+                if name not in allowed:
+                    raise invalid(name, "unknown form field" if name in request.form else
+                                  "unknown file part (send the photo as \"file\")")
+        contract.check(request)
         return None
 
     @app.after_request
@@ -310,27 +354,27 @@ def create_app(config: Config, store: Store) -> Flask:
             raise ApiError(401, "invalid access token")
         return row
 
+    def authenticated() -> Any:
+        """The user the before-request hook authenticated (or authenticate now)."""
+        user = g.get("user")
+        return user if user is not None else current_user()
+
     @app.post(f"{API}/auth/login")
     def login() -> Response:
-        body = require_object(json_body(), ("username", "password"), ("username", "password"))
+        body = json_body()
         username, password = body["username"], body["password"]
-        if not isinstance(username, str) or not username:
-            raise invalid("username", "must be a non-empty string")
-        if not isinstance(password, str) or not password:
-            raise invalid("password", "must be a non-empty string")
         with store.write() as c:
             row = c.execute("SELECT * FROM users WHERE username = ?", (username,)).fetchone()
             if row is None or not check_password_hash(row["password_hash"], password):
                 raise ApiError(401, "invalid username or password")
             tokens = issue_tokens(c, row["id"], row["username"], row["role"])
+        if reference:
+            return envelope(tokens)  # tokens only: the client asks GET /auth/me who it is
         return envelope({**tokens, "user": user_json(row)})
 
     @app.post(f"{API}/auth/refresh")
     def refresh() -> Response:
-        body = require_object(json_body(), ("refresh_token",), ("refresh_token",))
-        token = body["refresh_token"]
-        if not isinstance(token, str) or not token:
-            raise invalid("refresh_token", "must be a non-empty string")
+        token = json_body()["refresh_token"]
         if state.faults.refuse_refresh:
             raise ApiError(401, "refresh refused (injected fault): log in again")
         now = time.time()
@@ -345,23 +389,44 @@ def create_app(config: Config, store: Store) -> Flask:
             if row["revoked_at"] is not None:
                 raise ApiError(401, "refresh token revoked")
             if row["used_at"] is not None:
-                raise ApiError(401, "refresh token already used (tokens rotate on every refresh)")
+                # A used token presented again within the grace period (its
+                # answer was lost, or the client crashed before keeping it)
+                # gets the very pair its first use issued, unless that
+                # session has since been logged out.
+                grace = config.refresh_grace
+                if grace > 0 and now - row["used_at"] <= grace and row["successor_hash"] and row["replay_body"]:
+                    successor = c.execute("SELECT revoked_at FROM refresh_tokens WHERE token_hash = ?",
+                                          (row["successor_hash"],)).fetchone()
+                    if successor is not None and successor["revoked_at"] is not None:
+                        raise ApiError(401, "refresh token revoked")
+                    replay = Response(row["replay_body"], status=200, mimetype="application/json")
+                    replay.headers["Idempotent-Replayed"] = "true"
+                    return replay
+                raise ApiError(401, "refresh token already used (tokens rotate on every refresh; "
+                                    f"a reuse is answered only within {grace:g} s of the first)")
             if row["expires_at"] <= now:
                 raise ApiError(401, "refresh token expired")
-            c.execute("UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ?", (now, row["token_hash"]))
             tokens = issue_tokens(c, row["user_id"], row["username"], row["role"])
-        return envelope(tokens)
+            body = dump({"ok": True, "data": tokens, "error": None})
+            c.execute(
+                "UPDATE refresh_tokens SET used_at = ?, successor_hash = ?, replay_body = ? WHERE token_hash = ?",
+                (now, sha256_hex(tokens["refresh_token"].encode()), body if config.refresh_grace > 0 else None,
+                 row["token_hash"]),
+            )
+        # Rotated and committed. Now, perhaps, lose the answer.
+        if state.roll(state.faults.drop_refresh_rate):
+            request.environ[DROP_FLAG] = True
+        return Response(body, status=200, mimetype="application/json")
 
     @app.get(f"{API}/auth/me")
     def me() -> Response:
-        return envelope(user_json(current_user()))
+        return envelope(user_json(authenticated()))
 
     @app.post(f"{API}/auth/logout")
     def logout() -> Response:
-        body = require_object(json_body(optional=True), ("refresh_token",), ())
-        token = body.get("refresh_token")
-        if token is not None and not isinstance(token, str):
-            raise invalid("refresh_token", "must be a string")
+        if reference:
+            authenticated()  # the reference backend's logout needs the access token (401 without)
+        token = json_body(optional=True).get("refresh_token")
         if token:
             with store.write() as c:
                 c.execute(
@@ -376,17 +441,17 @@ def create_app(config: Config, store: Store) -> Flask:
         return {"id": row["id"], "facility_id": row["facility_id"], "name": row["name"], "area_type": row["area_type"]}
 
     def template_json(row: Any) -> dict[str, Any]:
+        if reference:  # no versions: a template is known by its content
+            return {"id": row["id"], "name": row["name"], "form_schema": json.loads(row["form_schema"])}
         return {"id": row["id"], "name": row["name"], "version": row["version"],
                 "form_schema": json.loads(row["form_schema"])}
 
     def path_id(raw: str, what: str) -> int:
-        if not re.fullmatch(r"[0-9]{1,18}", raw):
-            raise ApiError(404, f"{what} {raw!r} not found")
-        return int(raw)
+        return int(raw)  # the document's path parameter schema made it an integer (else 404)
 
     @app.get(f"{API}/facilities")
     def facilities() -> Response:
-        current_user()
+        authenticated()
         with store.read() as c:
             rows = c.execute("SELECT * FROM facilities ORDER BY position, id").fetchall()
             areas = c.execute("SELECT * FROM areas ORDER BY position, id").fetchall()
@@ -396,11 +461,13 @@ def create_app(config: Config, store: Store) -> Flask:
                 "id": f["id"], "name": f["name"], "address": f["address"], "project_name": f["project_name"],
                 "areas": [area_json(a) for a in areas if a["facility_id"] == f["id"]],
             })
+            if reference:
+                del out[-1]["areas"]  # areas only through GET /facilities/{id}/areas
         return envelope(out)
 
     @app.get(f"{API}/facilities/<facility_id>/areas")
     def facility_areas(facility_id: str) -> Response:
-        current_user()
+        authenticated()
         fid = path_id(facility_id, "facility")
         with store.read() as c:
             if c.execute("SELECT 1 FROM facilities WHERE id = ?", (fid,)).fetchone() is None:
@@ -410,14 +477,14 @@ def create_app(config: Config, store: Store) -> Flask:
 
     @app.get(f"{API}/templates")
     def templates() -> Response:
-        current_user()
+        authenticated()
         with store.read() as c:
             rows = c.execute("SELECT * FROM templates ORDER BY position, id").fetchall()
         return envelope([template_json(t) for t in rows])
 
     @app.get(f"{API}/templates/<template_id>")
     def template(template_id: str) -> Response:
-        current_user()
+        authenticated()
         tid = path_id(template_id, "template")
         with store.read() as c:
             row = c.execute("SELECT * FROM templates WHERE id = ?", (tid,)).fetchone()
@@ -428,11 +495,17 @@ def create_app(config: Config, store: Store) -> Flask:
     # -- idempotent writes ---------------------------------------------------
 
     def idempotent(user: Any, fingerprint: bytes, action: Callable[[Any], tuple[int, Any]]) -> Response:
-        key = request.headers.get("Idempotency-Key")
-        if key is None or key == "":
-            raise ApiError(400, "Idempotency-Key header is required on this request")
-        if not IDEMPOTENCY_KEY.match(key):
-            raise ApiError(400, "Idempotency-Key must be 1 to 255 printable ASCII characters without spaces")
+        if reference:
+            # The reference backend has no idempotency: every request that
+            # passes validation is a new write (a lost answer and a retry make
+            # two records, unless the client looks first).
+            with store.write() as c:
+                status, data = action(c)
+            body = dump({"ok": True, "data": data, "error": None})
+            if state.roll(state.faults.drop_after_commit_rate):
+                request.environ[DROP_FLAG] = True
+            return Response(body, status=status, mimetype="application/json")
+        key = request.headers["Idempotency-Key"]  # required and well-formed, by the document
         digest = sha256_hex(f"{request.method} {request.path}\n".encode() + fingerprint)
         with store.write() as c:
             row = c.execute(
@@ -467,7 +540,7 @@ def create_app(config: Config, store: Store) -> Flask:
 
     @app.post(f"{API}/photos/upload")
     def upload_photo() -> Response:
-        user = current_user()
+        user = authenticated()
         if request.mimetype != "multipart/form-data":
             raise ApiError(400, "Content-Type must be multipart/form-data")
         try:
@@ -485,28 +558,18 @@ def create_app(config: Config, store: Store) -> Flask:
         })
 
         def action(c: Any) -> tuple[int, Any]:
-            for name, _ in fields:
-                if name not in ("entity_type", "field_id"):
-                    raise invalid(name, "unknown form field")
-            for name, _, _ in file_parts:
-                if name != "file":
-                    raise invalid(name, "unknown file part (send the photo as \"file\")")
-            if len(file_parts) == 0:
-                raise invalid("file", "is required")
-            if len(file_parts) > 1:
+            # The document has checked the parts' names and values; what a
+            # schema of a form cannot say is that each part comes once.
+            if len(file_parts) != 1:
                 raise invalid("file", "send exactly one file")
             values = form.getlist("entity_type")
             if len(values) != 1:
-                raise invalid("entity_type", "is required (inspection or issue)")
+                raise invalid("entity_type", "send it once (inspection or issue)")
             entity_type = values[0]
-            if entity_type not in ENTITY_TYPES:
-                raise invalid("entity_type", "must be inspection or issue")
             field_ids = form.getlist("field_id")
             if len(field_ids) > 1:
                 raise invalid("field_id", "send at most one field_id")
             field_id = field_ids[0] if field_ids else None
-            if field_id is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", field_id):
-                raise invalid("field_id", "must be 1 to 64 letters, digits, '_', '.' or '-'")
             _, storage, data = file_parts[0]
             if not data:
                 raise invalid("file", "is empty")
@@ -531,7 +594,7 @@ def create_app(config: Config, store: Store) -> Flask:
 
     @app.get("/uploads/<name>")
     def get_upload(name: str) -> Response:
-        current_user()
+        authenticated()
         if not UPLOAD_PATH.match(f"/uploads/{name}"):
             raise ApiError(404, "not found")
         target = config.uploads_dir / name
@@ -542,28 +605,26 @@ def create_app(config: Config, store: Store) -> Flask:
         resp.headers["Cache-Control"] = "private, max-age=31536000, immutable"
         return resp
 
-    INSPECTION_KEYS = (
-        "client_id", "template_id", "facility_id", "area_id", "form_data", "overall_score",
-        "started_at", "completed_at", "parent_inspection_id", "follow_up_required",
-    )
-    INSPECTION_REQUIRED = ("client_id", "template_id", "facility_id", "form_data", "started_at", "completed_at")
-
     @app.post(f"{API}/inspections")
     def create_inspection() -> Response:
-        user = current_user()
+        user = authenticated()
         raw = json_body()
 
         def action(c: Any) -> tuple[int, Any]:
-            body = require_object(raw, INSPECTION_KEYS, INSPECTION_REQUIRED)
-            client_id = client_uuid(body)
-            template_id = server_id(body, "template_id")
+            # The shape is the document's (checked before the view); here
+            # are the rules that need the data: records exist and fit.
+            body = raw
+            # The reference backend has no client_id: one sent is ignored
+            # (the row gets a server-made one, never shown).
+            client_id = str(uuid.uuid4()) if reference or "client_id" not in body else str(uuid.UUID(body["client_id"]))
+            template_id = record_id(body["template_id"])
             tpl = c.execute("SELECT * FROM templates WHERE id = ?", (template_id,)).fetchone()
             if tpl is None:
                 raise invalid("template_id", f"template {template_id} does not exist")
-            facility_id = server_id(body, "facility_id")
+            facility_id = record_id(body["facility_id"])
             if c.execute("SELECT 1 FROM facilities WHERE id = ?", (facility_id,)).fetchone() is None:
                 raise invalid("facility_id", f"facility {facility_id} does not exist")
-            area_id = server_id(body, "area_id", nullable=True)
+            area_id = record_id(body.get("area_id"))
             if area_id is not None:
                 area = c.execute("SELECT * FROM areas WHERE id = ?", (area_id,)).fetchone()
                 if area is None:
@@ -573,9 +634,6 @@ def create_app(config: Config, store: Store) -> Flask:
             fields = json.loads(tpl["form_schema"])["fields"]
             form_data = validate_form_data(body["form_data"], fields, lambda p: photo_exists(c, p))
             score = body.get("overall_score")
-            if score is not None:
-                if not is_number(score) or not 0 <= score <= 100:
-                    raise invalid("overall_score", "must be a number from 0 to 100, or null")
             if config.verify_score:
                 expected = compute_score(form_data, fields)
                 if (expected is None) != (score is None) or (
@@ -586,7 +644,7 @@ def create_app(config: Config, store: Store) -> Flask:
             completed = timestamp(body, "completed_at")
             if completed < started:
                 raise invalid("completed_at", "must not be before started_at")
-            parent_id = server_id(body, "parent_inspection_id", nullable=True)
+            parent_id = record_id(body.get("parent_inspection_id"))
             if parent_id is not None:
                 parent = c.execute("SELECT * FROM inspections WHERE id = ?", (parent_id,)).fetchone()
                 if parent is None:
@@ -597,8 +655,6 @@ def create_app(config: Config, store: Store) -> Flask:
                         f"inspection {parent_id} has a different template or facility than this re-inspection",
                     )
             follow_up = body.get("follow_up_required", False)
-            if not isinstance(follow_up, bool):
-                raise invalid("follow_up_required", "must be true or false")
 
             existing = c.execute("SELECT id, user_id FROM inspections WHERE client_id = ?", (client_id,)).fetchone()
             if existing is not None:
@@ -620,24 +676,23 @@ def create_app(config: Config, store: Store) -> Flask:
 
         return idempotent(user, canonical_json(raw), action)
 
-    ISSUE_KEYS = ("client_id", "inspection_id", "facility_id", "severity", "description", "photo_path")
-    ISSUE_REQUIRED = ("client_id", "inspection_id", "facility_id", "severity", "description")
-
     @app.post(f"{API}/issues")
     def create_issue() -> Response:
-        user = current_user()
+        user = authenticated()
         raw = json_body()
 
         def action(c: Any) -> tuple[int, Any]:
-            body = require_object(raw, ISSUE_KEYS, ISSUE_REQUIRED)
-            client_id = client_uuid(body)
-            inspection_id = server_id(body, "inspection_id")
+            body = raw  # shaped by the document
+            # The reference backend has no client_id: one sent is ignored
+            # (the row gets a server-made one, never shown).
+            client_id = str(uuid.uuid4()) if reference or "client_id" not in body else str(uuid.UUID(body["client_id"]))
+            inspection_id = record_id(body["inspection_id"])
             insp = c.execute("SELECT * FROM inspections WHERE id = ?", (inspection_id,)).fetchone()
             if insp is None:
                 raise invalid(
                     "inspection_id", f"inspection {inspection_id} does not exist on the server (submit it first)"
                 )
-            facility_id = server_id(body, "facility_id")
+            facility_id = record_id(body["facility_id"])
             if c.execute("SELECT 1 FROM facilities WHERE id = ?", (facility_id,)).fetchone() is None:
                 raise invalid("facility_id", f"facility {facility_id} does not exist")
             if facility_id != insp["facility_id"]:
@@ -645,17 +700,13 @@ def create_app(config: Config, store: Store) -> Flask:
                     "facility_id", f"must be the inspection's facility ({insp['facility_id']}), not {facility_id}"
                 )
             severity = body["severity"]
-            if severity not in SEVERITIES:
-                raise invalid("severity", "must be one of low, medium, high, critical")
             description = body["description"]
-            if not isinstance(description, str) or not description.strip():
-                raise invalid("description", "must be a non-empty string")
-            if len(description) > 10000:
-                raise invalid("description", "must be at most 10000 characters")
+            if not description.strip():
+                # Not in the schema: a pattern there makes generated bodies
+                # (schemathesis) crawl for a 10000-character limit.
+                raise invalid("description", "must contain something other than white space")
             photo_path = body.get("photo_path")
             if photo_path is not None:
-                if not isinstance(photo_path, str):
-                    raise invalid("photo_path", "must be a string or null")
                 if photo_path == "":
                     photo_path = None
                 elif not (UPLOAD_PATH.match(photo_path) and photo_exists(c, photo_path)):
@@ -677,22 +728,12 @@ def create_app(config: Config, store: Store) -> Flask:
 
     # -- history -------------------------------------------------------------
 
-    def query_int(name: str, default: int, low: int, high: int) -> int:
-        raw = request.args.get(name)
-        if raw is None:
-            return default
-        if not re.fullmatch(r"[0-9]{1,9}", raw) or not low <= int(raw) <= high:
-            raise invalid(name, f"must be an integer from {low} to {high}")
-        return int(raw)
-
     @app.get(f"{API}/inspections")
     def list_inspections() -> Response:
-        current_user()
-        status = request.args.get("status")
-        if status is not None and status != "completed":
-            raise invalid("status", "must be completed (the server only holds submitted inspections)")
-        limit = query_int("limit", 30, 1, 100)
-        offset = query_int("offset", 0, 0, 1_000_000_000)
+        authenticated()
+        # status, limit and offset are checked against the document.
+        limit = int(request.args.get("limit", 30))
+        offset = int(request.args.get("offset", 0))
         with store.read() as c:
             total = c.execute("SELECT COUNT(*) FROM inspections").fetchone()[0]
             rows = c.execute(
@@ -727,18 +768,22 @@ def create_app(config: Config, store: Store) -> Flask:
             }
             for r in rows
         ]
+        if reference:
+            for item in items:
+                del item["client_id"]
+                del item["template_version"]
         return envelope({"inspections": items, "total": total})
 
     # -- test-only admin -----------------------------------------------------
 
     FAULT_KEYS = ("fault_rate", "latency_ms", "drop_after_commit_rate", "expire_tokens_now",
-                  "refuse_refresh", "fault_status", "fault_paths")
+                  "refuse_refresh", "fault_status", "fault_paths", "drop_refresh_rate", "photo_outage_seconds")
 
     @app.post("/__admin/faults")
     def admin_faults() -> Response:
         body = require_object(json_body(), FAULT_KEYS, ())
         new = dataclasses.replace(state.faults)
-        for name in ("fault_rate", "drop_after_commit_rate"):
+        for name in ("fault_rate", "drop_after_commit_rate", "drop_refresh_rate"):
             if name in body:
                 value = body[name]
                 if not is_number(value) or not 0 <= value <= 1:
@@ -762,6 +807,11 @@ def create_app(config: Config, store: Store) -> Flask:
             if paths is not None and (not isinstance(paths, list) or not all(isinstance(p, str) and p.startswith("/") for p in paths)):
                 raise invalid("fault_paths", "must be null or an array of path prefixes starting with /")
             new.fault_paths = paths
+        if "photo_outage_seconds" in body:
+            value = body["photo_outage_seconds"]
+            if not is_number(value) or not 0 <= value <= 86400:
+                raise invalid("photo_outage_seconds", "must be a number of seconds from 0 to 86400 (0 ends an outage)")
+            state.outage_until = time.monotonic() + float(value)
         expire = body.get("expire_tokens_now", False)
         if not isinstance(expire, bool):
             raise invalid("expire_tokens_now", "must be true or false")
@@ -769,24 +819,60 @@ def create_app(config: Config, store: Store) -> Flask:
         if expire:
             store.bump_token_epoch()
         log.info("faults now %s%s", new.as_dict(), " (access tokens expired)" if expire else "")
-        return envelope({**new.as_dict(), "token_epoch": store.token_epoch()})
+        return envelope({**new.as_dict(), "photo_outage_remaining": outage_remaining(),
+                         "token_epoch": store.token_epoch()})
+
+    def outage_remaining() -> float:
+        return round(max(0.0, state.outage_until - time.monotonic()), 3)
+
+    @app.get("/__admin/records")
+    def admin_records() -> Response:
+        """Every inspection, issue and upload record as stored, for tests that
+        check what reached the server (exactly once, photos attached)."""
+        with store.read() as c:
+            inspections = [
+                {"id": r["id"], "client_id": r["client_id"], "user_id": r["user_id"],
+                 "template_id": r["template_id"], "facility_id": r["facility_id"], "area_id": r["area_id"],
+                 "form_data": json.loads(r["form_data"]), "overall_score": r["overall_score"],
+                 "started_at": r["started_at"], "completed_at": r["completed_at"],
+                 "parent_inspection_id": r["parent_inspection_id"]}
+                for r in c.execute("SELECT * FROM inspections ORDER BY id")
+            ]
+            issues = [
+                {"id": r["id"], "client_id": r["client_id"], "inspection_id": r["inspection_id"],
+                 "facility_id": r["facility_id"], "severity": r["severity"], "description": r["description"],
+                 "photo_path": r["photo_path"]}
+                for r in c.execute("SELECT * FROM issues ORDER BY id")
+            ]
+            photos = [
+                {"id": r["id"], "path": r["path"], "sha256": r["sha256"], "size": r["size"],
+                 "entity_type": r["entity_type"], "field_id": r["field_id"]}
+                for r in c.execute("SELECT * FROM photos ORDER BY id")
+            ]
+        files = sorted(p.name for p in config.uploads_dir.iterdir() if not p.name.endswith(".tmp"))
+        return envelope({"inspections": inspections, "issues": issues, "photos": photos, "files": files})
 
     @app.post("/__admin/reset-faults")
     def admin_reset_faults() -> Response:
         state.faults = Faults()
+        state.outage_until = 0.0
         log.info("faults reset")
-        return envelope({**state.faults.as_dict(), "token_epoch": store.token_epoch()})
+        return envelope({**state.faults.as_dict(), "photo_outage_remaining": 0.0,
+                         "token_epoch": store.token_epoch()})
 
     @app.get("/__admin/stats")
     def admin_stats() -> Response:
         with state.lock:
             requests = {k: dict(v) for k, v in state.requests.items()}
             connections = state.connections
+            max_in_flight = state.max_in_flight
         return envelope({
             **store.counts(),
             "requests": requests,
             "connections": connections,
-            "faults": state.faults.as_dict(),
+            "max_in_flight": max_in_flight,
+            "faults": {**state.faults.as_dict(), "photo_outage_remaining": outage_remaining()},
+            "profile": config.profile,
             "token_epoch": store.token_epoch(),
         })
 

@@ -8,15 +8,12 @@ See Tools/devserver/README.md for the flags and the test-only admin endpoints.
 from __future__ import annotations
 
 import argparse
-import http
-import io
 import ipaddress
 import json
 import logging
 import os
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import threading
@@ -28,8 +25,9 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+from waitress.channel import ClientDisconnected  # noqa: E402
+from waitress.server import create_server  # noqa: E402
 from werkzeug.security import generate_password_hash  # noqa: E402
-from werkzeug.serving import ThreadedWSGIServer, WSGIRequestHandler  # noqa: E402
 
 from api import DROP_FLAG, Config, Faults, create_app  # noqa: E402
 from storage import Store  # noqa: E402
@@ -42,152 +40,72 @@ DEFAULT_USERS = [
     {"username": "auditor", "password": "auditor-pass", "role": "auditor", "display_name": "Avery Auditor"},
 ]
 ROLES = ("inspector", "auditor", "admin")
-# A request body larger than this is not read at all: the app answers 413 and
-# the connection is closed after the answer.
-READ_SLACK = 1024 * 1024
+# Bodies up to the upload limit plus this much are read and answered by the
+# app (413 in the envelope); waitress itself refuses anything larger with its
+# own plain-text 413 before the app sees it.
+READ_SLACK = 16 * 1024 * 1024
+CONTROL_CHARS = {c: "?" for c in range(32)} | {127: "?"}
 
 
-# -- HTTP/1.1 keep-alive request handler ------------------------------------
+# -- the WSGI layer around the Flask app -------------------------------------
 
 
-class Handler(WSGIRequestHandler):
-    """Werkzeug's handler, with a run_wsgi that supports HTTP/1.1 keep-alive
-    (Werkzeug 3 always answers ``Connection: close``), buffers each response
-    so it carries a Content-Length, can drop a connection without answering
-    (fault injection), and logs without headers or query strings."""
+class Served:
+    """The WSGI app that waitress serves: the Flask app plus what belongs to
+    the transport, not to the contract: one log line per request (never a
+    header, a query string, a token or a password), a count of the client
+    connections seen, and dropping a connection without a byte of answer
+    (fault injection: the app marks the request, this layer raises waitress's
+    ClientDisconnected, on which waitress closes the connection unanswered)."""
 
-    protocol_version = "HTTP/1.1"
-    timeout = 30  # idle keep-alive connections are closed after this many seconds
+    def __init__(self, app: Any, state: Any, quiet: bool) -> None:
+        self.app = app
+        self.state = state
+        self.quiet = quiet
+        self.lock = threading.Lock()
+        self.peers: set[tuple[str, str]] = set()
 
-    def setup(self) -> None:
-        super().setup()
-        # Without TCP_NODELAY, Nagle's algorithm and the client's delayed ACK
-        # stall every small response on a kept-alive connection by ~40 ms.
-        try:
-            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError:
-            pass  # not a TCP socket (never the case here); nothing to tune
-        state = getattr(self.server, "devstate", None)
-        if state is not None:
-            state.count_connection()
-
-    def _read_body(self, environ: dict[str, Any]) -> bool:
-        """Read the whole request body into memory.  Returns False when the
-        body was too large to read (the connection must then be closed)."""
-        limit = self.server.max_body + READ_SLACK
-        if environ.get("wsgi.input_terminated"):  # chunked request body
-            stream = environ["wsgi.input"]
-            data = stream.read(limit + 1)
-            environ.pop("wsgi.input_terminated", None)
-            environ.pop("HTTP_TRANSFER_ENCODING", None)
-            if len(data) > limit:
-                environ["wsgi.input"] = io.BytesIO(b"")
-                environ["CONTENT_LENGTH"] = str(len(data))
-                return False
-            environ["wsgi.input"] = io.BytesIO(data)
-            environ["CONTENT_LENGTH"] = str(len(data))
-            return True
-        raw_length = environ.get("CONTENT_LENGTH", "")
-        try:
-            length = int(raw_length) if raw_length else 0
-        except ValueError:
-            length = -1
-        if length < 0:
-            environ["wsgi.input"] = io.BytesIO(b"")
-            environ["CONTENT_LENGTH"] = "0"
-            return False
-        if length > limit:
-            environ["wsgi.input"] = io.BytesIO(b"")
-            return False
-        data = self.rfile.read(length) if length else b""
-        environ["wsgi.input"] = io.BytesIO(data)
-        return len(data) == length
-
-    def run_wsgi(self) -> None:
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         started = time.monotonic()
-        if self.headers.get("Expect", "").lower().strip() == "100-continue":
-            self.wfile.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-        environ = self.make_environ()
-        if not self._read_body(environ):
-            self.close_connection = True
-
+        peer = (environ.get("REMOTE_ADDR", ""), environ.get("REMOTE_PORT", ""))
+        with self.lock:
+            fresh = peer not in self.peers
+            if fresh:
+                self.peers.add(peer)
+        if fresh:
+            self.state.count_connection()
         captured: dict[str, Any] = {}
 
-        def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        def capture(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             captured["status"] = status
-            captured["headers"] = headers
-            return lambda data: captured.setdefault("extra", []).append(data)
+            return start_response(status, headers, exc_info)
 
+        method, path = environ.get("REQUEST_METHOD", "?"), environ.get("PATH_INFO", "?")
+        # Flask buffers every answer (no streaming responses here), so the
+        # body is complete when the app returns and a drop can still be decided.
+        self.state.enter()
         try:
-            result = self.server.app(environ, start_response)
-            try:
-                body = b"".join(captured.pop("extra", [])) + b"".join(result)
-            finally:
-                if hasattr(result, "close"):
-                    result.close()
-        except Exception:  # the Flask app handles its own errors; this is a last resort
-            log.exception("request failed")
-            captured = {"status": "500 INTERNAL SERVER ERROR",
-                        "headers": [("Content-Type", "application/json")]}
-            body = b'{"ok":false,"data":null,"error":"internal server error"}'
-
-        path = environ.get("PATH_INFO", "?")
+            result = self.app(environ, capture)
+        finally:
+            self.state.leave()
         if environ.get(DROP_FLAG):
-            # The write is committed; the client never hears about it.
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            self._log_line(self.command, path, "dropped", 0, started)
+            if hasattr(result, "close"):
+                result.close()
+            self.log(method, path, "dropped", 0, started)
+            raise ClientDisconnected("response dropped after commit (injected fault)")
+        body = b"".join(result)
+        if hasattr(result, "close"):
+            result.close()
+        self.log(method, path, captured.get("status", "?").split(" ", 1)[0], len(body), started)
+        return [body]
+
+    def log(self, method: str, path: str, status: str, size: int, started: float) -> None:
+        if self.quiet:
             return
-
-        code = int(captured["status"].split(" ", 1)[0])
-        try:
-            reason = http.HTTPStatus(code).phrase
-        except ValueError:
-            reason = ""
-        self.send_response_only(code, reason)
-        self.send_header("Server", "jqc-devserver")
-        self.send_header("Date", self.date_time_string())
-        for key, value in captured["headers"]:
-            if key.lower() in ("content-length", "transfer-encoding", "connection"):
-                continue
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        elif self.request_version == "HTTP/1.0":
-            self.send_header("Connection", "keep-alive")
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-        self.wfile.flush()
-        self._log_line(self.command, path, str(code), len(body), started)
-
-    def _log_line(self, method: str, path: str, status: str, size: int, started: float) -> None:
-        # Never the query string, never a header: tokens travel in headers and bodies only.
         ms = (time.monotonic() - started) * 1000.0
-        safe_path = path.translate(self._control_char_table)
+        safe_path = path.translate(CONTROL_CHARS)
         sys.stderr.write(f"{time.strftime('%H:%M:%S')} {method} {safe_path} {status} {size}B {ms:.1f}ms\n")
         sys.stderr.flush()
-
-    def log_request(self, code: Any = "-", size: Any = "-") -> None:
-        pass  # run_wsgi logs its own line
-
-    def log_message(self, format: str, *args: Any) -> None:
-        # Used by http.server for malformed requests and timeouts: it may quote
-        # the request line (method and path), never headers.
-        sys.stderr.write(f"{time.strftime('%H:%M:%S')} {format % args}\n")
-        sys.stderr.flush()
-
-    log_error = log_message
-
-
-class Server(ThreadedWSGIServer):
-    daemon_threads = True
-    max_body = 0
-    devstate: Any = None
 
 
 # -- fixtures and users -----------------------------------------------------
@@ -257,6 +175,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080, help="port to listen on; 0 picks a free port (default 8080)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, loopback only)")
     p.add_argument("--db", type=Path, help="SQLite database file (default: a new temporary file, removed on exit)")
+    p.add_argument("--profile", choices=("contract", "reference"), default="contract",
+                   help="contract: all of Schemas/openapi.yaml (default); reference: the reference app's backend, "
+                        "without the document's extensions (no idempotency, no client_id, areas only by facility, "
+                        "templates without version, a tokens-only login, logout behind the access token)")
+    p.add_argument("--photo-outage-seconds", type=float, default=0.0,
+                   help="photo uploads answer 500 for this many seconds from the start")
+    p.add_argument("--openapi", type=Path, default=HERE.parent.parent / "Schemas" / "openapi.yaml",
+                   help="the OpenAPI document requests are validated against (default Schemas/openapi.yaml)")
     p.add_argument("--fixtures", type=Path, default=HERE.parent / "fixtures",
                    help="directory holding facilities.json and templates.json (default Tools/fixtures)")
     p.add_argument("--user", action="append", type=parse_user, default=[], metavar="USER:PASS[:ROLE[:NAME]]",
@@ -265,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--access-ttl", type=int, default=900, help="access token lifetime in seconds (default 900)")
     p.add_argument("--refresh-ttl", type=int, default=30 * 24 * 3600,
                    help="refresh token lifetime in seconds (default 30 days)")
+    p.add_argument("--refresh-grace", type=float, default=60.0,
+                   help="seconds during which a used refresh token is answered again with the pair its first use "
+                        "issued (default 60; 0 turns the grace off)")
     p.add_argument("--max-upload-bytes", type=int, default=20 * 1024 * 1024,
                    help="largest request body accepted; larger ones get 413 (default 20 MiB)")
     p.add_argument("--fault-rate", type=rate, default=0.0, help="share of API requests answered with an injected error")
@@ -273,12 +202,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--latency-ms", type=int, default=0, help="delay added to every API request")
     p.add_argument("--drop-after-commit-rate", type=rate, default=0.0,
                    help="share of committed writes whose connection is closed without a response")
+    p.add_argument("--drop-refresh-rate", type=rate, default=0.0,
+                   help="share of token refreshes whose answer is lost after the rotation is committed")
+    p.add_argument("--expire-tokens-every", type=float, default=0.0, metavar="S",
+                   help="every S seconds, expire every access token issued so far (as expire_tokens_now)")
     p.add_argument("--refuse-refresh", action="store_true", help="answer every /auth/refresh with 401")
     p.add_argument("--seed", type=int, help="seed for the fault dice (deterministic fault sequences)")
     p.add_argument("--verify-score", action="store_true",
                    help="refuse an inspection whose overall_score does not match its form_data")
     p.add_argument("--admin", action="store_true", help="enable the test-only /__admin endpoints")
     p.add_argument("--exit-after", type=float, help="stop by itself after this many seconds")
+    p.add_argument("--exit-with-parent", action="store_true",
+                   help="stop by itself when the process that started it is gone")
+    p.add_argument("--threads", type=int, default=32,
+                   help="worker threads, i.e. requests served at once (default 32)")
     p.add_argument("--port-file", type=Path, help="write the port actually bound to this file")
     p.add_argument("--quiet", action="store_true", help="do not log each request")
     return p
@@ -287,7 +224,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    # waitress logs "client disconnected" at INFO for every dropped response
+    # and a queue-depth warning under load: neither is news in a test run.
+    logging.getLogger("waitress").setLevel(logging.ERROR)
 
     try:
         if not ipaddress.ip_address(args.host).is_loopback:
@@ -295,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         if args.host != "localhost":
             log.warning("binding %s: this server is for development on this machine only", args.host)
+    if args.threads < 1:
+        raise SystemExit("--threads must be at least 1")
     if args.access_ttl < 1:
         raise SystemExit("--access-ttl must be at least 1 second")
 
@@ -318,9 +259,13 @@ def main(argv: list[str] | None = None) -> int:
 
     config = Config(
         db_path=db_path,
+        openapi_path=args.openapi,
+        profile=args.profile,
+        photo_outage_seconds=args.photo_outage_seconds,
         uploads_dir=uploads_dir,
         access_ttl=args.access_ttl,
         refresh_ttl=args.refresh_ttl,
+        refresh_grace=args.refresh_grace,
         max_upload_bytes=args.max_upload_bytes,
         admin=args.admin,
         verify_score=args.verify_score,
@@ -330,42 +275,85 @@ def main(argv: list[str] | None = None) -> int:
             latency_ms=args.latency_ms,
             drop_after_commit_rate=args.drop_after_commit_rate,
             refuse_refresh=args.refuse_refresh,
+            drop_refresh_rate=args.drop_refresh_rate,
             fault_status=args.fault_status,
         ),
     )
     app = create_app(config, store)
 
-    if args.quiet:
-        Handler._log_line = lambda *a, **k: None  # type: ignore[method-assign]
-    server = Server(args.host, args.port, app, handler=Handler)
-    server.max_body = args.max_upload_bytes
-    server.devstate = app.extensions["devserver"]
-    port = server.socket.getsockname()[1]
+    served = Served(app, app.extensions["devserver"], args.quiet)
+    # waitress: a pool of worker threads behind one event loop; HTTP/1.1
+    # keep-alive; TCP_NODELAY on every accepted socket (its default
+    # socket_options); SO_REUSEADDR on the listener, so a restart on the same
+    # port works at once.
+    server = create_server(
+        served,
+        host=args.host,
+        port=args.port,
+        threads=args.threads,
+        connection_limit=max(100, 4 * args.threads),
+        channel_timeout=30,  # idle keep-alive connections are closed after this many seconds
+        max_request_body_size=args.max_upload_bytes + READ_SLACK,
+        ident="jqc-devserver",
+        asyncore_use_poll=True,
+        clear_untrusted_proxy_headers=True,
+    )
+    port = server.effective_port
 
     if args.port_file:
         tmp = args.port_file.with_name(args.port_file.name + ".tmp")
         tmp.write_text(f"{port}\n", encoding="utf-8")
         os.replace(tmp, args.port_file)
 
-    def stop(reason: str) -> None:
-        log.info("stopping: %s", reason)
-        threading.Thread(target=server.shutdown, daemon=True).start()
+    stopping = threading.Event()
 
-    signal.signal(signal.SIGTERM, lambda *_: stop("SIGTERM"))
-    signal.signal(signal.SIGINT, lambda *_: stop("SIGINT"))
+    def on_signal(signum: int, _frame: Any) -> None:
+        # waitress's loop ends on SystemExit raised in the main thread.
+        if not stopping.is_set():
+            stopping.set()
+            log.info("stopping: %s", signal.Signals(signum).name)
+        raise SystemExit(0)
+
+    def stop_later(reason: str) -> None:
+        log.info("stopping: %s", reason)
+        stopping.set()
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     if args.exit_after is not None:
-        timer = threading.Timer(args.exit_after, stop, args=(f"--exit-after {args.exit_after:g}s elapsed",))
+        timer = threading.Timer(args.exit_after, stop_later, args=(f"--exit-after {args.exit_after:g}s elapsed",))
         timer.daemon = True
         timer.start()
+    if args.expire_tokens_every:
+        def expire_tokens() -> None:
+            while not stopping.wait(args.expire_tokens_every):
+                epoch = store.bump_token_epoch()
+                log.info("access tokens expired (--expire-tokens-every), epoch %d", epoch)
+
+        threading.Thread(target=expire_tokens, name="token-expiry", daemon=True).start()
+    if args.exit_with_parent:
+        parent = os.getppid()
+
+        def watch_parent() -> None:
+            while not stopping.wait(0.5):
+                if os.getppid() != parent:
+                    stop_later(f"the parent process {parent} is gone (--exit-with-parent)")
+                    return
+
+        threading.Thread(target=watch_parent, name="parent-watch", daemon=True).start()
 
     host_text = f"[{args.host}]" if ":" in args.host else args.host
     print(f"listening on http://{host_text}:{port}", flush=True)
-    log.info("db %s, uploads %s, users %s, admin %s", db_path, uploads_dir,
-             ", ".join(u["username"] for u in users), "on" if args.admin else "off")
+    log.info("db %s, uploads %s, users %s, admin %s, %d threads", db_path, uploads_dir,
+             ", ".join(u["username"] for u in users), "on" if args.admin else "off", args.threads)
+    log.info("profile %s", args.profile)
     try:
-        server.serve_forever(poll_interval=0.2)
+        server.run()
+    except SystemExit:
+        pass
     finally:
-        server.server_close()
+        server.close()
         store.close()
         if temp_dir is not None:
             shutil.rmtree(temp_dir, ignore_errors=True)

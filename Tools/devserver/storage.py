@@ -55,7 +55,9 @@ CREATE TABLE IF NOT EXISTS refresh_tokens (
     issued_at  REAL NOT NULL,
     expires_at REAL NOT NULL,
     used_at    REAL,
-    revoked_at REAL
+    revoked_at REAL,
+    successor_hash TEXT,  -- the refresh token its use issued
+    replay_body    BLOB   -- that answer, replayed within the grace period
 );
 CREATE TABLE IF NOT EXISTS photos (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -125,6 +127,11 @@ class Store:
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.execute("PRAGMA busy_timeout=5000")
             self.conn.executescript(SCHEMA)
+            # A database made before the grace period lacks two columns.
+            columns = {r["name"] for r in self.conn.execute("PRAGMA table_info(refresh_tokens)")}
+            for column, kind in (("successor_hash", "TEXT"), ("replay_body", "BLOB")):
+                if column not in columns:
+                    self.conn.execute(f"ALTER TABLE refresh_tokens ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         with self.lock:

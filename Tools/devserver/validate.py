@@ -1,16 +1,16 @@
-"""Request validation helpers.  Every failure raises ApiError with a message
-that starts with the name of the offending field."""
+"""The rules of a request that the OpenAPI document cannot state (it checks
+every shape; see contract.py): form data against its template's fields,
+timestamps as instants, the domain's score; and the error type.  Every
+failure raises ApiError with a message that starts with the name of the
+offending field."""
 
 from __future__ import annotations
 
 import datetime as dt
 import math
 import re
-import uuid
 from typing import Any
 
-SEVERITIES = ("low", "medium", "high", "critical")
-ENTITY_TYPES = ("inspection", "issue")
 FIELD_TYPES = (
     "text", "email", "textarea", "number", "date", "checkbox", "checkbox_group",
     "radio", "select", "rating", "pass_fail", "signature", "image", "table",
@@ -26,7 +26,6 @@ RFC3339 = re.compile(
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 UPLOAD_PATH = re.compile(r"^/uploads/[0-9a-f]{64}\.[a-z0-9]{1,5}$")
-IDEMPOTENCY_KEY = re.compile(r"^[!-~]{1,255}$")
 
 
 class ApiError(Exception):
@@ -42,6 +41,7 @@ def invalid(field: str, message: str) -> ApiError:
 
 
 def require_object(body: Any, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict[str, Any]:
+    """For the test-only /__admin endpoints, which are not in the document."""
     if not isinstance(body, dict):
         raise ApiError(422, "body: must be a JSON object")
     for key in body:
@@ -65,33 +65,10 @@ def is_number(value: Any) -> bool:
     return isinstance(value, float) and math.isfinite(value)
 
 
-MAX_ID = 2**53 - 1  # ids stay exact in every JSON client
-
-
-def server_id(body: dict[str, Any], field: str, nullable: bool = False) -> int | None:
-    """An id of a server record: an integer, or a string of digits ("22")."""
-    value = body.get(field)
-    if value is None:
-        if nullable:
-            return None
-        raise invalid(field, "is required")
-    if is_int(value) and 1 <= value <= MAX_ID:
-        return value
-    if isinstance(value, str) and re.fullmatch(r"[1-9][0-9]{0,14}", value):
-        return int(value)
-    raise invalid(
-        field,
-        "must be a positive integer (or a string of digits such as \"22\")" + (" or null" if nullable else ""),
-    )
-
-
-def client_uuid(body: dict[str, Any], field: str = "client_id") -> str:
-    value = body.get(field)
-    if not isinstance(value, str):
-        raise invalid(field, "must be a UUID string")
-    if not re.fullmatch(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", value):
-        raise invalid(field, "must be a UUID string like 9b2f0c1e-4d2a-4f1b-8c3e-2a6d5e7f8a90")
-    return str(uuid.UUID(value))
+def record_id(value: Any) -> int | None:
+    """An id of a server record as the document allows it (an integer or a
+    string of digits, already checked), as an integer; None stays None."""
+    return None if value is None else int(value)
 
 
 def timestamp(body: dict[str, Any], field: str) -> dt.datetime:

@@ -43,6 +43,7 @@ class DevServer:
             "--port", "0",
             "--port-file", str(self.port_file),
             "--exit-after", "120",
+            "--exit-with-parent",
             *args,
         ]
         self._stdout = open(self.stdout_path, "wb")
@@ -91,6 +92,11 @@ class DevServer:
             r = requests.get(f"{self.base}/__admin/stats", timeout=10)
         else:
             r = requests.post(f"{self.base}/__admin/{path}", json=body or {}, timeout=10)
+        assert r.status_code == 200, r.text
+        return r.json()["data"]
+
+    def admin_get(self, path: str) -> dict[str, Any]:
+        r = requests.get(f"{self.base}/__admin/{path}", timeout=10)
         assert r.status_code == 200, r.text
         return r.json()["data"]
 

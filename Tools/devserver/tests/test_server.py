@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import hashlib
 import http.client
 import json
@@ -149,8 +150,7 @@ def test_login_me_refresh_rotation_and_logout(server: DevServer) -> None:
     assert set(second) == {"access_token", "refresh_token", "token_type", "expires_in"}
     assert second["refresh_token"] != first and second["access_token"] != data["access_token"]
     assert requests.get(f"{server.api}/auth/me", headers=auth(second["access_token"])).status_code == 200
-    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": first})
-    assert r.status_code == 401 and "already used" in envelope_error(r)
+    # (a reuse within the grace period is answered with the same pair: test_refresh_grace_*)
     r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": "0" * 64})
     assert r.status_code == 401
     r = requests.post(f"{server.api}/auth/refresh", json={})
@@ -164,6 +164,57 @@ def test_login_me_refresh_rotation_and_logout(server: DevServer) -> None:
     # best effort: an empty body or an unknown token is fine
     assert requests.post(f"{server.api}/auth/logout").status_code == 200
     assert requests.post(f"{server.api}/auth/logout", json={"refresh_token": "nope"}).status_code == 200
+
+
+def test_refresh_grace_replays_the_same_pair(server: DevServer) -> None:
+    login = server.login()
+    first = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert first.status_code == 200
+    # the answer was lost (say): the same old token again gets the same new pair, byte for byte
+    again = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert again.status_code == 200 and again.content == first.content
+    assert again.headers["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first.headers
+    pair = envelope_data(again)
+    assert requests.get(f"{server.api}/auth/me", headers=auth(pair["access_token"])).status_code == 200
+    # the new refresh token rotates as usual
+    third = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": pair["refresh_token"]})
+    assert third.status_code == 200 and envelope_data(third)["refresh_token"] != pair["refresh_token"]
+    # once that session is logged out, the old token's replay is refused too
+    latest = envelope_data(third)["refresh_token"]
+    assert requests.post(f"{server.api}/auth/logout", json={"refresh_token": latest},
+                         headers=auth(envelope_data(third)["access_token"])).status_code == 200
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": pair["refresh_token"]})
+    assert r.status_code == 401 and "revoked" in envelope_error(r)
+
+
+def test_refresh_grace_ends(start_server) -> None:
+    server = start_server("--refresh-grace", "0.5")
+    login = server.login()
+    assert requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]}).status_code == 200
+    time.sleep(1.0)
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 401 and "already used" in envelope_error(r) and "0.5 s" in envelope_error(r)
+
+
+def test_no_refresh_grace(start_server) -> None:
+    server = start_server("--refresh-grace", "0")
+    login = server.login()
+    assert requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]}).status_code == 200
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 401 and "already used" in envelope_error(r)
+
+
+def test_lost_refresh_answer_is_recovered_by_the_grace(server: DevServer) -> None:
+    login = server.login()
+    server.admin("faults", {"drop_refresh_rate": 1.0})
+    with pytest.raises(requests.exceptions.ConnectionError):
+        requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert server.stats()["requests"]["POST /api/v1/auth/refresh"].get("dropped", 0) >= 1
+    server.admin("reset-faults")
+    # the rotation was committed, the client never heard: the retry gets that pair
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 200 and r.headers["Idempotent-Replayed"] == "true"
+    assert requests.get(f"{server.api}/auth/me", headers=auth(envelope_data(r)["access_token"])).status_code == 200
 
 
 def test_expire_tokens_now_then_refresh(server: DevServer) -> None:
@@ -671,3 +722,98 @@ def test_exit_after_stops_the_server(start_server) -> None:
     server = start_server("--exit-after", "0.5")  # the later flag wins over the default 120
     assert server.proc.wait(timeout=10) == 0
     assert "stopping" in server.stderr()
+
+
+def test_serves_requests_concurrently(server: DevServer, token: str) -> None:
+    """Eight requests held by injected latency are in the app at the same
+    time: the server does not take them one at a time."""
+    server.admin("faults", {"latency_ms": 400})
+
+    def fetch(_: int) -> int:
+        with requests.Session() as session:
+            return session.get(f"{server.api}/templates", headers=auth(token), timeout=30).status_code
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        assert list(pool.map(fetch, range(8))) == [200] * 8
+    assert server.stats()["max_in_flight"] >= 8
+
+
+# -- the reference profile and the photo outage ------------------------------
+
+
+def test_reference_profile_behaves_like_the_reference_backend(start_server) -> None:
+    server = start_server("--profile", "reference", "--admin")
+    r = requests.post(f"{server.api}/auth/login", json={"username": "inspector", "password": "inspector-pass"})
+    login = envelope_data(r)
+    assert set(login) == {"access_token", "refresh_token", "token_type", "expires_in"}  # no "user"
+    token = login["access_token"]
+    assert envelope_data(requests.get(f"{server.api}/auth/me", headers=auth(token)))["username"] == "inspector"
+
+    facilities = envelope_data(requests.get(f"{server.api}/facilities", headers=auth(token)))
+    assert facilities and all("areas" not in f for f in facilities)
+    areas = envelope_data(requests.get(f"{server.api}/facilities/101/areas", headers=auth(token)))
+    assert [a["id"] for a in areas] == [1001, 1002]
+    templates = envelope_data(requests.get(f"{server.api}/templates", headers=auth(token)))
+    assert templates and all("version" not in t for t in templates)
+    assert "version" not in envelope_data(requests.get(f"{server.api}/templates/11", headers=auth(token)))
+
+    # no idempotency: no key needed, a key and a client_id change nothing, every request is a record
+    body = inspection_body()
+    without_client_id = {k: v for k, v in body.items() if k != "client_id"}
+    first = requests.post(f"{server.api}/inspections", json=without_client_id, headers=auth(token))
+    assert first.status_code == 201, first.text
+    key = new_key()
+    second = post_inspection(server, token, body, key)
+    third = post_inspection(server, token, body, key)
+    assert second.status_code == 201 and third.status_code == 201
+    assert "Idempotent-Replayed" not in third.headers
+    ids = {envelope_data(r)["id"] for r in (first, second, third)}
+    assert len(ids) == 3 and server.stats()["inspections"] == 3
+    history = envelope_data(requests.get(f"{server.api}/inspections", headers=auth(token)))
+    assert history["total"] == 3
+    assert all("client_id" not in i and "template_version" not in i for i in history["inspections"])
+    issue = {"inspection_id": min(ids), "facility_id": 101, "severity": "low", "description": "Dusty vents"}
+    assert requests.post(f"{server.api}/issues", json=issue, headers=auth(token)).status_code == 201
+    # the shapes are still the document's: an unknown field or a bad value is refused
+    r = requests.post(f"{server.api}/issues", json={**issue, "severity": "urgent"}, headers=auth(token))
+    assert r.status_code == 422 and envelope_error(r).startswith("severity")
+
+    # logout needs the access token here
+    r = requests.post(f"{server.api}/auth/logout", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 401
+    r = requests.post(f"{server.api}/auth/logout", json={"refresh_token": login["refresh_token"]},
+                      headers=auth(token))
+    assert r.status_code == 200
+    r = requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]})
+    assert r.status_code == 401 and "revoked" in envelope_error(r)
+
+
+def test_photo_outage_from_the_start_and_at_run_time(start_server) -> None:
+    server = start_server("--photo-outage-seconds", "600", "--admin")
+    token = server.login()["access_token"]
+    r = upload(server, token, JPEG + uuid.uuid4().bytes, new_key())
+    assert r.status_code == 500 and "outage" in envelope_error(r)
+    # only uploads are out
+    assert requests.get(f"{server.api}/templates", headers=auth(token)).status_code == 200
+    assert server.stats()["faults"]["photo_outage_remaining"] > 500
+    server.admin("faults", {"photo_outage_seconds": 0})
+    assert upload(server, token, JPEG + uuid.uuid4().bytes, new_key()).status_code == 201
+    server.admin("faults", {"photo_outage_seconds": 600})
+    assert upload(server, token, JPEG + uuid.uuid4().bytes, new_key()).status_code == 500
+    server.admin("reset-faults")
+    assert upload(server, token, JPEG + uuid.uuid4().bytes, new_key()).status_code == 201
+    records = server.admin_get("records")
+    assert len(records["photos"]) == 2 and len(records["files"]) == 2
+
+
+def test_expire_tokens_every(start_server) -> None:
+    server = start_server("--expire-tokens-every", "0.3")
+    login = server.login()
+    deadline = time.monotonic() + 20
+    while requests.get(f"{server.api}/auth/me", headers=auth(login["access_token"])).status_code == 200:
+        assert time.monotonic() < deadline, "the access token never expired"
+        time.sleep(0.1)
+    r = requests.get(f"{server.api}/auth/me", headers=auth(login["access_token"]))
+    assert r.status_code == 401 and "expired" in envelope_error(r)
+    fresh = envelope_data(requests.post(f"{server.api}/auth/refresh", json={"refresh_token": login["refresh_token"]}))
+    assert fresh["access_token"] != login["access_token"]
