@@ -66,7 +66,7 @@ extension AuditReport {
         case .notIntact(let finding):
             out += "<p>Hash chain: <strong>NOT INTACT</strong>: \(Self.escape(finding.message)).</p>\n"
             out +=
-                "<p>Records 1–\(chain.verifiedThrough) are proven unchanged; recomputed head "
+                "<p>\(chain.provenRange.prefix(1).uppercased() + chain.provenRange.dropFirst()); recomputed head "
                 + "<code>\(Self.escape(chain.head.description))</code>.</p>\n"
         case .skipped:
             out +=

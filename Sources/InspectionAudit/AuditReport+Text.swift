@@ -47,7 +47,7 @@ extension AuditReport {
         case .notIntact(let finding):
             lines.append("chain: NOT INTACT: \(finding.message)")
             lines.append(
-                "       records 1–\(chain.verifiedThrough) are proven unchanged; recomputed head \(chain.head)")
+                "       \(chain.provenRange); recomputed head \(chain.head)")
         case .skipped:
             lines.append("chain: NOT VERIFIED (--no-verify); the stored head is \(chain.head)")
         }

@@ -208,6 +208,16 @@ public struct ChainCheck: Sendable {
         return false
     }
 
+    /// What a failed check still proves, in words: no range "1–0" when
+    /// nothing is proven (a wrong digest puts every record in doubt).
+    public var provenRange: String {
+        switch verifiedThrough {
+        case 0: "no record is proven unchanged"
+        case 1: "record 1 is proven unchanged"
+        default: "records 1–\(verifiedThrough) are proven unchanged"
+        }
+    }
+
     /// `INTACT`, `NOT INTACT` or `NOT VERIFIED`.
     public var status: String {
         switch result {

@@ -52,6 +52,8 @@ public struct PendingEvent: Hashable, Sendable {
 public struct EventRecord: Hashable, Sendable {
     /// The record format this code writes (key 0 of every record).
     public static let formatVersion: UInt64 = 1
+    /// Every record format this code reads.
+    public static let formatVersions: Set<UInt64> = [1]
 
     /// The gapless global sequence number, from 1.
     public var position: UInt64
@@ -208,6 +210,49 @@ public struct EventRecord: Hashable, Sendable {
                 throw RecordError.malformed("key 1 missing")
             }
             return try r.readUnsigned()
+        } catch let error as RecordError {
+            throw error
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+}
+
+/// The fields of a record that `verify` checks against the indexes, read
+/// from its first bytes without decoding the rest.
+public struct RecordHeader: Hashable, Sendable {
+    public var position: UInt64
+    /// The event id's 16 bytes.
+    public var id: [UInt8]
+    /// The stream's 16 bytes.
+    public var stream: [UInt8]
+    public var streamVersion: UInt64
+}
+
+extension EventRecord {
+    /// Reads keys 0 to 4 of an encoded record: its position, id, stream and
+    /// stream version.
+    public static func header(ofEncoded bytes: [UInt8], at offset: Int = 0) throws(RecordError) -> RecordHeader {
+        var r = CBORReader(bytes, offset: offset)
+        do {
+            _ = try r.readMapHeader()
+            func key(_ expected: Key) throws {
+                guard try r.readUnsigned() == expected.rawValue else {
+                    throw RecordError.malformed("key \(expected.rawValue) (\(expected)) missing")
+                }
+            }
+            try key(.format)
+            let format = try r.readUnsigned()
+            guard formatVersions.contains(format) else { throw RecordError.unknownFormat(format) }
+            try key(.position)
+            let position = try r.readUnsigned()
+            try key(.id)
+            guard let id = try r.readUUID() else { throw RecordError.malformed("id is not 16 bytes") }
+            try key(.stream)
+            guard let stream = try r.readUUID() else { throw RecordError.malformed("stream is not 16 bytes") }
+            try key(.streamVersion)
+            let version = try r.readUnsigned()
+            return RecordHeader(position: position, id: id.bytes, stream: stream.bytes, streamVersion: version)
         } catch let error as RecordError {
             throw error
         } catch {

@@ -9,22 +9,25 @@ import LedgerCore
 /// - `event_ids`: event id (16 bytes) → position
 /// - `stream_index`: stream id (16 bytes) ‖ version (u64 BE) → position
 /// - `meta`: the format marker
+/// - `merkle`: the Merkle tree's nodes (`MerkleStore.swift`)
 ///
 /// Every append runs in one LMDB write transaction together with whatever the
 /// caller does in the same `write` closure (the projections), so a view can
 /// never disagree with the log, even after a crash.
 public final class EventLog: @unchecked Sendable {
     /// The value of `meta["format"]` this code writes and reads.
-    public static let format = "inspection-ledger/1"
+    public static let format = "inspection-ledger/2"
 
     public let environment: Environment
-    let tables: Tables
+    private(set) var tables: Tables
 
-    struct Tables {
+    public struct Tables {
         let events: Table
         let eventIDs: Table
         let streamIndex: Table
         let meta: Table
+        /// Nil only in a read-only store of format 1, which has no tree yet.
+        var tree: Table?
     }
 
     enum MetaKey {
@@ -51,22 +54,16 @@ public final class EventLog: @unchecked Sendable {
         do {
             tables = Tables(
                 events: try open("events"), eventIDs: try open("event_ids"),
-                streamIndex: try open("stream_index"), meta: try open("meta"))
+                streamIndex: try open("stream_index"), meta: try open("meta"), tree: try environment.table("merkle"))
         } catch let error as LMDBError {
             throw LedgerError.storage(error)
         }
         let meta = tables.meta
         let stored = try environment.read { txn in try txn.get(meta, MetaKey.format) }
-        if let stored {
-            let text = String(decoding: stored, as: UTF8.self)
-            guard text == Self.format else { throw LedgerError.unsupportedFormat(found: text) }
-        } else if !options.readOnly {
-            try environment.write { txn in
-                if try txn.get(meta, MetaKey.format) == nil {
-                    try txn.put(meta, MetaKey.format, Array(Self.format.utf8))
-                }
-            }
-        }
+        try Self.upgradeFormat(
+            environment: environment, tables: tables, stored: stored.map { String(decoding: $0, as: UTF8.self) },
+            readOnly: options.readOnly)
+        if options.readOnly, stored.map({ String(decoding: $0, as: UTF8.self) }) != Self.format { tables.tree = nil }
     }
 
     /// Closes the storage. Only needed when the same process must open the

@@ -132,6 +132,9 @@ public final class LedgerWriter {
     private var headPosition: UInt64
     private var headHash: Digest256
     private var streamVersions: [UUID: UInt64] = [:]
+    /// The Merkle tree's right edge, loaded at the first append (a writer
+    /// that only reads never pays for it).
+    private var frontier: MerkleFrontier?
 
     init(transaction: Transaction, tables: EventLog.Tables) throws {
         self.tables = tables
@@ -190,7 +193,8 @@ public final class LedgerWriter {
         // The stored value is hash ‖ record: encode after 32 bytes of room
         // and write the hash into them, one buffer instead of two.
         var value = record.encoded(afterPrefixOf: 32)
-        let hash = chain.link(previous: headHash, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count))
+        let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.count)
+        let hash = chain.link(previous: headHash, leaf: leaf)
         value.replaceSubrange(0..<32, with: hash.bytes)
         let key = BigEndian.bytes(position)
         var streamKey = event.stream.bytes
@@ -198,10 +202,26 @@ public final class LedgerWriter {
         try transaction.put(tables.events, key, value, flags: .append)
         try transaction.put(tables.eventIDs, event.id.bytes, key, flags: .noOverwrite)
         try transaction.put(tables.streamIndex, streamKey, key, flags: .noOverwrite)
+        try extendTree(leaf: leaf, size: headPosition)
         headPosition = position
         headHash = hash
         streamVersions[event.stream] = version
         return AppendOutcome(position: position, streamVersion: version, wasAlreadyStored: false)
+    }
+
+    /// Adds the leaf to the Merkle tree: every subtree it completes is one
+    /// stored node (amortised one per append, `MerkleStore.swift`).
+    private func extendTree(leaf: Digest256, size: UInt64) throws {
+        guard let tree = tables.tree else {
+            throw LedgerError.invalidEvent("this store has no Merkle tree table; it was opened read-only")
+        }
+        let hasher = chain.hasher
+        var edge = try frontier ?? reader.frontier(size: size, hasher: hasher)
+        let transaction = transaction
+        try edge.append(leaf: leaf, hasher: hasher) { level, index, hash in
+            try transaction.put(tree, MerkleKey.key(level: level, index: index), hash.bytes, flags: .append)
+        }
+        frontier = edge
     }
 
     /// Ends the writer's part of the transaction. The head is not stored
