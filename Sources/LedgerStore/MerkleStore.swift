@@ -45,6 +45,14 @@ extension LedgerReader {
         return hasher.digest(prefix: 0x00, value, range: 32..<value.count)
     }
 
+    /// The record's bytes as stored (the leaf's input), for proofs handed out.
+    public func encodedRecord(at position: UInt64) throws -> [UInt8] {
+        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count > 32 else {
+            throw MerkleError.missingLeaf(position: position)
+        }
+        return Array(value[32...])
+    }
+
     /// The hash of a perfect subtree: a stored node, a leaf recomputed from
     /// its record, or — in a read-only store of format 1, which has no tree —
     /// computed from the leaves.

@@ -1,0 +1,85 @@
+import Foundation
+import LedgerCore
+import LedgerStore
+
+/// The device's Ed25519 signing key: `device.key` in the ledger directory
+/// (mode 0600, never in the log), in the signed-note signer-key encoding. Its
+/// public half is recorded in the log as a `device.key_published` event in
+/// the device's own stream (the device id), so the log says which key signs it.
+enum DeviceKeyFile {
+    static let eventType = "device.key_published"
+
+    static func path(_ home: LedgerHome) -> String { home.path + "/device.key" }
+
+    /// The key name and checkpoint origin: `jqc/<device id>`.
+    static func name(_ deviceID: UUID) -> String { "jqc/\(deviceID.lowercased)" }
+
+    /// The stored key, or nil when the ledger has none yet.
+    static func load(_ home: LedgerHome) throws -> NoteKey? {
+        let path = path(home)
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DeviceKeyError.unreadable(path: path, "it cannot be read (permissions?)")
+        }
+        do {
+            return try NoteKey(parsing: String(decoding: data, as: UTF8.self))
+        } catch {
+            throw DeviceKeyError.unreadable(path: path, "\(error)")
+        }
+    }
+
+    /// The device's key, made and published first if the ledger has none
+    /// (at `jqc init`, or on first use in a ledger made before keys).
+    static func ensure(_ invocation: Invocation) throws -> NoteKey {
+        let config = try invocation.config()
+        let log = try invocation.log()
+        let key: NoteKey
+        if let stored = try load(invocation.home) {
+            key = stored
+        } else {
+            key = try NoteKey.generate(name: name(config.deviceID))
+            try FileStore.writeAtomically(Data((key.signerKey! + "\n").utf8), to: path(invocation.home), mode: 0o600)
+        }
+        if try publishedKey(in: log, device: config.deviceID) != key.verifierKey {
+            let payload = CBORValue.textMap([("algorithm", .text("ed25519")), ("key", .text(key.verifierKey))])
+            try log.append([
+                PendingEvent(
+                    stream: config.deviceID, type: eventType, schemaVersion: 1,
+                    actor: Actor(id: "device:\(config.deviceID.lowercased)", name: "jqc", verified: true),
+                    device: config.deviceID, recordedAt: invocation.clock.now(), payload: payload.encoded())
+            ])
+        }
+        return key
+    }
+
+    /// The verifier key the log last recorded for the device, read through
+    /// the device's stream (a few records, not a scan of the log).
+    static func publishedKey(in log: EventLog, device: UUID) throws -> String? {
+        try log.read { reader in try publishedRecord(reader, device: device)?.key }
+    }
+
+    static func publishedRecord(_ reader: LedgerReader, device: UUID) throws -> (key: String, record: EventRecord)? {
+        var found: (String, EventRecord)?
+        for record in try reader.records(inStream: device) where record.type == eventType {
+            var cbor = CBORReader(record.payload)
+            guard let text = try cbor.readValue()["key"]?.textValue else { continue }
+            found = (text, record)
+        }
+        return found
+    }
+}
+
+/// The device key could not be used.
+enum DeviceKeyError: Error, CustomStringConvertible {
+    case unreadable(path: String, String)
+    case notPublished(device: UUID)
+
+    var description: String {
+        switch self {
+        case .unreadable(let path, let why):
+            "the device key \(path) is not usable: \(why). Restore it from a backup; a new key cannot sign for old checkpoints."
+        case .notPublished(let device):
+            "the log records no signing key for device \(device.lowercased): run 'jqc checkpoint' on the device first."
+        }
+    }
+}
