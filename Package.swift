@@ -104,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "JQCCommandsTests",
-            dependencies: ["JQCCommands", "LedgerStore", "LedgerTestSupport", "jqc"]
+            dependencies: ["JQCCommands", "LedgerStore", "LedgerCore", "LMDB", "LedgerTestSupport", "jqc"]
         ),
         .testTarget(
             name: "CurlTransportTests",
