@@ -165,7 +165,7 @@ public struct ChainCheck: Sendable {
     /// The first thing found wrong.
     public struct Finding: Hashable, Sendable {
         /// `changed`, `missing`, `reordered`, `unreadable`, `truncated`,
-        /// `digest_mismatch` or `index_mismatch`.
+        /// `digest_mismatch`, `index_mismatch` or `broken_stream_link`.
         public var kind: String
         /// The position concerned (0 when none: an index mismatch).
         public var position: UInt64

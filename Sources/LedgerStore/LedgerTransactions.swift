@@ -135,6 +135,8 @@ public final class LedgerWriter {
     /// The Merkle tree's right edge, loaded at the first append (a writer
     /// that only reads never pays for it).
     private var frontier: MerkleFrontier?
+    /// The leaf hash of each stream's last record appended in this writer.
+    private var streamLeaves: [UUID: Digest256] = [:]
 
     init(transaction: Transaction, tables: EventLog.Tables) throws {
         self.tables = tables
@@ -189,7 +191,8 @@ public final class LedgerWriter {
         }
         let version = try currentVersion(of: event.stream) + 1
         let position = headPosition + 1
-        let record = EventRecord(position: position, streamVersion: version, event: event)
+        let previous = version > 1 ? try previousLeaf(of: event.stream, version: version - 1) : nil
+        let record = EventRecord(position: position, streamVersion: version, event: event, previousInStream: previous)
         // The stored value is hash ‖ record: encode after 32 bytes of room
         // and write the hash into them, one buffer instead of two.
         var value = record.encoded(afterPrefixOf: 32)
@@ -206,7 +209,21 @@ public final class LedgerWriter {
         headPosition = position
         headHash = hash
         streamVersions[event.stream] = version
+        streamLeaves[event.stream] = leaf
         return AppendOutcome(position: position, streamVersion: version, wasAlreadyStored: false)
+    }
+
+    /// The leaf hash of the stream's record at `version` (the back-link of the next one).
+    private func previousLeaf(of stream: UUID, version: UInt64) throws -> Digest256 {
+        if let cached = streamLeaves[stream] { return cached }
+        var key = stream.bytes
+        BigEndian.append(version, to: &key)
+        guard let value = try transaction.get(tables.streamIndex, key), let position = BigEndian.uint64(value) else {
+            throw LedgerError.corruptRecord(
+                position: headPosition + 1,
+                .malformed("stream_index has no entry for version \(version) of \(stream.lowercased)"))
+        }
+        return try reader.leafHash(at: position, hasher: chain.hasher)
     }
 
     /// Adds the leaf to the Merkle tree: every subtree it completes is one

@@ -19,6 +19,10 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
     case digestMismatch(position: UInt64, expected: Digest256, found: Digest256)
     /// An index disagrees with the log (the log itself may still be intact).
     case indexMismatch(IndexFinding)
+    /// The record's back-link (key 13) is not the leaf hash of the previous
+    /// record of its stream, or is missing: a record of the stream was changed,
+    /// removed or inserted before it.
+    case brokenStreamLink(position: UInt64, stream: UUID, version: UInt64)
 
     /// The position the finding concerns.
     public var position: UInt64 {
@@ -27,6 +31,7 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .truncated(_, let found): found + 1
         case .digestMismatch(let p, _, _): p
         case .indexMismatch(let finding): finding.position
+        case .brokenStreamLink(let p, _, _): p
         }
     }
 
@@ -54,6 +59,8 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
             "the log no longer extends the digest: at record \(p) the chain is \(found.hex), the digest says \(expected.hex)"
         case .indexMismatch(let finding):
             "an index disagrees with the log: \(finding)"
+        case .brokenStreamLink(let p, let stream, let version):
+            "record \(p) (version \(version) of stream \(stream.lowercased)) does not link to the stream's previous record: a record of that stream was changed, removed or inserted"
         }
     }
 }
@@ -177,7 +184,7 @@ extension EventLog {
                 walk.finding = .truncated(expected: digest.position, found: last)
             }
         }
-        var finding = walk.finding ?? walk.indexFinding.map { .indexMismatch($0) }
+        var finding = walk.finding ?? walk.linkFinding ?? walk.indexFinding.map { .indexMismatch($0) }
         if finding == nil {
             finding = try indexTotals(reader, records: last)
         }
@@ -194,6 +201,10 @@ extension EventLog {
         var finding: TamperFinding?
         /// The first index problem seen while the chain still held.
         var indexFinding: IndexFinding?
+        /// The first broken back-link seen while the chain still held.
+        var linkFinding: TamperFinding?
+        /// Each stream's last version seen and its leaf hash.
+        var streams: [[UInt8]: (version: UInt64, leaf: Digest256)] = [:]
         /// The position after the last one verified.
         var next: UInt64 = 1
         /// The chain hash recomputed at `next - 1`.
@@ -229,8 +240,8 @@ extension EventLog {
                 walk.finding = .unreadable(position: position, reason: "\(error)")
                 return false
             }
-            let computed = chain.link(
-                previous: walk.previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count))
+            let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.count)
+            let computed = chain.link(previous: walk.previous, leaf: leaf)
             if !value[0..<32].elementsEqual(computed.bytes) {
                 walk.finding =
                     header.position != position
@@ -251,6 +262,23 @@ extension EventLog {
             if walk.indexFinding == nil {
                 walk.indexFinding = try entries(of: header, in: transaction, tables: tables)
             }
+            if walk.linkFinding == nil, header.format >= 2 {
+                let last = walk.streams[header.stream]
+                let linked: Bool
+                if header.streamVersion == 1 {
+                    linked = header.previousInStream == nil
+                } else if let last, last.version == header.streamVersion - 1, last.leaf.bytes.count == 32 {
+                    linked = header.previousInStream == last.leaf.bytes
+                } else {
+                    // A gap or reordering, reported by the stream check.
+                    linked = true
+                }
+                if !linked {
+                    walk.linkFinding = .brokenStreamLink(
+                        position: position, stream: UUID(bytes: header.stream)!, version: header.streamVersion)
+                }
+            }
+            walk.streams[header.stream] = (header.streamVersion, leaf)
             walk.previous = computed
             walk.next += 1
             if let progress, position % 65_536 == 0 { progress(position) }

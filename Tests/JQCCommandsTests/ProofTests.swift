@@ -153,14 +153,20 @@ import Testing
         let meta = try #require(try env.table("meta"))
         try env.write { txn in
             let chain = HashChain()
-            var previous = Digest256(bytes: Array(try #require(try txn.get(events, BigEndian.bytes(2)))[0..<32]))!
-            var p: UInt64 = 3
+            var previous = Digest256.zero
+            var leaves: [UUID: Digest256] = [:]
+            var p: UInt64 = 1
             while let value = try txn.get(events, BigEndian.bytes(p)) {
                 var record = try EventRecord(decoding: value, at: 32)
-                if p == 3 { record.event.actor.name = "Mallory" }
-                let bytes = record.encoded()
-                previous = chain.next(previous: previous, record: bytes)
-                try txn.put(events, BigEndian.bytes(p), previous.bytes + bytes)
+                if p >= 3 {
+                    if p == 3 { record.event.actor.name = "Mallory" }
+                    if record.previousInStream != nil { record.previousInStream = leaves[record.stream] }
+                    previous = chain.next(previous: previous, record: record.encoded())
+                    try txn.put(events, BigEndian.bytes(p), previous.bytes + record.encoded())
+                } else {
+                    previous = Digest256(bytes: Array(value[0..<32]))!
+                }
+                leaves[record.stream] = chain.leaf(ofRecord: record.encoded())
                 p += 1
             }
             try txn.empty(tree)

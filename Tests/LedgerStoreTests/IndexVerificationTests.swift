@@ -96,22 +96,26 @@ import Testing
     }
 
     /// Rewrites the records of `positions` with `edit` and recomputes the
-    /// chain from the first one on, so only the indexes can tell.
-    func rewrite(_ positions: ClosedRange<UInt64>, _ edit: (inout EventRecord) -> Void) throws {
+    /// chain from the first one on (and, with `relink`, every later record's
+    /// back-link), as a forger would, so only the indexes can tell.
+    func rewrite(_ positions: ClosedRange<UInt64>, relink: Bool = true, _ edit: (inout EventRecord) -> Void) throws {
         try tamper { txn, _, _, events in
             let chain = HashChain()
-            var previous =
-                positions.lowerBound == 1
-                ? Digest256.zero
-                : Digest256(
-                    bytes: Array(try #require(try txn.get(events, BigEndian.bytes(positions.lowerBound - 1)))[0..<32]))!
-            var p = positions.lowerBound
+            var previous = Digest256.zero
+            var leaves: [UUID: Digest256] = [:]
+            var p: UInt64 = 1
             while let value = try txn.get(events, BigEndian.bytes(p)) {
                 var record = try EventRecord(decoding: value, at: 32)
-                if positions.contains(p) { edit(&record) }
-                let bytes = record.encoded()
-                previous = chain.next(previous: previous, record: bytes)
-                try txn.put(events, BigEndian.bytes(p), previous.bytes + bytes)
+                if p >= positions.lowerBound {
+                    if positions.contains(p) { edit(&record) }
+                    if relink, record.previousInStream != nil { record.previousInStream = leaves[record.stream] }
+                    let bytes = record.encoded()
+                    previous = chain.next(previous: previous, record: bytes)
+                    try txn.put(events, BigEndian.bytes(p), previous.bytes + bytes)
+                } else {
+                    previous = Digest256(bytes: Array(value[0..<32]))!
+                }
+                leaves[record.stream] = chain.leaf(ofRecord: record.encoded())
                 p += 1
             }
         }
@@ -149,6 +153,26 @@ import Testing
         }
         #expect(
             try verify().finding == .indexMismatch(.streamOrder(stream: a, version: 3, position: 3, previous: 5)))
+    }
+
+    @Test func aConsistentRewriteOfAStreamBreaksTheNextRecordsBackLink() throws {
+        let (a, _) = try makeLog()
+        // A's version 2 (position 3) is rewritten and the chain recomputed:
+        // its next record (version 3, position 5) still links to the old one.
+        try rewrite(3...3, relink: false) { $0.event.payload = CBORValue.text("forged").encoded() }
+        #expect(try verify().finding == .brokenStreamLink(position: 5, stream: a, version: 3))
+    }
+
+    @Test func newRecordsLinkToTheirStreamsPreviousRecord() throws {
+        _ = try makeLog()
+        let log = try EventLog(directory: store)
+        defer { log.close() }
+        try log.read { reader in
+            let first = try #require(try reader.record(at: 1))
+            let third = try #require(try reader.record(at: 3))
+            #expect(first.previousInStream == nil && first.format == 2)
+            #expect(third.previousInStream == (try reader.leafHash(at: 1)))
+        }
     }
 
     @Test func aChainProblemIsReportedBeforeAnIndexProblem() throws {

@@ -38,10 +38,12 @@ type bundle struct {
 
 // header is what the verifier needs of a record: keys 1 to 4.
 type header struct {
+	format   uint64
 	position uint64
 	id       []byte
 	stream   []byte
 	version  uint64
+	link     []byte // key 13, the per-stream back-link, if present
 }
 
 type reader struct {
@@ -109,11 +111,20 @@ func (r *reader) bytes16(want uint64) ([]byte, error) {
 
 func parseHeader(record []byte) (h header, err error) {
 	r := &reader{b: record}
-	if major, _, err := r.head(); err != nil || major != 5 {
+	major, count, err := r.head()
+	if err != nil || major != 5 {
 		return h, errors.New("a record is not a CBOR map")
 	}
-	if _, err = r.uint(0); err != nil {
+	if h.format, err = r.uint(0); err != nil {
 		return
+	}
+	// With 14 keys the record ends with key 13 and 32 bytes: 0x0d 0x58 0x20 ‖ hash.
+	if count == 14 {
+		n := len(record)
+		if n < 40 || record[n-35] != 0x0d || record[n-34] != 0x58 || record[n-33] != 0x20 {
+			return h, errors.New("the record does not end with key 13 and 32 bytes")
+		}
+		h.link = record[n-32:]
 	}
 	if h.position, err = r.uint(1); err != nil {
 		return
@@ -207,11 +218,23 @@ func check(b bundle) (string, error) {
 		return "", fmt.Errorf("inspection: %v", err)
 	}
 	var previous int64
+	var previousLeaf []byte
 	for i, e := range b.Records {
 		h, err := included(e)
 		if err != nil {
 			return "", err
 		}
+		if h.format >= 2 {
+			if i == 0 && h.link != nil {
+				return "", errors.New("the first record links to an earlier record the bundle does not hold")
+			}
+			if i > 0 && string(h.link) != string(previousLeaf) {
+				return "", fmt.Errorf("record %d does not link to the record before it in the bundle", e.Position)
+			}
+		}
+		raw, _ := base64.StdEncoding.DecodeString(e.Record)
+		leaf := tlog.RecordHash(raw)
+		previousLeaf = leaf[:]
 		if string(h.stream) != string(stream) {
 			return "", fmt.Errorf("record %d belongs to another stream", e.Position)
 		}
