@@ -28,18 +28,21 @@ enum DeviceKeyFile {
         }
     }
 
-    /// The device's key, made and published first if the ledger has none
-    /// (at `jqc init`, or on first use in a ledger made before keys).
+    /// Makes the key file (at `jqc init`; its public key is recorded in the
+    /// log when it first signs, so a new ledger's log starts empty).
+    @discardableResult
+    static func create(_ home: LedgerHome, device: UUID) throws -> NoteKey {
+        let key = try NoteKey.generate(name: name(device))
+        try FileStore.writeAtomically(Data((key.signerKey! + "\n").utf8), to: path(home), mode: 0o600)
+        return key
+    }
+
+    /// The device's key, made first if the ledger has none (a ledger made
+    /// before keys), and its public key recorded in the log if it is not yet.
     static func ensure(_ invocation: Invocation) throws -> NoteKey {
         let config = try invocation.config()
         let log = try invocation.log()
-        let key: NoteKey
-        if let stored = try load(invocation.home) {
-            key = stored
-        } else {
-            key = try NoteKey.generate(name: name(config.deviceID))
-            try FileStore.writeAtomically(Data((key.signerKey! + "\n").utf8), to: path(invocation.home), mode: 0o600)
-        }
+        let key = try load(invocation.home) ?? create(invocation.home, device: config.deviceID)
         if try publishedKey(in: log, device: config.deviceID) != key.verifierKey {
             let payload = CBORValue.textMap([("algorithm", .text("ed25519")), ("key", .text(key.verifierKey))])
             try log.append([

@@ -39,7 +39,7 @@ struct InitCommand: RunnableCommand {
         let config = LedgerConfig(
             deviceID: UUID(), serverURL: server, caBundle: caBundle, createdAt: invocation.clock.now())
         try config.save(home)
-        _ = try DeviceKeyFile.ensure(invocation)
+        try DeviceKeyFile.create(home, device: config.deviceID)
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render([

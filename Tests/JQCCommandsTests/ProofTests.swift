@@ -185,8 +185,18 @@ import Testing
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let key = try String(contentsOfFile: ledger + "/device.key", encoding: .utf8)
         #expect(key.hasPrefix("PRIVATE+KEY+jqc/"))
+        // A new ledger's log starts empty; the first checkpoint publishes the key.
+        #expect(try expectSuccess(jqc("--json", "log")).stdout.contains("device.key_published") == false)
+        try expectSuccess(jqc("checkpoint"))
         let log = try expectSuccess(jqc("--json", "log")).stdout
         #expect(log.contains("device.key_published"))
         #expect(!log.contains("PRIVATE"))
+    }
+
+    @Test func aLedgerWithoutAKeyGetsOneOnFirstUse() throws {
+        try FileManager.default.removeItem(atPath: ledger + "/device.key")
+        let checkpoint = try write(try expectSuccess(jqc("checkpoint")).stdout, "checkpoint")
+        #expect(FileManager.default.fileExists(atPath: ledger + "/device.key"))
+        try expectSuccess(jqc("checkpoint", "--verify", checkpoint))
     }
 }
