@@ -82,12 +82,28 @@ enum CheckpointFile {
             throw CheckpointError.unreadable(path)
         }
         let config = try LedgerConfig.load(home)
-        guard let published = try DeviceKeyFile.publishedKey(in: log, device: config.deviceID) else {
-            throw DeviceKeyError.notPublished(device: config.deviceID)
+        let text = String(decoding: data, as: UTF8.self)
+        // Any key the device published counts, if it was published within
+        // the tree the checkpoint signs (a key published later cannot sign
+        // for an earlier log): so a replaced key file keeps old checkpoints valid.
+        let published = try log.read { try DeviceKeyFile.publishedRecords($0, device: config.deviceID) }
+        guard !published.isEmpty else { throw DeviceKeyError.notPublished(device: config.deviceID) }
+        var firstError: NoteError?
+        for (verifierKey, record) in published.reversed() {
+            let key = try NoteKey(parsing: verifierKey)
+            do {
+                let checkpoint = try Checkpoint(verifying: text, key: key)
+                guard record.position <= checkpoint.size else {
+                    throw NoteError.unverified(
+                        "its key was published at position \(record.position), after the \(checkpoint.size) records it signs"
+                    )
+                }
+                return (checkpoint, key)
+            } catch let error as NoteError {
+                firstError = firstError ?? error
+            }
         }
-        let key = try NoteKey(parsing: published)
-        let checkpoint = try Checkpoint(verifying: String(decoding: data, as: UTF8.self), key: key)
-        return (checkpoint, key)
+        throw firstError!
     }
 }
 

@@ -62,11 +62,16 @@ enum DeviceKeyFile {
     }
 
     static func publishedRecord(_ reader: LedgerReader, device: UUID) throws -> (key: String, record: EventRecord)? {
-        var found: (String, EventRecord)?
+        try publishedRecords(reader, device: device).last
+    }
+
+    /// Every key the device's stream has published, oldest first.
+    static func publishedRecords(_ reader: LedgerReader, device: UUID) throws -> [(key: String, record: EventRecord)] {
+        var found: [(String, EventRecord)] = []
         for record in try reader.records(inStream: device) where record.type == eventType {
             var cbor = CBORReader(record.payload)
             guard let text = try cbor.readValue()["key"]?.textValue else { continue }
-            found = (text, record)
+            found.append((text, record))
         }
         return found
     }

@@ -198,5 +198,10 @@ import Testing
         let checkpoint = try write(try expectSuccess(jqc("checkpoint")).stdout, "checkpoint")
         #expect(FileManager.default.fileExists(atPath: ledger + "/device.key"))
         try expectSuccess(jqc("checkpoint", "--verify", checkpoint))
+        // A replaced key is published again; checkpoints of the old one still verify.
+        try FileManager.default.removeItem(atPath: ledger + "/device.key")
+        let second = try write(try expectSuccess(jqc("checkpoint")).stdout, "second")
+        try expectSuccess(jqc("verify", "--checkpoint", checkpoint))
+        try expectSuccess(jqc("verify", "--checkpoint", second))
     }
 }
