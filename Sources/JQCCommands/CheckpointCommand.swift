@@ -56,9 +56,10 @@ struct CheckpointCommand: RunnableCommand {
             }
             return
         }
-        let key = try DeviceKeyFile.ensure(invocation)
-        let log = try invocation.log()
-        let checkpoint = try log.read { reader in
+        let key = try DeviceKeyFile.ensureReadOnly(invocation)
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        let checkpoint = try auditor.log.read { reader in
             let size = try reader.treeSize()
             return Checkpoint(origin: key.name, size: size, root: try reader.treeRoot(size: size))
         }

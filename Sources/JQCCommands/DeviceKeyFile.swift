@@ -55,6 +55,21 @@ enum DeviceKeyFile {
         return key
     }
 
+    /// `ensure`, without opening the store for writing when the key file exists
+    /// and the log already records it (so a read-only copy can still sign
+    /// and prove). Leaves no log open.
+    static func ensureReadOnly(_ invocation: Invocation) throws -> NoteKey {
+        if let key = try load(invocation.home) {
+            let config = try invocation.config()
+            let auditor = try invocation.auditorLedger(views: false)
+            defer { auditor.close() }
+            if try publishedKey(in: auditor.log, device: config.deviceID) == key.verifierKey { return key }
+        }
+        let key = try ensure(invocation)
+        invocation.closeLog()
+        return key
+    }
+
     /// The verifier key the log last recorded for the device, read through
     /// the device's stream (a few records, not a scan of the log).
     static func publishedKey(in log: EventLog, device: UUID) throws -> String? {

@@ -27,9 +27,8 @@ struct ProveCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
-        let key = try DeviceKeyFile.ensure(invocation)
+        let key = try DeviceKeyFile.ensureReadOnly(invocation)
         let config = try invocation.config()
-        invocation.closeLog()
         let auditor = try invocation.auditorLedger(views: false)
         defer { auditor.close() }
         let inspection = try auditor.resolveInspection(reference)
