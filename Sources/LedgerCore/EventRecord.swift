@@ -106,7 +106,9 @@ public struct EventRecord: Hashable, Sendable {
     /// The encoding after `prefix` zero bytes, which the caller fills in:
     /// the store puts the chain hash there, without copying the record again.
     public func encoded(afterPrefixOf prefix: Int) -> [UInt8] {
-        var w = CBORWriter(reservingCapacity: prefix + 96 + event.payload.count + event.type.utf8.count)
+        var w = CBORWriter(
+            reservingCapacity: prefix + 96 + event.payload.count + event.type.utf8.count + event.actor.id.utf8.count
+                + event.actor.name.utf8.count + (previousInStream == nil ? 0 : 35))
         for _ in 0..<prefix { w.bytes.append(0) }
         w.writeMapHeader(count: keyCount)
         w.write(unsigned: Key.format.rawValue)

@@ -14,7 +14,7 @@ public enum Merkle {
     public static func emptyRoot(_ hasher: SHA256Hasher = SHA256Hasher()) -> Digest256 { hasher.digest([]) }
 
     public static func node(_ left: Digest256, _ right: Digest256, _ hasher: SHA256Hasher) -> Digest256 {
-        hasher.digest([0x01], left.bytes, right.bytes)
+        hasher.node(left, right)
     }
 
     /// The largest power of two smaller than `n` (n ≥ 2).

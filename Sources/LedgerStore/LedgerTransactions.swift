@@ -233,7 +233,9 @@ public final class LedgerWriter {
             throw LedgerError.invalidEvent("this store has no Merkle tree table; it was opened read-only")
         }
         let hasher = chain.hasher
+        // Taken out and put back, so appending does not copy the edge's array.
         var edge = try frontier ?? reader.frontier(size: size, hasher: hasher)
+        frontier = nil
         let transaction = transaction
         try edge.append(leaf: leaf, hasher: hasher) { level, index, hash in
             try transaction.put(tree, MerkleKey.key(level: level, index: index), hash.bytes, flags: .append)

@@ -32,7 +32,9 @@ public enum MerkleError: Error, CustomStringConvertible, Sendable {
 enum MerkleKey {
     static func key(level: Int, index: UInt64) -> [UInt8] {
         let last = ((index + 1) << UInt64(level)) - 1
-        return BigEndian.bytes(last) + [UInt8(level)]
+        var key = BigEndian.bytes(last)
+        key.append(UInt8(level))
+        return key
     }
 }
 
