@@ -16,19 +16,24 @@ struct VerifyCommand: RunnableCommand {
             recomputed, every event_ids and stream_index entry checked against the record that names it, \
             stream versions gapless. With --digest, also proves the log extends a digest handed out earlier \
             (by 'jqc digest'). With --checkpoint FILE, checks the checkpoint's signature and proves with a \
-            Merkle consistency proof (a few dozen hashes, no walk) that today's log extends it. \
+            Merkle consistency proof (a few dozen hashes, no walk) that today's log extends it; with \
+            --inspection ID too, also proves each of that inspection's records through the tree (inclusion \
+            proofs, versions, back-links), naming the position of the first that fails. \
             Exit status 1 when anything is wrong.
             """,
         group: "Auditing",
         options: [
             OptionSpec("digest", valueName: "DIGEST", help: "A digest from 'jqc digest' to check against."),
             OptionSpec("checkpoint", valueName: "FILE", help: "A signed checkpoint from 'jqc checkpoint'."),
+            OptionSpec(
+                "inspection", valueName: "ID", help: "With --checkpoint: also prove this inspection's records."),
         ],
         flags: [FlagSpec("full", help: "Walk the whole log (also with --checkpoint).")])
 
     var digest: LedgerDigest?
     var checkpointFile: String?
     var full: Bool
+    var inspection: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         if let text = parsed.option("digest") {
@@ -40,6 +45,11 @@ struct VerifyCommand: RunnableCommand {
             self.digest = digest
         }
         checkpointFile = parsed.option("checkpoint")
+        inspection = parsed.option("inspection")
+        if inspection != nil, checkpointFile == nil {
+            throw .unexpectedArgument(
+                "--inspection without --checkpoint (it proves records against a checkpoint)", context: parsed.context)
+        }
         full = parsed.flag("full") || checkpointFile == nil || digest != nil
     }
 
@@ -55,6 +65,19 @@ struct VerifyCommand: RunnableCommand {
                 "size": checkpoint.size, "root": Data(checkpoint.root.bytes).base64EncodedString(),
                 "key": key.verifierKey, "extended_to": proof.size, "proof_hashes": proof.hashes,
             ]
+            if let inspection {
+                let stream = try auditor.resolveInspection(inspection)
+                let report = try auditor.log.proveStream(stream, checkpoint: checkpoint)
+                if let finding = report.finding {
+                    throw JQCError.verificationFailed("NOT INTACT: \(finding)")
+                }
+                object["inspection"] = ["id": stream.lowercased, "records_proven": report.proven]
+                if !invocation.json {
+                    invocation.stdout.line(
+                        "proven: the \(report.proven) records of inspection \(stream.lowercased) are in the tree of \(report.treeSize) records"
+                    )
+                }
+            }
             if !invocation.json && !full {
                 invocation.stdout.line(
                     "intact: the log (\(proof.size) records) extends the checkpoint of \(checkpoint.size) records signed by \(TerminalText.singleLine(key.name)) (consistency proof of \(proof.hashes) hashes)"

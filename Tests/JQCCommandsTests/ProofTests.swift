@@ -180,6 +180,27 @@ import Testing
         #expect(result.stderr.contains("NOT INTACT"), "\(result.stderr)")
     }
 
+    @Test func anInspectionsChangedRecordIsNamedByTheProofs() throws {
+        let id = try inspection()
+        let checkpoint = try write(try expectSuccess(jqc("checkpoint")).stdout, "checkpoint")
+        try expectSuccess(jqc("verify", "--checkpoint", checkpoint, "--inspection", id))
+        // Change one of the inspection's records in place (the tree is left
+        // as it was): its leaf no longer matches the tree.
+        let records = try #require(try bundle(id)["records"] as? [[String: Any]])
+        let position = UInt64(try #require(records[2]["position"] as? Int))
+        let env = try Environment(directory: ledger + "/store")
+        let events = try #require(try env.table("events"))
+        try env.write { txn in
+            var value = try #require(try txn.get(events, BigEndian.bytes(position)))
+            value[40] ^= 0x01
+            try txn.put(events, BigEndian.bytes(position), value)
+        }
+        env.close()
+        let result = try jqc("verify", "--checkpoint", checkpoint, "--inspection", id)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("record \(position) "), "\(result.stderr)")
+    }
+
     @Test func theKeyIsPrivateAndPublishedInTheLog() throws {
         let attributes = try FileManager.default.attributesOfItem(atPath: ledger + "/device.key")
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
