@@ -1,8 +1,9 @@
 // verify-bundle-go checks a proof bundle from `jqc prove` with code nobody on
 // this project wrote: Go's checksum-database packages golang.org/x/mod/sumdb/tlog
 // (the RFC 9162 tree and its inclusion proofs) and golang.org/x/mod/sumdb/note
-// (C2SP signed notes with Ed25519). Only the bundle's JSON and the first five
-// keys of each CBOR record are read here.
+// (C2SP signed notes with Ed25519). Only the bundle's JSON, keys 0 to 4 of each
+// CBOR record and its key 13 (the per-stream back-link, the record's last 35
+// bytes) are read here; Schemas/ledger-format.md § Proof bundles is the spec.
 //
 // usage: verify-bundle-go BUNDLE.json
 // exit status: 0 the bundle verifies, 1 it does not, 2 unreadable input
