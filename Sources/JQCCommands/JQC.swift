@@ -39,7 +39,7 @@ public enum JQC {
     static let globalFlags = [json]
 
     /// What every command reads from the global options.
-    struct Globals: Equatable {
+    struct Globals {
         var ledger: String?
         var actingAs: String?
         var json: Bool

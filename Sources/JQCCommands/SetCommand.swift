@@ -58,7 +58,7 @@ struct SetCommand: RunnableCommand {
         for word in words {
             guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
                 throw .invalidValue(
-                    option: "ANSWER", value: word,
+                    option: answerArgument.name, value: word,
                     reason: "expected FIELD=VALUE (for one answer, FIELD VALUE also works)", context: context)
             }
             let value = String(word[word.index(after: equals)...])
