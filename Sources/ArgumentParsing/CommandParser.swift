@@ -202,7 +202,7 @@ private struct CommandWalk {
             commandValues: commandValues,
             globals: globalValues,
             context: context,
-            declared: DeclaredNames(command: command, program: program)
+            declared: DeclaredArguments(command: command, program: program)
         )
     }
 

@@ -1,9 +1,10 @@
 /// One positional argument of a command.
 ///
 /// Declared as data, not parsed ad hoc, so that the parser, the usage line and the help text all read the same
-/// description and cannot disagree about what a command accepts.
+/// description and cannot disagree about what a command accepts. The value is also the handle a command reads
+/// the argument by (`parsed.value(of: Self.id)`), so a command declares it once as a constant.
 public struct PositionalSpec: Sendable, Hashable {
-    /// Shown in usage and help, and the key a command implementation reads the value by (`"ID"`).
+    /// Shown in usage and help (`"ID"`).
     public var name: String
     /// One sentence for the ARGUMENTS section of the help.
     public var help: String
@@ -24,10 +25,10 @@ public struct PositionalSpec: Sendable, Hashable {
 
 /// A named option that takes a value (`--severity major`, `--severity=major`, `-s major`).
 ///
-/// Options are keyed by their long name so that a command implementation reads `option("severity")` no matter
-/// which spelling the user typed.
+/// The value is the handle a command reads the option by (`parsed.value(of: Self.severity)`), whichever spelling
+/// the user typed; a command declares it once as a constant and lists it in its ``CommandSpec``.
 public struct OptionSpec: Sendable, Hashable {
-    /// The name after `--`, also the key for reading the value.
+    /// The name after `--`.
     public var long: String
     /// A one-letter alias after a single `-`, for options typed often.
     public var short: Character?
@@ -60,14 +61,18 @@ public struct OptionSpec: Sendable, Hashable {
         self.isRepeatable = repeatable
         self.defaultDescription = defaultDescription
     }
+
+    /// How the user types it (`--severity`), which is how every message names it.
+    public var spelling: String { "--" + long }
 }
 
 /// A boolean switch (`--json`, `-f`) that is either present or absent and never takes a value.
 ///
 /// Kept apart from ``OptionSpec`` so the parser can tell `--json value` (a flag followed by a positional) from
-/// `--since value` (an option and its value) without guessing.
+/// `--since value` (an option and its value) without guessing. Like an option, the value is the handle the
+/// command reads it by (`parsed.isSet(Self.json)`).
 public struct FlagSpec: Sendable, Hashable {
-    /// The name after `--`, also the key for reading the flag.
+    /// The name after `--`.
     public var long: String
     /// A one-letter alias; one-letter flags may be bundled (`-ab`).
     public var short: Character?
@@ -80,6 +85,9 @@ public struct FlagSpec: Sendable, Hashable {
         self.short = short
         self.help = help
     }
+
+    /// How the user types it (`--json`), which is how every message names it.
+    public var spelling: String { "--" + long }
 }
 
 /// Everything the parser and the help need to know about one command: what it is called, what it takes, and

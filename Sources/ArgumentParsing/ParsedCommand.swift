@@ -13,17 +13,13 @@ public enum ParseOutcome: Sendable, Hashable {
 }
 
 /// Option values and flags as given, keyed by long name, for one scope (a command's own, or the globals).
-public struct ParsedValues: Sendable, Hashable {
+///
+/// Internal: commands read values through ``ParsedCommand``'s handle-typed accessors, never by a name.
+struct ParsedValues: Sendable, Hashable {
     /// Every value given for each option, in order; single-valued options read the last (the last one wins).
-    public internal(set) var optionValues: [String: [String]]
+    var optionValues: [String: [String]] = [:]
     /// The long names of the flags that were given.
-    public internal(set) var flags: Set<String>
-
-    /// No values: what a command starts with before the user's arguments are read.
-    public init(optionValues: [String: [String]] = [:], flags: Set<String> = []) {
-        self.optionValues = optionValues
-        self.flags = flags
-    }
+    var flags: Set<String> = []
 
     mutating func add(_ value: String, for option: String) {
         optionValues[option, default: []].append(value)
@@ -34,24 +30,27 @@ public struct ParsedValues: Sendable, Hashable {
     }
 }
 
-/// A command the user asked to run, with its arguments sorted by name, checked against the spec.
+/// A command the user asked to run, with its arguments sorted out and checked against the spec.
 ///
-/// Command implementations read values through the accessors below instead of looking at argv, so they never
-/// repeat the parsing rules and their own checks throw the same ``UsageError``s the parser does. Options are
-/// looked up among the command's own first and then among the globals, so `option("ledger")` works anywhere.
+/// Command implementations read values with the spec values themselves as handles: a command declares
+/// `static let severity = OptionSpec("severity", …)`, lists it in its ``CommandSpec``, and reads
+/// `parsed.value(of: Self.severity)`. A misspelled handle does not compile, and a handle the command's spec
+/// does not list (nor the program's globals) throws ``UsageError/undeclared(_:context:)`` on every build, so a
+/// test that builds every command finds it. Their own checks throw the same ``UsageError``s the parser does,
+/// spelled from the handle (``OptionSpec/spelling``), so a message cannot name an option differently.
 public struct ParsedCommand: Sendable, Hashable {
     /// The command words (`["templates", "show"]`); the CLI dispatches on this.
     public let path: [String]
     /// Positional values by positional name; a variadic positional may hold several, an absent one is missing.
-    public let positionalValues: [String: [String]]
+    let positionalValues: [String: [String]]
     /// The command's own options and flags.
-    public let commandValues: ParsedValues
+    let commandValues: ParsedValues
     /// Global options and flags, wherever on the command line they were given.
-    public let globals: ParsedValues
+    let globals: ParsedValues
     /// Which command this is, for errors raised while reading values.
     public let context: CommandContext
-    /// What the spec declares, to catch a misspelled name in a command implementation during development.
-    let declared: DeclaredNames
+    /// What the spec declares: the only handles this command may read.
+    let declared: DeclaredArguments
 
     init(
         path: [String],
@@ -59,7 +58,7 @@ public struct ParsedCommand: Sendable, Hashable {
         commandValues: ParsedValues,
         globals: ParsedValues,
         context: CommandContext,
-        declared: DeclaredNames
+        declared: DeclaredArguments
     ) {
         self.path = path
         self.positionalValues = positionalValues
@@ -69,74 +68,117 @@ public struct ParsedCommand: Sendable, Hashable {
         self.declared = declared
     }
 
+    // MARK: Positionals
+
     /// The value of a single positional, or nil when an optional one was left off.
-    public func positional(_ name: String) -> String? {
-        positionals(name).first
+    public func value(of positional: PositionalSpec) throws(UsageError) -> String? {
+        try values(of: positional).first
     }
 
     /// All values of a positional: the list for a variadic one, at most one otherwise.
-    public func positionals(_ name: String) -> [String] {
-        assert(declared.positionals.contains(name), "'\(name)' is not a positional of '\(context.commandName)'")
-        return positionalValues[name] ?? []
+    public func values(of positional: PositionalSpec) throws(UsageError) -> [String] {
+        guard declared.positionals.contains(positional) else {
+            throw .undeclared("the positional \(positional.name)", context: context)
+        }
+        return positionalValues[positional.name] ?? []
     }
 
-    /// The value of a positional, or else of an option, that this invocation needs even though the spec cannot
-    /// require it (e.g. `ID` unless `--issue` is given).
-    public func require(_ name: String) throws(UsageError) -> String {
-        if declared.positionals.contains(name) {
-            guard let value = positional(name) else { throw .missingPositional(name, context: context) }
-            return value
-        }
-        guard let value = option(name) else {
-            throw .missingOption("--\(name)", valueName: declared.valueNames[name] ?? "VALUE", context: context)
-        }
+    /// The value of a positional this invocation needs even though the spec cannot require it (e.g. `ID`
+    /// unless `--issue` is given); a required positional is always there, since the parser checked it.
+    public func require(_ positional: PositionalSpec) throws(UsageError) -> String {
+        guard let value = try value(of: positional) else { throw missing(positional) }
         return value
     }
 
+    // MARK: Options
+
     /// The option's value (the last one given), or nil when it was not given.
-    public func option(_ name: String) -> String? {
-        options(name).last
+    public func value(of option: OptionSpec) throws(UsageError) -> String? {
+        try values(of: option).last
     }
 
-    /// Every value given for a repeatable option, in order.
-    public func options(_ name: String) -> [String] {
-        assert(declared.valueNames[name] != nil, "'--\(name)' is not an option of '\(context.commandName)'")
-        return commandValues.optionValues[name] ?? globals.optionValues[name] ?? []
+    /// Every value given for an option, in order (several only for a repeatable one).
+    public func values(of option: OptionSpec) throws(UsageError) -> [String] {
+        guard declared.options.contains(option) else {
+            throw .undeclared("the option \(option.spelling)", context: context)
+        }
+        return commandValues.optionValues[option.long] ?? globals.optionValues[option.long] ?? []
     }
 
-    /// Whether the flag was given.
-    public func flag(_ name: String) -> Bool {
-        assert(declared.flags.contains(name), "'--\(name)' is not a flag of '\(context.commandName)'")
-        return commandValues.flags.contains(name) || globals.flags.contains(name)
+    /// The value of an option this invocation needs even though the spec cannot require it (e.g. `--template`
+    /// unless `--reinspect` is given).
+    public func require(_ option: OptionSpec) throws(UsageError) -> String {
+        guard let value = try value(of: option) else { throw missing(option) }
+        return value
     }
 
     /// The option's value as a whole number, or nil when it was not given.
-    public func integer(_ name: String) throws(UsageError) -> Int? {
-        guard let text = option(name) else { return nil }
+    public func integer(of option: OptionSpec) throws(UsageError) -> Int? {
+        guard let text = try value(of: option) else { return nil }
         guard let number = Int(text) else {
-            throw .invalidValue(option: "--\(name)", value: text, reason: "expected a whole number", context: context)
+            throw invalid(option, value: text, reason: "expected a whole number")
         }
         return number
     }
 
     /// The option's value as a whole number, or `defaultValue` when it was not given.
-    public func integer(_ name: String, default defaultValue: Int) throws(UsageError) -> Int {
-        try integer(name) ?? defaultValue
+    public func integer(of option: OptionSpec, default defaultValue: Int) throws(UsageError) -> Int {
+        try integer(of: option) ?? defaultValue
+    }
+
+    // MARK: Flags
+
+    /// Whether the flag was given.
+    public func isSet(_ flag: FlagSpec) throws(UsageError) -> Bool {
+        guard declared.flags.contains(flag) else {
+            throw .undeclared("the flag \(flag.spelling)", context: context)
+        }
+        return commandValues.flags.contains(flag.long) || globals.flags.contains(flag.long)
+    }
+
+    // MARK: Errors spelled from handles
+
+    /// The error for a value of `option` that cannot be used, naming the option as the user types it.
+    public func invalid(_ option: OptionSpec, value: String, reason: String) -> UsageError {
+        .invalidValue(option: option.spelling, value: value, reason: reason, context: context)
+    }
+
+    /// The error for a value of `positional` that cannot be used, naming the positional as the help does.
+    public func invalid(_ positional: PositionalSpec, value: String, reason: String) -> UsageError {
+        .invalidValue(option: positional.name, value: value, reason: reason, context: context)
+    }
+
+    /// The error for an option this invocation needs but was not given.
+    public func missing(_ option: OptionSpec) -> UsageError {
+        .missingOption(option.spelling, valueName: option.valueName, context: context)
+    }
+
+    /// The error for a positional this invocation needs but was not given.
+    public func missing(_ positional: PositionalSpec) -> UsageError {
+        .missingPositional(positional.name, context: context)
+    }
+
+    /// The error for an option given where it does not belong (e.g. `--template` with `--reinspect`).
+    /// `detail` follows the spelling (`"without --watch"`).
+    public func unexpected(_ option: OptionSpec, _ detail: String? = nil) -> UsageError {
+        .unexpectedArgument([option.spelling, detail].compactMap { $0 }.joined(separator: " "), context: context)
+    }
+
+    /// The error for a flag given where it does not belong.
+    public func unexpected(_ flag: FlagSpec, _ detail: String? = nil) -> UsageError {
+        .unexpectedArgument([flag.spelling, detail].compactMap { $0 }.joined(separator: " "), context: context)
     }
 }
 
-/// The names a command (with the globals) declares, by kind.
-struct DeclaredNames: Sendable, Hashable {
-    var positionals: Set<String> = []
-    /// Option long name to value name, which doubles as the set of option names.
-    var valueNames: [String: String] = [:]
-    var flags: Set<String> = []
+/// The arguments a command (with the globals) declares: the handles it may read.
+struct DeclaredArguments: Sendable, Hashable {
+    var positionals: [PositionalSpec]
+    var options: [OptionSpec]
+    var flags: [FlagSpec]
 
     init(command: CommandSpec, program: ProgramSpec) {
-        positionals = Set(command.positionals.map(\.name))
-        for option in program.globalOptions + command.options {
-            valueNames[option.long] = option.valueName
-        }
-        flags = Set((program.globalFlags + command.flags).map(\.long))
+        positionals = command.positionals
+        options = command.options + program.globalOptions
+        flags = command.flags + program.globalFlags
     }
 }

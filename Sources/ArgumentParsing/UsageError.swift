@@ -49,6 +49,10 @@ public enum UsageError: Error, Sendable, Hashable {
     case flagGivenValue(flag: String, value: String, context: CommandContext)
     /// A value that was given but cannot be used, with the reason (e.g. "expected a whole number").
     case invalidValue(option: String, value: String, reason: String, context: CommandContext)
+    /// A command implementation read an argument (described, e.g. "the option --photo") that its spec does not
+    /// declare: a bug in the program, not in what was typed. Thrown on every build, so a test that builds each
+    /// command from its spec finds it.
+    case undeclared(String, context: CommandContext)
 
     /// The command the mistake concerns.
     public var context: CommandContext {
@@ -57,7 +61,7 @@ public enum UsageError: Error, Sendable, Hashable {
             .missingValue(_, _, let context), .missingPositional(_, let context),
             .missingOption(_, _, let context), .missingSubcommand(_, let context),
             .unexpectedArgument(_, let context), .flagGivenValue(_, _, let context),
-            .invalidValue(_, _, _, let context):
+            .invalidValue(_, _, _, let context), .undeclared(_, let context):
             return context
         }
     }
@@ -96,6 +100,9 @@ public enum UsageError: Error, Sendable, Hashable {
             return "flag '\(flag)' does not take a value (got '\(value)'); write just '\(flag)'. \(hint)"
         case .invalidValue(let option, let value, let reason, _):
             return "invalid value '\(value)' for '\(option)': \(reason). \(hint)"
+        case .undeclared(let argument, _):
+            return "'\(name)' reads \(argument), which its spec does not declare. This is a bug in "
+                + "\(context.programName), not in what was typed; please report it."
         }
     }
 }

@@ -11,13 +11,12 @@ import Foundation
 enum ActorName {
     /// The trimmed `--as` name of `parsed`, nil when none was given.
     static func parse(_ parsed: ParsedCommand) throws(UsageError) -> String? {
-        guard let given = parsed.option("as") else { return nil }
+        guard let given = try parsed.value(of: JQC.actingAs) else { return nil }
         let name = given.trimmingCharacters(in: .whitespacesAndNewlines)
         guard name.unicodeScalars.contains(where: isVisible) else {
-            throw .invalidValue(
-                option: "--as", value: given,
-                reason: "a name needs at least one visible character; give the inspector's name, e.g. --as \"Dana\"",
-                context: parsed.context)
+            throw parsed.invalid(
+                JQC.actingAs, value: given,
+                reason: "a name needs at least one visible character; give the inspector's name, e.g. --as \"Dana\"")
         }
         return name
     }

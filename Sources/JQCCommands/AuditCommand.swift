@@ -11,6 +11,16 @@ import LedgerStore
 /// `jqc audit ID`: an inspection's whole history, checked.
 struct AuditCommand: RunnableCommand {
     static let path = ["audit"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
+    static let asOf = OptionSpec(
+        "as-of", valueName: "TIME|SEQ", help: "Show the inspection as it stood at this moment.")
+    static let format = OptionSpec(
+        "format", valueName: "FORMAT", help: "text, json or html.", defaultDescription: "text")
+    static let output = OptionSpec(
+        "output", short: "o", valueName: "FILE", help: "Write the report to FILE instead of stdout.")
+    static let digest = OptionSpec(
+        "digest", valueName: "DIGEST", help: "Also prove the log extends this digest from 'jqc digest'.")
+    static let noVerify = FlagSpec("no-verify", help: "Skip the hash chain check (the full scan of the log).")
     static let spec = CommandSpec(
         "audit",
         abstract: "Replay an inspection's whole history and check it: timeline, form, photos, links, hash chain.",
@@ -35,15 +45,7 @@ struct AuditCommand: RunnableCommand {
             inspection's own records are damaged (the report is printed first).
             """,
         group: "Auditing",
-        positionals: [PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")],
-        options: [
-            OptionSpec("as-of", valueName: "TIME|SEQ", help: "Show the inspection as it stood at this moment."),
-            OptionSpec("format", valueName: "FORMAT", help: "text, json or html.", defaultDescription: "text"),
-            OptionSpec("output", short: "o", valueName: "FILE", help: "Write the report to FILE instead of stdout."),
-            OptionSpec(
-                "digest", valueName: "DIGEST", help: "Also prove the log extends this digest from 'jqc digest'."),
-        ],
-        flags: [FlagSpec("no-verify", help: "Skip the hash chain check (the full scan of the log).")])
+        positionals: [idArgument], options: [asOf, format, output, digest], flags: [noVerify])
 
     /// The renderings of the report.
     enum Format: String, CaseIterable {
@@ -59,29 +61,21 @@ struct AuditCommand: RunnableCommand {
     var verify: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require("ID")
-        asOf = try parsed.moment("as-of")
-        asOfText = parsed.option("as-of")
-        if let text = parsed.option("format") {
+        id = try parsed.require(Self.idArgument)
+        asOf = try parsed.moment(of: Self.asOf)
+        asOfText = try parsed.value(of: Self.asOf)
+        if let text = try parsed.value(of: Self.format) {
             guard let format = Format(rawValue: text.lowercased()) else {
-                throw .invalidValue(
-                    option: "--format", value: text, reason: "expected text, json or html", context: parsed.context)
+                throw parsed.invalid(Self.format, value: text, reason: "expected text, json or html")
             }
             self.format = format
         }
-        output = parsed.option("output")
-        if let text = parsed.option("digest") {
-            guard let digest = LedgerDigest(text) else {
-                throw .invalidValue(
-                    option: "--digest", value: text, reason: "expected jqc-digest-v1:<position>:<64 hex digits>",
-                    context: parsed.context)
-            }
-            self.digest = digest
-        }
-        verify = !parsed.flag("no-verify")
+        output = try parsed.value(of: Self.output)
+        digest = try parsed.digest(of: Self.digest)
+        verify = try !parsed.isSet(Self.noVerify)
         if !verify, digest != nil {
-            throw .unexpectedArgument(
-                "--digest with --no-verify (a digest is checked by the chain walk)", context: parsed.context)
+            throw parsed.unexpected(
+                Self.digest, "with \(Self.noVerify.spelling) (a digest is checked by the chain walk)")
         }
     }
 

@@ -14,6 +14,7 @@ import LedgerStore
 /// ledger directory: restoring is copying it back (see ARCHITECTURE.md).
 struct BackupCommand: RunnableCommand {
     static let path = ["backup"]
+    static let destinationArgument = PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")
     static let spec = CommandSpec(
         "backup",
         abstract: "Copy the ledger (store, photos, configuration) to a new directory, and verify the copy.",
@@ -27,12 +28,12 @@ struct BackupCommand: RunnableCommand {
               rm -rf ~/.local/share/jqc && cp -a DEST ~/.local/share/jqc && jqc verify
             """,
         group: "Ledger",
-        positionals: [PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")])
+        positionals: [destinationArgument])
 
     var destination: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        destination = try parsed.require("DEST")
+        destination = try parsed.require(Self.destinationArgument)
     }
 
     func run(_ invocation: Invocation) throws {

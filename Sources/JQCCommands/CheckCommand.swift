@@ -34,7 +34,8 @@ struct CheckCommand: RunnableCommand {
     var selected: [Check]
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        let chosen = Self.checks.filter { parsed.flag($0.1.long) }.map(\.0)
+        var chosen: [Check] = []
+        for (check, flag) in Self.checks where try parsed.isSet(flag) { chosen.append(check) }
         selected = chosen.isEmpty ? Check.allCases : chosen
     }
 

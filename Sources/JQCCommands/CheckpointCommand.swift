@@ -7,6 +7,7 @@ import LedgerStore
 /// with `--verify FILE`, the check of one handed out earlier.
 struct CheckpointCommand: RunnableCommand {
     static let path = ["checkpoint"]
+    static let verify = OptionSpec("verify", valueName: "FILE", help: "A checkpoint to check against this log.")
     static let spec = CommandSpec(
         "checkpoint", abstract: "Print the log's signed checkpoint (tree size and Merkle root), or check one.",
         discussion: """
@@ -17,12 +18,12 @@ struct CheckpointCommand: RunnableCommand {
             at that size has that root. Exit status 1 when it does not.
             """,
         group: "Auditing",
-        options: [OptionSpec("verify", valueName: "FILE", help: "A checkpoint to check against this log.")])
+        options: [verify])
 
     var verifyFile: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        verifyFile = parsed.option("verify")
+        verifyFile = try parsed.value(of: Self.verify)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -8,19 +8,18 @@ import LedgerStore
 /// `jqc clear ID FIELD`.
 struct ClearCommand: RunnableCommand {
     static let path = ["clear"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
+    static let fieldArgument = PositionalSpec("FIELD", help: "The field's id or label.")
     static let spec = CommandSpec(
         "clear", abstract: "Clear a field's answer (it becomes unanswered).", group: "Inspecting",
-        positionals: [
-            PositionalSpec("ID", help: "The inspection (any unique prefix of its id)."),
-            PositionalSpec("FIELD", help: "The field's id or label."),
-        ])
+        positionals: [idArgument, fieldArgument])
 
     var id: String
     var field: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require("ID")
-        field = try parsed.require("FIELD")
+        id = try parsed.require(Self.idArgument)
+        field = try parsed.require(Self.fieldArgument)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -14,6 +14,7 @@ import LedgerStore
 /// labels, template and facility names).
 struct CompletionCommand: RunnableCommand {
     static let path = ["completion"]
+    static let shellArgument = PositionalSpec("SHELL", help: "bash, zsh or fish.")
     static let spec = CommandSpec(
         "completion", abstract: "Print the shell completion script for bash, zsh or fish.",
         discussion: """
@@ -28,15 +29,14 @@ struct CompletionCommand: RunnableCommand {
             'Tools/install' installs the scripts where each shell finds them by itself.
             """,
         group: "Setup",
-        positionals: [PositionalSpec("SHELL", help: "bash, zsh or fish.")])
+        positionals: [shellArgument])
 
     var shell: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        shell = try parsed.require("SHELL")
+        shell = try parsed.require(Self.shellArgument)
         guard CompletionScript.shells.contains(shell) else {
-            throw .invalidValue(
-                option: "SHELL", value: shell, reason: "the shells are bash, zsh and fish", context: parsed.context)
+            throw parsed.invalid(Self.shellArgument, value: shell, reason: "the shells are bash, zsh and fish")
         }
     }
 

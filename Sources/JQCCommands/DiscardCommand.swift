@@ -8,18 +8,19 @@ import LedgerStore
 /// `jqc discard ID`.
 struct DiscardCommand: RunnableCommand {
     static let path = ["discard"]
+    static let idArgument = PositionalSpec("ID", help: "The draft inspection.")
+    static let reason = OptionSpec("reason", valueName: "TEXT", help: "Why, for the audit trail.")
     static let spec = CommandSpec(
         "discard", abstract: "Discard a draft. It disappears from every view; the log keeps it for auditors.",
         group: "Inspecting",
-        positionals: [PositionalSpec("ID", help: "The draft inspection.")],
-        options: [OptionSpec("reason", valueName: "TEXT", help: "Why, for the audit trail.")])
+        positionals: [idArgument], options: [reason])
 
     var id: String
     var reason: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require("ID")
-        reason = parsed.option("reason")
+        id = try parsed.require(Self.idArgument)
+        reason = try parsed.value(of: Self.reason)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -26,6 +26,7 @@ enum EditError: Error, CustomStringConvertible {
 /// `jqc edit ID`: the form as a text document in `$VISUAL`/`$EDITOR`.
 struct EditCommand: RunnableCommand {
     static let path = ["edit"]
+    static let idArgument = PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "edit", abstract: "Edit a draft's answers in your text editor ($VISUAL, else $EDITOR, else vi).",
         discussion: """
@@ -38,12 +39,12 @@ struct EditCommand: RunnableCommand {
             fields are shown as comments: capture them with 'jqc photo' and 'jqc sign'.
             """,
         group: "Inspecting",
-        positionals: [PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")])
+        positionals: [idArgument])
 
     var id: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require("ID")
+        id = try parsed.require(Self.idArgument)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -8,15 +8,15 @@ import LedgerStore
 /// `jqc flag ID --severity S --description TEXT [--photo FILE]`.
 struct FlagCommand: RunnableCommand {
     static let path = ["flag"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection.")
+    static let severity = OptionSpec(
+        "severity", short: "s", valueName: "SEVERITY", help: "low, medium, high or critical.", required: true)
+    static let description = OptionSpec(
+        "description", short: "d", valueName: "TEXT", help: "What is wrong.", required: true)
+    static let photo = OptionSpec("photo", valueName: "FILE", help: "A photo of it.")
     static let spec = CommandSpec(
         "flag", abstract: "Flag an issue found during an inspection.", group: "Inspecting",
-        positionals: [PositionalSpec("ID", help: "The inspection.")],
-        options: [
-            OptionSpec(
-                "severity", short: "s", valueName: "SEVERITY", help: "low, medium, high or critical.", required: true),
-            OptionSpec("description", short: "d", valueName: "TEXT", help: "What is wrong.", required: true),
-            OptionSpec("photo", valueName: "FILE", help: "A photo of it."),
-        ])
+        positionals: [idArgument], options: [severity, description, photo])
 
     var id: String
     var severity: String
@@ -24,10 +24,10 @@ struct FlagCommand: RunnableCommand {
     var photo: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require("ID")
-        severity = try parsed.require("severity")
-        description = try parsed.require("description")
-        photo = parsed.option("photo")
+        id = try parsed.require(Self.idArgument)
+        severity = try parsed.require(Self.severity)
+        description = try parsed.require(Self.description)
+        photo = try parsed.value(of: Self.photo)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -12,28 +12,25 @@ import SyncWorker
 /// `jqc history [--limit N] [--offset K]`: the server's completed inspections.
 struct HistoryCommand: RunnableCommand {
     static let path = ["history"]
+    static let limit = OptionSpec("limit", valueName: "N", help: "How many (1-100).", defaultDescription: "30")
+    static let offset = OptionSpec("offset", valueName: "K", help: "How many to skip first.", defaultDescription: "0")
     static let spec = CommandSpec(
         "history", abstract: "List the server's completed inspections, newest first (online only).",
         discussion: "Offline, 'jqc inspections' lists what this device recorded.",
         group: "Syncing",
-        options: [
-            OptionSpec("limit", valueName: "N", help: "How many (1-100).", defaultDescription: "30"),
-            OptionSpec("offset", valueName: "K", help: "How many to skip first.", defaultDescription: "0"),
-        ])
+        options: [limit, offset])
 
     var limit: Int
     var offset: Int
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        limit = try parsed.integer("limit", default: 30)
-        offset = try parsed.integer("offset", default: 0)
+        limit = try parsed.integer(of: Self.limit, default: 30)
+        offset = try parsed.integer(of: Self.offset, default: 0)
         guard (1...100).contains(limit) else {
-            throw .invalidValue(
-                option: "--limit", value: "\(limit)", reason: "expected 1 to 100", context: parsed.context)
+            throw parsed.invalid(Self.limit, value: "\(limit)", reason: "expected 1 to 100")
         }
         guard (0...Int(Int32.max)).contains(offset) else {
-            throw .invalidValue(
-                option: "--offset", value: "\(offset)", reason: "expected 0 to \(Int32.max)", context: parsed.context)
+            throw parsed.invalid(Self.offset, value: "\(offset)", reason: "expected 0 to \(Int32.max)")
         }
     }
 

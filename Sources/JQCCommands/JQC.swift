@@ -25,14 +25,32 @@ public enum JQC {
         SalvageReadCommand.self, CheckCommand.self, CompletionCommand.self,
     ]
 
-    static let globalOptions = [
-        OptionSpec(
-            "ledger", valueName: "PATH",
-            help: "The ledger directory (default: $JQC_HOME, else $XDG_DATA_HOME/jqc, else ~/.local/share/jqc)."),
-        OptionSpec("as", valueName: "NAME", help: "Record as NAME when nobody is logged in (marked unverified)."),
-    ]
+    /// `--ledger PATH`, accepted by every command.
+    static let ledger = OptionSpec(
+        "ledger", valueName: "PATH",
+        help: "The ledger directory (default: $JQC_HOME, else $XDG_DATA_HOME/jqc, else ~/.local/share/jqc).")
+    /// `--as NAME`, accepted by every command (read by ``ActorName``).
+    static let actingAs = OptionSpec(
+        "as", valueName: "NAME", help: "Record as NAME when nobody is logged in (marked unverified).")
+    /// `--json`, accepted by every command.
+    static let json = FlagSpec("json", help: "Print results as JSON (stable field names, for scripts).")
 
-    static let globalFlags = [FlagSpec("json", help: "Print results as JSON (stable field names, for scripts).")]
+    static let globalOptions = [ledger, actingAs]
+
+    static let globalFlags = [json]
+
+    /// What every command reads from the global options.
+    struct Globals {
+        var ledger: String?
+        var actingAs: String?
+        var json: Bool
+
+        init(_ parsed: ParsedCommand) throws(UsageError) {
+            ledger = try parsed.value(of: JQC.ledger)
+            actingAs = try ActorName.parse(parsed)
+            json = try parsed.isSet(JQC.json)
+        }
+    }
 
     /// The spec the parser reads and the help is generated from.
     public static let program: ProgramSpec = {
@@ -124,19 +142,19 @@ public enum JQC {
                 return ExitStatus.usage
             }
             let command: any RunnableCommand
-            let actingAs: String?
+            let globals: Globals
             do {
                 command = try type.init(parsed)
-                actingAs = try ActorName.parse(parsed)
+                globals = try Globals(parsed)
             } catch {
                 stderr.line("jqc: \(error.message)")
                 stderr.line("usage: \(error.usage)")
                 return ExitStatus.usage
             }
             let invocation = Invocation(
-                home: LedgerHome.resolve(option: parsed.option("ledger"), environment: environment),
-                environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: parsed.flag("json"),
-                actingAs: actingAs)
+                home: LedgerHome.resolve(option: globals.ledger, environment: environment),
+                environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: globals.json,
+                actingAs: globals.actingAs)
             do {
                 try command.run(invocation)
                 return ExitStatus.success

@@ -8,25 +8,23 @@ import LedgerStore
 /// `jqc init`: creates the ledger directory, its store and its device id.
 struct InitCommand: RunnableCommand {
     static let path = ["init"]
+    static let server = OptionSpec(
+        "server", valueName: "URL", help: "The server's API base URL, e.g. https://jqc.example/api/v1.")
+    static let caBundle = OptionSpec("ca-bundle", valueName: "FILE", help: "A CA bundle to trust for the server (PEM).")
     static let spec = CommandSpec(
         "init", abstract: "Create a ledger (the directory, the event log and this device's id).",
         discussion: "The server URL can be given now or later; nothing here needs the network.",
         group: "Setup",
-        options: [
-            OptionSpec("server", valueName: "URL", help: "The server's API base URL, e.g. https://jqc.example/api/v1."),
-            OptionSpec("ca-bundle", valueName: "FILE", help: "A CA bundle to trust for the server (PEM)."),
-        ])
+        options: [server, caBundle])
 
     var server: String?
     var caBundle: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        server = parsed.option("server")
-        caBundle = parsed.option("ca-bundle")
+        server = try parsed.value(of: Self.server)
+        caBundle = try parsed.value(of: Self.caBundle)
         if let server, !(server.hasPrefix("https://") || server.hasPrefix("http://")) {
-            throw .invalidValue(
-                option: "server", value: server, reason: "expected an http:// or https:// URL",
-                context: parsed.context)
+            throw parsed.invalid(Self.server, value: server, reason: "expected an http:// or https:// URL")
         }
     }
 

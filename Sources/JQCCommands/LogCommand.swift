@@ -6,24 +6,28 @@ import InspectionStore
 import LedgerCore
 import LedgerStore
 
-// MARK: - Parsing moments
-
-extension ParsedCommand {
-    /// A `TIME|SEQ` option, or nil when it was not given.
-    func moment(_ name: String) throws(UsageError) -> LogMoment? {
-        guard let text = option(name) else { return nil }
-        guard let moment = LogMoment(parsing: text) else {
-            throw .invalidValue(option: "--\(name)", value: text, reason: LogMoment.expectation, context: context)
-        }
-        return moment
-    }
-}
-
 // MARK: - log
 
 /// `jqc log`: the events one line each, for a person or (with --json) a tool.
 struct LogCommand: RunnableCommand {
     static let path = ["log"]
+    static let inspection = OptionSpec(
+        "inspection", short: "i", valueName: "ID", help: "Only this inspection's events (any unique prefix).")
+    static let since = OptionSpec(
+        "since", valueName: "TIME|SEQ", help: "Only events at or after this time or position.")
+    static let until = OptionSpec(
+        "until", valueName: "TIME|SEQ", help: "Only events at or before this time or position.")
+    static let actor = OptionSpec(
+        "actor", valueName: "NAME", help: "Only events recorded by this actor (any part of the name or id, any case).")
+    static let type = OptionSpec(
+        "type", valueName: "TYPE", help: "Only events of this type (inspection.field_set) or family (sync).",
+        repeatable: true)
+    static let limit = OptionSpec(
+        "limit", valueName: "N", help: "At most N events (the first N that match, in log order).")
+    static let actors = FlagSpec(
+        "actors",
+        help: "List who acted instead of the events: id, name, verified, how many events (the other "
+            + "options select which events count).")
     static let spec = CommandSpec(
         "log", abstract: "Print the events of the log, one line each: position, time, device, inspection, who, what.",
         discussion: """
@@ -43,40 +47,21 @@ struct LogCommand: RunnableCommand {
             last_position}.
             """,
         group: "Auditing",
-        options: [
-            OptionSpec(
-                "inspection", short: "i", valueName: "ID", help: "Only this inspection's events (any unique prefix)."),
-            OptionSpec("since", valueName: "TIME|SEQ", help: "Only events at or after this time or position."),
-            OptionSpec("until", valueName: "TIME|SEQ", help: "Only events at or before this time or position."),
-            OptionSpec(
-                "actor", valueName: "NAME",
-                help: "Only events recorded by this actor (any part of the name or id, any case)."),
-            OptionSpec(
-                "type", valueName: "TYPE", help: "Only events of this type (inspection.field_set) or family (sync).",
-                repeatable: true),
-            OptionSpec("limit", valueName: "N", help: "At most N events (the first N that match, in log order)."),
-        ],
-        flags: [
-            FlagSpec(
-                "actors",
-                help: "List who acted instead of the events: id, name, verified, how many events (the other "
-                    + "options select which events count).")
-        ])
+        options: [inspection, since, until, actor, type, limit], flags: [actors])
 
     var inspection: String?
     var filter: LogFilter
     var listsActors: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        inspection = parsed.option("inspection")
-        listsActors = parsed.flag("actors")
+        inspection = try parsed.value(of: Self.inspection)
+        listsActors = try parsed.isSet(Self.actors)
         filter = LogFilter(
-            since: try parsed.moment("since"), until: try parsed.moment("until"), actor: parsed.option("actor"),
-            types: parsed.options("type"), limit: try parsed.integer("limit"))
+            since: try parsed.moment(of: Self.since), until: try parsed.moment(of: Self.until),
+            actor: try parsed.value(of: Self.actor), types: try parsed.values(of: Self.type),
+            limit: try parsed.integer(of: Self.limit))
         if let limit = filter.limit, limit < 0 {
-            throw .invalidValue(
-                option: "--limit", value: "\(limit)", reason: "expected a whole number of events, 0 or more",
-                context: parsed.context)
+            throw parsed.invalid(Self.limit, value: "\(limit)", reason: "expected a whole number of events, 0 or more")
         }
     }
 

@@ -12,6 +12,12 @@ import SyncWorker
 /// `jqc login [--username U] [--password-stdin] [--server URL]`.
 struct LoginCommand: RunnableCommand {
     static let path = ["login"]
+    static let username = OptionSpec(
+        "username", short: "u", valueName: "USER", help: "Your user name (asked for if left off).")
+    static let server = OptionSpec(
+        "server", valueName: "URL",
+        help: "The server's API base URL; saved in the ledger's config when the login succeeds.")
+    static let passwordStdin = FlagSpec("password-stdin", help: "Read the password as one line from standard input.")
     static let spec = CommandSpec(
         "login", abstract: "Log in to the server; events are then recorded under your verified identity.",
         discussion: """
@@ -21,29 +27,21 @@ struct LoginCommand: RunnableCommand {
             Offline, the last logged-in identity keeps recording.
             """,
         group: "Session",
-        options: [
-            OptionSpec("username", short: "u", valueName: "USER", help: "Your user name (asked for if left off)."),
-            OptionSpec(
-                "server", valueName: "URL",
-                help: "The server's API base URL; saved in the ledger's config when the login succeeds."),
-        ],
-        flags: [FlagSpec("password-stdin", help: "Read the password as one line from standard input.")])
+        options: [username, server], flags: [passwordStdin])
 
     var username: String?
     var server: String?
     var passwordFromStandardInput: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        username = parsed.option("username")
-        server = parsed.option("server")
-        passwordFromStandardInput = parsed.flag("password-stdin")
+        username = try parsed.value(of: Self.username)
+        server = try parsed.value(of: Self.server)
+        passwordFromStandardInput = try parsed.isSet(Self.passwordStdin)
         if let server, !(server.hasPrefix("https://") || server.hasPrefix("http://")) {
-            throw .invalidValue(
-                option: "--server", value: server, reason: "expected an http:// or https:// URL",
-                context: parsed.context)
+            throw parsed.invalid(Self.server, value: server, reason: "expected an http:// or https:// URL")
         }
         if passwordFromStandardInput, username == nil {
-            throw .missingOption("--username", valueName: "USER", context: parsed.context)
+            throw parsed.missing(Self.username)
         }
     }
 

@@ -8,6 +8,11 @@ import LedgerStore
 /// `jqc photo ID FIELD FILE` or `jqc photo --issue ISSUE FILE`.
 struct PhotoCommand: RunnableCommand {
     static let path = ["photo"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection (omit with --issue).", optional: true)
+    static let fieldArgument = PositionalSpec(
+        "FIELD", help: "The image field's id or label (omit with --issue).", optional: true)
+    static let fileArgument = PositionalSpec("FILE", help: "The image file.")
+    static let issue = OptionSpec("issue", valueName: "ISSUE", help: "Attach the photo to this issue instead.")
     static let spec = CommandSpec(
         "photo", abstract: "Capture a photo into an image field, or onto an issue.",
         discussion: """
@@ -15,12 +20,7 @@ struct PhotoCommand: RunnableCommand {
             the hash, never the path. JPEG, PNG, GIF, WebP and HEIC images are accepted.
             """,
         group: "Inspecting",
-        positionals: [
-            PositionalSpec("ID", help: "The inspection (omit with --issue).", optional: true),
-            PositionalSpec("FIELD", help: "The image field's id or label (omit with --issue).", optional: true),
-            PositionalSpec("FILE", help: "The image file."),
-        ],
-        options: [OptionSpec("issue", valueName: "ISSUE", help: "Attach the photo to this issue instead.")])
+        positionals: [idArgument, fieldArgument, fileArgument], options: [issue])
 
     var id: String?
     var field: String?
@@ -28,13 +28,13 @@ struct PhotoCommand: RunnableCommand {
     var issue: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        file = try parsed.require("FILE")
-        id = parsed.positional("ID")
-        field = parsed.positional("FIELD")
-        issue = parsed.option("issue")
+        file = try parsed.require(Self.fileArgument)
+        id = try parsed.value(of: Self.idArgument)
+        field = try parsed.value(of: Self.fieldArgument)
+        issue = try parsed.value(of: Self.issue)
         if issue == nil {
-            _ = try parsed.require("ID")
-            _ = try parsed.require("FIELD")
+            if id == nil { throw parsed.missing(Self.idArgument) }
+            if field == nil { throw parsed.missing(Self.fieldArgument) }
         } else if id != nil {
             throw .unexpectedArgument(id!, context: parsed.context)
         }

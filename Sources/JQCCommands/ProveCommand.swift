@@ -9,6 +9,7 @@ import LedgerStore
 /// `Tools/verify-ledger --bundle` and `Tools/verify-bundle-go`.
 struct ProveCommand: RunnableCommand {
     static let path = ["prove"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "prove", abstract: "Write a proof bundle for one inspection (JSON on standard output).",
         discussion: """
@@ -18,12 +19,12 @@ struct ProveCommand: RunnableCommand {
             'Tools/verify-ledger --bundle FILE'.
             """,
         group: "Auditing",
-        positionals: [PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")])
+        positionals: [idArgument])
 
     var reference: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        reference = try parsed.require("ID")
+        reference = try parsed.require(Self.idArgument)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -6,6 +6,8 @@ import LedgerStore
 /// `jqc rebuild [VIEW] [--dry-run]`.
 struct RebuildCommand: RunnableCommand {
     static let path = ["rebuild"]
+    static let viewArgument = PositionalSpec("VIEW", help: "The view to rebuild (default: all).", optional: true)
+    static let dryRun = FlagSpec("dry-run", short: "n", help: "Compare with a fresh fold of the log; write nothing.")
     static let spec = CommandSpec(
         "rebuild", abstract: "Rebuild one view or all of them from the log, atomically.",
         discussion: """
@@ -20,15 +22,14 @@ struct RebuildCommand: RunnableCommand {
             write a stale view again.
             """,
         group: "Ledger",
-        positionals: [PositionalSpec("VIEW", help: "The view to rebuild (default: all).", optional: true)],
-        flags: [FlagSpec("dry-run", short: "n", help: "Compare with a fresh fold of the log; write nothing.")])
+        positionals: [viewArgument], flags: [dryRun])
 
     var view: InspectionView.Kind?
     var dryRun: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        view = try ViewSelection.parse(parsed.positional("VIEW"), parsed)
-        dryRun = parsed.flag("dry-run")
+        view = try ViewSelection.parse(Self.viewArgument, parsed)
+        dryRun = try parsed.isSet(Self.dryRun)
     }
 
     func run(_ invocation: Invocation) throws {
@@ -79,11 +80,11 @@ extension Invocation {
 enum ViewSelection {
     static let list = InspectionView.Kind.allCases.map(\.rawValue).joined(separator: ", ")
 
-    static func parse(_ name: String?, _ parsed: ParsedCommand) throws(UsageError) -> InspectionView.Kind? {
-        guard let name else { return nil }
+    /// The view `argument` names, or nil when it was left off.
+    static func parse(_ argument: PositionalSpec, _ parsed: ParsedCommand) throws(UsageError) -> InspectionView.Kind? {
+        guard let name = try parsed.value(of: argument) else { return nil }
         guard let kind = InspectionView.Kind(rawValue: name) else {
-            throw .invalidValue(
-                option: "VIEW", value: name, reason: "the views are \(list)", context: parsed.context)
+            throw parsed.invalid(argument, value: name, reason: "the views are \(list)")
         }
         return kind
     }

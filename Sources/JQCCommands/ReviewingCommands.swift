@@ -10,14 +10,15 @@ import LedgerStore
 /// `jqc show ID`.
 struct ShowCommand: RunnableCommand {
     static let path = ["show"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "show", abstract: "Show an inspection: its form and answers, what is still required, score, issues, sync.",
         discussion: "Required fields are marked '*', and '!' while still empty.", group: "Reviewing",
-        positionals: [PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")])
+        positionals: [idArgument])
 
     var id: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require("ID") }
+    init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require(Self.idArgument) }
 
     func run(_ invocation: Invocation) throws {
         let state = try invocation.reading { ledger in
@@ -207,6 +208,7 @@ struct OutboxCommand: RunnableCommand {
 /// `jqc pull --from FILE` (and, online, `jqc pull`).
 struct PullCommand: RunnableCommand {
     static let path = ["pull"]
+    static let from = OptionSpec("from", valueName: "FILE", help: "Import from this JSON file instead of the server.")
     static let spec = CommandSpec(
         "pull", abstract: "Refresh facilities and templates from the server, or import them from a file.",
         discussion: """
@@ -214,11 +216,11 @@ struct PullCommand: RunnableCommand {
             is a cache: replacing it never touches recorded inspections, which keep the template they pinned.
             """,
         group: "Setup",
-        options: [OptionSpec("from", valueName: "FILE", help: "Import from this JSON file instead of the server.")])
+        options: [from])
 
     var file: String?
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { file = parsed.option("from") }
+    init(_ parsed: ParsedCommand) throws(UsageError) { file = try parsed.value(of: Self.from) }
 
     func run(_ invocation: Invocation) throws {
         let ledger = try invocation.ledger()
@@ -305,13 +307,13 @@ struct TemplatesCommand: RunnableCommand {
 
 struct TemplatesShowCommand: RunnableCommand {
     static let path = ["templates", "show"]
+    static let templateArgument = PositionalSpec("TEMPLATE", help: "The template's id or name.")
     static let spec = CommandSpec(
-        "show", abstract: "Draw a template's form on its 12-column grid.",
-        positionals: [PositionalSpec("TEMPLATE", help: "The template's id or name.")])
+        "show", abstract: "Draw a template's form on its 12-column grid.", positionals: [templateArgument])
 
     var reference: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require("TEMPLATE") }
+    init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require(Self.templateArgument) }
 
     func run(_ invocation: Invocation) throws {
         let template = try StartCommand.template(named: reference, in: invocation.ledger())

@@ -18,6 +18,7 @@ import LedgerStore
 /// views are built as for any append.
 struct SalvageCommand: RunnableCommand {
     static let path = ["salvage"]
+    static let destinationArgument = PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")
     static let spec = CommandSpec(
         "salvage",
         abstract:
@@ -29,12 +30,12 @@ struct SalvageCommand: RunnableCommand {
             in the new ledger). Use the new ledger with --ledger DEST, or put it in place of the old one.
             """,
         group: "Ledger",
-        positionals: [PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")])
+        positionals: [destinationArgument])
 
     var destination: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        destination = try parsed.require("DEST")
+        destination = try parsed.require(Self.destinationArgument)
     }
 
     func run(_ invocation: Invocation) throws {
@@ -288,14 +289,15 @@ private final class ErrorCollector: @unchecked Sendable {
 /// it is written.
 struct SalvageReadCommand: RunnableCommand {
     static let path = ["salvage-read"]
+    static let storeArgument = PositionalSpec("STORE", help: "The store directory.")
     static let spec = CommandSpec(
         "salvage-read", abstract: "Print a store's raw events, for 'jqc salvage' (internal).",
-        positionals: [PositionalSpec("STORE", help: "The store directory.")], hidden: true)
+        positionals: [storeArgument], hidden: true)
 
     var store: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        store = try parsed.require("STORE")
+        store = try parsed.require(Self.storeArgument)
     }
 
     func run(_ invocation: Invocation) throws {

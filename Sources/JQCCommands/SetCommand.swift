@@ -8,6 +8,11 @@ import LedgerCore
 /// `jqc set ID FIELD VALUE`: answers recorded together, all or none.
 struct SetCommand: RunnableCommand {
     static let path = ["set"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
+    static let answerArgument = PositionalSpec(
+        "ANSWER", help: "FIELD=VALUE (or FIELD VALUE for a single answer).", optional: true, variadic: true)
+    static let from = OptionSpec(
+        "from", valueName: "FILE", help: "Read answers from a JSON file ('-' for standard input).")
     static let spec = CommandSpec(
         "set", abstract: "Answer fields of a draft inspection (one, or many at once).",
         discussion: """
@@ -27,15 +32,7 @@ struct SetCommand: RunnableCommand {
             Use 'jqc photo' and 'jqc sign' for image and signature fields, 'jqc fill' to walk the form.
             """,
         group: "Inspecting",
-        positionals: [
-            PositionalSpec("ID", help: "The inspection (any unique prefix of its id)."),
-            PositionalSpec(
-                "ANSWER", help: "FIELD=VALUE (or FIELD VALUE for a single answer).", optional: true,
-                variadic: true),
-        ],
-        options: [
-            OptionSpec("from", valueName: "FILE", help: "Read answers from a JSON file ('-' for standard input).")
-        ])
+        positionals: [idArgument, answerArgument], options: [from])
 
     var id: String
     /// Answers in the order given; a nil value (`FIELD=`) clears the field.
@@ -43,11 +40,11 @@ struct SetCommand: RunnableCommand {
     var from: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require("ID")
-        from = parsed.option("from")
-        answers = try Self.answers(parsed.positionals("ANSWER"), context: parsed.context)
+        id = try parsed.require(Self.idArgument)
+        from = try parsed.value(of: Self.from)
+        answers = try Self.answers(parsed.values(of: Self.answerArgument), context: parsed.context)
         if answers.isEmpty && from == nil {
-            throw .missingPositional("ANSWER", context: parsed.context)
+            throw parsed.missing(Self.answerArgument)
         }
     }
 
@@ -61,7 +58,7 @@ struct SetCommand: RunnableCommand {
         for word in words {
             guard let equals = word.firstIndex(of: "="), equals != word.startIndex else {
                 throw .invalidValue(
-                    option: "ANSWER", value: word,
+                    option: answerArgument.name, value: word,
                     reason: "expected FIELD=VALUE (for one answer, FIELD VALUE also works)", context: context)
             }
             let value = String(word[word.index(after: equals)...])

@@ -8,6 +8,10 @@ import LedgerStore
 /// `jqc start`: a new inspection from a template at a facility, or a re-inspection.
 struct StartCommand: RunnableCommand {
     static let path = ["start"]
+    static let template = OptionSpec("template", short: "t", valueName: "TEMPLATE", help: "The template's id or name.")
+    static let facility = OptionSpec("facility", short: "f", valueName: "FACILITY", help: "The facility's id or name.")
+    static let area = OptionSpec("area", short: "a", valueName: "AREA", help: "An area of the facility, by id or name.")
+    static let reinspect = OptionSpec("reinspect", valueName: "ID", help: "Re-inspect this completed inspection.")
     static let spec = CommandSpec(
         "start", abstract: "Start an inspection from a template at a facility (or re-inspect one).",
         discussion: """
@@ -16,12 +20,7 @@ struct StartCommand: RunnableCommand {
             follow-up, and its non-scoring answers are copied.
             """,
         group: "Inspecting",
-        options: [
-            OptionSpec("template", short: "t", valueName: "TEMPLATE", help: "The template's id or name."),
-            OptionSpec("facility", short: "f", valueName: "FACILITY", help: "The facility's id or name."),
-            OptionSpec("area", short: "a", valueName: "AREA", help: "An area of the facility, by id or name."),
-            OptionSpec("reinspect", valueName: "ID", help: "Re-inspect this completed inspection."),
-        ])
+        options: [template, facility, area, reinspect])
 
     var template: String?
     var facility: String?
@@ -29,18 +28,18 @@ struct StartCommand: RunnableCommand {
     var reinspect: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        template = parsed.option("template")
-        facility = parsed.option("facility")
-        area = parsed.option("area")
-        reinspect = parsed.option("reinspect")
+        template = try parsed.value(of: Self.template)
+        facility = try parsed.value(of: Self.facility)
+        area = try parsed.value(of: Self.area)
+        reinspect = try parsed.value(of: Self.reinspect)
         if reinspect == nil {
-            if template == nil { throw .missingOption("template", valueName: "TEMPLATE", context: parsed.context) }
-            if facility == nil { throw .missingOption("facility", valueName: "FACILITY", context: parsed.context) }
-        } else if let given = [("template", template), ("facility", facility), ("area", area)].first(where: {
+            if template == nil { throw parsed.missing(Self.template) }
+            if facility == nil { throw parsed.missing(Self.facility) }
+        } else if let given = [(Self.template, template), (Self.facility, facility), (Self.area, area)].first(where: {
             $0.1 != nil
         }) {
             // A re-inspection takes all three from the inspection it follows up.
-            throw .unexpectedArgument("--\(given.0)", context: parsed.context)
+            throw parsed.unexpected(given.0)
         }
     }
 

@@ -8,18 +8,19 @@ import LedgerStore
 /// `jqc submit ID [--follow-up]`.
 struct SubmitCommand: RunnableCommand {
     static let path = ["submit"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection.")
+    static let followUp = FlagSpec("follow-up", help: "Mark that this facility needs a re-inspection.")
     static let spec = CommandSpec(
         "submit", abstract: "Submit a draft: its score is computed and recorded, and it joins the outbox.",
         group: "Inspecting",
-        positionals: [PositionalSpec("ID", help: "The inspection.")],
-        flags: [FlagSpec("follow-up", help: "Mark that this facility needs a re-inspection.")])
+        positionals: [idArgument], flags: [followUp])
 
     var id: String
     var followUp: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require("ID")
-        followUp = parsed.flag("follow-up")
+        id = try parsed.require(Self.idArgument)
+        followUp = try parsed.isSet(Self.followUp)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -12,6 +12,19 @@ import SyncWorker
 /// `jqc sync [--watch [--interval S]] [--concurrency N] [--progress MODE]`.
 struct SyncCommand: RunnableCommand {
     static let path = ["sync"]
+    static let interval = OptionSpec(
+        "interval", valueName: "SECONDS", help: "With --watch, the longest wait between runs.", defaultDescription: "30"
+    )
+    static let progress = OptionSpec(
+        "progress", valueName: "MODE",
+        help: "auto: a line of counts and the current item on a terminal, nothing when piped; none; "
+            + "json: one event per line on standard error, for scripts.",
+        defaultDescription: "auto")
+    static let concurrency = OptionSpec(
+        "concurrency", valueName: "N", help: "Requests in flight at once, over as many kept-alive connections (1-16).",
+        defaultDescription: "\(SyncCommand.defaultConcurrency)")
+    static let watch = FlagSpec(
+        "watch", help: "Keep syncing whenever the server is reachable, until Ctrl-C or SIGTERM.")
     static let spec = CommandSpec(
         "sync", abstract: "Send the outbox to the server (photos, inspections, issues), then refresh reference data.",
         discussion: """
@@ -29,21 +42,7 @@ struct SyncCommand: RunnableCommand {
             Exit status 1 when something failed for good or the session needs a new login.
             """,
         group: "Syncing",
-        options: [
-            OptionSpec(
-                "interval", valueName: "SECONDS", help: "With --watch, the longest wait between runs.",
-                defaultDescription: "30"),
-            OptionSpec(
-                "progress", valueName: "MODE",
-                help: "auto: a line of counts and the current item on a terminal, nothing when piped; none; "
-                    + "json: one event per line on standard error, for scripts.",
-                defaultDescription: "auto"),
-            OptionSpec(
-                "concurrency", valueName: "N",
-                help: "Requests in flight at once, over as many kept-alive connections (1-16).",
-                defaultDescription: "\(SyncCommand.defaultConcurrency)"),
-        ],
-        flags: [FlagSpec("watch", help: "Keep syncing whenever the server is reachable, until Ctrl-C or SIGTERM.")])
+        options: [interval, progress, concurrency], flags: [watch])
 
     var watch: Bool
     var interval: Int
@@ -53,28 +52,24 @@ struct SyncCommand: RunnableCommand {
     static let defaultConcurrency = 8
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        watch = parsed.flag("watch")
-        interval = try parsed.integer("interval", default: 30)
-        concurrency = try parsed.integer("concurrency", default: Self.defaultConcurrency)
-        let mode = parsed.option("progress") ?? "auto"
+        watch = try parsed.isSet(Self.watch)
+        interval = try parsed.integer(of: Self.interval, default: 30)
+        concurrency = try parsed.integer(of: Self.concurrency, default: Self.defaultConcurrency)
+        let mode = try parsed.value(of: Self.progress) ?? "auto"
         guard let progress = SyncProgressMode(rawValue: mode) else {
-            throw .invalidValue(
-                option: "--progress", value: mode,
-                reason: "expected " + SyncProgressMode.allCases.map(\.rawValue).joined(separator: ", "),
-                context: parsed.context)
+            throw parsed.invalid(
+                Self.progress, value: mode,
+                reason: "expected " + SyncProgressMode.allCases.map(\.rawValue).joined(separator: ", "))
         }
         self.progress = progress
         guard (1...16).contains(concurrency) else {
-            throw .invalidValue(
-                option: "--concurrency", value: "\(concurrency)", reason: "expected 1 to 16", context: parsed.context)
+            throw parsed.invalid(Self.concurrency, value: "\(concurrency)", reason: "expected 1 to 16")
         }
         if !(1...86_400).contains(interval) {
-            throw .invalidValue(
-                option: "--interval", value: "\(interval)", reason: "expected 1 to 86400 seconds (a day)",
-                context: parsed.context)
+            throw parsed.invalid(Self.interval, value: "\(interval)", reason: "expected 1 to 86400 seconds (a day)")
         }
-        if parsed.option("interval") != nil, !watch {
-            throw .unexpectedArgument("--interval without --watch", context: parsed.context)
+        if try parsed.value(of: Self.interval) != nil, !watch {
+            throw parsed.unexpected(Self.interval, "without \(Self.watch.spelling)")
         }
     }
 

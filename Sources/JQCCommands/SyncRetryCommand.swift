@@ -12,6 +12,8 @@ import SyncWorker
 /// `jqc sync retry ID`: puts failed items back in the queue.
 struct SyncRetryCommand: RunnableCommand {
     static let path = ["sync", "retry"]
+    static let idArgument = PositionalSpec(
+        "ID", help: "An outbox item or an inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "retry",
         abstract: "Queue failed or stalled items again: one outbox item, or every such item of an inspection.",
@@ -21,11 +23,11 @@ struct SyncRetryCommand: RunnableCommand {
             record already went to the server without it is not queued (it would be a dangling file).
             """,
         group: "Syncing",
-        positionals: [PositionalSpec("ID", help: "An outbox item or an inspection (any unique prefix of its id).")])
+        positionals: [idArgument])
 
     var reference: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require("ID") }
+    init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require(Self.idArgument) }
 
     func run(_ invocation: Invocation) throws {
         let ledger = try invocation.ledger()

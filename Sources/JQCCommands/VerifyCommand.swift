@@ -9,6 +9,12 @@ import LedgerStore
 /// `--checkpoint FILE`, the proof that the log extends a signed checkpoint.
 struct VerifyCommand: RunnableCommand {
     static let path = ["verify"]
+    static let digest = OptionSpec("digest", valueName: "DIGEST", help: "A digest from 'jqc digest' to check against.")
+    static let checkpoint = OptionSpec(
+        "checkpoint", valueName: "FILE", help: "A signed checkpoint from 'jqc checkpoint'.")
+    static let inspection = OptionSpec(
+        "inspection", valueName: "ID", help: "With --checkpoint: also prove this inspection's records.")
+    static let full = FlagSpec("full", help: "Walk the whole log (also with --checkpoint).")
     static let spec = CommandSpec(
         "verify", abstract: "Check the log: every hash and index entry, or that it extends a signed checkpoint.",
         discussion: """
@@ -22,13 +28,8 @@ struct VerifyCommand: RunnableCommand {
             Exit status 1 when anything is wrong.
             """,
         group: "Auditing",
-        options: [
-            OptionSpec("digest", valueName: "DIGEST", help: "A digest from 'jqc digest' to check against."),
-            OptionSpec("checkpoint", valueName: "FILE", help: "A signed checkpoint from 'jqc checkpoint'."),
-            OptionSpec(
-                "inspection", valueName: "ID", help: "With --checkpoint: also prove this inspection's records."),
-        ],
-        flags: [FlagSpec("full", help: "Walk the whole log (also with --checkpoint).")])
+        options: [digest, checkpoint, inspection],
+        flags: [full])
 
     var digest: LedgerDigest?
     var checkpointFile: String?
@@ -36,21 +37,13 @@ struct VerifyCommand: RunnableCommand {
     var inspection: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        if let text = parsed.option("digest") {
-            guard let digest = LedgerDigest(text) else {
-                throw .invalidValue(
-                    option: "digest", value: text, reason: "expected jqc-digest-v1:<position>:<64 hex digits>",
-                    context: parsed.context)
-            }
-            self.digest = digest
-        }
-        checkpointFile = parsed.option("checkpoint")
-        inspection = parsed.option("inspection")
+        digest = try parsed.digest(of: Self.digest)
+        checkpointFile = try parsed.value(of: Self.checkpoint)
+        inspection = try parsed.value(of: Self.inspection)
         if inspection != nil, checkpointFile == nil {
-            throw .unexpectedArgument(
-                "--inspection without --checkpoint (it proves records against a checkpoint)", context: parsed.context)
+            throw parsed.unexpected(Self.inspection, "without --checkpoint (it proves records against a checkpoint)")
         }
-        full = parsed.flag("full") || checkpointFile == nil || digest != nil
+        full = try parsed.isSet(Self.full) || checkpointFile == nil || digest != nil
     }
 
     func run(_ invocation: Invocation) throws {

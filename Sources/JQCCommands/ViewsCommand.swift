@@ -6,6 +6,7 @@ import LedgerStore
 /// `jqc views [--check]`: the views' versions, positions and sizes.
 struct ViewsCommand: RunnableCommand {
     static let path = ["views"]
+    static let check = FlagSpec("check", help: "Compare every stored row with a fresh fold of the log.")
     static let spec = CommandSpec(
         "views", abstract: "Show each view: this jqc's version of it, the stored one, its position, its rows.",
         discussion: """
@@ -16,12 +17,12 @@ struct ViewsCommand: RunnableCommand {
             Schemas/cli/views.schema.json.
             """,
         group: "Ledger",
-        flags: [FlagSpec("check", help: "Compare every stored row with a fresh fold of the log.")])
+        flags: [check])
 
     var check: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        check = parsed.flag("check")
+        check = try parsed.isSet(Self.check)
     }
 
     func run(_ invocation: Invocation) throws {

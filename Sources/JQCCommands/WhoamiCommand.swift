@@ -12,16 +12,17 @@ import SyncWorker
 /// `jqc whoami [--check]`.
 struct WhoamiCommand: RunnableCommand {
     static let path = ["whoami"]
+    static let check = FlagSpec("check", help: "Ask the server (/auth/me) whether the session is still accepted.")
     static let spec = CommandSpec(
         "whoami", abstract: "Show who is logged in (from the saved session; --check asks the server).",
         discussion:
             "Offline, --check says so and shows the last known identity. Exit status 1 when nobody is logged in.",
         group: "Session",
-        flags: [FlagSpec("check", help: "Ask the server (/auth/me) whether the session is still accepted.")])
+        flags: [check])
 
     var check: Bool
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { check = parsed.flag("check") }
+    init(_ parsed: ParsedCommand) throws(UsageError) { check = try parsed.isSet(Self.check) }
 
     func run(_ invocation: Invocation) throws {
         guard let saved = try invocation.session() else {

@@ -2,6 +2,16 @@ import ArgumentParsing
 import Testing
 
 @Suite struct CommandParserTests {
+    typealias Flag = SampleProgram.Flag
+    typealias Log = SampleProgram.Log
+    typealias Photo = SampleProgram.Photo
+    typealias Paths = SampleProgram.Paths
+    typealias Rebuild = SampleProgram.Rebuild
+    typealias SetField = SampleProgram.SetField
+    typealias Show = SampleProgram.Show
+    typealias Submit = SampleProgram.Submit
+    typealias TemplatesShow = SampleProgram.TemplatesShow
+
     @Test func sampleSpecHasNoProblems() {
         #expect(SampleProgram.spec.problems == [])
     }
@@ -9,11 +19,11 @@ import Testing
     @Test func readsPositionalsOptionsAndFlags() throws {
         let parsed = try SampleProgram.command(["flag", "42", "--severity", "major", "--description=Blocked exit"])
         #expect(parsed.path == ["flag"])
-        #expect(parsed.positional("ID") == "42")
-        #expect(parsed.option("severity") == "major")
-        #expect(parsed.option("description") == "Blocked exit")
-        #expect(parsed.options("photo") == [])
-        #expect(parsed.option("photo") == nil)
+        #expect(try parsed.value(of: Flag.idArgument) == "42")
+        #expect(try parsed.value(of: Flag.severity) == "major")
+        #expect(try parsed.value(of: Flag.description) == "Blocked exit")
+        #expect(try parsed.values(of: Flag.photo) == [])
+        #expect(try parsed.value(of: Flag.photo) == nil)
     }
 
     @Test(arguments: [
@@ -24,63 +34,63 @@ import Testing
     ])
     func optionsMayComeInAnyOrderAndLastWins(_ arguments: [String]) throws {
         let parsed = try SampleProgram.command(arguments)
-        #expect(parsed.positional("ID") == "42")
-        #expect(parsed.option("severity") == "major")
-        #expect(parsed.option("description") == "x")
+        #expect(try parsed.value(of: Flag.idArgument) == "42")
+        #expect(try parsed.value(of: Flag.severity) == "major")
+        #expect(try parsed.value(of: Flag.description) == "x")
     }
 
     @Test func repeatableOptionKeepsEveryValueInOrder() throws {
         let parsed = try SampleProgram.command([
             "flag", "1", "-s", "minor", "--description", "d", "--photo", "a.jpg", "--photo=b.jpg", "--photo", "-",
         ])
-        #expect(parsed.options("photo") == ["a.jpg", "b.jpg", "-"])
-        #expect(parsed.option("photo") == "-")
+        #expect(try parsed.values(of: Flag.photo) == ["a.jpg", "b.jpg", "-"])
+        #expect(try parsed.value(of: Flag.photo) == "-")
     }
 
     @Test func valueStartingWithDashNeedsEquals() throws {
         let parsed = try SampleProgram.command(["log", "--since=-3d", "--until", "-1"])
-        #expect(parsed.option("since") == "-3d")
-        #expect(parsed.option("until") == "-1", "negative numbers are values")
+        #expect(try parsed.value(of: Log.since) == "-3d")
+        #expect(try parsed.value(of: Log.until) == "-1", "negative numbers are values")
         let error = try SampleProgram.usageError(["log", "--since", "-x"])
         #expect(error == .missingValue(option: "--since", valueName: "X", context: error.context))
     }
 
     @Test func loneDashIsAPositionalValue() throws {
         let parsed = try SampleProgram.command(["photo", "--issue", "I-9", "-"])
-        #expect(parsed.positional("FILE") == "-")
-        #expect(parsed.positional("ID") == nil)
-        #expect(parsed.option("issue") == "I-9")
+        #expect(try parsed.value(of: Photo.fileArgument) == "-")
+        #expect(try parsed.value(of: Photo.idArgument) == nil)
+        #expect(try parsed.value(of: Photo.issue) == "I-9")
     }
 
     @Test func optionalPositionalsBeforeARequiredOneFillFromTheLeft() throws {
         let one = try SampleProgram.command(["photo", "a.jpg"])
-        #expect(one.positional("FILE") == "a.jpg")
-        #expect(one.positional("ID") == nil && one.positional("FIELD") == nil)
+        #expect(try one.value(of: Photo.fileArgument) == "a.jpg")
+        #expect(try one.value(of: Photo.idArgument) == nil && one.value(of: Photo.fieldArgument) == nil)
         let three = try SampleProgram.command(["photo", "42", "exits", "a.jpg"])
-        #expect(
-            [three.positional("ID"), three.positional("FIELD"), three.positional("FILE")] == ["42", "exits", "a.jpg"])
-        #expect(try three.require("FIELD") == "exits")
+        let values = try [Photo.idArgument, Photo.fieldArgument, Photo.fileArgument].map { try three.value(of: $0) }
+        #expect(values == ["42", "exits", "a.jpg"])
+        #expect(try three.require(Photo.fieldArgument) == "exits")
         let two = try SampleProgram.command(["photo", "42", "a.jpg"])
-        #expect(two.positional("ID") == "42" && two.positional("FIELD") == nil)
+        #expect(try two.value(of: Photo.idArgument) == "42" && two.value(of: Photo.fieldArgument) == nil)
     }
 
     @Test func optionalTrailingPositional() throws {
-        #expect(try SampleProgram.command(["rebuild"]).positional("PROJECTION") == nil)
-        #expect(try SampleProgram.command(["rebuild", "issues"]).positional("PROJECTION") == "issues")
+        #expect(try SampleProgram.command(["rebuild"]).value(of: Rebuild.projectionArgument) == nil)
+        #expect(try SampleProgram.command(["rebuild", "issues"]).value(of: Rebuild.projectionArgument) == "issues")
     }
 
     @Test func variadicPositionalTakesWhatTheOthersLeave() throws {
         let parsed = try SampleProgram.command(["paths", "a", "b", "c", "dest"])
-        #expect(parsed.positionals("FILE") == ["a", "b", "c"])
-        #expect(parsed.positional("DEST") == "dest")
+        #expect(try parsed.values(of: Paths.fileArgument) == ["a", "b", "c"])
+        #expect(try parsed.value(of: Paths.destinationArgument) == "dest")
         let error = try SampleProgram.usageError(["paths", "dest"])
         #expect(error == .missingPositional("DEST", context: error.context))
     }
 
     @Test func terminatorMakesEverythingAfterItPositional() throws {
         let parsed = try SampleProgram.command(["set", "42", "--", "--notes", "-h"])
-        #expect(parsed.positional("FIELD") == "--notes")
-        #expect(parsed.positional("VALUE") == "-h")
+        #expect(try parsed.value(of: SetField.fieldArgument) == "--notes")
+        #expect(try parsed.value(of: SetField.valueArgument) == "-h")
         let option = try SampleProgram.usageError(["flag", "1", "--description", "--", "x"])
         #expect(option == .missingValue(option: "--description", valueName: "TEXT", context: option.context))
     }
@@ -100,18 +110,17 @@ import Testing
     func globalsBeforeAndAfterTheCommand(_ arguments: [String]) throws {
         let parsed = try SampleProgram.command(arguments)
         #expect(parsed.path == ["show"])
-        #expect(parsed.positional("ID") == "7")
-        #expect(parsed.option("ledger") == "/tmp/l")
-        #expect(parsed.globals.optionValues["as"] == ["ana"])
-        #expect(parsed.commandValues.optionValues.isEmpty)
+        #expect(try parsed.value(of: Show.idArgument) == "7")
+        #expect(try parsed.value(of: SampleProgram.ledger) == "/tmp/l")
+        #expect(try parsed.values(of: SampleProgram.actingAs) == ["ana"])
     }
 
     @Test func globalsWorkUnderNestedSubcommands() throws {
         let parsed = try SampleProgram.command(["--as", "ana", "templates", "--ledger", "l", "show", "fire"])
         #expect(parsed.path == ["templates", "show"])
-        #expect(parsed.positional("ID") == "fire")
-        #expect(parsed.option("as") == "ana")
-        #expect(parsed.option("ledger") == "l")
+        #expect(try parsed.value(of: TemplatesShow.idArgument) == "fire")
+        #expect(try parsed.value(of: SampleProgram.actingAs) == "ana")
+        #expect(try parsed.value(of: SampleProgram.ledger) == "l")
     }
 
     @Test func hiddenCommandsRunWhenTypedExactly() throws {
@@ -130,19 +139,21 @@ import Testing
     func flagsAndBundles(_ arguments: [String], _ first: Bool, _ second: Bool) throws {
         let parsed = try SampleProgram.command(arguments)
         if parsed.path == ["show"] {
-            #expect(parsed.flag("json") == first)
+            #expect(try parsed.isSet(Show.json) == first)
         } else {
-            #expect(parsed.flag("follow-up") == first)
-            #expect(parsed.flag("quiet") == second)
+            #expect(try parsed.isSet(Submit.followUp) == first)
+            #expect(try parsed.isSet(Submit.quiet) == second)
         }
     }
 
     @Test func requireReadsPositionalsAndOptions() throws {
         let parsed = try SampleProgram.command(["photo", "a.jpg"])
-        #expect(try parsed.require("FILE") == "a.jpg")
-        #expect(throws: UsageError.missingPositional("ID", context: parsed.context)) { try parsed.require("ID") }
+        #expect(try parsed.require(Photo.fileArgument) == "a.jpg")
+        #expect(throws: UsageError.missingPositional("ID", context: parsed.context)) {
+            try parsed.require(Photo.idArgument)
+        }
         #expect(throws: UsageError.missingOption("--issue", valueName: "ISSUE", context: parsed.context)) {
-            try parsed.require("issue")
+            try parsed.require(Photo.issue)
         }
     }
 
@@ -153,14 +164,14 @@ import Testing
         (["log", "--limit=0"], 0),
     ])
     func integerOptions(_ arguments: [String], _ expected: Int) throws {
-        #expect(try SampleProgram.command(arguments).integer("limit", default: 50) == expected)
+        #expect(try SampleProgram.command(arguments).integer(of: Log.limit, default: 50) == expected)
     }
 
     @Test func integerOptionRejectsNonNumbers() throws {
         let parsed = try SampleProgram.command(["log", "--limit", "ten"])
-        #expect(throws: UsageError.self) { try parsed.integer("limit", default: 50) }
+        #expect(throws: UsageError.self) { try parsed.integer(of: Log.limit, default: 50) }
         do {
-            _ = try parsed.integer("limit", default: 50)
+            _ = try parsed.integer(of: Log.limit, default: 50)
         } catch {
             #expect(
                 error
@@ -169,7 +180,7 @@ import Testing
             #expect(error.message.contains("'--limit'"))
             #expect(error.message.contains("'ten'"))
         }
-        #expect(try SampleProgram.command(["log"]).integer("limit") == nil)
+        #expect(try SampleProgram.command(["log"]).integer(of: Log.limit) == nil)
     }
 
     // MARK: - Help and version
@@ -206,7 +217,7 @@ import Testing
 
     @Test func helpAfterTerminatorIsAValue() throws {
         let parsed = try SampleProgram.command(["show", "--", "-h"])
-        #expect(parsed.positional("ID") == "-h")
+        #expect(try parsed.value(of: Show.idArgument) == "-h")
     }
 
     @Test func helpDoesNotHideAMistypedCommand() throws {

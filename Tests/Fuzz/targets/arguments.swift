@@ -18,7 +18,9 @@ public func fuzzArguments(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             _ = try spec.help(for: path, width: Int(width))
             _ = try spec.usage(for: path)
         case .command(let command):
-            for name in ["limit", "template", "severity"] { _ = try? command.integer(name) }
+            for option in [SampleProgram.Log.limit, SampleProgram.Start.template, SampleProgram.Flag.severity] {
+                _ = try? command.integer(of: option)
+            }
         default:
             break
         }
