@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionDomain
 import LedgerCore
 import LedgerStore
 
@@ -62,10 +63,11 @@ struct InitCommand: RunnableCommand {
         }
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "ledger": home.path, "device_id": config.deviceID.lowercased,
-                    "server_url": config.serverURL as Any? ?? NSNull(),
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "ledger": .string(home.path), "device_id": .string(config.deviceID.lowercased),
+                        "server_url": .optional(config.serverURL),
+                    ])))
         } else {
             invocation.stdout.line("Created a ledger at \(home.path)")
             invocation.stdout.line("Device id \(config.deviceID.lowercased)")
@@ -110,12 +112,17 @@ struct VerifyCommand: RunnableCommand {
         }
         invocation.endProgress()
         if invocation.json {
-            var object: [String: Any] = [
-                "intact": report.isIntact, "checked": report.checked, "head": report.head.description,
-                "digest": report.digest?.description as Any? ?? NSNull(),
-            ]
-            object["finding"] = report.finding.map { ["position": $0.position, "message": $0.description] } ?? NSNull()
-            invocation.stdout.line(JSONOutput.render(object))
+            let finding: JSONValue =
+                report.finding.map {
+                    .object(["position": .integer($0.position), "message": .string($0.description)])
+                } ?? .null
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "intact": .bool(report.isIntact), "checked": .integer(report.checked),
+                        "head": .string(report.head.description), "digest": .optional(report.digest?.description),
+                        "finding": finding,
+                    ])))
         } else if report.isIntact {
             invocation.stdout.line("intact: \(report.checked) records verified, chain head \(report.head)")
             if let digest { invocation.stdout.line("extends the digest \(digest)") }
@@ -143,7 +150,11 @@ struct DigestCommand: RunnableCommand {
         let head = try auditor.log.head()
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render(["digest": head.description, "position": head.position, "head": head.head.hex]))
+                JSONOutput.render(
+                    .object([
+                        "digest": .string(head.description), "position": .integer(head.position),
+                        "head": .string(head.head.hex),
+                    ])))
         } else {
             invocation.stdout.line(head.description)
         }
