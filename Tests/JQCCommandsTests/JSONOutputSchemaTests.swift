@@ -13,12 +13,14 @@ import Testing
     let jqc: JQCRunner
     var draft = ""
     var completed = ""
+    var image = ""
 
     init() throws {
         jqc = JQCRunner(ledger: directory.appending("ledger"))
         try Self.require(jqc("init"))
         try Self.require(jqc("pull", "--from", SampleReference.path))
         let photo = try SampleReference.writePNG(in: directory.path, name: "leak.png", red: 10)
+        image = photo
         completed = try start("--template", "Restroom QC", "--facility", "Riverside Medical Center")
         for (field, value) in [("Floors", "4"), ("3", "5"), ("5", "pass"), ("Notes", "Stall 3")] {
             try Self.require(jqc("--as", "Dana", "set", completed, field, value))
@@ -49,7 +51,7 @@ import Testing
 
     /// (definition, command): every `--json` output that needs no server (the
     /// online ones are `OnlineJSONSchemaTests` in `SyncWorkerTests`). `DRAFT`
-    /// and `DONE` stand for the two inspections, `NEW/` for a path in a fresh
+    /// and `DONE` stand for the two inspections, `PNG` for an image, `NEW/` for a path in a fresh
     /// directory of this test's own.
     static let outputs: [(String, [String])] = [
         ("show", ["show", "DRAFT"]), ("show", ["show", "DONE"]),
@@ -66,6 +68,7 @@ import Testing
         ("recorded", ["--as", "Dana", "set", "DRAFT", "Occupants present=12.50", "Dusting=4"]),
         ("recorded", ["--as", "Dana", "clear", "DRAFT", "Dusting"]),
         ("flag", ["--as", "Dana", "flag", "DRAFT", "--severity", "medium", "--description", "Door"]),
+        ("recorded", ["--as", "Dana", "sign", "DRAFT", "Inspector signature", "PNG"]),
         ("discard", ["--as", "Dana", "discard", "DRAFT"]), ("check", ["check", "--photos"]),
         ("backup", ["backup", "NEW/backup"]), ("salvage", ["salvage", "NEW/salvage"]),
         ("init", ["--ledger", "NEW/ledger", "init"]),
@@ -74,9 +77,9 @@ import Testing
     @Test(arguments: outputs.indices)
     func everyJSONOutputMatchesItsSchema(index: Int) throws {
         let (definition, command) = Self.outputs[index]
+        let stands = ["DRAFT": draft, "DONE": completed, "PNG": image]
         let arguments = command.map {
-            $0 == "DRAFT"
-                ? draft : $0 == "DONE" ? completed : $0.replacingOccurrences(of: "NEW/", with: directory.path + "/new-")
+            stands[$0] ?? $0.replacingOccurrences(of: "NEW/", with: directory.path + "/new-")
         }
         let result = try jqc.run(["--json"] + arguments)
         try Self.require(result)
