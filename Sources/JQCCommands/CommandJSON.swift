@@ -165,3 +165,10 @@ extension ProjectionSet.ViewComparison: JSONRepresentable {
             ])
     }
 }
+
+extension LedgerDigest: JSONRepresentable {
+    /// `jqc digest --json` (`digest`): the digest as handed out, and its parts.
+    var jsonValue: JSONValue {
+        .object(["digest": .string(description), "position": .integer(position), "head": .string(head.hex)])
+    }
+}

@@ -149,12 +149,7 @@ struct DigestCommand: RunnableCommand {
         defer { auditor.close() }
         let head = try auditor.log.head()
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "digest": .string(head.description), "position": .integer(head.position),
-                        "head": .string(head.head.hex),
-                    ])))
+            invocation.stdout.line(JSONOutput.render(head))
         } else {
             invocation.stdout.line(head.description)
         }
