@@ -63,11 +63,12 @@ struct BackupCommand: RunnableCommand {
         }
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "backup": target.path, "events": summary.events, "head": summary.head.description,
-                    "photos": summary.photos.copied, "photos_not_matching": summary.photos.mismatched,
-                    "verified": true,
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "backup": .string(target.path), "events": .integer(summary.events),
+                        "head": .string(summary.head.description), "photos": .integer(summary.photos.copied),
+                        "photos_not_matching": .strings(summary.photos.mismatched), "verified": .bool(true),
+                    ])))
         } else {
             invocation.stdout.line(
                 "Backed up \(home.path) to \(target.path): \(summary.events) events, \(summary.photos.copied) photos, "

@@ -45,6 +45,14 @@ struct CheckCommand: RunnableCommand {
         var kind: String
         var subject: String
         var message: String
+
+        /// An entry of `findings` in `jqc check --json`.
+        var jsonValue: JSONValue {
+            .object([
+                "check": .string(check.rawValue), "kind": .string(kind), "subject": .string(subject),
+                "message": .string(message),
+            ])
+        }
     }
 
     func run(_ invocation: Invocation) throws {
@@ -56,15 +64,11 @@ struct CheckCommand: RunnableCommand {
         }
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "checks": selected.map(\.rawValue), "ok": findings.isEmpty,
-                    "findings": findings.map { finding in
-                        [
-                            "check": finding.check.rawValue, "kind": finding.kind, "subject": finding.subject,
-                            "message": finding.message,
-                        ]
-                    },
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "checks": .strings(selected.map(\.rawValue)), "ok": .bool(findings.isEmpty),
+                        "findings": .array(findings.map(\.jsonValue)),
+                    ])))
         } else {
             for finding in findings { invocation.stdout.line(finding.message) }
             if findings.isEmpty {

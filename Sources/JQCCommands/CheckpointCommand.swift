@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionDomain
 import LedgerCore
 import LedgerStore
 
@@ -46,10 +47,13 @@ struct CheckpointCommand: RunnableCommand {
             }
             if invocation.json {
                 invocation.stdout.line(
-                    JSONOutput.render([
-                        "verified": true, "origin": checkpoint.origin, "size": checkpoint.size,
-                        "root": Data(checkpoint.root.bytes).base64EncodedString(), "key": key.verifierKey,
-                    ]))
+                    JSONOutput.render(
+                        .object([
+                            "verified": .bool(true), "origin": .string(checkpoint.origin),
+                            "size": .integer(checkpoint.size),
+                            "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
+                            "key": .string(key.verifierKey),
+                        ])))
             } else {
                 invocation.stdout.line(
                     "checkpoint verified: signed by \(TerminalText.singleLine(key.name)), the log's first \(checkpoint.size) records have its root"
@@ -67,10 +71,13 @@ struct CheckpointCommand: RunnableCommand {
         let note = try checkpoint.signed(by: key)
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "checkpoint": note, "origin": checkpoint.origin, "size": checkpoint.size,
-                    "root": Data(checkpoint.root.bytes).base64EncodedString(), "key": key.verifierKey,
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "checkpoint": .string(note), "origin": .string(checkpoint.origin),
+                        "size": .integer(checkpoint.size),
+                        "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
+                        "key": .string(key.verifierKey),
+                    ])))
         } else {
             invocation.stdout.write(note)
         }

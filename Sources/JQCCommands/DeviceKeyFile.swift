@@ -41,11 +41,13 @@ enum DeviceKeyFile {
     /// before keys), and its public key recorded in the log if it is not yet.
     static func ensure(_ invocation: Invocation) throws -> NoteKey {
         let config = try invocation.config()
-        let log = try invocation.log()
+        // Through the ledger, not the bare log: the views record the position
+        // they reflect, and an append behind their back would leave them stale.
+        let ledger = try invocation.ledger()
         let key = try load(invocation.home) ?? create(invocation.home, device: config.deviceID)
-        if try publishedKey(in: log, device: config.deviceID) != key.verifierKey {
+        if try publishedKey(in: ledger.log, device: config.deviceID) != key.verifierKey {
             let payload = CBORValue.textMap([("algorithm", .text("ed25519")), ("key", .text(key.verifierKey))])
-            try log.append([
+            try ledger.append([
                 PendingEvent(
                     stream: config.deviceID, type: eventType, schemaVersion: 1,
                     actor: Actor(id: "device:\(config.deviceID.lowercased)", name: "jqc", verified: true),

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionDomain
 import LedgerCore
 import LedgerStore
 
@@ -29,7 +30,7 @@ struct DigestCommand: RunnableCommand {
         }
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render(["digest": head.description, "position": head.position, "head": head.head.hex]))
+                JSONOutput.render(head))
         } else {
             invocation.stdout.line(head.description)
         }

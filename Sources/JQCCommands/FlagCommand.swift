@@ -50,7 +50,8 @@ struct FlagCommand: RunnableCommand {
         }
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render(["inspection": inspection.lowercased, "issue": flag.issueID.lowercased]))
+                JSONOutput.render(
+                    .object(["inspection": .string(inspection.lowercased), "issue": .string(flag.issueID.lowercased)])))
         } else {
             report(events, state, invocation, verb: "flagged")
         }

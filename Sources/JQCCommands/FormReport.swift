@@ -5,61 +5,66 @@ import LedgerCore
 
 /// An inspection's form as `jqc show` presents it: in text for a person and
 /// as JSON for scripts (shape documented in `Schemas/cli-json.md`).
-struct FormReport {
+struct FormReport: JSONRepresentable {
     let state: InspectionState
 
     var scoreSoFar: Double? { state.template.flatMap { Score.compute(template: $0, values: state.values) } }
 
-    var json: [String: Any] {
-        func time(_ t: Timestamp?) -> Any { t?.iso8601 ?? NSNull() }
+    /// `jqc show --json` (also printed by `start` and `submit`): the `show`
+    /// definition of `Schemas/cli/jqc-json.schema.json`.
+    var jsonValue: JSONValue {
         let inputs = (state.template?.fields ?? []).filter { !$0.type.isDisplayOnly }
         // An answer that counts as unanswered (rating 0, pass_fail "", blank
         // text) is null, as for a field never set.
-        func value(_ field: TemplateField) -> Any {
-            guard let value = state.values[field.id], !value.isEmpty else { return NSNull() }
-            return value.jsonValue.foundationObject
+        func value(_ field: TemplateField) -> JSONValue {
+            guard let value = state.values[field.id], !value.isEmpty else { return .null }
+            return value.jsonValue
         }
-        let fields: [[String: Any]] = inputs.map { field in
-            [
-                "id": field.id.rawValue, "label": field.label, "type": field.type.rawValue, "required": field.required,
-                "value": value(field),
-            ]
+        let fields: [JSONValue] = inputs.map { field in
+            .object([
+                "id": .string(field.id.rawValue), "label": .string(field.label), "type": .string(field.type.rawValue),
+                "required": .bool(field.required), "value": value(field),
+            ])
         }
-        let issues: [[String: Any]] = state.issues.map { issue in
-            [
-                "id": issue.id.lowercased, "severity": issue.severity.rawValue, "description": issue.description,
-                "photo_id": issue.photoID?.lowercased ?? NSNull(), "flagged_at": issue.flaggedAt.iso8601,
-                "server_id": state.sync.acceptedIssues[issue.id] ?? NSNull(),
-            ]
+        let issues: [JSONValue] = state.issues.map { issue in
+            .object([
+                "id": .string(issue.id.lowercased), "severity": .string(issue.severity.rawValue),
+                "description": .string(issue.description), "photo_id": .id(issue.photoID),
+                "flagged_at": .string(issue.flaggedAt.iso8601),
+                "server_id": .optional(state.sync.acceptedIssues[issue.id]),
+            ])
         }
-        let photos: [[String: Any]] = state.photos.map { photo in
-            [
-                "id": photo.photo.photoID.lowercased, "sha256": photo.photo.sha256.hex, "size": photo.photo.size,
-                "media_type": photo.photo.mediaType, "kind": photo.kind.rawValue,
-                "field_id": photo.fieldID?.rawValue ?? NSNull(), "issue_id": photo.issueID?.lowercased ?? NSNull(),
-                "server_path": state.sync.uploadedPhotos[photo.photo.photoID] ?? NSNull(),
-            ]
+        let photos: [JSONValue] = state.photos.map { photo in
+            .object([
+                "id": .string(photo.photo.photoID.lowercased), "sha256": .string(photo.photo.sha256.hex),
+                "size": .integer(photo.photo.size), "media_type": .string(photo.photo.mediaType),
+                "kind": .string(photo.kind.rawValue), "field_id": .optional(photo.fieldID?.rawValue),
+                "issue_id": .id(photo.issueID),
+                "server_path": .optional(state.sync.uploadedPhotos[photo.photo.photoID]),
+            ])
         }
-        return [
-            "id": state.id.lowercased, "status": state.status.rawValue,
-            "template": [
-                "id": state.templateID, "name": state.template?.name ?? "", "hash": state.templateHash,
-            ],
-            "facility": ["id": state.facilityID, "name": state.facilityName],
-            "area": state.areaID.map { ["id": $0, "name": state.areaName ?? ""] } ?? NSNull(),
-            "parent_id": state.parentInspectionID?.lowercased ?? NSNull(),
-            "started_at": time(state.startedAt), "started_by": state.startedBy?.name ?? NSNull(),
-            "completed_at": time(state.completedAt), "score": state.score ?? NSNull(),
-            "score_so_far": scoreSoFar ?? NSNull(), "follow_up_required": state.followUpRequired,
-            "follow_up_outstanding": state.followUpOutstanding,
-            "follow_up_resolved_by": state.followUpResolvedBy?.lowercased ?? NSNull(),
-            "fields": fields, "missing_required": state.missingRequiredFields().map(\.id.rawValue),
-            "issues": issues, "photos": photos,
-            "sync": [
-                "state": SyncState.of(state).rawValue, "server_id": state.sync.serverID as Any? ?? NSNull(),
-                "notes": state.syncNotes,
-            ],
-        ]
+        let area: JSONValue =
+            state.areaID.map { .object(["id": .string($0), "name": .string(state.areaName ?? "")]) } ?? .null
+        return .object([
+            "id": .string(state.id.lowercased), "status": .string(state.status.rawValue),
+            "template": .object([
+                "id": .string(state.templateID), "name": .string(state.template?.name ?? ""),
+                "hash": .string(state.templateHash),
+            ]),
+            "facility": .object(["id": .string(state.facilityID), "name": .string(state.facilityName)]),
+            "area": area, "parent_id": .id(state.parentInspectionID),
+            "started_at": .time(state.startedAt), "started_by": .optional(state.startedBy?.name),
+            "completed_at": .time(state.completedAt), "score": .double(state.score),
+            "score_so_far": .double(scoreSoFar), "follow_up_required": .bool(state.followUpRequired),
+            "follow_up_outstanding": .bool(state.followUpOutstanding),
+            "follow_up_resolved_by": .id(state.followUpResolvedBy),
+            "fields": .array(fields), "missing_required": .strings(state.missingRequiredFields().map(\.id.rawValue)),
+            "issues": .array(issues), "photos": .array(photos),
+            "sync": .object([
+                "state": .string(SyncState.of(state).rawValue), "server_id": .optional(state.sync.serverID),
+                "notes": .strings(state.syncNotes),
+            ]),
+        ])
     }
 
     /// The form as text: every person-written part through `terminalSafe`.
@@ -123,20 +128,5 @@ struct FormReport {
         // Each person-written part is one line already; this also catches
         // whatever a part not listed above (an id from a hostile log) holds.
         return TerminalText.safe(lines.joined(separator: "\n"))
-    }
-}
-
-extension JSONValue {
-    /// The value as Foundation objects, for `JSONSerialization` output.
-    var foundationObject: Any {
-        switch self {
-        case .null: NSNull()
-        case .bool(let b): b
-        case .number(let text): Decimal(string: text).map { NSDecimalNumber(decimal: $0) } ?? text
-        case .string(let s): s
-        case .array(let items): items.map(\.foundationObject)
-        case .object(let members):
-            Dictionary(members.map { ($0.key, $0.value.foundationObject) }, uniquingKeysWith: { $1 })
-        }
     }
 }

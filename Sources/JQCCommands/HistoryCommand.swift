@@ -46,10 +46,11 @@ struct HistoryCommand: RunnableCommand {
         }
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "inspections": page.inspections.map(\.foundationObject), "total": page.total, "limit": limit,
-                    "offset": offset,
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "inspections": .array(page.inspections), "total": .integer(page.total),
+                        "limit": .integer(limit), "offset": .integer(offset),
+                    ])))
             return
         }
         guard !page.inspections.isEmpty else {

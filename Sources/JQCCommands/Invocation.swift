@@ -70,11 +70,14 @@ public final class Invocation {
         }
     }
 
-    /// Closes the log opened by `log()`, so the same process can open the
-    /// store again read-only (LMDB allows one handle per file and process).
+    /// Closes the log or ledger opened by `log()` or `ledger()`, so the same
+    /// process can open the store again read-only (LMDB allows one handle per
+    /// file and process).
     func closeLog() {
         openedLog?.close()
         openedLog = nil
+        openedLedger?.close()
+        openedLedger = nil
     }
 
     /// The whole ledger: log, views (rebuilt first if stale), photos, reference data.

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionDomain
 import LedgerCore
 import LedgerStore
 
@@ -61,10 +62,11 @@ struct InitCommand: RunnableCommand {
         }
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "ledger": home.path, "device_id": config.deviceID.lowercased,
-                    "server_url": config.serverURL as Any? ?? NSNull(),
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "ledger": .string(home.path), "device_id": .string(config.deviceID.lowercased),
+                        "server_url": .optional(config.serverURL),
+                    ])))
         } else {
             invocation.stdout.line("Created a ledger at \(home.path)")
             invocation.stdout.line("Device id \(config.deviceID.lowercased)")

@@ -42,10 +42,11 @@ struct LogoutCommand: RunnableCommand {
         try store.remove()
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "logged_out": saved.user.username, "revoked_on_server": revoked,
-                    "server_error": revoked ? NSNull() : why as Any,
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "logged_out": .string(saved.user.username), "revoked_on_server": .bool(revoked),
+                        "server_error": revoked ? .null : .string(why),
+                    ])))
             return
         }
         invocation.stdout.line(

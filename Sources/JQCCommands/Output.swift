@@ -84,21 +84,6 @@ public final class OutputStream: Sendable {
     }
 }
 
-/// Renders values as JSON for `--json`: keys sorted, so output is stable for scripts and tests.
-enum JSONOutput {
-    static func render(_ value: Any) -> String {
-        do {
-            let data = try JSONSerialization.data(
-                withJSONObject: value,
-                options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes, .fragmentsAllowed])
-            return String(decoding: data, as: UTF8.self)
-        } catch {
-            // Only non-JSON types (a Date, a Swift struct) fail here: a bug in the command, not user input.
-            preconditionFailure("a --json result holds a value JSON cannot represent: \(error)")
-        }
-    }
-}
-
 extension String {
     /// This person-written text (a name, a description, a value, a server's
     /// message) made safe for one line of text output: control characters,

@@ -33,38 +33,41 @@ struct ProveCommand: RunnableCommand {
         let auditor = try invocation.auditorLedger(views: false)
         defer { auditor.close() }
         let inspection = try auditor.resolveInspection(reference)
-        let bundle = try auditor.log.read { reader -> [String: Any] in
+        let bundle = try auditor.log.read { reader -> JSONValue in
             let size = try reader.treeSize()
             let root = try reader.treeRoot(size: size)
             let note = try Checkpoint(origin: key.name, size: size, root: root).signed(by: key)
-            func entry(_ record: EventRecord) throws -> [String: Any] {
+            func entry(_ record: EventRecord) throws -> JSONValue {
                 let value = try reader.encodedRecord(at: record.position)
-                return [
-                    "position": record.position, "stream_version": record.streamVersion, "type": record.type,
-                    "record": Data(value).base64EncodedString(),
-                    "inclusion": try reader.inclusionProof(position: record.position, size: size).map {
-                        Data($0.bytes).base64EncodedString()
-                    },
-                ]
+                return .object([
+                    "position": .integer(record.position), "stream_version": .integer(record.streamVersion),
+                    "type": .string(record.type), "record": .string(Data(value).base64EncodedString()),
+                    "inclusion": .strings(
+                        try reader.inclusionProof(position: record.position, size: size).map {
+                            Data($0.bytes).base64EncodedString()
+                        }),
+                ])
             }
             guard let published = try DeviceKeyFile.publishedRecord(reader, device: config.deviceID) else {
                 throw DeviceKeyError.notPublished(device: config.deviceID)
             }
             let records = try reader.records(inStream: inspection)
-            var photos: [[String: Any]] = []
+            var photos: [JSONValue] = []
             for record in records where record.type == InspectionEventType.photoCaptured.rawValue {
                 if case .photoCaptured(let captured) = try InspectionEvent.decode(record) {
-                    photos.append([
-                        "photo_id": captured.photo.photoID.lowercased, "sha256": captured.photo.sha256.hex,
-                        "position": record.position,
-                    ])
+                    photos.append(
+                        .object([
+                            "photo_id": .string(captured.photo.photoID.lowercased),
+                            "sha256": .string(captured.photo.sha256.hex), "position": .integer(record.position),
+                        ]))
                 }
             }
-            return [
-                "format": "jqc-proof-bundle/1", "inspection": inspection.lowercased, "checkpoint": note,
-                "public_key": published.key, "key_record": try entry(published.record),
-                "records": try records.map(entry), "photos": photos,
-            ]
+            return .object([
+                "format": .string("jqc-proof-bundle/1"), "inspection": .string(inspection.lowercased),
+                "checkpoint": .string(note), "public_key": .string(published.key),
+                "key_record": try entry(published.record), "records": .array(try records.map(entry)),
+                "photos": .array(photos),
+            ])
         }
         invocation.stdout.line(JSONOutput.render(bundle))
     }

@@ -56,7 +56,9 @@ struct RebuildCommand: RunnableCommand {
         let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
         let names = chosen.map(\.name)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(["views": names, "events": count, "seconds": seconds]))
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object(["views": .strings(names), "events": .integer(count), "seconds": .double(seconds)])))
         } else {
             invocation.stdout.line(
                 "Rebuilt \(names.joined(separator: ", ")) from \(count) events in \(String(format: "%.3f", seconds)) s."
@@ -109,39 +111,14 @@ enum ViewCheckError: Error, CustomStringConvertible {
 
 /// The text and JSON of a comparison of the views with a fresh fold.
 enum ViewComparisonOutput {
-    static func json(_ status: ProjectionSet.ViewStatus) -> [String: Any] {
-        [
-            "name": status.name, "code_version": status.codeVersion,
-            "stored_version": status.storedVersion as Any? ?? NSNull(),
-            "position": status.position as Any? ?? NSNull(), "head": status.head, "rows": status.rows,
-            "tables": status.tables.map { ["name": $0.name, "rows": $0.rows] }, "stale": status.isStale,
-        ]
-    }
-
-    static func json(_ comparison: ProjectionSet.ViewComparison) -> [String: Any] {
-        var object = json(comparison.status)
-        object["added"] = comparison.added
-        object["removed"] = comparison.removed
-        object["changed"] = comparison.changed
-        object["differences"] = comparison.tables.filter { !$0.isEmpty }.map { table -> [String: Any] in
-            func keys(_ keys: [[UInt8]]) -> [String] {
-                keys.map { InspectionLedger.describe(key: $0, in: table.table) }
-            }
-            return [
-                "table": table.table, "added": keys(table.added), "removed": keys(table.removed),
-                "changed": keys(table.changed), "damaged": keys(table.damaged),
-            ]
-        }
-        return object
-    }
-
     static func print(_ comparisons: [ProjectionSet.ViewComparison], to invocation: Invocation, dryRun: Bool) {
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "dry_run": dryRun, "changes": comparisons.contains { !$0.isCurrent },
-                    "views": comparisons.map(json),
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "dry_run": .bool(dryRun), "changes": .bool(comparisons.contains { !$0.isCurrent }),
+                        "views": .array(comparisons.map(\.jsonValue)),
+                    ])))
             return
         }
         for comparison in comparisons {

@@ -214,11 +214,12 @@ extension Invocation {
 func report(_ events: [InspectionEvent], _ state: InspectionState, _ invocation: Invocation, verb: String) {
     if invocation.json {
         invocation.stdout.line(
-            JSONOutput.render([
-                "inspection": state.id.lowercased, "recorded": events.map(\.typeName),
-                "score_so_far": state.template.flatMap { Score.compute(template: $0, values: state.values) } as Any?
-                    ?? NSNull(),
-            ]))
+            JSONOutput.render(
+                .object([
+                    "inspection": .string(state.id.lowercased), "recorded": .strings(events.map(\.typeName)),
+                    "score_so_far": .double(
+                        state.template.flatMap { Score.compute(template: $0, values: state.values) }),
+                ])))
         return
     }
     guard !events.isEmpty else {

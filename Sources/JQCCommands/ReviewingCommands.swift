@@ -28,7 +28,7 @@ struct ShowCommand: RunnableCommand {
             return state
         }
         let report = FormReport(state: state)
-        invocation.stdout.line(invocation.json ? JSONOutput.render(report.json) : report.text)
+        invocation.stdout.line(invocation.json ? JSONOutput.render(report) : report.text)
     }
 }
 
@@ -56,7 +56,7 @@ enum InspectionListing {
             ($0.startedAt?.microsecondsSinceEpoch ?? 0) < ($1.startedAt?.microsecondsSinceEpoch ?? 0)
         }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(summaries.map(Self.json)))
+            invocation.stdout.line(JSONOutput.render(summaries))
             return
         }
         guard !summaries.isEmpty else {
@@ -80,21 +80,6 @@ enum InspectionListing {
                         s.score.map { String(format: "%.2f", $0) } ?? "-", s.syncState.rawValue,
                     ]
                 }))
-    }
-
-    static func json(_ s: InspectionSummary) -> [String: Any] {
-        [
-            "id": s.id.lowercased, "status": s.status.rawValue, "template_id": s.templateID,
-            "template_name": s.templateName, "facility_id": s.facilityID, "facility_name": s.facilityName,
-            "area_name": s.areaName ?? NSNull(), "parent_id": s.parentID?.lowercased ?? NSNull(),
-            "started_at": s.startedAt?.iso8601 ?? NSNull(), "started_by": s.startedBy,
-            "completed_at": s.completedAt?.iso8601 ?? NSNull(), "score": s.score ?? NSNull(),
-            "follow_up_required": s.followUpRequired,
-            "follow_up_resolved_by": s.followUpResolvedBy?.lowercased ?? NSNull(),
-            "server_id": s.serverID ?? NSNull(), "sync": s.syncState.rawValue, "sync_notes": s.syncNotes,
-            "answered": s.answered,
-            "issues": s.issueCount, "photos": s.photoCount,
-        ]
     }
 }
 
@@ -130,18 +115,7 @@ struct IssuesCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let rows = try invocation.reading { try $0.issues() }.sorted { $0.flaggedAt < $1.flaggedAt }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    rows.map { r in
-                        [
-                            "id": r.id.lowercased, "inspection_id": r.inspectionID.lowercased,
-                            "facility_id": r.facilityID, "facility_name": r.facilityName,
-                            "severity": r.severity.rawValue, "description": r.description,
-                            "photo_id": r.photoID?.lowercased ?? NSNull(), "flagged_at": r.flaggedAt.iso8601,
-                            "flagged_by": r.flaggedBy, "server_id": r.serverID ?? NSNull(),
-                            "sync": r.syncState.rawValue,
-                        ] as [String: Any]
-                    }))
+            invocation.stdout.line(JSONOutput.render(rows))
             return
         }
         guard !rows.isEmpty else {
@@ -172,17 +146,7 @@ struct OutboxCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let items = try invocation.reading { try $0.outbox() }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    items.map { i in
-                        [
-                            "kind": i.item.kind.rawValue, "id": i.item.id.lowercased,
-                            "inspection_id": i.inspectionID.lowercased, "state": i.state.rawValue,
-                            "detail": i.detail ?? NSNull(), "left_out": i.leftOut, "attempts": i.attempts,
-                            "next_attempt_at": i.nextAttemptAt?.iso8601 ?? NSNull(),
-                            "last_error": i.lastError ?? NSNull(), "http_status": i.lastHTTPStatus ?? NSNull(),
-                        ] as [String: Any]
-                    }))
+            invocation.stdout.line(JSONOutput.render(items))
             return
         }
         guard !items.isEmpty else {
@@ -236,7 +200,9 @@ struct PullCommand: RunnableCommand {
         // The counts are what the cache holds afterwards, not what was sent.
         let kept = try ledger.reference.replace(with: snapshot, at: invocation.clock.now())
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(["facilities": kept.facilities, "templates": kept.templates]))
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object(["facilities": .integer(kept.facilities), "templates": .integer(kept.templates)])))
         } else {
             invocation.stdout.line("Pulled \(kept.facilities) facilities and \(kept.templates) templates.")
         }
@@ -254,7 +220,7 @@ struct FacilitiesCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let facilities = try invocation.reading { try $0.reference.allFacilities() }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(facilities.map { $0.jsonValue.foundationObject }))
+            invocation.stdout.line(JSONOutput.render(.array(facilities.map(\.jsonValue))))
             return
         }
         guard !facilities.isEmpty else {
@@ -284,14 +250,7 @@ struct TemplatesCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let templates = try invocation.reading { try $0.reference.allTemplates() }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    templates.map {
-                        [
-                            "id": $0.id, "name": $0.name, "version": $0.version, "fields": $0.fields.count,
-                            "hash": $0.contentHash,
-                        ] as [String: Any]
-                    }))
+            invocation.stdout.line(JSONOutput.render(.array(templates.map(\.listingJSON))))
             return
         }
         guard !templates.isEmpty else {
@@ -318,7 +277,7 @@ struct TemplatesShowCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let template = try StartCommand.template(named: reference, in: invocation.ledger())
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(template.jsonValue.foundationObject))
+            invocation.stdout.line(JSONOutput.render(template.jsonValue))
         } else {
             invocation.stdout.line(TemplateGrid(template: template).text)
         }

@@ -83,12 +83,13 @@ struct SalvageCommand: RunnableCommand {
         let kept = UInt64(salvaged.events.count)
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "salvage": target.path, "records": kept, "head": summary.head.description,
-                    "first_break": salvaged.firstBreak as Any? ?? NSNull(),
-                    "records_after_break": salvaged.seenAfterBreak, "photos": summary.photos.copied,
-                    "meta_pages_repaired": repaired,
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "salvage": .string(target.path), "records": .integer(kept),
+                        "head": .string(summary.head.description), "first_break": .optional(salvaged.firstBreak),
+                        "records_after_break": .integer(salvaged.seenAfterBreak),
+                        "photos": .integer(summary.photos.copied), "meta_pages_repaired": .bool(repaired),
+                    ])))
             return
         }
         invocation.stdout.line(

@@ -67,7 +67,7 @@ struct StartCommand: RunnableCommand {
         let id = UUID()
         let (_, state) = try invocation.record(.start(start), on: id)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(FormReport(state: state).json))
+            invocation.stdout.line(JSONOutput.render(FormReport(state: state)))
         } else {
             let area = state.areaName.map { ", \(TerminalText.singleLine($0))" } ?? ""
             invocation.stdout.line("Started inspection \(id.lowercased)")

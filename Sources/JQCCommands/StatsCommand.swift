@@ -18,13 +18,16 @@ struct StatsCommand: RunnableCommand {
         let (events, head) = try log.read { reader in (try reader.count(), try reader.head()) }
         let info = try log.environment.info()
         let config = try invocation.config()
-        let stats: [String: Any] = [
-            "ledger": invocation.home.path, "events": events, "head": head.description,
-            "device_id": config.deviceID.lowercased, "map_size_bytes": info.mapSize,
-            "used_bytes": (info.lastPage + 1) * info.pageSize, "readers": info.readersUsed,
-        ]
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(stats))
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "ledger": .string(invocation.home.path), "events": .integer(events),
+                        "head": .string(head.description), "device_id": .string(config.deviceID.lowercased),
+                        "map_size_bytes": .integer(info.mapSize),
+                        "used_bytes": .integer((info.lastPage + 1) * info.pageSize),
+                        "readers": .integer(info.readersUsed),
+                    ])))
         } else {
             invocation.stdout.line(
                 TextTable.render(

@@ -151,7 +151,7 @@ struct SyncCommand: RunnableCommand {
     static func summarize(_ report: SyncReport, elapsed: Duration, watching: Bool, _ invocation: Invocation) {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(json(report, seconds: seconds)))
+            invocation.stdout.line(JSONOutput.render(report.jsonValue(elapsedSeconds: seconds)))
             return
         }
         let quiet =
@@ -212,46 +212,5 @@ struct SyncCommand: RunnableCommand {
     static func describe(_ failure: SyncReport.Failure) -> String {
         "\(failure.item.kind.rawValue) \(failure.item.id.lowercased.prefix(8)) of inspection "
             + "\(failure.inspectionID.lowercased.prefix(8)): \(TerminalText.singleLine(failure.error))"
-    }
-
-    static func json(_ report: SyncReport, seconds: Double) -> [String: Any] {
-        func failure(_ f: SyncReport.Failure) -> [String: Any] {
-            [
-                "kind": f.item.kind.rawValue, "id": f.item.id.lowercased, "inspection_id": f.inspectionID.lowercased,
-                "error": f.error, "http_status": f.httpStatus ?? NSNull(),
-                "next_attempt_at": f.nextAttemptAt?.iso8601 ?? NSNull(), "attempts": f.attempts,
-                "stalled": f.isStalled,
-            ]
-        }
-        var sent: [String: Int] = [:]
-        for kind in SyncItemKind.allCases { sent[kind.rawValue] = report.sentCount(kind) }
-        var reference: Any = NSNull()
-        switch report.reference {
-        case .refreshed(let facilities, let templates):
-            reference = [
-                "refreshed": true, "facilities": facilities, "templates": templates,
-                "skipped_templates": report.referenceWarnings,
-            ]
-        case .failed(let why): reference = ["refreshed": false, "error": why]
-        case .notAttempted: break
-        }
-        var stop: Any = NSNull()
-        switch report.stop {
-        case .loginRequired(let why): stop = ["reason": "login_required", "message": why]
-        case .serverUnreachable(let why): stop = ["reason": "server_unreachable", "message": why]
-        case .transportRefused(let why): stop = ["reason": "transport_refused", "message": why]
-        case .interrupted: stop = ["reason": "interrupted"]
-        case nil: break
-        }
-        return [
-            "sent": sent, "sent_total": report.sent.count,
-            "adopted": report.adopted.map { ["kind": $0.kind.rawValue, "id": $0.id.lowercased] },
-            "failed": report.gaveUp.map(failure),
-            "retrying": report.retrying.map(failure), "failed_earlier": report.failedEarlier.map(failure),
-            "left_out": report.leftOut.map(failure),
-            "skipped": report.skipped.count, "reference": reference, "stopped": stop,
-            "next_attempt_at": report.nextAttemptAt?.iso8601 ?? NSNull(), "passes": report.passes,
-            "elapsed_seconds": seconds,
-        ]
     }
 }

@@ -88,8 +88,7 @@ struct SyncRetryCommand: RunnableCommand {
         try ledger.append(events)
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render(
-                    failed.map { ["kind": $0.item.kind.rawValue, "id": $0.item.id.lowercased] as [String: Any] }))
+                JSONOutput.render(failed.map(\.item)))
             return
         }
         for row in failed {

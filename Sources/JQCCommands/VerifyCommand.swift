@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionDomain
 import LedgerCore
 import LedgerStore
 
@@ -46,25 +47,33 @@ struct VerifyCommand: RunnableCommand {
         full = try parsed.isSet(Self.full) || checkpointFile == nil || digest != nil
     }
 
+    /// The result object, its keys in a stable order (`JSONOutput` sorts them anyway).
+    static func json(_ members: [String: JSONValue]) -> JSONValue {
+        .object(members.sorted { $0.key < $1.key }.map { JSONValue.Member($0.key, $0.value) })
+    }
+
     func run(_ invocation: Invocation) throws {
         // Read-only and without a session: an auditor verifies a copy.
         let auditor = try invocation.auditorLedger(views: false)
         defer { auditor.close() }
-        var object: [String: Any] = [:]
+        var object: [String: JSONValue] = [:]
         if let checkpointFile {
             let (checkpoint, key) = try CheckpointFile.read(checkpointFile, log: auditor.log, home: invocation.home)
             let proof = try CheckpointProof.extends(checkpoint, log: auditor.log)
-            object["checkpoint"] = [
-                "size": checkpoint.size, "root": Data(checkpoint.root.bytes).base64EncodedString(),
-                "key": key.verifierKey, "extended_to": proof.size, "proof_hashes": proof.hashes,
-            ]
+            object["checkpoint"] = .object([
+                "size": .integer(checkpoint.size), "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
+                "key": .string(key.verifierKey), "extended_to": .integer(proof.size),
+                "proof_hashes": .integer(proof.hashes),
+            ])
             if let inspection {
                 let stream = try auditor.resolveInspection(inspection)
                 let report = try auditor.log.proveStream(stream, checkpoint: checkpoint)
                 if let finding = report.finding {
                     throw JQCError.verificationFailed("NOT INTACT: \(finding)")
                 }
-                object["inspection"] = ["id": stream.lowercased, "records_proven": report.proven]
+                object["inspection"] = .object([
+                    "id": .string(stream.lowercased), "records_proven": .integer(report.proven),
+                ])
                 if !invocation.json {
                     invocation.stdout.line(
                         "proven: the \(report.proven) records of inspection \(stream.lowercased) are in the tree of \(report.treeSize) records"
@@ -79,8 +88,8 @@ struct VerifyCommand: RunnableCommand {
         }
         guard full else {
             if invocation.json {
-                object["intact"] = true
-                invocation.stdout.line(JSONOutput.render(object))
+                object["intact"] = .bool(true)
+                invocation.stdout.line(JSONOutput.render(Self.json(object)))
             }
             return
         }
@@ -89,17 +98,18 @@ struct VerifyCommand: RunnableCommand {
         }
         invocation.endProgress()
         if invocation.json {
-            object.merge([
-                "intact": report.isIntact, "checked": report.checked, "head": report.head.description,
-                "digest": report.digest?.description as Any? ?? NSNull(),
-            ]) { $1 }
+            object["intact"] = .bool(report.isIntact)
+            object["checked"] = .integer(report.checked)
+            object["head"] = .string(report.head.description)
+            object["digest"] = .optional(report.digest?.description)
             object["finding"] =
-                report.finding.map { finding -> [String: Any] in
-                    var object: [String: Any] = ["position": finding.position, "message": finding.description]
-                    if let key = finding.key { object["key"] = key }
-                    return object
-                } ?? NSNull()
-            invocation.stdout.line(JSONOutput.render(object))
+                report.finding.map { finding in
+                    .object([
+                        "position": .integer(finding.position), "message": .string(finding.description),
+                        "key": .optional(finding.key),
+                    ])
+                } ?? .null
+            invocation.stdout.line(JSONOutput.render(Self.json(object)))
         } else if report.isIntact {
             invocation.stdout.line("intact: \(report.checked) records verified, chain head \(report.head)")
             if let digest { invocation.stdout.line("extends the digest \(digest)") }

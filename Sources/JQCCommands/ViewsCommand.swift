@@ -31,10 +31,12 @@ struct ViewsCommand: RunnableCommand {
             if invocation.json {
                 let head = comparisons.first?.status.head ?? 0
                 invocation.stdout.line(
-                    JSONOutput.render([
-                        "head": head, "checked": true, "changes": comparisons.contains { !$0.isEmpty },
-                        "views": comparisons.map(ViewComparisonOutput.json),
-                    ]))
+                    JSONOutput.render(
+                        .object([
+                            "head": .integer(head), "checked": .bool(true),
+                            "changes": .bool(comparisons.contains { !$0.isEmpty }),
+                            "views": .array(comparisons.map(\.jsonValue)),
+                        ])))
             } else {
                 printTable(comparisons.map(\.status), invocation)
                 invocation.stdout.line()
@@ -46,10 +48,11 @@ struct ViewsCommand: RunnableCommand {
         let statuses = try invocation.withReadOnlyViews { ledger in try ledger.viewStatus() }
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render([
-                    "head": statuses.first?.head ?? 0, "checked": false,
-                    "views": statuses.map(ViewComparisonOutput.json),
-                ]))
+                JSONOutput.render(
+                    .object([
+                        "head": .integer(statuses.first?.head ?? 0), "checked": .bool(false),
+                        "views": .array(statuses.map(\.jsonValue)),
+                    ])))
         } else {
             printTable(statuses, invocation)
         }

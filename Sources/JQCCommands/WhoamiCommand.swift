@@ -43,10 +43,10 @@ struct WhoamiCommand: RunnableCommand {
             }
         }
         if invocation.json {
-            var object = Self.json(user, server: saved.serverURL)
-            object["saved_at"] = saved.savedAt
-            object["checked"] = confirmation == "confirmed by the server"
-            invocation.stdout.line(JSONOutput.render(object))
+            guard case .object(var members) = user.jsonValue(server: saved.serverURL) else { return }
+            members.append(.init("saved_at", .string(saved.savedAt)))
+            members.append(.init("checked", .bool(confirmation == "confirmed by the server")))
+            invocation.stdout.line(JSONOutput.render(.object(members)))
             return
         }
         invocation.stdout.line(
@@ -54,12 +54,5 @@ struct WhoamiCommand: RunnableCommand {
                 + "user \(user.id.terminalSafe))")
         invocation.stdout.line("  server \(saved.serverURL); logged in \(saved.savedAt)")
         invocation.stdout.line("  \(confirmation)")
-    }
-
-    static func json(_ user: ServerUser, server: String) -> [String: Any] {
-        [
-            "id": user.id, "username": user.username, "role": user.role, "display_name": user.displayName,
-            "server": server,
-        ]
     }
 }

@@ -55,4 +55,26 @@ import Testing
         #expect(JSONValue.double(83.33).serialized() == "83.33")
         #expect(JSONValue.double(.nan) == .null)
     }
+
+    /// What `jqc --json` prints: keys sorted at every depth, two-space
+    /// indentation, numbers as their literal text, empty containers on one line.
+    @Test func prettyPrintsSortedWithExactNumbers() throws {
+        let value = try JSONValue(parsing: #"{"b":[12.50,{"z":1,"a":true}],"a":null,"_":[],"c":{}}"#)
+        let expected = """
+            {
+              "_": [],
+              "a": null,
+              "b": [
+                12.50,
+                {
+                  "a": true,
+                  "z": 1
+                }
+              ],
+              "c": {}
+            }
+            """
+        #expect(value.sortingKeys().prettyPrinted() == expected)
+        #expect(try JSONValue(parsing: value.sortingKeys().prettyPrinted()) == value)
+    }
 }

@@ -1,0 +1,174 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+import SyncWorker
+
+// The `--json` forms of the rows and results that commands print, each the
+// shape its definition in `Schemas/cli/jqc-json.schema.json` names. Absent
+// values are `null`, never left out.
+
+extension InspectionSummary: JSONRepresentable {
+    /// One entry of `jqc inspections|drafts|followups --json` (`inspections`).
+    var jsonValue: JSONValue {
+        .object([
+            "id": .string(id.lowercased), "status": .string(status.rawValue), "template_id": .string(templateID),
+            "template_name": .string(templateName), "facility_id": .string(facilityID),
+            "facility_name": .string(facilityName), "area_name": .optional(areaName), "parent_id": .id(parentID),
+            "started_at": .time(startedAt), "started_by": .string(startedBy), "completed_at": .time(completedAt),
+            "score": .double(score), "follow_up_required": .bool(followUpRequired),
+            "follow_up_resolved_by": .id(followUpResolvedBy), "server_id": .optional(serverID),
+            "sync": .string(syncState.rawValue), "sync_notes": .strings(syncNotes), "answered": .integer(answered),
+            "issues": .integer(issueCount), "photos": .integer(photoCount),
+        ])
+    }
+}
+
+extension IssueRow: JSONRepresentable {
+    /// One entry of `jqc issues --json` (`issues`).
+    var jsonValue: JSONValue {
+        .object([
+            "id": .string(id.lowercased), "inspection_id": .string(inspectionID.lowercased),
+            "facility_id": .string(facilityID), "facility_name": .string(facilityName),
+            "severity": .string(severity.rawValue), "description": .string(description), "photo_id": .id(photoID),
+            "flagged_at": .string(flaggedAt.iso8601), "flagged_by": .string(flaggedBy),
+            "server_id": .optional(serverID), "sync": .string(syncState.rawValue),
+        ])
+    }
+}
+
+extension OutboxItem: JSONRepresentable {
+    /// One entry of `jqc outbox --json` (`outbox`).
+    var jsonValue: JSONValue {
+        .object([
+            "kind": .string(item.kind.rawValue), "id": .string(item.id.lowercased),
+            "inspection_id": .string(inspectionID.lowercased), "state": .string(state.rawValue),
+            "detail": .optional(detail), "left_out": .bool(leftOut), "attempts": .integer(attempts),
+            "next_attempt_at": .time(nextAttemptAt), "last_error": .optional(lastError),
+            "http_status": .integer(lastHTTPStatus),
+        ])
+    }
+}
+
+extension Template {
+    /// One entry of `jqc templates --json` (`templates`); `templates show
+    /// --json` prints the whole template, `jsonValue`.
+    var listingJSON: JSONValue {
+        .object([
+            "id": .string(id), "name": .string(name), "version": .integer(version), "fields": .integer(fields.count),
+            "hash": .string(contentHash),
+        ])
+    }
+}
+
+extension ServerUser {
+    /// `jqc login --json` (`login`), and the start of `jqc whoami --json`.
+    func jsonValue(server: String) -> JSONValue {
+        .object([
+            "id": .string(id), "username": .string(username), "role": .string(role),
+            "display_name": .string(displayName), "server": .string(server),
+        ])
+    }
+}
+
+extension SyncReport.Failure: JSONRepresentable {
+    /// An entry of `failed`, `retrying`, `failed_earlier` or `left_out` in `jqc sync --json`.
+    var jsonValue: JSONValue {
+        .object([
+            "kind": .string(item.kind.rawValue), "id": .string(item.id.lowercased),
+            "inspection_id": .string(inspectionID.lowercased), "error": .string(error),
+            "http_status": .integer(httpStatus), "next_attempt_at": .time(nextAttemptAt),
+            "attempts": .integer(attempts), "stalled": .bool(isStalled),
+        ])
+    }
+}
+
+extension SyncItem: JSONRepresentable {
+    /// `{kind, id}`: an entry of `adopted` in `jqc sync --json`, and of `jqc sync retry --json`.
+    var jsonValue: JSONValue {
+        .object(["kind": .string(kind.rawValue), "id": .string(id.lowercased)])
+    }
+}
+
+extension SyncReport {
+    /// `jqc sync --json` (`sync`): one object per run (per pass of `--watch`).
+    func jsonValue(elapsedSeconds: Double) -> JSONValue {
+        let reference: JSONValue =
+            switch self.reference {
+            case .refreshed(let facilities, let templates):
+                .object([
+                    "refreshed": .bool(true), "facilities": .integer(facilities), "templates": .integer(templates),
+                    "skipped_templates": .strings(referenceWarnings),
+                ])
+            case .failed(let why): .object(["refreshed": .bool(false), "error": .string(why)])
+            case .notAttempted: .null
+            }
+        let stopped: JSONValue =
+            switch stop {
+            case .loginRequired(let why): .object(["reason": .string("login_required"), "message": .string(why)])
+            case .serverUnreachable(let why):
+                .object(["reason": .string("server_unreachable"), "message": .string(why)])
+            case .transportRefused(let why):
+                .object(["reason": .string("transport_refused"), "message": .string(why)])
+            case .interrupted: .object(["reason": .string("interrupted")])
+            case nil: .null
+            }
+        return .object([
+            "sent": .object(SyncItemKind.allCases.map { .init($0.rawValue, .integer(sentCount($0))) }),
+            "sent_total": .integer(sent.count), "adopted": .array(adopted.map(\.jsonValue)),
+            "failed": .array(gaveUp.map(\.jsonValue)), "retrying": .array(retrying.map(\.jsonValue)),
+            "failed_earlier": .array(failedEarlier.map(\.jsonValue)), "left_out": .array(leftOut.map(\.jsonValue)),
+            "skipped": .integer(skipped.count), "reference": reference, "stopped": stopped,
+            "next_attempt_at": .time(nextAttemptAt), "passes": .integer(passes),
+            "elapsed_seconds": .double(elapsedSeconds),
+        ])
+    }
+}
+
+extension ProjectionSet.ViewStatus: JSONRepresentable {
+    /// One entry of `views` in `jqc views --json` (`Schemas/cli/views.schema.json`).
+    var jsonValue: JSONValue {
+        .object(jsonMembers)
+    }
+
+    var jsonMembers: [JSONValue.Member] {
+        [
+            .init("name", .string(name)), .init("code_version", .integer(codeVersion)),
+            .init("stored_version", .integer(storedVersion)), .init("position", .integer(position)),
+            .init("head", .integer(head)), .init("rows", .integer(rows)),
+            .init(
+                "tables",
+                .array(tables.map { .object(["name": .string($0.name), "rows": .integer($0.rows)]) })),
+            .init("stale", .bool(isStale)),
+        ]
+    }
+}
+
+extension ProjectionSet.ViewComparison: JSONRepresentable {
+    /// One entry of `views` in `jqc views --check --json` and `jqc rebuild
+    /// --dry-run --json`: the status, and the rows that differ, by key.
+    var jsonValue: JSONValue {
+        let differences: [JSONValue] = tables.filter { !$0.isEmpty }.map { table in
+            func keys(_ keys: [[UInt8]]) -> JSONValue {
+                .strings(keys.map { InspectionLedger.describe(key: $0, in: table.table) })
+            }
+            return .object([
+                "table": .string(table.table), "added": keys(table.added), "removed": keys(table.removed),
+                "changed": keys(table.changed), "damaged": keys(table.damaged),
+            ])
+        }
+        return .object(
+            status.jsonMembers + [
+                .init("added", .integer(added)), .init("removed", .integer(removed)),
+                .init("changed", .integer(changed)), .init("differences", .array(differences)),
+            ])
+    }
+}
+
+extension LedgerDigest: JSONRepresentable {
+    /// `jqc digest --json` (`digest`): the digest as handed out, and its parts.
+    var jsonValue: JSONValue {
+        .object(["digest": .string(description), "position": .integer(position), "head": .string(head.hex)])
+    }
+}
