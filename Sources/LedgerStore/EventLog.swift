@@ -131,7 +131,6 @@ public final class EventLog: @unchecked Sendable {
             try environment.write { txn in
                 let writer = try LedgerWriter(transaction: txn, tables: tables)
                 let result = try body(writer)
-                try writer.finish()
                 return result
             }
         }

@@ -286,9 +286,4 @@ public final class LedgerWriter {
         streamVersions[event.stream] = version
         return AppendOutcome(position: position, streamVersion: version, wasAlreadyStored: false)
     }
-
-    /// Ends the writer's part of the transaction. The head is not stored
-    /// separately: it is the last entry of `events`, and one more page written
-    /// per commit measurably slowed single durable commits.
-    func finish() throws {}
 }
