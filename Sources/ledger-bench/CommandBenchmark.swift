@@ -4,7 +4,7 @@ import Foundation
 /// ledger: the wall time an inspector or auditor waits.
 ///
 /// Children are spawned with posix_spawn and reaped with waitpid, not with
-/// `LedgerTestSupport`'s `ProcessRun` that the other suites use: Foundation's
+/// `LedgerTestSupport`'s `ProcessRun` that the sync suite uses: Foundation's
 /// `Process` behind it, once used, reaps children in the background, which
 /// added ~40 ms to every measured run. No suite before this one (core,
 /// domain, then sync) starts a `Process`.
