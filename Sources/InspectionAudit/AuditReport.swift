@@ -169,7 +169,7 @@ public struct ChainCheck: Sendable {
     /// The first thing found wrong.
     public struct Finding: Hashable, Sendable {
         /// `changed`, `missing`, `reordered`, `unreadable`, `truncated`,
-        /// `digest_mismatch` or `index_mismatch`.
+        /// `digest_mismatch`, `index_mismatch` or `broken_stream_link`.
         public var kind: String
         /// The position concerned (0 when none: an index mismatch).
         public var position: UInt64
@@ -210,6 +210,16 @@ public struct ChainCheck: Sendable {
     public var isIntact: Bool {
         if case .intact = result { return true }
         return false
+    }
+
+    /// What a failed check still proves, in words: no range "1–0" when
+    /// nothing is proven (a wrong digest puts every record in doubt).
+    public var provenRange: String {
+        switch verifiedThrough {
+        case 0: "no record is proven unchanged"
+        case 1: "record 1 is proven unchanged"
+        default: "records 1–\(verifiedThrough) are proven unchanged"
+        }
     }
 
     /// `INTACT`, `NOT INTACT` or `NOT VERIFIED`.

@@ -170,6 +170,7 @@ final class AuditorLedger {
             case .missing(let p, _): ("missing", p - 1)
             case .reordered(let p, _): ("reordered", p - 1)
             case .unreadable(let p, _): ("unreadable", p - 1)
+            case .brokenStreamLink(let p, _, _): ("broken_stream_link", p - 1)
             case .truncated(_, let found): ("truncated", found)
             // Every record up to the digest's position is in doubt: one of them differs.
             case .digestMismatch: ("digest_mismatch", 0)

@@ -70,6 +70,13 @@ public final class Invocation {
         }
     }
 
+    /// Closes the log opened by `log()`, so the same process can open the
+    /// store again read-only (LMDB allows one handle per file and process).
+    func closeLog() {
+        openedLog?.close()
+        openedLog = nil
+    }
+
     /// The whole ledger: log, views (rebuilt first if stale), photos, reference data.
     func ledger() throws -> InspectionLedger {
         if let openedLedger { return openedLedger }

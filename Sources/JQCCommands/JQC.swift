@@ -19,7 +19,8 @@ public enum JQC {
         OutboxCommand.self,
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
         HistoryCommand.self,
-        VerifyCommand.self, DigestCommand.self, LogCommand.self, AuditCommand.self,
+        VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, ProveCommand.self, LogCommand.self,
+        AuditCommand.self,
         RebuildCommand.self, ViewsCommand.self, StatsCommand.self, BackupCommand.self, SalvageCommand.self,
         SalvageReadCommand.self, CheckCommand.self, CompletionCommand.self,
     ]

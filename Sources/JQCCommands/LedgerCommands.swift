@@ -49,6 +49,7 @@ struct InitCommand: RunnableCommand {
             try FileStore.makeDirectory(home.photosPath)
             try EventLog(directory: home.storePath).close()
             try config.save(home)
+            try DeviceKeyFile.create(home, device: config.deviceID)
         } catch {
             for path in made.reversed() { try? files.removeItem(atPath: path) }
             if !made.contains(home.path) { unlink(home.configPath) }
@@ -70,82 +71,6 @@ struct InitCommand: RunnableCommand {
             invocation.stdout.line("Created a ledger at \(home.path)")
             invocation.stdout.line("Device id \(config.deviceID.lowercased)")
             if let server { invocation.stdout.line("Server \(server)") }
-        }
-    }
-}
-
-// MARK: - verify
-
-/// `jqc verify`: recomputes the whole hash chain.
-struct VerifyCommand: RunnableCommand {
-    static let path = ["verify"]
-    static let spec = CommandSpec(
-        "verify", abstract: "Check the whole log: every hash recomputed, nothing changed, removed or reordered.",
-        discussion: """
-            With --digest, also prove that the log still extends a digest handed out earlier \
-            (by 'jqc digest'). Exit status 1 when anything is wrong.
-            """,
-        group: "Auditing",
-        options: [OptionSpec("digest", valueName: "DIGEST", help: "A digest from 'jqc digest' to check against.")])
-
-    var digest: LedgerDigest?
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        if let text = parsed.option("digest") {
-            guard let digest = LedgerDigest(text) else {
-                throw .invalidValue(
-                    option: "digest", value: text, reason: "expected jqc-digest-v1:<position>:<64 hex digits>",
-                    context: parsed.context)
-            }
-            self.digest = digest
-        }
-    }
-
-    func run(_ invocation: Invocation) throws {
-        // Read-only and without a session: an auditor verifies a copy.
-        let auditor = try invocation.auditorLedger(views: false)
-        defer { auditor.close() }
-        let report = try auditor.log.verify(against: digest) { done, total in
-            invocation.progress("verifying \(done)/\(total)")
-        }
-        invocation.endProgress()
-        if invocation.json {
-            var object: [String: Any] = [
-                "intact": report.isIntact, "checked": report.checked, "head": report.head.description,
-                "digest": report.digest?.description as Any? ?? NSNull(),
-            ]
-            object["finding"] = report.finding.map { ["position": $0.position, "message": $0.description] } ?? NSNull()
-            invocation.stdout.line(JSONOutput.render(object))
-        } else if report.isIntact {
-            invocation.stdout.line("intact: \(report.checked) records verified, chain head \(report.head)")
-            if let digest { invocation.stdout.line("extends the digest \(digest)") }
-        }
-        if let finding = report.finding {
-            throw JQCError.verificationFailed("NOT INTACT: \(finding)")
-        }
-    }
-}
-
-// MARK: - digest
-
-/// `jqc digest`: the current head, to hand to someone who will check later.
-struct DigestCommand: RunnableCommand {
-    static let path = ["digest"]
-    static let spec = CommandSpec(
-        "digest", abstract: "Print the log's digest (position and chain hash) to check it against later.",
-        group: "Auditing")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
-
-    func run(_ invocation: Invocation) throws {
-        let auditor = try invocation.auditorLedger(views: false)
-        defer { auditor.close() }
-        let head = try auditor.log.head()
-        if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(["digest": head.description, "position": head.position, "head": head.head.hex]))
-        } else {
-            invocation.stdout.line(head.description)
         }
     }
 }

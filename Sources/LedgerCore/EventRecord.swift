@@ -50,19 +50,33 @@ public struct PendingEvent: Hashable, Sendable {
 /// Its `encoded()` bytes are what the hash chain covers, so the encoding is
 /// deterministic CBOR with small integer keys (see `Schemas/ledger-format.md`).
 public struct EventRecord: Hashable, Sendable {
-    /// The record format this code writes (key 0 of every record).
-    public static let formatVersion: UInt64 = 1
+    /// The record format this code writes (key 0 of every record): 2 adds
+    /// key 13, the per-stream back-link.
+    public static let formatVersion: UInt64 = 2
+    /// Every record format this code reads.
+    public static let formatVersions: Set<UInt64> = [1, 2]
 
+    /// The record format (key 0): 1 for records written before the back-link.
+    public var format: UInt64
     /// The gapless global sequence number, from 1.
     public var position: UInt64
     /// The gapless version within the stream, from 1.
     public var streamVersion: UInt64
     public var event: PendingEvent
+    /// Key 13 (format 2, stream version ≥ 2): the leaf hash of the previous
+    /// record of the same stream, so the stream's last record, proven in the
+    /// tree, vouches for every earlier one in order.
+    public var previousInStream: Digest256?
 
-    public init(position: UInt64, streamVersion: UInt64, event: PendingEvent) {
+    public init(
+        position: UInt64, streamVersion: UInt64, event: PendingEvent, previousInStream: Digest256? = nil,
+        format: UInt64 = EventRecord.formatVersion
+    ) {
+        self.format = format
         self.position = position
         self.streamVersion = streamVersion
         self.event = event
+        self.previousInStream = previousInStream
     }
 
     public var id: UUID { event.id }
@@ -77,8 +91,11 @@ public struct EventRecord: Hashable, Sendable {
     /// The keys of the record map, in the order deterministic CBOR writes them.
     public enum Key: UInt64, CaseIterable, Sendable {
         case format = 0, position, id, stream, streamVersion, type, schemaVersion
-        case actorID, actorName, device, recordedAt, payload, actorVerified
+        case actorID, actorName, device, recordedAt, payload, actorVerified, previousInStream
     }
+
+    /// The number of keys of this record's map: 14 with the back-link.
+    var keyCount: Int { previousInStream == nil ? 13 : 14 }
 
     // MARK: - Encoding
 
@@ -89,11 +106,13 @@ public struct EventRecord: Hashable, Sendable {
     /// The encoding after `prefix` zero bytes, which the caller fills in:
     /// the store puts the chain hash there, without copying the record again.
     public func encoded(afterPrefixOf prefix: Int) -> [UInt8] {
-        var w = CBORWriter(reservingCapacity: prefix + 96 + event.payload.count + event.type.utf8.count)
+        var w = CBORWriter(
+            reservingCapacity: prefix + 96 + event.payload.count + event.type.utf8.count + event.actor.id.utf8.count
+                + event.actor.name.utf8.count + (previousInStream == nil ? 0 : 35))
         for _ in 0..<prefix { w.bytes.append(0) }
-        w.writeMapHeader(count: Key.allCases.count)
+        w.writeMapHeader(count: keyCount)
         w.write(unsigned: Key.format.rawValue)
-        w.write(unsigned: Self.formatVersion)
+        w.write(unsigned: format)
         w.write(unsigned: Key.position.rawValue)
         w.write(unsigned: position)
         w.write(unsigned: Key.id.rawValue)
@@ -118,6 +137,10 @@ public struct EventRecord: Hashable, Sendable {
         w.write(encoded: event.payload)
         w.write(unsigned: Key.actorVerified.rawValue)
         w.write(bool: event.actor.verified)
+        if let previousInStream {
+            w.write(unsigned: Key.previousInStream.rawValue)
+            w.write(bytes: previousInStream.bytes)
+        }
         return w.bytes
     }
 
@@ -135,8 +158,8 @@ public struct EventRecord: Hashable, Sendable {
         var r = CBORReader(bytes, offset: offset)
         do {
             let count = try r.readMapHeader()
-            guard count == Key.allCases.count else {
-                throw RecordError.malformed("record has \(count) keys, expected \(Key.allCases.count)")
+            guard count == 13 || count == 14 else {
+                throw RecordError.malformed("record has \(count) keys, expected 13 or 14")
             }
             func key(_ expected: Key) throws {
                 let found = try r.readUnsigned()
@@ -147,8 +170,11 @@ public struct EventRecord: Hashable, Sendable {
             }
             try key(.format)
             let format = try r.readUnsigned()
-            guard format == Self.formatVersion else {
+            guard Self.formatVersions.contains(format) else {
                 throw RecordError.unknownFormat(format)
+            }
+            guard count == 13 || format >= 2 else {
+                throw RecordError.malformed("a format-1 record has 13 keys, not \(count)")
             }
             try key(.position)
             position = try r.readUnsigned()
@@ -172,9 +198,18 @@ public struct EventRecord: Hashable, Sendable {
             let recordedAt = Timestamp(microsecondsSinceEpoch: try r.readInteger())
             try key(.payload)
             // The payload is followed by exactly key 12 and a boolean, the
-            // record's last two bytes: its end is known without walking it
-            // (the domain's decoder checks its structure when it reads it).
-            let end = bytes.count
+            // record's last two bytes (then, with the back-link, key 13 and
+            // 32 bytes: 35 more): its end is known without walking it (the
+            // domain's decoder checks its structure when it reads it).
+            var end = bytes.count
+            var link: Digest256?
+            if count == 14 {
+                guard end - r.offset >= 38, bytes[end - 35] == UInt8(Key.previousInStream.rawValue),
+                    bytes[end - 34] == 0x58, bytes[end - 33] == 0x20
+                else { throw RecordError.malformed("the record does not end with key 13 and 32 bytes") }
+                link = Digest256(bytes: Array(bytes[(end - 32)...]))
+                end -= 35
+            }
             guard end - r.offset >= 3, bytes[end - 2] == UInt8(Key.actorVerified.rawValue),
                 bytes[end - 1] == 0xF4 || bytes[end - 1] == 0xF5
             else {
@@ -186,6 +221,8 @@ public struct EventRecord: Hashable, Sendable {
                 id: id, stream: stream, type: type, schemaVersion: schemaVersion,
                 actor: Actor(id: actorID, name: actorName, verified: verified), device: device,
                 recordedAt: recordedAt, payload: Array(bytes[payloadRange]))
+            self.format = format
+            previousInStream = link
         } catch let error as RecordError {
             throw error
         } catch let error as CBORError {
@@ -203,11 +240,68 @@ public struct EventRecord: Hashable, Sendable {
             _ = try r.readMapHeader()
             guard try r.readUnsigned() == Key.format.rawValue else { throw RecordError.malformed("key 0 missing") }
             let format = try r.readUnsigned()
-            guard format == formatVersion else { throw RecordError.unknownFormat(format) }
+            guard formatVersions.contains(format) else { throw RecordError.unknownFormat(format) }
             guard try r.readUnsigned() == Key.position.rawValue else {
                 throw RecordError.malformed("key 1 missing")
             }
             return try r.readUnsigned()
+        } catch let error as RecordError {
+            throw error
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+}
+
+/// The fields of a record that `verify` checks against the indexes, read
+/// from its first bytes without decoding the rest.
+public struct RecordHeader: Hashable, Sendable {
+    /// Key 0, the record format.
+    public var format: UInt64
+    public var position: UInt64
+    /// The event id's 16 bytes.
+    public var id: [UInt8]
+    /// The stream's 16 bytes.
+    public var stream: [UInt8]
+    public var streamVersion: UInt64
+    /// Key 13, the back-link, when the record has it.
+    public var previousInStream: [UInt8]?
+}
+
+extension EventRecord {
+    /// Reads keys 0 to 4 of an encoded record: its position, id, stream and
+    /// stream version.
+    public static func header(ofEncoded bytes: [UInt8], at offset: Int = 0) throws(RecordError) -> RecordHeader {
+        var r = CBORReader(bytes, offset: offset)
+        do {
+            let count = try r.readMapHeader()
+            func key(_ expected: Key) throws {
+                guard try r.readUnsigned() == expected.rawValue else {
+                    throw RecordError.malformed("key \(expected.rawValue) (\(expected)) missing")
+                }
+            }
+            try key(.format)
+            let format = try r.readUnsigned()
+            guard formatVersions.contains(format) else { throw RecordError.unknownFormat(format) }
+            try key(.position)
+            let position = try r.readUnsigned()
+            try key(.id)
+            guard let id = try r.readUUID() else { throw RecordError.malformed("id is not 16 bytes") }
+            try key(.stream)
+            guard let stream = try r.readUUID() else { throw RecordError.malformed("stream is not 16 bytes") }
+            try key(.streamVersion)
+            let version = try r.readUnsigned()
+            var link: [UInt8]?
+            if count == 14 {
+                let end = bytes.count
+                guard end - offset > 40, bytes[end - 35] == UInt8(Key.previousInStream.rawValue),
+                    bytes[end - 34] == 0x58, bytes[end - 33] == 0x20
+                else { throw RecordError.malformed("the record does not end with key 13 and 32 bytes") }
+                link = Array(bytes[(end - 32)...])
+            }
+            return RecordHeader(
+                format: format, position: position, id: id.bytes, stream: stream.bytes, streamVersion: version,
+                previousInStream: link)
         } catch let error as RecordError {
             throw error
         } catch {

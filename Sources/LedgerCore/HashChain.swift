@@ -6,7 +6,8 @@
 /// Hashing each record as an RFC 6962 leaf first means Merkle inclusion proofs
 /// can be added later over the same leaves, without changing stored data.
 public struct HashChain {
-    private let hasher: SHA256Hasher
+    /// The hasher it uses (one per thread), lent to the Merkle tree's code.
+    public let hasher: SHA256Hasher
 
     public init(hasher: SHA256Hasher = SHA256Hasher()) {
         self.hasher = hasher

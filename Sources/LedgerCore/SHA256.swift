@@ -73,6 +73,26 @@ public final class SHA256Hasher {
         return Digest256(unchecked: out)
     }
 
+    /// SHA-256(0x01 ‖ left ‖ right): an RFC 9162 interior node, hashed without
+    /// building the concatenation (the tree hashes one per append).
+    public func node(_ left: Digest256, _ right: Digest256) -> Digest256 {
+        var out = [UInt8](repeating: 0, count: 32)
+        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        var byte: UInt8 = 0x01
+        check(EVP_DigestUpdate(context, &byte, 1), "EVP_DigestUpdate")
+        left.bytes.withUnsafeBytes { raw in
+            check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
+        }
+        right.bytes.withUnsafeBytes { raw in
+            check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
+        }
+        var length: UInt32 = 0
+        out.withUnsafeMutableBufferPointer { buffer in
+            check(EVP_DigestFinal_ex(context, buffer.baseAddress, &length), "EVP_DigestFinal_ex")
+        }
+        return Digest256(unchecked: out)
+    }
+
     /// SHA-256 of a byte prefix, then a slice of a larger buffer: hashes a
     /// stored record in place without copying it out first.
     public func digest(prefix: UInt8, _ data: [UInt8], range: Range<Int>) -> Digest256 {

@@ -9,22 +9,25 @@ import LedgerCore
 /// - `event_ids`: event id (16 bytes) → position
 /// - `stream_index`: stream id (16 bytes) ‖ version (u64 BE) → position
 /// - `meta`: the format marker
+/// - `merkle`: the Merkle tree's nodes (`MerkleStore.swift`)
 ///
 /// Every append runs in one LMDB write transaction together with whatever the
 /// caller does in the same `write` closure (the projections), so a view can
 /// never disagree with the log, even after a crash.
-public final class EventLog: @unchecked Sendable {
+public final class EventLog: Sendable {
     /// The value of `meta["format"]` this code writes and reads.
-    public static let format = "inspection-ledger/1"
+    public static let format = "inspection-ledger/2"
 
     public let environment: Environment
     let tables: Tables
 
-    struct Tables {
+    public struct Tables: Sendable {
         let events: Table
         let eventIDs: Table
         let streamIndex: Table
         let meta: Table
+        /// Nil only in a read-only store of format 1, which has no tree yet.
+        var tree: Table?
     }
 
     enum MetaKey {
@@ -71,23 +74,25 @@ public final class EventLog: @unchecked Sendable {
                 }
                 return table
             }
-            tables = Tables(
+            var opened = Tables(
                 events: try open("events"), eventIDs: try open("event_ids"),
-                streamIndex: try open("stream_index"), meta: try open("meta"))
-            if stored == nil {
-                let meta = tables.meta
-                try environment.write { txn in
-                    if try txn.get(meta, MetaKey.format) == nil {
-                        try txn.put(meta, MetaKey.format, Array(Self.format.utf8))
-                    }
-                }
-            }
+                streamIndex: try open("stream_index"), meta: try open("meta"),
+                // Absent from a `/1` store: a writable open creates it for the
+                // upgrade below; a read-only one leaves it absent.
+                tree: try environment.table("merkle", create: !options.readOnly))
+            let storedFormat = stored.map { String(decoding: $0, as: UTF8.self) }
+            // A new store is marked, a `/1` store gains its tree (writable
+            // opens only), any other format is refused.
+            try Self.upgradeFormat(
+                environment: environment, tables: opened, stored: storedFormat, readOnly: options.readOnly)
+            if options.readOnly, storedFormat != Self.format { opened.tree = nil }
+            tables = opened
             if !creates && !options.readOnly {
                 // A cheap probe of the log's own tree and its newest record: a
                 // command that would write (or show views) on a damaged or
                 // changed head refuses here. Read-only opens skip it so that
                 // `verify` and audits can report the damage themselves.
-                let reader = tables
+                let reader = opened
                 try environment.read { txn in try LedgerReader(transaction: txn, tables: reader).checkHead() }
             }
         } catch let error as LMDBError {
@@ -104,7 +109,7 @@ public final class EventLog: @unchecked Sendable {
     /// bring forward) belongs here too, before any table beyond `meta` is read.
     static func checkStoredFormat(_ stored: [UInt8], environment: Environment) throws {
         let text = String(decoding: stored, as: UTF8.self)
-        guard text == Self.format else { throw LedgerError.unsupportedFormat(found: text) }
+        guard Self.readableFormats.contains(text) else { throw LedgerError.unsupportedFormat(found: text) }
     }
 
     /// Closes the storage. Only needed when the same process must open the

@@ -213,6 +213,11 @@ public final class LedgerWriter {
     private var headPosition: UInt64
     private var headHash: Digest256
     private var streamVersions: [UUID: UInt64] = [:]
+    /// The Merkle tree's right edge, loaded at the first append (a writer
+    /// that only reads never pays for it).
+    private var frontier: MerkleFrontier?
+    /// The leaf hash of each stream's last record appended in this writer.
+    private var streamLeaves: [UUID: Digest256] = [:]
 
     init(transaction: Transaction, tables: EventLog.Tables) throws {
         self.tables = tables
@@ -269,11 +274,13 @@ public final class LedgerWriter {
         }
         let version = try currentVersion(of: event.stream) + 1
         let position = headPosition + 1
-        let record = EventRecord(position: position, streamVersion: version, event: event)
+        let previous = version > 1 ? try previousLeaf(of: event.stream, version: version - 1) : nil
+        let record = EventRecord(position: position, streamVersion: version, event: event, previousInStream: previous)
         // The stored value is hash ‖ record: encode after 32 bytes of room
         // and write the hash into them, one buffer instead of two.
         var value = record.encoded(afterPrefixOf: 32)
-        let hash = chain.link(previous: headHash, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count))
+        let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.count)
+        let hash = chain.link(previous: headHash, leaf: leaf)
         value.replaceSubrange(0..<32, with: hash.bytes)
         let key = BigEndian.bytes(position)
         var streamKey = event.stream.bytes
@@ -281,9 +288,41 @@ public final class LedgerWriter {
         try transaction.put(tables.events, key, value, flags: .append)
         try transaction.put(tables.eventIDs, event.id.bytes, key, flags: .noOverwrite)
         try transaction.put(tables.streamIndex, streamKey, key, flags: .noOverwrite)
+        try extendTree(leaf: leaf, size: headPosition)
         headPosition = position
         headHash = hash
         streamVersions[event.stream] = version
+        streamLeaves[event.stream] = leaf
         return AppendOutcome(position: position, streamVersion: version, wasAlreadyStored: false)
+    }
+
+    /// The leaf hash of the stream's record at `version` (the back-link of the next one).
+    private func previousLeaf(of stream: UUID, version: UInt64) throws -> Digest256 {
+        if let cached = streamLeaves[stream] { return cached }
+        var key = stream.bytes
+        BigEndian.append(version, to: &key)
+        guard let value = try transaction.get(tables.streamIndex, key), let position = BigEndian.uint64(value) else {
+            throw LedgerError.corruptRecord(
+                position: headPosition + 1,
+                .malformed("stream_index has no entry for version \(version) of \(stream.lowercased)"))
+        }
+        return try reader.leafHash(at: position, hasher: chain.hasher)
+    }
+
+    /// Adds the leaf to the Merkle tree: every subtree it completes is one
+    /// stored node (amortised one per append, `MerkleStore.swift`).
+    private func extendTree(leaf: Digest256, size: UInt64) throws {
+        guard let tree = tables.tree else {
+            throw LedgerError.invalidEvent("this store has no Merkle tree table; it was opened read-only")
+        }
+        let hasher = chain.hasher
+        // Taken out and put back, so appending does not copy the edge's array.
+        var edge = try frontier ?? reader.frontier(size: size, hasher: hasher)
+        frontier = nil
+        let transaction = transaction
+        try edge.append(leaf: leaf, hasher: hasher) { level, index, hash in
+            try transaction.put(tree, MerkleKey.key(level: level, index: index), hash.bytes, flags: .append)
+        }
+        frontier = edge
     }
 }

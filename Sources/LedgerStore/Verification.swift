@@ -18,7 +18,11 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
     /// The log does not extend the digest it was checked against.
     case digestMismatch(position: UInt64, expected: Digest256, found: Digest256)
     /// An index disagrees with the log (the log itself may still be intact).
-    case indexMismatch(String)
+    case indexMismatch(IndexFinding)
+    /// The record's back-link (key 13) is not the leaf hash of the previous
+    /// record of its stream, or is missing: a record of the stream was changed,
+    /// removed or inserted before it.
+    case brokenStreamLink(position: UInt64, stream: UUID, version: UInt64)
 
     /// The position the finding concerns.
     public var position: UInt64 {
@@ -26,8 +30,15 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .changed(let p), .missing(let p, _), .reordered(let p, _), .unreadable(let p, _): p
         case .truncated(_, let found): found + 1
         case .digestMismatch(let p, _, _): p
-        case .indexMismatch: 0
+        case .indexMismatch(let finding): finding.position
+        case .brokenStreamLink(let p, _, _): p
         }
+    }
+
+    /// The index key the finding concerns, if it is about an index entry.
+    public var key: String? {
+        if case .indexMismatch(let finding) = self { return finding.key }
+        return nil
     }
 
     public var description: String {
@@ -46,8 +57,73 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
             "the log was truncated: it had \(expected) records, now it ends at \(found)"
         case .digestMismatch(let p, let expected, let found):
             "the log no longer extends the digest: at record \(p) the chain is \(found.hex), the digest says \(expected.hex)"
-        case .indexMismatch(let what):
-            "an index disagrees with the log: \(what)"
+        case .indexMismatch(let finding):
+            "an index disagrees with the log: \(finding)"
+        case .brokenStreamLink(let p, let stream, let version):
+            "record \(p) (version \(version) of stream \(stream.lowercased)) does not link to the stream's previous record: a record of that stream was changed, removed or inserted"
+        }
+    }
+}
+
+/// What is wrong with an index entry. Each case names the record position and
+/// the index key concerned; the records themselves may be intact, but reads
+/// through the index (`show`, `audit`, a stream's fold) would be misled.
+public enum IndexFinding: Hashable, Sendable, CustomStringConvertible {
+    /// Record `position` has no `event_ids` entry, or one pointing elsewhere.
+    case eventID(id: UUID, position: UInt64, pointsAt: UInt64?)
+    /// Record `position` has no `stream_index` entry, or one pointing elsewhere.
+    case streamEntry(stream: UUID, version: UInt64, position: UInt64, pointsAt: UInt64?)
+    /// Two records carry the same event id.
+    case duplicateID(id: UUID, first: UInt64, second: UInt64)
+    /// A stream's versions skip `expected` (the entry found has `found`).
+    case streamGap(stream: UUID, expected: UInt64, found: UInt64, position: UInt64)
+    /// A stream's version `version` is stored before its previous version.
+    case streamOrder(stream: UUID, version: UInt64, position: UInt64, previous: UInt64)
+    /// An index entry that no record names (planted, or left over).
+    case stray(table: String, key: String, pointsAt: UInt64)
+    /// An index entry whose key or value is not of the documented shape.
+    case malformedEntry(table: String, key: String, position: UInt64)
+
+    public var position: UInt64 {
+        switch self {
+        case .eventID(_, let p, _), .streamEntry(_, _, let p, _), .duplicateID(_, _, let p): p
+        case .streamGap(_, _, _, let p), .streamOrder(_, _, let p, _): p
+        case .stray(_, _, let p), .malformedEntry(_, _, let p): p
+        }
+    }
+
+    /// The index key, as `event_ids[<id>]` or `stream_index[<stream>/<version>]`.
+    public var key: String {
+        switch self {
+        case .eventID(let id, _, _), .duplicateID(let id, _, _): "event_ids[\(id.lowercased)]"
+        case .streamEntry(let stream, let version, _, _), .streamGap(let stream, _, let version, _),
+            .streamOrder(let stream, let version, _, _):
+            "stream_index[\(stream.lowercased)/\(version)]"
+        case .stray(let table, let key, _), .malformedEntry(let table, let key, _): "\(table)[\(key)]"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .eventID(_, let p, nil):
+            "record \(p) has no \(key) entry"
+        case .eventID(_, let p, let other?):
+            "\(key) points at position \(other), but record \(p) has that id"
+        case .streamEntry(_, _, let p, nil):
+            "record \(p) has no \(key) entry"
+        case .streamEntry(_, _, let p, let other?):
+            "\(key) points at position \(other), but record \(p) is that stream version"
+        case .duplicateID(_, let first, let second):
+            "records \(first) and \(second) carry the same event id (\(key))"
+        case .streamGap(let stream, let expected, let found, let p):
+            "stream \(stream.lowercased) skips version \(expected): \(key) (position \(p)) follows version \(expected - 1)"
+                + (found < expected ? " out of order" : "")
+        case .streamOrder(_, _, let p, let previous):
+            "\(key) is record \(p), before the stream's previous version at record \(previous)"
+        case .stray(_, _, let p):
+            "\(key) points at position \(p), whose record does not name it"
+        case .malformedEntry(_, _, let p):
+            "\(key) is not of the documented shape (near position \(p))"
         }
     }
 }
@@ -66,121 +142,86 @@ public struct VerificationReport: Sendable {
     public var isIntact: Bool { finding == nil }
 }
 
+/// The head failed its check (`LedgerReader.verifiedHead`).
+public struct HeadCheckError: Error, CustomStringConvertible, Sendable {
+    public var finding: TamperFinding
+    public var description: String {
+        "the log's head is not what its last record says (\(finding)); nothing was handed out. Run 'jqc verify --full' to see what else is wrong."
+    }
+}
+
 extension EventLog {
-    /// Walks the whole chain, recomputing every hash, and reports the first
-    /// place the log was changed, removed, reordered or truncated.
+    /// The full check (`jqc verify --full`), in ONE read transaction, so
+    /// appends made meanwhile are simply not seen and never cause a finding.
     ///
-    /// With a `digest` (handed out earlier by `head()`), it also proves that
-    /// today's log still extends that point unchanged.
+    /// In this order (`Schemas/ledger-format.md` § What `verify` checks):
+    /// 1. the chain: every record's position, stored chain hash and key 1;
+    ///    a digest, if given, at its position;
+    /// 2. every record's `event_ids` and `stream_index` entries point at it
+    ///    (a wrong `event_ids` entry pointing at a record with the same id is
+    ///    a duplicate id);
+    /// 3. the indexes hold nothing else (an extra entry is named; entries that
+    ///    all point past the end mean the log was truncated);
+    /// 4. each stream's versions run 1, 2, 3 … in increasing positions.
     ///
-    /// A long log is checked in two halves on two threads: each record stores
-    /// the chain hash it extends, so the second half can start from the hash
-    /// stored at the middle — which the first half proves when it recomputes
-    /// that very hash. Together they check every link, twice as fast.
+    /// The first problem is reported; a chain problem comes before an index one.
     public func verify(
         against digest: LedgerDigest? = nil, progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws -> VerificationReport {
-        try verify(against: digest, splittingAbove: 100_000, progress: progress)
+        try read { reader in try Self.verify(reader, against: digest, progress: progress) }
     }
 
-    /// `verify`, splitting the walk in two when the log has more than
-    /// `threshold` records (tests lower it to exercise both paths).
-    func verify(
-        against digest: LedgerDigest?, splittingAbove threshold: UInt64, progress: ((UInt64, UInt64) -> Void)?
+    static func verify(
+        _ reader: LedgerReader, against digest: LedgerDigest?, progress: ((UInt64, UInt64) -> Void)?
     ) throws -> VerificationReport {
-        let (total, middle) = try read { reader -> (UInt64, (UInt64, Digest256)?) in
-            let total = UInt64(try reader.count())
-            guard total > threshold else { return (total, nil) }
-            let middle = total / 2
-            guard let value = try reader.transaction.get(reader.tables.events, BigEndian.bytes(middle)),
-                value.count > 32, let hash = Digest256(bytes: Array(value[0..<32]))
-            else { return (total, nil) }
-            return (total, (middle, hash))
-        }
-        var first: ChainWalk
-        var second: ChainWalk?
-        if let (position, hash) = middle {
-            let secondHalf = SecondHalf()
-            let thread = Thread { [self] in
-                secondHalf.finish(
-                    Result {
-                        try read { reader in
-                            try Self.walk(reader, from: position + 1, through: nil, previous: hash, digest: digest)
-                        }
-                    })
-            }
-            thread.start()
-            first = try read { reader in
-                try Self.walk(reader, from: 1, through: position, previous: .zero, digest: digest) { done in
-                    progress?(done * 2, total)
-                }
-            }
-            second = try secondHalf.wait().get()
-        } else {
-            first = try read { reader in
-                try Self.walk(reader, from: 1, through: nil, previous: .zero, digest: digest) { done in
-                    progress?(done, total)
-                }
+        let total = UInt64(try reader.count())
+        var walk = try walk(reader, digest: digest) { done in progress?(done, total) }
+        let last = walk.next - 1
+        if walk.finding == nil, let digest {
+            if digest.position == 0, digest.head != .zero {
+                walk.finding = .digestMismatch(position: 0, expected: digest.head, found: .zero)
+            } else if digest.position > 0, !walk.digestChecked {
+                walk.finding = .truncated(expected: digest.position, found: last)
             }
         }
-        // The second half counts only if the first got through to the middle.
-        var finding = first.finding
-        var last = first.next - 1
-        var head = first.previous
-        var digestChecked = digest == nil || digest!.position == 0 || first.digestChecked
-        if finding == nil, let second {
-            finding = second.finding
-            last = second.next - 1
-            head = second.previous
-            digestChecked = digestChecked || second.digestChecked
-        }
-        if let digest, digest.position == 0, digest.head != .zero, finding == nil {
-            finding = .digestMismatch(position: 0, expected: digest.head, found: .zero)
-        }
-        if finding == nil, !digestChecked, let digest {
-            finding = .truncated(expected: digest.position, found: last)
+        var finding = walk.finding ?? walk.linkFinding ?? walk.indexFinding.map { .indexMismatch($0) }
+        if finding == nil {
+            finding = try indexTotals(reader, records: last)
         }
         if finding == nil {
-            // The indexes are written in the same transaction as each record,
-            // so records deleted from the end of the log leave them longer.
-            let (ids, streams) = try read { reader in
-                (
-                    UInt64(try reader.transaction.count(reader.tables.eventIDs)),
-                    UInt64(try reader.transaction.count(reader.tables.streamIndex))
-                )
-            }
-            if ids > last && ids == streams {
-                finding = .truncated(expected: ids, found: last)
-            } else if ids != last || streams != last {
-                finding = .indexMismatch("\(last) records, \(ids) event ids, \(streams) stream entries")
-            }
+            finding = try streamOrder(reader).map { .indexMismatch($0) }
         }
         progress?(last, total)
         return VerificationReport(
-            checked: last, head: LedgerDigest(position: last, head: head), digest: digest, finding: finding)
+            checked: last, head: LedgerDigest(position: last, head: walk.previous), digest: digest, finding: finding)
     }
 
-    /// Where a walk along the chain got to.
+    /// Where the walk along the chain got to.
     struct ChainWalk {
         var finding: TamperFinding?
+        /// The first index problem seen while the chain still held.
+        var indexFinding: IndexFinding?
+        /// The first broken back-link seen while the chain still held.
+        var linkFinding: TamperFinding?
+        /// Each stream's last version seen and its leaf hash.
+        var streams: [[UInt8]: (version: UInt64, leaf: Digest256)] = [:]
         /// The position after the last one verified.
-        var next: UInt64
+        var next: UInt64 = 1
         /// The chain hash recomputed at `next - 1`.
-        var previous: Digest256
-        var digestChecked: Bool
+        var previous: Digest256 = .zero
+        var digestChecked = false
     }
 
-    /// Recomputes the chain from `start` (whose predecessor's hash is
-    /// `previous`) through `end` (or the end of the log), stopping at the
-    /// first problem.
+    /// Recomputes the chain from the first record to the last, stopping at
+    /// the first chain problem, and looks up each record's index entries.
     static func walk(
-        _ reader: LedgerReader, from start: UInt64, through end: UInt64?, previous initial: Digest256,
-        digest: LedgerDigest?, progress: ((UInt64) -> Void)? = nil
+        _ reader: LedgerReader, digest: LedgerDigest?, progress: ((UInt64) -> Void)? = nil
     ) throws -> ChainWalk {
         let chain = HashChain()
-        var walk = ChainWalk(finding: nil, next: start, previous: initial, digestChecked: false)
-        try reader.forEachStoredRecord(from: start) { position, value in
-            if let end, position > end { return false }
+        var walk = ChainWalk()
+        let tables = reader.tables
+        let transaction = reader.transaction
+        try reader.forEachStoredRecord(from: 1) { position, value in
             let expected = walk.next
             if position != expected {
                 walk.finding =
@@ -192,23 +233,23 @@ extension EventLog {
                 walk.finding = .unreadable(position: position, reason: "only \(value.count) bytes stored")
                 return false
             }
-            let claimed: UInt64
+            let header: RecordHeader
             do {
-                claimed = try EventRecord.position(ofEncoded: value, at: 32)
+                header = try EventRecord.header(ofEncoded: value, at: 32)
             } catch {
                 walk.finding = .unreadable(position: position, reason: "\(error)")
                 return false
             }
-            let computed = chain.link(
-                previous: walk.previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count))
+            let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.count)
+            let computed = chain.link(previous: walk.previous, leaf: leaf)
             if !value[0..<32].elementsEqual(computed.bytes) {
                 walk.finding =
-                    claimed != position
-                    ? .reordered(position: position, claims: claimed) : .changed(position: position)
+                    header.position != position
+                    ? .reordered(position: position, claims: header.position) : .changed(position: position)
                 return false
             }
-            if claimed != position {
-                walk.finding = .reordered(position: position, claims: claimed)
+            if header.position != position {
+                walk.finding = .reordered(position: position, claims: header.position)
                 return false
             }
             if let digest, digest.position == position {
@@ -218,35 +259,193 @@ extension EventLog {
                     return false
                 }
             }
+            if walk.indexFinding == nil {
+                walk.indexFinding = try entries(of: header, in: transaction, tables: tables)
+            }
+            if walk.linkFinding == nil, header.format >= 2 {
+                let last = walk.streams[header.stream]
+                let linked: Bool
+                if header.streamVersion == 1 {
+                    linked = header.previousInStream == nil
+                } else if let last, last.version == header.streamVersion - 1, last.leaf.bytes.count == 32 {
+                    linked = header.previousInStream == last.leaf.bytes
+                } else {
+                    // A gap or reordering, reported by the stream check.
+                    linked = true
+                }
+                if !linked {
+                    walk.linkFinding = .brokenStreamLink(
+                        position: position, stream: UUID(bytes: header.stream)!, version: header.streamVersion)
+                }
+            }
+            walk.streams[header.stream] = (header.streamVersion, leaf)
             walk.previous = computed
             walk.next += 1
-            if let progress, position % 65_536 == 0 { progress(position - start + 1) }
+            if let progress, position % 65_536 == 0 { progress(position) }
             return true
-        }
-        if walk.finding == nil, let end, walk.next <= end {
-            // The log ends before the segment does (the count was a snapshot).
-            walk.finding = .truncated(expected: end, found: walk.next - 1)
         }
         return walk
     }
-}
 
-/// Hands the second half's result to the thread that waits for it.
-private final class SecondHalf: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var result: Result<EventLog.ChainWalk, Error>?
-
-    func finish(_ result: Result<EventLog.ChainWalk, Error>) {
-        condition.lock()
-        self.result = result
-        condition.broadcast()
-        condition.unlock()
+    /// Checks that the record's two index entries point back at it.
+    static func entries(of header: RecordHeader, in transaction: Transaction, tables: Tables) throws
+        -> IndexFinding?
+    {
+        let position = header.position
+        let id = UUID(bytes: header.id)!
+        let byID = try transaction.get(tables.eventIDs, header.id).flatMap { BigEndian.uint64($0) }
+        if byID != position {
+            if let other = byID, let value = try transaction.get(tables.events, BigEndian.bytes(other)),
+                value.count > 32, let otherHeader = try? EventRecord.header(ofEncoded: value, at: 32),
+                otherHeader.id == header.id
+            {
+                return .duplicateID(id: id, first: min(other, position), second: max(other, position))
+            }
+            return .eventID(id: id, position: position, pointsAt: byID)
+        }
+        var streamKey = header.stream
+        BigEndian.append(header.streamVersion, to: &streamKey)
+        let byStream = try transaction.get(tables.streamIndex, streamKey).flatMap { BigEndian.uint64($0) }
+        if byStream != position {
+            return .streamEntry(
+                stream: UUID(bytes: header.stream)!, version: header.streamVersion, position: position,
+                pointsAt: byStream)
+        }
+        return nil
     }
 
-    func wait() -> Result<EventLog.ChainWalk, Error> {
-        condition.lock()
-        defer { condition.unlock() }
-        while result == nil { condition.wait() }
-        return result!
+    /// Every record has its own two entries; any further entry is either
+    /// left over from records removed from the end (truncation) or planted.
+    static func indexTotals(_ reader: LedgerReader, records last: UInt64) throws -> TamperFinding? {
+        let transaction = reader.transaction
+        let tables = reader.tables
+        let ids = UInt64(try transaction.count(tables.eventIDs))
+        let streams = UInt64(try transaction.count(tables.streamIndex))
+        guard ids != last || streams != last else { return nil }
+        var stray: IndexFinding?
+        var beyond: UInt64 = 0
+        var allBeyond = true
+        for (table, name) in [(tables.eventIDs, "event_ids"), (tables.streamIndex, "stream_index")] {
+            try transaction.forEach(table) { key, value in
+                let keyText = Self.keyText(key)
+                guard let pointed = BigEndian.uint64(value), value.count == 8 else {
+                    stray = stray ?? .malformedEntry(table: name, key: keyText, position: 0)
+                    allBeyond = false
+                    return true
+                }
+                if pointed > last {
+                    beyond = max(beyond, pointed)
+                    stray = stray ?? .stray(table: name, key: keyText, pointsAt: pointed)
+                    return true
+                }
+                // Within the log: the entry must be the one its record names.
+                let entryValue = try transaction.get(tables.events, BigEndian.bytes(pointed))
+                let header = entryValue.flatMap { try? EventRecord.header(ofEncoded: $0, at: 32) }
+                let names: Bool
+                if let header {
+                    if name == "event_ids" {
+                        names = header.id == key
+                    } else {
+                        var own = header.stream
+                        BigEndian.append(header.streamVersion, to: &own)
+                        names = own == key
+                    }
+                } else {
+                    names = false
+                }
+                if !names {
+                    allBeyond = false
+                    stray = stray ?? .stray(table: name, key: keyText, pointsAt: pointed)
+                }
+                return true
+            }
+        }
+        if allBeyond, beyond > last, ids == streams {
+            return .truncated(expected: beyond, found: last)
+        }
+        if let stray { return .indexMismatch(stray) }
+        return nil
+    }
+
+    /// Each stream's versions run 1, 2, 3 … at increasing positions.
+    static func streamOrder(_ reader: LedgerReader) throws -> IndexFinding? {
+        var finding: IndexFinding?
+        var stream: [UInt8] = []
+        var version: UInt64 = 0
+        var previous: UInt64 = 0
+        try reader.transaction.forEach(reader.tables.streamIndex) { key, value in
+            guard key.count == 24, let entryVersion = BigEndian.uint64(key, at: 16),
+                let position = BigEndian.uint64(value)
+            else {
+                finding = .malformedEntry(table: "stream_index", key: Self.keyText(key), position: 0)
+                return false
+            }
+            let id = Array(key[0..<16])
+            if id != stream {
+                stream = id
+                version = 0
+                previous = 0
+            }
+            let uuid = UUID(bytes: id)!
+            if entryVersion != version + 1 {
+                finding = .streamGap(stream: uuid, expected: version + 1, found: entryVersion, position: position)
+                return false
+            }
+            if position <= previous {
+                finding = .streamOrder(stream: uuid, version: entryVersion, position: position, previous: previous)
+                return false
+            }
+            version = entryVersion
+            previous = position
+            return true
+        }
+        return finding
+    }
+
+    /// An index key in text: a UUID, a UUID and a version, or hex.
+    static func keyText(_ key: [UInt8]) -> String {
+        if key.count == 16, let id = UUID(bytes: key) { return id.lowercased }
+        if key.count == 24, let id = UUID(bytes: Array(key[0..<16])), let version = BigEndian.uint64(key, at: 16) {
+            return "\(id.lowercased)/\(version)"
+        }
+        return Hex.encode(key)
+    }
+}
+
+extension LedgerReader {
+    /// The head, checked: the last record's chain link is recomputed from the
+    /// previous record's stored chain hash, and its key 1 must be its position.
+    /// Throws `HeadCheckError` when it does not hold.
+    public func verifiedHead() throws -> LedgerDigest {
+        let stored = try head()
+        guard stored.position > 0 else { return stored }
+        let position = stored.position
+        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count > 32 else {
+            throw HeadCheckError(finding: .unreadable(position: position, reason: "the last entry is too short"))
+        }
+        var previous = Digest256.zero
+        if position > 1 {
+            guard let before = try transaction.get(tables.events, BigEndian.bytes(position - 1)) else {
+                throw HeadCheckError(finding: .missing(position: position - 1, next: position))
+            }
+            guard before.count > 32, let hash = Digest256(bytes: Array(before[0..<32])) else {
+                throw HeadCheckError(
+                    finding: .unreadable(position: position - 1, reason: "only \(before.count) bytes stored"))
+            }
+            previous = hash
+        }
+        let claimed: UInt64
+        do {
+            claimed = try EventRecord.position(ofEncoded: value, at: 32)
+        } catch {
+            throw HeadCheckError(finding: .unreadable(position: position, reason: "\(error)"))
+        }
+        let chain = HashChain()
+        let computed = chain.link(previous: previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count))
+        guard computed == stored.head else { throw HeadCheckError(finding: .changed(position: position)) }
+        guard claimed == position else {
+            throw HeadCheckError(finding: .reordered(position: position, claims: claimed))
+        }
+        return stored
     }
 }

@@ -74,5 +74,23 @@ struct CommandBenchmark {
         let coldAudit = try time(["audit", inspection.lowercased], runs: 3) { PageCache.evict(files) }
         print(
             String(format: "  jqc audit ID (verified, photos)     %7.2f ms                    cold", coldAudit * 1000))
+        if try Self.spawnAndWait([jqc, "help", "checkpoint"]) == 0 {
+            // A checkpoint handed out now (publishing the key on first use),
+            // then the proof-based checks beside the full walk.
+            let checkpoint = NSTemporaryDirectory() + "jqc-bench-checkpoint-\(getpid())"
+            defer { unlink(checkpoint) }
+            guard try Self.spawnAndWait([jqc, "--ledger", ledger, "checkpoint"], stdout: checkpoint) == 0 else {
+                throw BenchError("jqc checkpoint failed")
+            }
+            _ = try time(["set", draft, "Notes", "after the checkpoint"], runs: 1)
+            let make = try time(["checkpoint"], runs: 10)
+            let extends = try time(["verify", "--checkpoint", checkpoint], runs: 20)
+            let prove = try time(["prove", inspection.lowercased], runs: 5)
+            let full = try time(["verify", "--full"], runs: 1)
+            print(String(format: "  jqc checkpoint                      %7.2f ms", make * 1000))
+            print(String(format: "  jqc verify --checkpoint FILE        %7.2f ms   target < 20 ms", extends * 1000))
+            print(String(format: "  jqc prove ID                        %7.2f ms", prove * 1000))
+            print(String(format: "  jqc verify --full (the whole walk)  %7.2f ms", full * 1000))
+        }
     }
 }

@@ -45,6 +45,18 @@ import Testing
         #expect(report.html.contains("class=\"verdict broken\""))
     }
 
+    @Test func aWrongDigestProvesNoRangeOfRecords() throws {
+        let chain = ChainCheck(
+            result: .notIntact(
+                .init(kind: "digest_mismatch", position: 18, message: "the log no longer extends the digest")),
+            checked: 18, head: LedgerDigest(position: 18, head: .zero), digest: nil, verifiedThrough: 0, seconds: 0.001)
+        let report = AuditSamples.report(records, chain: chain)
+        #expect(!report.text.contains("1–0"))
+        #expect(!report.html.contains("1–0"))
+        #expect(report.text.contains("no record is proven unchanged"))
+        #expect(report.html.contains("No record is proven unchanged"))
+    }
+
     @Test func photoFilesThatNoLongerMatchAreProblems() throws {
         let first = AuditSamples.photo(1).sha256.hex
         let second = AuditSamples.photo(2).sha256.hex

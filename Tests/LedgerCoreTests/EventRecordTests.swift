@@ -41,8 +41,22 @@ import Testing
 
     @Test func refusesANewerFormat() {
         var bytes = EventRecord(position: 1, streamVersion: 1, event: event).encoded()
-        bytes[2] = 0x02  // key 0's value: the format version
-        #expect(throws: RecordError.unknownFormat(2)) { try EventRecord(decoding: bytes) }
+        bytes[2] = 0x03  // key 0's value: the format version
+        #expect(throws: RecordError.unknownFormat(3)) { try EventRecord(decoding: bytes) }
+    }
+
+    @Test func theBackLinkIsKey13AndFormatOneRecordsReadAsTheyAre() throws {
+        let link = SHA256Hasher().digest(Array("previous".utf8))
+        let linked = EventRecord(position: 5, streamVersion: 2, event: event, previousInStream: link)
+        let bytes = linked.encoded()
+        #expect(try EventRecord(decoding: bytes) == linked)
+        let header = try EventRecord.header(ofEncoded: bytes)
+        #expect(header.previousInStream == link.bytes && header.format == 2)
+        let old = EventRecord(position: 5, streamVersion: 2, event: event, format: 1)
+        let oldBytes = old.encoded()
+        #expect(oldBytes[2] == 0x01)
+        let decoded = try EventRecord(decoding: oldBytes)
+        #expect(decoded == old && decoded.encoded() == oldBytes)
     }
 
     @Test func refusesTruncatedRecords() {

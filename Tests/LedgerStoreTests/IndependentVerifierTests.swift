@@ -48,6 +48,13 @@ import Testing
         #expect(report["ok"] as? Bool == true)
         #expect(report["head"] as? String == head.description)
         #expect(report["checked"] as? Int == 60)
+        // The tree kept incrementally by the Swift appends has the root the
+        // Python verifier recomputes from the leaves alone.
+        let log = try EventLog(directory: store)
+        defer { log.close() }
+        let root = try log.read { try $0.treeRoot(size: 60) }
+        #expect(report["tree_root"] as? String == Data(root.bytes).base64EncodedString())
+        #expect(report["tree_size"] as? Int == 60)
     }
 
     @Test func agreesOnAChangedRecord() throws {

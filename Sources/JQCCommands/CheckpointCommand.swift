@@ -1,0 +1,122 @@
+import ArgumentParsing
+import Foundation
+import LedgerCore
+import LedgerStore
+
+/// `jqc checkpoint`: the log's signed checkpoint (C2SP tlog-checkpoint), or
+/// with `--verify FILE`, the check of one handed out earlier.
+struct CheckpointCommand: RunnableCommand {
+    static let path = ["checkpoint"]
+    static let spec = CommandSpec(
+        "checkpoint", abstract: "Print the log's signed checkpoint (tree size and Merkle root), or check one.",
+        discussion: """
+            The checkpoint is a C2SP tlog-checkpoint signed with this device's Ed25519 key \
+            (device.key in the ledger directory; made on first use and its public key recorded in the log). \
+            Keep it: 'jqc verify --checkpoint FILE' later proves the log still extends it. \
+            With --verify, checks the signature against the key the log records and that this log's tree \
+            at that size has that root. Exit status 1 when it does not.
+            """,
+        group: "Auditing",
+        options: [OptionSpec("verify", valueName: "FILE", help: "A checkpoint to check against this log.")])
+
+    var verifyFile: String?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        verifyFile = parsed.option("verify")
+    }
+
+    func run(_ invocation: Invocation) throws {
+        if let verifyFile {
+            let auditor = try invocation.auditorLedger(views: false)
+            defer { auditor.close() }
+            let (checkpoint, key) = try CheckpointFile.read(verifyFile, log: auditor.log, home: invocation.home)
+            let root = try auditor.log.read { reader -> Digest256 in
+                guard checkpoint.size <= (try reader.treeSize()) else {
+                    throw CheckpointError.notExtended(
+                        "the checkpoint has \(checkpoint.size) records, the log only \(try reader.treeSize()): it was truncated"
+                    )
+                }
+                return try reader.treeRoot(size: checkpoint.size)
+            }
+            guard root == checkpoint.root else {
+                throw CheckpointError.notExtended(
+                    "the log's first \(checkpoint.size) records have the root \(Data(root.bytes).base64EncodedString()), the checkpoint says \(Data(checkpoint.root.bytes).base64EncodedString()): they were changed"
+                )
+            }
+            if invocation.json {
+                invocation.stdout.line(
+                    JSONOutput.render([
+                        "verified": true, "origin": checkpoint.origin, "size": checkpoint.size,
+                        "root": Data(checkpoint.root.bytes).base64EncodedString(), "key": key.verifierKey,
+                    ]))
+            } else {
+                invocation.stdout.line(
+                    "checkpoint verified: signed by \(TerminalText.singleLine(key.name)), the log's first \(checkpoint.size) records have its root"
+                )
+            }
+            return
+        }
+        let key = try DeviceKeyFile.ensureReadOnly(invocation)
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        let checkpoint = try auditor.log.read { reader in
+            let size = try reader.treeSize()
+            return Checkpoint(origin: key.name, size: size, root: try reader.treeRoot(size: size))
+        }
+        let note = try checkpoint.signed(by: key)
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render([
+                    "checkpoint": note, "origin": checkpoint.origin, "size": checkpoint.size,
+                    "root": Data(checkpoint.root.bytes).base64EncodedString(), "key": key.verifierKey,
+                ]))
+        } else {
+            invocation.stdout.write(note)
+        }
+    }
+}
+
+/// Reading a checkpoint handed over in a file, verified with the key the log records.
+enum CheckpointFile {
+    static func read(_ path: String, log: EventLog, home: LedgerHome) throws -> (Checkpoint, NoteKey) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CheckpointError.unreadable(path)
+        }
+        let config = try LedgerConfig.load(home)
+        let text = String(decoding: data, as: UTF8.self)
+        // Any key the device published counts, if it was published within
+        // the tree the checkpoint signs (a key published later cannot sign
+        // for an earlier log): so a replaced key file keeps old checkpoints valid.
+        let published = try log.read { try DeviceKeyFile.publishedRecords($0, device: config.deviceID) }
+        guard !published.isEmpty else { throw DeviceKeyError.notPublished(device: config.deviceID) }
+        var firstError: NoteError?
+        for (verifierKey, record) in published.reversed() {
+            let key = try NoteKey(parsing: verifierKey)
+            do {
+                let checkpoint = try Checkpoint(verifying: text, key: key)
+                guard record.position <= checkpoint.size else {
+                    throw NoteError.unverified(
+                        "its key was published at position \(record.position), after the \(checkpoint.size) records it signs"
+                    )
+                }
+                return (checkpoint, key)
+            } catch let error as NoteError {
+                firstError = firstError ?? error
+            }
+        }
+        throw firstError!
+    }
+}
+
+/// A checkpoint that this log does not extend, or cannot be read.
+enum CheckpointError: Error, CustomStringConvertible {
+    case unreadable(String)
+    case notExtended(String)
+
+    var description: String {
+        switch self {
+        case .unreadable(let path): "cannot read the checkpoint file \(path)"
+        case .notExtended(let why): "NOT INTACT: the log does not extend the checkpoint: \(why)"
+        }
+    }
+}

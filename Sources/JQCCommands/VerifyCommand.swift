@@ -1,0 +1,152 @@
+import ArgumentParsing
+import Foundation
+import LedgerCore
+import LedgerStore
+
+// MARK: - verify
+
+/// `jqc verify`: the full check of the log (the fsck), or with
+/// `--checkpoint FILE`, the proof that the log extends a signed checkpoint.
+struct VerifyCommand: RunnableCommand {
+    static let path = ["verify"]
+    static let spec = CommandSpec(
+        "verify", abstract: "Check the log: every hash and index entry, or that it extends a signed checkpoint.",
+        discussion: """
+            Without --checkpoint (or with --full), walks the whole log in one snapshot: every chain hash \
+            recomputed, every event_ids and stream_index entry checked against the record that names it, \
+            stream versions gapless. With --digest, also proves the log extends a digest handed out earlier \
+            (by 'jqc digest'). With --checkpoint FILE, checks the checkpoint's signature and proves with a \
+            Merkle consistency proof (a few dozen hashes, no walk) that today's log extends it; with \
+            --inspection ID too, also proves each of that inspection's records through the tree (inclusion \
+            proofs, versions, back-links), naming the position of the first that fails. \
+            Exit status 1 when anything is wrong.
+            """,
+        group: "Auditing",
+        options: [
+            OptionSpec("digest", valueName: "DIGEST", help: "A digest from 'jqc digest' to check against."),
+            OptionSpec("checkpoint", valueName: "FILE", help: "A signed checkpoint from 'jqc checkpoint'."),
+            OptionSpec(
+                "inspection", valueName: "ID", help: "With --checkpoint: also prove this inspection's records."),
+        ],
+        flags: [FlagSpec("full", help: "Walk the whole log (also with --checkpoint).")])
+
+    var digest: LedgerDigest?
+    var checkpointFile: String?
+    var full: Bool
+    var inspection: String?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        if let text = parsed.option("digest") {
+            guard let digest = LedgerDigest(text) else {
+                throw .invalidValue(
+                    option: "digest", value: text, reason: "expected jqc-digest-v1:<position>:<64 hex digits>",
+                    context: parsed.context)
+            }
+            self.digest = digest
+        }
+        checkpointFile = parsed.option("checkpoint")
+        inspection = parsed.option("inspection")
+        if inspection != nil, checkpointFile == nil {
+            throw .unexpectedArgument(
+                "--inspection without --checkpoint (it proves records against a checkpoint)", context: parsed.context)
+        }
+        full = parsed.flag("full") || checkpointFile == nil || digest != nil
+    }
+
+    func run(_ invocation: Invocation) throws {
+        // Read-only and without a session: an auditor verifies a copy.
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        var object: [String: Any] = [:]
+        if let checkpointFile {
+            let (checkpoint, key) = try CheckpointFile.read(checkpointFile, log: auditor.log, home: invocation.home)
+            let proof = try CheckpointProof.extends(checkpoint, log: auditor.log)
+            object["checkpoint"] = [
+                "size": checkpoint.size, "root": Data(checkpoint.root.bytes).base64EncodedString(),
+                "key": key.verifierKey, "extended_to": proof.size, "proof_hashes": proof.hashes,
+            ]
+            if let inspection {
+                let stream = try auditor.resolveInspection(inspection)
+                let report = try auditor.log.proveStream(stream, checkpoint: checkpoint)
+                if let finding = report.finding {
+                    throw JQCError.verificationFailed("NOT INTACT: \(finding)")
+                }
+                object["inspection"] = ["id": stream.lowercased, "records_proven": report.proven]
+                if !invocation.json {
+                    invocation.stdout.line(
+                        "proven: the \(report.proven) records of inspection \(stream.lowercased) are in the tree of \(report.treeSize) records"
+                    )
+                }
+            }
+            if !invocation.json && !full {
+                invocation.stdout.line(
+                    "intact: the log (\(proof.size) records) extends the checkpoint of \(checkpoint.size) records signed by \(TerminalText.singleLine(key.name)) (consistency proof of \(proof.hashes) hashes)"
+                )
+            }
+        }
+        guard full else {
+            if invocation.json {
+                object["intact"] = true
+                invocation.stdout.line(JSONOutput.render(object))
+            }
+            return
+        }
+        let report = try auditor.log.verify(against: digest) { done, total in
+            invocation.progress("verifying \(done)/\(total)")
+        }
+        invocation.endProgress()
+        if invocation.json {
+            object.merge([
+                "intact": report.isIntact, "checked": report.checked, "head": report.head.description,
+                "digest": report.digest?.description as Any? ?? NSNull(),
+            ]) { $1 }
+            object["finding"] =
+                report.finding.map { finding -> [String: Any] in
+                    var object: [String: Any] = ["position": finding.position, "message": finding.description]
+                    if let key = finding.key { object["key"] = key }
+                    return object
+                } ?? NSNull()
+            invocation.stdout.line(JSONOutput.render(object))
+        } else if report.isIntact {
+            invocation.stdout.line("intact: \(report.checked) records verified, chain head \(report.head)")
+            if let digest { invocation.stdout.line("extends the digest \(digest)") }
+            if checkpointFile != nil { invocation.stdout.line("extends the checkpoint") }
+        }
+        if let finding = report.finding {
+            throw JQCError.verificationFailed("NOT INTACT: \(finding)")
+        }
+    }
+}
+
+/// The proof that the log extends a checkpoint: a consistency proof from the
+/// checkpoint's size to today's, checked against both roots.
+enum CheckpointProof {
+    static func extends(_ checkpoint: Checkpoint, log: EventLog) throws -> (size: UInt64, hashes: Int) {
+        try log.read { reader in
+            let size = try reader.treeSize()
+            guard checkpoint.size <= size else {
+                throw CheckpointError.notExtended(
+                    "the checkpoint has \(checkpoint.size) records, the log only \(size): it was truncated")
+            }
+            // The head's own chain link, so the newest record is bound too.
+            do {
+                _ = try reader.verifiedHead()
+            } catch let error as HeadCheckError {
+                throw CheckpointError.notExtended("\(error.finding)")
+            }
+            let root = try reader.treeRoot(size: size)
+            guard checkpoint.size > 0 else { return (size, 0) }
+            let proof = try reader.consistencyProof(from: checkpoint.size, to: size)
+            guard
+                Merkle.verifyConsistency(
+                    from: checkpoint.size, to: size, first: checkpoint.root, second: root, proof: proof)
+            else {
+                throw CheckpointError.notExtended(
+                    "the log's first \(checkpoint.size) records are not the ones the checkpoint signed: "
+                        + "a record at or before position \(checkpoint.size) was changed, removed or reordered "
+                        + "(run 'jqc verify --full' to find which)")
+            }
+            return (size, proof.count)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import LMDB
+import LedgerCore
+
+/// Why a Merkle hash or proof could not be given.
+public enum MerkleError: Error, CustomStringConvertible, Sendable {
+    /// A stored node the tree needs is missing or not 32 bytes.
+    case missingNode(level: Int, index: UInt64)
+    /// A leaf's record is missing or unreadable.
+    case missingLeaf(position: UInt64)
+    /// A size or position outside the log.
+    case outOfRange(String)
+
+    public var description: String {
+        switch self {
+        case .missingNode(let level, let index):
+            "the Merkle tree's node \(index) at level \(level) is missing or damaged: the store was changed outside jqc. Run 'jqc verify --full'."
+        case .missingLeaf(let position):
+            "record \(position), a leaf of the Merkle tree, is missing or damaged. Run 'jqc verify --full'."
+        case .outOfRange(let what):
+            what
+        }
+    }
+}
+
+/// The `merkle` table: one entry per complete perfect subtree of level ≥ 1
+/// (2^level leaves starting at leaf index·2^level), its 32-byte hash.
+/// The key is the subtree's last leaf (u64 BE) ‖ its level (1 byte): the nodes
+/// an append completes all end at the new leaf and come in increasing level,
+/// so every node is written at the end of the table (`MDB_APPEND`, one page).
+/// Level 0 (the leaves) is not stored: a leaf is recomputed from its record.
+enum MerkleKey {
+    static func key(level: Int, index: UInt64) -> [UInt8] {
+        let last = ((index + 1) << UInt64(level)) - 1
+        var key = BigEndian.bytes(last)
+        key.append(UInt8(level))
+        return key
+    }
+}
+
+extension LedgerReader {
+    /// The leaf hash of the record at `position` (leaf `position − 1`).
+    public func leafHash(at position: UInt64, hasher: SHA256Hasher = SHA256Hasher()) throws -> Digest256 {
+        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count > 32 else {
+            throw MerkleError.missingLeaf(position: position)
+        }
+        return hasher.digest(prefix: 0x00, value, range: 32..<value.count)
+    }
+
+    /// The record's bytes as stored (the leaf's input), for proofs handed out.
+    public func encodedRecord(at position: UInt64) throws -> [UInt8] {
+        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count > 32 else {
+            throw MerkleError.missingLeaf(position: position)
+        }
+        return Array(value[32...])
+    }
+
+    /// The hash of a perfect subtree: a stored node, a leaf recomputed from
+    /// its record, or — in a read-only store of format 1, which has no tree —
+    /// computed from the leaves.
+    func perfectSubtree(level: Int, index: UInt64, hasher: SHA256Hasher) throws -> Digest256 {
+        if level == 0 { return try leafHash(at: index + 1, hasher: hasher) }
+        if let tree = tables.tree {
+            guard let value = try transaction.get(tree, MerkleKey.key(level: level, index: index)),
+                let hash = Digest256(bytes: value)
+            else { throw MerkleError.missingNode(level: level, index: index) }
+            return hash
+        }
+        let left = try perfectSubtree(level: level - 1, index: index * 2, hasher: hasher)
+        let right = try perfectSubtree(level: level - 1, index: index * 2 + 1, hasher: hasher)
+        return Merkle.node(left, right, hasher)
+    }
+
+    /// The number of leaves of the tree: the number of records.
+    public func treeSize() throws -> UInt64 { try head().position }
+
+    /// The root of the tree of the first `size` records.
+    public func treeRoot(size: UInt64) throws -> Digest256 {
+        let hasher = SHA256Hasher()
+        try checkSize(size)
+        return try Merkle.root(size: size, hasher: hasher) { level, index in
+            try perfectSubtree(level: level, index: index, hasher: hasher)
+        }
+    }
+
+    /// The inclusion proof of the record at `position` in the tree of `size`.
+    public func inclusionProof(position: UInt64, size: UInt64) throws -> [Digest256] {
+        try checkSize(size)
+        guard position >= 1, position <= size else {
+            throw MerkleError.outOfRange("record \(position) is not in a tree of \(size) records")
+        }
+        let hasher = SHA256Hasher()
+        return try Merkle.inclusionProof(leaf: position - 1, size: size, hasher: hasher) { level, index in
+            try perfectSubtree(level: level, index: index, hasher: hasher)
+        }
+    }
+
+    /// The consistency proof from the tree of `old` records to that of `new`.
+    public func consistencyProof(from old: UInt64, to new: UInt64) throws -> [Digest256] {
+        try checkSize(new)
+        guard old >= 1, old <= new else {
+            throw MerkleError.outOfRange("no consistency proof from a tree of \(old) records to one of \(new)")
+        }
+        let hasher = SHA256Hasher()
+        return try Merkle.consistencyProof(from: old, to: new, hasher: hasher) { level, index in
+            try perfectSubtree(level: level, index: index, hasher: hasher)
+        }
+    }
+
+    private func checkSize(_ size: UInt64) throws {
+        let records = try head().position
+        guard size <= records else {
+            throw MerkleError.outOfRange("the log has \(records) records, not \(size): it was truncated")
+        }
+    }
+
+    /// The right edge of the tree of all records, loaded for appending.
+    func frontier(size: UInt64, hasher: SHA256Hasher) throws -> MerkleFrontier {
+        let subtrees = try MerkleFrontier.decomposition(of: size).map { level, index in
+            (level: level, index: index, hash: try perfectSubtree(level: level, index: index, hasher: hasher))
+        }
+        return MerkleFrontier(size: size, subtrees: subtrees)
+    }
+}
