@@ -68,8 +68,8 @@ let package = Package(
         .target(
             name: "JQCCommands",
             dependencies: [
-                "ArgumentParsing", "LedgerCore", "LedgerStore", "InspectionDomain", "InspectionStore", "SyncWorker",
-                "HTTPCore", "CurlTransport", "InspectionAudit",
+                "ArgumentParsing", "LedgerCore", "LedgerStore", "LMDB", "InspectionDomain", "InspectionStore",
+                "SyncWorker", "HTTPCore", "CurlTransport", "InspectionAudit",
             ]
         ),
         .executableTarget(name: "jqc", dependencies: ["JQCCommands"]),
@@ -80,12 +80,13 @@ let package = Package(
             name: "ledger-bench",
             dependencies: [
                 "LedgerStore", "LMDB", "LedgerCore", "CSQLite", "InspectionDomain", "InspectionStore", "HTTPCore",
-                "CurlTransport",
+                "CurlTransport", "LedgerTestSupport",
             ]
         ),
 
         // MARK: - Tests
-        .target(name: "LedgerTestSupport", dependencies: ["LedgerStore", "LedgerCore"]),
+        // Shared with ledger-bench, which runs its child processes through it.
+        .target(name: "LedgerTestSupport", dependencies: ["LedgerCore"]),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
         .testTarget(
             name: "LedgerStoreTests",

@@ -6,7 +6,7 @@ import LedgerStore
 
 /// A device's inspection ledger: the event log, the views projected from it,
 /// the photo store and the reference-data cache, opened together.
-public final class InspectionLedger: @unchecked Sendable {
+public final class InspectionLedger: Sendable {
     public let log: EventLog
     public let views: ProjectionSet
     public let reference: ReferenceCache
@@ -15,29 +15,28 @@ public final class InspectionLedger: @unchecked Sendable {
     let readOnly: Bool
     /// Told what a person should know on stderr: a stale view being rebuilt,
     /// a damaged one found and rebuilt, a wait behind another rebuild.
-    let notice: ((String) -> Void)?
+    let notice: (@Sendable (String) -> Void)?
 
     /// Opens the ledger whose store is at `storePath`. Views whose stored
     /// version differs from the code's are rebuilt first, announced through
     /// `notice` and with `progress`.
     public init(
         storePath: String, photosPath: String, options: Environment.Options = .init(),
-        notice: ((String) -> Void)? = nil, progress: ((String, UInt64, UInt64) -> Void)? = nil
+        notice: (@Sendable (String) -> Void)? = nil, progress: ((String, UInt64, UInt64) -> Void)? = nil
     ) throws {
         let log = try EventLog(directory: storePath, options: options)
         self.log = log
-        views = try ProjectionSet(log: log, projections: InspectionView.all())
-        views.preparation = InspectionFold.preparation
+        views = try ProjectionSet(
+            log: log, projections: InspectionView.all(), preparation: InspectionFold.preparation,
+            rebuildLock: options.readOnly ? nil : RebuildLock(path: storePath + "/rebuild.lock"), notice: notice)
         reference = try ReferenceCache(log: log)
         photos = PhotoStore(directory: photosPath)
         tables = try InspectionTables { try log.table($0) }
         readOnly = options.readOnly
         self.notice = notice
-        views.notice = notice
         if !options.readOnly {
             // A capture killed mid-write leaves a temporary file; nobody else will remove it.
             photos.removeStaleTemporaries()
-            views.rebuildLock = RebuildLock(path: storePath + "/rebuild.lock")
             try views.rebuildStale(announce: notice) { done, total in progress?("rebuilding", done, total) }
         }
     }

@@ -10,7 +10,7 @@ import LedgerStore
 /// folds the touched inspections once (shared through the transaction's
 /// scratch) and each view rewrites its rows for them; a rebuild folds the
 /// whole log once in memory and each view writes all its rows.
-public final class InspectionView: Projection, @unchecked Sendable {
+public final class InspectionView: Projection, Sendable {
     /// Which view.
     public enum Kind: String, CaseIterable, Sendable {
         case templates, inspections, drafts, followups, issues, outbox

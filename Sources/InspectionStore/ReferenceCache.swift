@@ -9,7 +9,7 @@ import LedgerStore
 /// It is a cache: replacing or clearing it never touches the log, and an
 /// inspection never reads its template from here after it started (it reads
 /// the pinned copy recorded in the log).
-public final class ReferenceCache: @unchecked Sendable {
+public final class ReferenceCache: Sendable {
     let log: EventLog
     let facilities: Table
     let templates: Table

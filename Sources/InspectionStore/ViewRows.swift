@@ -5,7 +5,7 @@ import LedgerCore
 import LedgerStore
 
 /// The LMDB tables of the inspection views (all rebuilt from the log).
-struct InspectionTables {
+struct InspectionTables: Sendable {
     let inspections: Table
     let reinspections: Table
     let templates: Table

@@ -86,12 +86,15 @@ public final class Invocation {
         guard home.exists else { throw JQCError.noLedger(home.path) }
         openedLog?.close()
         openedLog = nil
+        // The notice may be told from any thread the ledger is used on: it
+        // holds the (Sendable) stream, not the invocation.
+        let stderr = self.stderr
         let ledger = try openingStore {
             try InspectionLedger(
                 storePath: home.storePath, photosPath: home.photosPath, options: .existingStore,
                 notice: { message in
-                    self.endProgress()
-                    self.stderr.line("jqc: \(message)")
+                    Self.endProgress(on: stderr)
+                    stderr.line("jqc: \(message)")
                 }
             ) { what, done, total in
                 self.progress("\(what): \(done)/\(total) events")
@@ -140,9 +143,12 @@ public final class Invocation {
         stderr.write("\r\u{1B}[2K" + message)
     }
 
-    func endProgress() {
-        guard showsProgress else { return }
-        stderr.write("\r\u{1B}[2K")
+    func endProgress() { Self.endProgress(on: stderr) }
+
+    /// Clears the progress line, if `stream` is a terminal that shows one.
+    static func endProgress(on stream: OutputStream) {
+        guard stream.isTerminal else { return }
+        stream.write("\r\u{1B}[2K")
     }
 }
 

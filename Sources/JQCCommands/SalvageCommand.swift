@@ -4,6 +4,7 @@ import InspectionStore
 import LMDB
 import LedgerCore
 import LedgerStore
+import Synchronization
 
 /// `jqc salvage DEST`: from a damaged store, every record whose chain still
 /// verifies, up to the first break, copied into a new ledger.
@@ -266,20 +267,23 @@ struct Salvage {
 }
 
 /// Reads a pipe to its end on another thread, so neither pipe fills.
-private final class ErrorCollector: @unchecked Sendable {
+private final class ErrorCollector: Sendable {
     private let done = DispatchSemaphore(value: 0)
-    private var data = Data()
+    private let data = Mutex(Data())
 
     init(_ handle: FileHandle) {
-        DispatchQueue.global().async {
-            self.data = handle.readDataToEndOfFile()
-            self.done.signal()
+        DispatchQueue.global().async { [self] in
+            let bytes = handle.readDataToEndOfFile()
+            data.withLock { $0 = bytes }
+            done.signal()
         }
     }
 
+    /// Waits for the end of the pipe; every caller must, so the reading
+    /// block never outlives the child it reads from.
     func wait() -> String {
         done.wait()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: data.withLock { $0 }, as: UTF8.self)
     }
 }
 

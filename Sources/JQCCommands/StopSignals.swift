@@ -8,45 +8,53 @@ import InspectionStore
 import LedgerCore
 import LedgerStore
 import SyncWorker
+import Synchronization
 
 /// Turns SIGINT and SIGTERM into a request to stop that the worker checks
 /// between items, so the item in flight is finished and recorded first.
-final class StopSignals: @unchecked Sendable {
-    /// `@unchecked Sendable` rests on this: `requested` is only touched under `lock`.
-    private let lock = NSLock()
-    private var requested = false
+final class StopSignals: Sendable {
+    private let requested = Mutex(false)
     private let wake = DispatchSemaphore(value: 0)
-    private var sources: [any DispatchSourceSignal] = []
-    private var previous: [(Int32, sighandler_t?)] = []
+    /// The dispatch sources (not Sendable) and the handlers in place before,
+    /// as `signal(2)` returned them; touched in `init` and `deinit` only.
+    private let installed: Mutex<Installed>
+
+    private struct Installed {
+        var sources: [any DispatchSourceSignal] = []
+        var previous: [(Int32, sighandler_t?)] = []
+    }
 
     init() {
+        var made = Installed()
         for number in [SIGINT, SIGTERM] {
             // The default action would kill the process at once; a dispatch
             // source sees the signal only once that action is ignored.
-            previous.append((number, signal(number, SIG_IGN)))
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.request() }
-            source.resume()
-            sources.append(source)
+            made.previous.append((number, signal(number, SIG_IGN)))
+            made.sources.append(DispatchSource.makeSignalSource(signal: number, queue: .global()))
+        }
+        installed = Mutex(made)
+        installed.withLock { installed in
+            for source in installed.sources {
+                source.setEventHandler { [weak self] in self?.request() }
+                source.resume()
+            }
         }
     }
 
     deinit {
-        for source in sources { source.cancel() }
-        // A caller running `jqc` in-process gets its own handling back.
-        for (number, handler) in previous { signal(number, handler) }
+        installed.withLock { installed in
+            for source in installed.sources { source.cancel() }
+            // A caller running `jqc` in-process gets its own handling back.
+            for (number, handler) in installed.previous { signal(number, handler) }
+        }
     }
 
     var stopRequested: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return requested
+        requested.withLock { $0 }
     }
 
     private func request() {
-        lock.lock()
-        requested = true
-        lock.unlock()
+        requested.withLock { $0 = true }
         wake.signal()
     }
 

@@ -17,6 +17,14 @@ import Foundation
 /// a thread's slot. A write transaction is still tied to the thread that began
 /// it, which the closure form guarantees (it cannot cross an `await`).
 /// Never use an environment in a child after `fork`.
+///
+/// `@unchecked Sendable` because the `MDB_env *` is a C pointer the compiler
+/// cannot check. LMDB lets one environment be used by many threads at once
+/// (its reader table and writer mutex serialise them), which is how it is
+/// used here: with `MDB_NOTLS` a read transaction may run on any thread, and
+/// a write transaction begins, runs and ends inside one `write` call on one
+/// thread. The Swift state (the handle itself, the active-transaction count,
+/// the table cache) lives in `state`, a `ConditionLocked` that owns it.
 public final class Environment: @unchecked Sendable {
     /// 1 TiB of address space on 64-bit systems (LMDB maps the file without
     /// allocating memory or disk for the rest), 1 GiB on 32-bit ones.
@@ -38,9 +46,6 @@ public final class Environment: @unchecked Sendable {
         /// With `readOnly`, also skip the lock file, for a copy on a read-only
         /// medium. Safe only when no other process writes to it.
         public var noLock: Bool = false
-        /// Skip fsync at commit. Only for benchmarks of what fsync costs and
-        /// for scratch data; never for a ledger.
-        public var unsafeNoSync: Bool = false
         /// Create the directory, `data.mdb` and missing tables when absent.
         /// Without it a missing store is an error (`LMDBError.Kind.missing`),
         /// never a new empty one.
@@ -59,17 +64,22 @@ public final class Environment: @unchecked Sendable {
         public var lastTransaction: Int
     }
 
-    private var handle: OpaquePointer?
     public let path: String
     public let options: Options
 
-    /// Serialises adopting another process's map size against this process's
-    /// own transactions: `mdb_env_set_mapsize` may only be called when none is active.
-    private let gate = NSCondition()
-    private var activeTransactions = 0
-    private var resizing = false
-    private var tableCache: [String: Table] = [:]
-    private var faultSlot: Int?
+    /// The environment's mutable state. The lock also serialises adopting
+    /// another process's map size against this process's own transactions:
+    /// `mdb_env_set_mapsize` may only be called when none is active.
+    private struct State {
+        /// Nil once closed.
+        var handle: OpaquePointer?
+        var faultSlot: Int?
+        var activeTransactions = 0
+        var resizing = false
+        var tableCache: [String: Table] = [:]
+    }
+
+    private let state: ConditionLocked<State>
 
     /// The size `lock.mdb` is given up front: LMDB's reader table for
     /// `maxReaders` 1022 is 64 KiB. LMDB writes it through a shared map, where
@@ -118,7 +128,6 @@ public final class Environment: @unchecked Sendable {
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.readOnly && options.noLock { flags |= UInt32(MDB_NOLOCK) }
-            if options.unsafeNoSync { flags |= UInt32(MDB_NOSYNC) }
             try check(mdb_env_open(env, directory, flags, 0o600), "opening the LMDB environment at \(directory)")
             if let slot { StoreFaults.locateMaps(slot: slot, directory: directory) }
             if !(options.readOnly && options.noLock) {
@@ -133,8 +142,7 @@ public final class Environment: @unchecked Sendable {
             if creates && error.code == ENOSPC { Self.removeIfEmpty(directory) }
             throw error
         }
-        self.handle = env
-        self.faultSlot = slot
+        state = ConditionLocked(State(handle: env, faultSlot: slot))
     }
 
     /// Allocates `lock.mdb` before LMDB maps it (see `lockFileSize`). A
@@ -166,18 +174,19 @@ public final class Environment: @unchecked Sendable {
     /// Closes the environment. Every transaction must have ended; the closure
     /// API makes that so unless another thread is still inside one.
     public func close() {
-        gate.lock()
-        defer { gate.unlock() }
-        if let handle {
-            if let faultSlot { StoreFaults.unregister(slot: faultSlot) }
-            faultSlot = nil
+        state.withLock { state in
+            guard let handle = state.handle else { return }
+            if let faultSlot = state.faultSlot { StoreFaults.unregister(slot: faultSlot) }
+            state.faultSlot = nil
             mdb_env_close(handle)
-            self.handle = nil
+            state.handle = nil
         }
     }
 
     private func env() throws(LMDBError) -> OpaquePointer {
-        guard let handle else { throw LMDBError(code: EINVAL, operation: "using a closed environment") }
+        guard let handle = state.withLock({ $0.handle }) else {
+            throw LMDBError(code: EINVAL, operation: "using a closed environment")
+        }
         return handle
     }
 
@@ -187,12 +196,7 @@ public final class Environment: @unchecked Sendable {
     /// is writable and was opened with `Options.create`); otherwise a missing
     /// table is reported as `nil`.
     public func table(_ name: String, create: Bool = true) throws -> Table? {
-        gate.lock()
-        if let cached = tableCache[name] {
-            gate.unlock()
-            return cached
-        }
-        gate.unlock()
+        if let cached = state.withLock({ $0.tableCache[name] }) { return cached }
         // A table that exists opens in a read transaction: only creating one
         // needs the writer lock, which another process may hold for a while
         // (a rebuild) and every command would otherwise wait for at start-up.
@@ -200,11 +204,7 @@ public final class Environment: @unchecked Sendable {
         if opened == nil && create && !options.readOnly {
             opened = try write { txn throws(LMDBError) in try txn.openTable(name, create: true) }
         }
-        if let opened {
-            gate.lock()
-            tableCache[name] = opened
-            gate.unlock()
-        }
+        if let opened { state.withLock { $0.tableCache[name] = opened } }
         return opened
     }
 
@@ -271,32 +271,21 @@ public final class Environment: @unchecked Sendable {
     }
 
     private func enter() throws(LMDBError) {
-        gate.lock()
-        while resizing { gate.wait() }
-        activeTransactions += 1
-        gate.unlock()
+        state.withLock(when: { !$0.resizing }) { $0.activeTransactions += 1 }
     }
 
     private func leave() {
-        gate.lock()
-        activeTransactions -= 1
-        gate.broadcast()
-        gate.unlock()
+        state.withLock { $0.activeTransactions -= 1 }
     }
 
     /// Calls `body` when no transaction of this process is active, as
     /// `mdb_env_set_mapsize` requires.
     private func whileQuiescent(_ body: () throws(LMDBError) -> Void) throws(LMDBError) {
-        gate.lock()
-        while resizing { gate.wait() }
-        resizing = true
-        while activeTransactions > 0 { gate.wait() }
-        defer {
-            resizing = false
-            gate.broadcast()
-            gate.unlock()
-        }
-        try body()
+        // While `resizing` is set no transaction begins, so once the count
+        // reaches zero it stays there until `body` has run.
+        state.withLock(when: { !$0.resizing }) { $0.resizing = true }
+        defer { state.withLock { $0.resizing = false } }
+        try state.withLock(when: { $0.activeTransactions == 0 }) { (_: inout State) throws(LMDBError) in try body() }
     }
 
     private func adoptResizedMap() throws(LMDBError) {
@@ -320,9 +309,26 @@ public final class Environment: @unchecked Sendable {
             lastTransaction: info.me_last_txnid)
     }
 
-    /// Flushes to disk; needed only after writes with `unsafeNoSync`.
-    public func sync() throws(LMDBError) {
-        try check(mdb_env_sync(try env(), 1), "mdb_env_sync")
+    /// How many read transactions hold a slot in the reader table right now,
+    /// in any process (`mdb_reader_list`). `Info.readersUsed` cannot say: it
+    /// is the most slots ever used, and freed slots stay counted.
+    public func activeReaders() throws(LMDBError) -> Int {
+        let env = try env()
+        var count = 0
+        let rc = withUnsafeMutablePointer(to: &count) { counter in
+            mdb_reader_list(
+                env,
+                { message, context in
+                    // One line per active reader ("  PID THREAD TXNID"), besides
+                    // a header and "(no active readers)".
+                    guard let message, let context else { return 0 }
+                    let line = String(cString: message).drop { $0 == " " }
+                    if line.first?.isNumber == true { context.assumingMemoryBound(to: Int.self).pointee += 1 }
+                    return 0
+                }, counter)
+        }
+        try check(rc, "listing the store's readers (mdb_reader_list)")
+        return count
     }
 
     /// Writes a consistent copy of the environment into `directory`, compacted.

@@ -14,14 +14,14 @@ import LedgerCore
 /// Every append runs in one LMDB write transaction together with whatever the
 /// caller does in the same `write` closure (the projections), so a view can
 /// never disagree with the log, even after a crash.
-public final class EventLog: @unchecked Sendable {
+public final class EventLog: Sendable {
     /// The value of `meta["format"]` this code writes and reads.
     public static let format = "inspection-ledger/2"
 
     public let environment: Environment
-    private(set) var tables: Tables
+    let tables: Tables
 
-    public struct Tables {
+    public struct Tables: Sendable {
         let events: Table
         let eventIDs: Table
         let streamIndex: Table
@@ -74,7 +74,7 @@ public final class EventLog: @unchecked Sendable {
                 }
                 return table
             }
-            tables = Tables(
+            var opened = Tables(
                 events: try open("events"), eventIDs: try open("event_ids"),
                 streamIndex: try open("stream_index"), meta: try open("meta"),
                 // Absent from a `/1` store: a writable open creates it for the
@@ -84,14 +84,15 @@ public final class EventLog: @unchecked Sendable {
             // A new store is marked, a `/1` store gains its tree (writable
             // opens only), any other format is refused.
             try Self.upgradeFormat(
-                environment: environment, tables: tables, stored: storedFormat, readOnly: options.readOnly)
-            if options.readOnly, storedFormat != Self.format { tables.tree = nil }
+                environment: environment, tables: opened, stored: storedFormat, readOnly: options.readOnly)
+            if options.readOnly, storedFormat != Self.format { opened.tree = nil }
+            tables = opened
             if !creates && !options.readOnly {
                 // A cheap probe of the log's own tree and its newest record: a
                 // command that would write (or show views) on a damaged or
                 // changed head refuses here. Read-only opens skip it so that
                 // `verify` and audits can report the damage themselves.
-                let reader = tables
+                let reader = opened
                 try environment.read { txn in try LedgerReader(transaction: txn, tables: reader).checkHead() }
             }
         } catch let error as LMDBError {
@@ -135,7 +136,6 @@ public final class EventLog: @unchecked Sendable {
             try environment.write { txn in
                 let writer = try LedgerWriter(transaction: txn, tables: tables)
                 let result = try body(writer)
-                try writer.finish()
                 return result
             }
         }

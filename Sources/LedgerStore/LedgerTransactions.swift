@@ -325,9 +325,4 @@ public final class LedgerWriter {
         }
         frontier = edge
     }
-
-    /// Ends the writer's part of the transaction. The head is not stored
-    /// separately: it is the last entry of `events`, and one more page written
-    /// per commit measurably slowed single durable commits.
-    func finish() throws {}
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import LedgerCore
+import Synchronization
 
 /// A view derived from the log, kept in its own LMDB tables beside it.
 ///
@@ -108,7 +109,7 @@ final class RowCollector {
 }
 
 /// The projections of a ledger, their stored versions, and rebuilds.
-public final class ProjectionSet: @unchecked Sendable {
+public final class ProjectionSet: Sendable {
     public let log: EventLog
     public let projections: [any Projection]
     let tables: [String: Table]
@@ -116,20 +117,27 @@ public final class ProjectionSet: @unchecked Sendable {
     /// Work a rebuild may do on its reading thread, in parallel with the
     /// folding: typically decoding each record's payload. Its result reaches
     /// every rebuilder's `consume`.
-    public var preparation: (@Sendable (EventRecord) -> (any Sendable)?)?
+    public let preparation: (@Sendable (EventRecord) -> (any Sendable)?)?
     /// Held by every rebuild, so that a recording command queued behind one
     /// can say so (`waiting`); nil on a read-only store.
-    public var rebuildLock: RebuildLock?
+    public let rebuildLock: RebuildLock?
     /// Told, for a person on stderr, when a command waits for another
     /// process's rebuild.
-    public var notice: ((String) -> Void)?
+    public let notice: (@Sendable (String) -> Void)?
     static let waitingNotice = "waiting for a rebuild of the views to finish…"
 
     /// Opens the projections' tables. Call `rebuildStale` to bring views of an
     /// older version (or new ones) up to date.
-    public init(log: EventLog, projections: [any Projection]) throws {
+    public init(
+        log: EventLog, projections: [any Projection],
+        preparation: (@Sendable (EventRecord) -> (any Sendable)?)? = nil, rebuildLock: RebuildLock? = nil,
+        notice: (@Sendable (String) -> Void)? = nil
+    ) throws {
         self.log = log
         self.projections = projections
+        self.preparation = preparation
+        self.rebuildLock = rebuildLock
+        self.notice = notice
         var tables: [String: Table] = [:]
         for projection in projections {
             for name in projection.tableNames { tables[name] = try log.table(name) }
@@ -292,31 +300,54 @@ public final class ProjectionSet: @unchecked Sendable {
 
 /// Reads and decodes the log on a thread of its own for a rebuild, handing
 /// batches over through a small bounded queue.
-final class RecordPipeline: @unchecked Sendable {
+///
+/// The queue and the flags live in a `Mutex`; two semaphores count what can
+/// be waited for: `slots` the free places in the queue (the reader waits on
+/// it), `ready` the batches and the end (the folding thread waits on it).
+/// `ended` is signalled once, as the reading thread's last act, after its
+/// read transaction has closed: `cancel()` waits for it, so no path leaves
+/// the thread (or its transaction) behind.
+final class RecordPipeline: Sendable {
     typealias Batch = [(EventRecord, (any Sendable)?)]
+
+    private struct State: Sendable {
+        var queue: [Batch] = []
+        var finished = false
+        var cancelled = false
+        var failure: (any Error)?
+    }
 
     private let log: EventLog
     private let preparation: (@Sendable (EventRecord) -> (any Sendable)?)?
-    private let condition = NSCondition()
-    private var queue: [Batch] = []
-    private var finished = false
-    private var cancelled = false
-    private var failure: Error?
+    private let state = Mutex(State())
+    /// Made at 0 and signalled `depth` times: libdispatch traps when a
+    /// semaphore is freed below the value it was made with, which a
+    /// cancelled pipeline (batches left in the queue) would be.
+    private let slots = DispatchSemaphore(value: 0)
+    private let ready = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+    private let started = Mutex(false)
     private static let batchSize = 2048
     private static let depth = 8
 
     init(log: EventLog, preparation: (@Sendable (EventRecord) -> (any Sendable)?)?) {
         self.log = log
         self.preparation = preparation
+        for _ in 0..<Self.depth { slots.signal() }
     }
 
     func start() {
-        let thread = Thread { [self] in produce() }
+        started.withLock { $0 = true }
+        let thread = Thread { [self] in
+            produce()
+            ended.signal()
+        }
         thread.stackSize = 1 << 20
         thread.start()
     }
 
     private func produce() {
+        var failure: (any Error)?
         do {
             var batch: Batch = []
             batch.reserveCapacity(Self.batchSize)
@@ -333,46 +364,52 @@ final class RecordPipeline: @unchecked Sendable {
             }
             if !batch.isEmpty { _ = push(batch) }
         } catch {
-            condition.lock()
             failure = error
-            condition.unlock()
         }
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        state.withLock {
+            $0.failure = failure
+            $0.finished = true
+        }
+        ready.signal()
     }
 
     /// Queues a batch, waiting while the queue is full; false once cancelled.
     private func push(_ batch: Batch) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.count >= Self.depth && !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        queue.append(batch)
-        condition.broadcast()
-        return true
+        slots.wait()
+        let queued = state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.queue.append(batch)
+            return true
+        }
+        if queued { ready.signal() }
+        return queued
     }
 
     /// The next batch, or nil at the end of the log.
     func next() throws -> Batch? {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.isEmpty && !finished { condition.wait() }
-        if let failure { throw failure }
-        guard !queue.isEmpty else { return nil }
-        let batch = queue.removeFirst()
-        condition.broadcast()
+        ready.wait()
+        let (batch, failure): (Batch?, (any Error)?) = state.withLock { state in
+            guard state.queue.isEmpty else { return (state.queue.removeFirst(), nil) }
+            return (nil, state.failure)
+        }
+        guard let batch else {
+            // The end stays visible to every later call.
+            ready.signal()
+            if let failure { throw failure }
+            return nil
+        }
+        slots.signal()
         return batch
     }
 
-    /// Stops the reader (on an error in the folding) and waits for it to end,
-    /// so its read transaction is closed before the write commits or aborts.
+    /// Stops the reader (on an error in the folding) and waits for its
+    /// thread to end, so its read transaction is closed before the write
+    /// commits or aborts.
     func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        while !finished { condition.wait() }
-        condition.unlock()
+        guard started.withLock({ $0 }) else { return }
+        state.withLock { $0.cancelled = true }
+        // Wakes a reader waiting for a free place; it then sees `cancelled`.
+        slots.signal()
+        ended.wait()
     }
 }

@@ -161,8 +161,8 @@ extension ProjectionSet {
 /// The advisory lock a rebuild holds on a file beside the store, so that a
 /// command waiting for the writer lock behind it can say why. LMDB's own
 /// writer lock cannot be tried without waiting; this one can.
-public final class RebuildLock {
-    private var descriptor: Int32
+public final class RebuildLock: Sendable {
+    private let descriptor: Int32
 
     /// Opens (creating) the lock file; nil when that is impossible (a
     /// read-only copy of a ledger, where nothing is rebuilt or recorded).

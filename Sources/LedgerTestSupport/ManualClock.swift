@@ -1,25 +1,20 @@
-import Foundation
 import LedgerCore
+import Synchronization
 
 /// A clock a test sets and advances, so recorded times are exact and known.
-public final class ManualClock: LedgerClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Timestamp
+public final class ManualClock: LedgerClock, Sendable {
+    private let current: Mutex<Timestamp>
 
     public init(_ start: Timestamp = Timestamp(microsecondsSinceEpoch: 1_795_000_000_123_456)) {
-        current = start
+        current = Mutex(start)
     }
 
     public func now() -> Timestamp {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
+        current.withLock { $0 }
     }
 
     /// Moves the clock forward by `microseconds`.
     public func advance(microseconds: Int64) {
-        lock.lock()
-        current.microsecondsSinceEpoch += microseconds
-        lock.unlock()
+        current.withLock { $0.microsecondsSinceEpoch += microseconds }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The result of running a process to completion.
 public struct ProcessResult: Sendable {
@@ -40,10 +41,11 @@ public enum ProcessRun {
         try inPipe.fileHandleForWriting.close()
         // Read both pipes concurrently so a chatty child never blocks on a full pipe.
         let group = DispatchGroup()
-        let box = OutputBox()
+        let stderrData = CapturedOutput()
         group.enter()
         DispatchQueue.global().async {
-            box.setErr(err.fileHandleForReading.readDataToEndOfFile())
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            stderrData.bytes.withLock { $0 = data }
             group.leave()
         }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
@@ -51,21 +53,12 @@ public enum ProcessRun {
         process.waitUntilExit()
         return ProcessResult(
             status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: box.err, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
+            stderr: String(decoding: stderrData.bytes.withLock { $0 }, as: UTF8.self),
+            signalled: process.terminationReason == .uncaughtSignal)
     }
 }
 
-private final class OutputBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func setErr(_ d: Data) {
-        lock.lock()
-        data = d
-        lock.unlock()
-    }
-    var err: Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return data
-    }
+/// One stream's bytes, read on another thread and handed over through the lock.
+private final class CapturedOutput: Sendable {
+    let bytes = Mutex(Data())
 }

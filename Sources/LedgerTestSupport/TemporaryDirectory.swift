@@ -3,7 +3,7 @@ import Foundation
 /// A fresh directory under the system's temporary directory, removed when the
 /// value is deinitialised, so every test gets its own ledger and tests can run
 /// in parallel.
-public final class TemporaryDirectory: @unchecked Sendable {
+public final class TemporaryDirectory: Sendable {
     public let path: String
 
     public init(prefix: String = "ledger-test") {

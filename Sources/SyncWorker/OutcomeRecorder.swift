@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import InspectionStore
 import LedgerCore
+import Synchronization
 
 /// Appends a run's outcome events in order, each in a write transaction of
 /// its own, on a thread of its own: the next request goes out while the last
@@ -14,13 +15,12 @@ import LedgerCore
 /// worker waits for the recorder (`drain`) before it reads the ledger again
 /// (a new pass, the report, the reference pull) and before `run` returns. At
 /// most `capacity` outcomes wait at a time.
-final class OutcomeRecorder: @unchecked Sendable {
+final class OutcomeRecorder: Sendable {
     private let ledger: InspectionLedger
     private let queue = DispatchQueue(label: "jqc.sync.outcomes")
     private let slots: DispatchSemaphore
-    /// `@unchecked Sendable` rests on this: `failure` is only touched under `lock`.
-    private let lock = NSLock()
-    private var failure: (any Error)?
+    /// The first append that failed; later ones are not tried.
+    private let failure = Mutex<(any Error)?>(nil)
 
     init(ledger: InspectionLedger, capacity: Int = 16) {
         self.ledger = ledger
@@ -37,9 +37,7 @@ final class OutcomeRecorder: @unchecked Sendable {
             do {
                 try ledger.append(events)
             } catch {
-                lock.lock()
-                failure = error
-                lock.unlock()
+                failure.withLock { $0 = $0 ?? error }
             }
         }
     }
@@ -56,9 +54,7 @@ final class OutcomeRecorder: @unchecked Sendable {
     }
 
     private var currentFailure: (any Error)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return failure
+        failure.withLock { $0 }
     }
 
     private func rethrowFailure() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Synchronization
 
 /// The logged-in session as the API is called with it: the current tokens,
 /// refreshed once when the server answers 401, and saved at once.
@@ -23,34 +24,28 @@ import HTTPCore
 ///   fsync, rename, directory fsync) before it is used for any request.
 /// - Another process may have refreshed first (the file is reloaded under a
 ///   lock): its tokens are adopted instead of spending a used refresh token.
-public final class ServerSession: @unchecked Sendable {
+public final class ServerSession: Sendable {
     public let api: APIClient
     let store: SessionStore
-    /// `@unchecked Sendable` rests on this: `current` is only touched under `lock`.
-    private let lock = NSLock()
-    private var current: StoredSession
+    private let current: Mutex<StoredSession>
 
     public init(_ session: StoredSession, api: APIClient, store: SessionStore) {
         Redaction.hide(session.tokens.accessToken, session.tokens.refreshToken)
-        current = session
+        current = Mutex(session)
         self.api = api
         self.store = store
     }
 
     /// Who is logged in.
     public var user: ServerUser {
-        lock.lock()
-        defer { lock.unlock() }
-        return current.user
+        current.withLock { $0.user }
     }
 
     /// The current refresh token (the one a logout revokes).
     public var refreshToken: String { tokens.refreshToken }
 
     private var tokens: SessionTokens {
-        lock.lock()
-        defer { lock.unlock() }
-        return current.tokens
+        current.withLock { $0.tokens }
     }
 
     /// Runs `call` with the access token; on a 401, refreshes once and runs it again.
@@ -119,15 +114,11 @@ public final class ServerSession: @unchecked Sendable {
     }
 
     private func sessionCopy() -> StoredSession {
-        lock.lock()
-        defer { lock.unlock() }
-        return current
+        current.withLock { $0 }
     }
 
     private func adopt(_ tokens: SessionTokens) {
         Redaction.hide(tokens.accessToken, tokens.refreshToken)
-        lock.lock()
-        current.tokens = tokens
-        lock.unlock()
+        current.withLock { $0.tokens = tokens }
     }
 }

@@ -3,9 +3,11 @@ import Foundation
 /// `jqc` commands end to end, process start included, on the generated
 /// ledger: the wall time an inspector or auditor waits.
 ///
-/// Children are spawned with posix_spawn and reaped with waitpid. Foundation's
-/// `Process` is not used anywhere in this benchmark: once used, it reaps
-/// children in the background, which added ~40 ms to every measured run.
+/// Children are spawned with posix_spawn and reaped with waitpid, not with
+/// `LedgerTestSupport`'s `ProcessRun` that the sync suite uses: Foundation's
+/// `Process` behind it, once used, reaps children in the background, which
+/// added ~40 ms to every measured run. No suite before this one (core,
+/// domain, then sync) starts a `Process`.
 struct CommandBenchmark {
     var ledger: String
     var inspection: UUID

@@ -3,6 +3,7 @@ import InspectionDomain
 import InspectionStore
 import LedgerCore
 import LedgerStore
+import LedgerTestSupport
 
 /// A full sync of `inspections` completed inspections (40 fields, two 200 KB
 /// photos and one issue each) by `jqc sync` against the development server,
@@ -350,54 +351,15 @@ struct SyncBenchmark {
         return try Self.run(jqc.path, arguments, input: input)
     }
 
+    /// Runs `executable` through the tests' `ProcessRun` (both streams read
+    /// at once, so neither pipe fills); a non-zero exit fails the benchmark.
     static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        // Errors are read on another thread so that neither pipe can fill up and block the child.
-        let collected = ErrorText()
-        let reader = Thread { collected.set(errors.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !collected.done { usleep(1_000) }
-        guard process.terminationStatus == 0 else {
-            throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed: \(collected.text)")
+        // Long enough for the slowest run (a sync over a 200 ms link); a hung child still ends.
+        let result = try ProcessRun.run(executable, arguments, input: input.map { Data($0.utf8) }, timeout: 3600)
+        guard result.status == 0 else {
+            throw BenchError("\(executable) \(arguments.joined(separator: " ")) failed: \(result.stderr)")
         }
-        return String(decoding: data, as: UTF8.self)
-    }
-}
-
-/// The standard error of a child process, read on another thread.
-private final class ErrorText: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?
-
-    func set(_ value: Data) {
-        lock.lock()
-        data = value
-        lock.unlock()
-    }
-
-    var done: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return data != nil
-    }
-
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data ?? Data(), as: UTF8.self)
+        return result.stdout
     }
 }
 

@@ -1,6 +1,7 @@
 import CurlTransport
 import Foundation
 import HTTPCore
+import Synchronization
 import Testing
 
 /// Round trips against the fixture server over plain HTTP: one server and
@@ -187,19 +188,10 @@ import Testing
 }
 
 /// Statuses recorded from several threads.
-private final class StatusBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var statuses: [Int] = []
+private final class StatusBox: Sendable {
+    private let statuses = Mutex<[Int]>([])
 
-    func record(_ status: Int) {
-        lock.lock()
-        statuses.append(status)
-        lock.unlock()
-    }
+    func record(_ status: Int) { statuses.withLock { $0.append(status) } }
 
-    var all: [Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return statuses
-    }
+    var all: [Int] { statuses.withLock { $0 } }
 }

@@ -10,7 +10,7 @@ import Testing
 
 /// Recipe 3 of `docs/developer-guide.md`, followed on a small example: a
 /// projection that counts the inspections started at each facility.
-final class StartsByFacility: Projection, @unchecked Sendable {
+final class StartsByFacility: Projection, Sendable {
     // Step 1: its name and tables.
     let name = "starts_by_facility"
     static let table = "view:starts_by_facility"
@@ -83,8 +83,8 @@ final class StartsByFacility: Projection, @unchecked Sendable {
 
         // Step 6: registered beside the inspection views, it is stale (never built)…
         let sample = StartsByFacility()
-        let views = try ProjectionSet(log: log, projections: InspectionView.all() + [sample])
-        views.preparation = InspectionFold.preparation
+        let views = try ProjectionSet(
+            log: log, projections: InspectionView.all() + [sample], preparation: InspectionFold.preparation)
         #expect(try views.staleProjections().map(\.name) == ["starts_by_facility"])
         var announced: [String] = []
         // …and rebuilt alone, announced as the CLI announces it.

@@ -31,13 +31,14 @@ import Testing
         try Self.flip("view:inspections", key: id.bytes, in: recorder.ledger)
 
         // Writable: the view is rebuilt, announced, and the right row read.
-        var notices: [String] = []
+        let notices = Locked<[String]>([])
         recorder.ledger.close()
         let writable = try InspectionLedger(
-            storePath: directory.appending("store"), photosPath: directory.path, notice: { notices.append($0) })
+            storePath: directory.appending("store"), photosPath: directory.path,
+            notice: { message in notices.withLock { $0.append(message) } })
         #expect(try writable.summaries() == [expected])
-        #expect(notices.count == 1)
-        #expect(notices.first?.hasPrefix("the inspections view is damaged (row \(Hex.encode(id.bytes))") == true)
+        #expect(notices.value.count == 1)
+        #expect(notices.value.first?.hasPrefix("the inspections view is damaged (row \(Hex.encode(id.bytes))") == true)
 
         // Read-only: the damage is the error, with what to do.
         try Self.flip("view:inspections", key: id.bytes, in: writable)

@@ -2,6 +2,7 @@ import Foundation
 import InspectionDomain
 import LedgerStore
 import LedgerTestSupport
+import Synchronization
 import Testing
 
 @testable import JQCCommands
@@ -96,17 +97,8 @@ import Testing
 }
 
 /// A flag set once, read from a closure.
-final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-    func set() {
-        lock.lock()
-        value = true
-        lock.unlock()
-    }
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
