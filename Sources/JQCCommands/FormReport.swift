@@ -30,6 +30,7 @@ struct FormReport {
                 "id": issue.id.lowercased, "severity": issue.severity.rawValue, "description": issue.description,
                 "photo_id": issue.photoID?.lowercased ?? NSNull(), "flagged_at": issue.flaggedAt.iso8601,
                 "server_id": state.sync.acceptedIssues[issue.id] ?? NSNull(),
+                "possibly_sent_twice": state.sync.issuesPossiblySentTwice.contains(issue.id),
             ]
         }
         let photos: [[String: Any]] = state.photos.map { photo in

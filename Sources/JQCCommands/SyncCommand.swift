@@ -178,6 +178,9 @@ struct SyncCommand: RunnableCommand {
                     + report.adopted.map { "\($0.kind.rawValue) \($0.id.lowercased.prefix(8))" }.joined(separator: ", ")
             )
         }
+        for item in report.possiblySentTwice {
+            out.line("  \(InspectionState.possiblySentTwiceNote(item.id))")
+        }
         for failure in report.gaveUp {
             out.line("  failed: \(describe(failure))")
         }
@@ -251,6 +254,7 @@ struct SyncCommand: RunnableCommand {
         return [
             "sent": sent, "sent_total": report.sent.count,
             "adopted": report.adopted.map { ["kind": $0.kind.rawValue, "id": $0.id.lowercased] },
+            "possibly_sent_twice": report.possiblySentTwice.map { ["kind": $0.kind.rawValue, "id": $0.id.lowercased] },
             "failed": report.gaveUp.map(failure),
             "retrying": report.retrying.map(failure), "failed_earlier": report.failedEarlier.map(failure),
             "left_out": report.leftOut.map(failure),
