@@ -116,6 +116,11 @@ final class EasyHandle: @unchecked Sendable {
         try set(CURLOPT_USERAGENT, string: configuration.userAgent, operation)
         // Probes an idle kept-alive connection, so a dead one is noticed.
         try set(CURLOPT_TCP_KEEPALIVE, 1, operation)
+        // libcurl resends a request on a fresh connection when a reused one
+        // dies before any answer, which for a committed write would make a
+        // second record; a write asks for a new connection, so a lost answer
+        // reaches the caller instead (`HTTPRequest.freshConnection`).
+        try set(CURLOPT_FRESH_CONNECT, request.freshConnection ? 1 : 0, operation)
     }
 
     /// The request's headers as libcurl's list, with the body's content type

@@ -28,12 +28,23 @@ public struct HTTPRequest: Sendable, Equatable {
     public var url: String
     public var headers: HTTPHeaders
     public var body: HTTPBody
+    /// Sent on a new connection, never a kept-alive one. A transport that
+    /// reuses connections (libcurl) resends a request, unseen by its caller,
+    /// when a reused connection dies before any byte of the answer arrives;
+    /// for a write the server already committed, to a server that honours no
+    /// `Idempotency-Key`, that resend makes a second record nobody can see.
+    /// On a new connection the loss reaches the caller, who can look first.
+    public var freshConnection: Bool
 
-    public init(method: HTTPMethod = .get, url: String, headers: HTTPHeaders = [:], body: HTTPBody = .empty) {
+    public init(
+        method: HTTPMethod = .get, url: String, headers: HTTPHeaders = [:], body: HTTPBody = .empty,
+        freshConnection: Bool = false
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.freshConnection = freshConnection
     }
 }
 

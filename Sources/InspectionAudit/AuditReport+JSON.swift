@@ -188,6 +188,7 @@ extension AuditReport {
                 .init("photo_id", .optional(issue.photoID?.lowercased)),
                 .init("flagged_at", .string(issue.flaggedAt.iso8601)),
                 .init("server_id", .optional(state.sync.acceptedIssues[issue.id])),
+                .init("possibly_sent_twice", .bool(state.sync.issuesPossiblySentTwice.contains(issue.id))),
             ])
         }
         let photos: [JSONValue] = state.photos.map { photo in

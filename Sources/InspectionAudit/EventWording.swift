@@ -73,7 +73,10 @@ public enum EventWording {
         case .inspectionAccepted(let e):
             return "the server accepted the inspection as \(shown(e.serverID))"
         case .issueAccepted(let e):
-            return "the server accepted issue \(short(e.issueID)) as \(shown(e.serverID))"
+            let again =
+                e.sentAgainAfterLostAnswer
+                ? " (sent again after its answer was lost; the server may hold it twice)" : ""
+            return "the server accepted issue \(short(e.issueID)) as \(shown(e.serverID))\(again)"
         case .syncAttemptFailed(let e):
             var text = "sync attempt \(e.attempt) for \(itemName(e.item, stream: stream)) failed"
             if let status = e.httpStatus { text += " (HTTP \(status))" }

@@ -82,7 +82,12 @@ extension InspectionEvent {
         case .inspectionAccepted(let e):
             return .textMap([("server_id", .text(e.serverID))])
         case .issueAccepted(let e):
-            return .textMap([("issue_id", .text(e.issueID.lowercased)), ("server_id", .text(e.serverID))])
+            var pairs: [(String, CBORValue)] = [
+                ("issue_id", .text(e.issueID.lowercased)), ("server_id", .text(e.serverID)),
+            ]
+            // Written only when true, so every other acceptance keeps its bytes.
+            if e.sentAgainAfterLostAnswer { pairs.append(("sent_again_after_lost_answer", .bool(true))) }
+            return .textMap(pairs)
         case .syncAttemptFailed(let e):
             return .textMap(
                 e.item.cborPairs + [
@@ -452,15 +457,18 @@ extension IssueAccepted {
     static func read(from r: inout PayloadReader) throws(DomainError) -> IssueAccepted {
         var issueID: UUID?
         var serverID: String?
+        var sentAgain = false
         for _ in 0..<(try r.mapCount()) {
             switch try r.text() {
             case "issue_id": issueID = try r.uuid("issue_id")
             case "server_id": serverID = try r.text()
+            case "sent_again_after_lost_answer": sentAgain = try r.bool()
             default: try r.skip()
             }
         }
         return IssueAccepted(
-            issueID: try r.required(issueID, "issue_id"), serverID: try r.required(serverID, "server_id"))
+            issueID: try r.required(issueID, "issue_id"), serverID: try r.required(serverID, "server_id"),
+            sentAgainAfterLostAnswer: sentAgain)
     }
 }
 

@@ -64,7 +64,11 @@ extension InspectionEvent {
         case .inspectionAccepted(let e):
             return .object([.init("server_id", .string(e.serverID))])
         case .issueAccepted(let e):
-            return .object([.init("issue_id", .string(e.issueID.lowercased)), .init("server_id", .string(e.serverID))])
+            var members: [JSONValue.Member] = [
+                .init("issue_id", .string(e.issueID.lowercased)), .init("server_id", .string(e.serverID)),
+            ]
+            if e.sentAgainAfterLostAnswer { members.append(.init("sent_again_after_lost_answer", .bool(true))) }
+            return .object(members)
         case .syncAttemptFailed(let e):
             return .object(
                 e.item.jsonMembers + [

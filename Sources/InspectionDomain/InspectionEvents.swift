@@ -156,10 +156,18 @@ public struct InspectionAccepted: Hashable, Sendable {
 public struct IssueAccepted: Hashable, Sendable {
     public var issueID: UUID
     public var serverID: String
+    /// The issue was sent again after the answer to an earlier send was lost
+    /// (or a run ended while it was on the network), and the server's answer
+    /// did not say it was a replay of that send. A server that lists no
+    /// issues (the reference backend) offers no way to check, so it may hold
+    /// the issue twice: every view says so (`docs/domain.md`, "Sync").
+    /// Stored as `sent_again_after_lost_answer: true`, only when true.
+    public var sentAgainAfterLostAnswer: Bool
 
-    public init(issueID: UUID, serverID: String) {
+    public init(issueID: UUID, serverID: String, sentAgainAfterLostAnswer: Bool = false) {
         self.issueID = issueID
         self.serverID = serverID
+        self.sentAgainAfterLostAnswer = sentAgainAfterLostAnswer
     }
 }
 

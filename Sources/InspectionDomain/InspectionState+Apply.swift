@@ -90,6 +90,7 @@ extension InspectionState {
             sync.failures[SyncItem(kind: .inspection, id: id)] = nil
         case .issueAccepted(let accepted):
             sync.acceptedIssues[accepted.issueID] = accepted.serverID
+            if accepted.sentAgainAfterLostAnswer { sync.issuesPossiblySentTwice.insert(accepted.issueID) }
             sync.failures[SyncItem(kind: .issue, id: accepted.issueID)] = nil
         case .syncAttemptFailed(let failed):
             var failure = sync.failures[failed.item] ?? SyncFailure()

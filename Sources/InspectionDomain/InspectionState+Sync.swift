@@ -1,3 +1,4 @@
+import Foundation
 import LedgerCore
 
 extension SyncFailure {
@@ -64,13 +65,24 @@ extension InspectionState {
         return nil
     }
 
+    /// The note every view shows for an issue the server may hold twice
+    /// (`SyncFacts.issuesPossiblySentTwice`).
+    public static func possiblySentTwiceNote(_ issueID: UUID) -> String {
+        "issue \(issueID.lowercased.prefix(8)) was sent again after its answer was lost; this server offers no way "
+            + "to check, so it may hold it twice"
+    }
+
     /// Notes on how the inspection stands with the server that a one-word
-    /// state cannot say: each photo it went out without, and what it waits for.
+    /// state cannot say: each photo it went out without, each issue the server
+    /// may hold twice, and what it waits for.
     public var syncNotes: [String] {
         var notes = photosSentWithout.map { entry in
             let owner = entry.photo.issueID.map { "issue \($0.lowercased.prefix(8))" } ?? "inspection"
             return "\(owner) synced without photo \(entry.photo.photo.photoID.lowercased.prefix(8)): "
                 + entry.failure.lastError
+        }
+        for issue in issues where sync.issuesPossiblySentTwice.contains(issue.id) {
+            notes.append(Self.possiblySentTwiceNote(issue.id))
         }
         guard status == .completed else { return notes }
         if let waiting = waitingReason(for: SyncItem(kind: .inspection, id: id)),

@@ -99,6 +99,9 @@ public struct SyncFacts: Hashable, Sendable {
     public var uploadedPhotos: [UUID: String] = [:]
     /// Server ids of accepted issues, by issue id.
     public var acceptedIssues: [UUID: String] = [:]
+    /// Issues sent again after a lost answer that the server may hold twice
+    /// (`IssueAccepted.sentAgainAfterLostAnswer`).
+    public var issuesPossiblySentTwice: Set<UUID> = []
     /// Failures of items not (yet) accepted, reset by a retry request.
     public var failures: [SyncItem: SyncFailure] = [:]
 

@@ -117,6 +117,7 @@ extension SyncReport {
         return .object([
             "sent": .object(SyncItemKind.allCases.map { .init($0.rawValue, .integer(sentCount($0))) }),
             "sent_total": .integer(sent.count), "adopted": .array(adopted.map(\.jsonValue)),
+            "possibly_sent_twice": .array(possiblySentTwice.map(\.jsonValue)),
             "failed": .array(gaveUp.map(\.jsonValue)), "retrying": .array(retrying.map(\.jsonValue)),
             "failed_earlier": .array(failedEarlier.map(\.jsonValue)), "left_out": .array(leftOut.map(\.jsonValue)),
             "skipped": .integer(skipped.count), "reference": reference, "stopped": stopped,

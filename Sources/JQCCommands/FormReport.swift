@@ -32,6 +32,7 @@ struct FormReport: JSONRepresentable {
                 "description": .string(issue.description), "photo_id": .id(issue.photoID),
                 "flagged_at": .string(issue.flaggedAt.iso8601),
                 "server_id": .optional(state.sync.acceptedIssues[issue.id]),
+                "possibly_sent_twice": .bool(state.sync.issuesPossiblySentTwice.contains(issue.id)),
             ])
         }
         let photos: [JSONValue] = state.photos.map { photo in

@@ -173,6 +173,9 @@ struct SyncCommand: RunnableCommand {
                     + report.adopted.map { "\($0.kind.rawValue) \($0.id.lowercased.prefix(8))" }.joined(separator: ", ")
             )
         }
+        for item in report.possiblySentTwice {
+            out.line("  \(InspectionState.possiblySentTwiceNote(item.id))")
+        }
         for failure in report.gaveUp {
             out.line("  failed: \(describe(failure))")
         }

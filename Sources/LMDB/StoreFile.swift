@@ -54,7 +54,7 @@ public enum StoreFile {
         guard (status.st_mode & S_IFMT) == S_IFREG else {
             return .failure(.damaged("data.mdb is not a regular file"))
         }
-        let size = Int(status.st_size)
+        var size = Int(status.st_size)
         if size == 0 { return .failure(.damaged("data.mdb is empty (0 bytes): its contents were lost")) }
         let first: Meta
         switch readMeta(fd, at: 0, fileSize: size) {
@@ -81,6 +81,13 @@ public enum StoreFile {
                     "the meta pages' transaction ids (\(first.transaction) and \(second.transaction)) are not one "
                         + "apart, so one of them is damaged and the newest commit cannot be trusted"))
         }
+        // Another process may have committed since the first fstat: the meta
+        // pages read above can be newer than that size. LMDB writes a commit's
+        // pages before its meta page, so the size taken now covers the newest
+        // meta read; without this, recording during a sync saw "truncated".
+        var now = stat()
+        guard fstat(fd, &now) == 0 else { return .failure(.unreadable(code: errno)) }
+        size = max(size, Int(now.st_size))
         let needed = (newer.lastPage + 1).multipliedReportingOverflow(by: UInt64(pageSize))
         guard !needed.overflow else {
             return .failure(.damaged("the newest meta page names an impossible last page (\(newer.lastPage))"))

@@ -299,16 +299,35 @@ public struct APIClient: Sendable {
         case inspections, issues
     }
 
-    /// `POST /inspections` or `POST /issues`: answers the server's id.
+    /// What the server answered to a `POST /inspections` or `POST /issues`.
+    public struct Created: Sendable, Equatable {
+        /// The record's id on the server.
+        public var id: String
+        /// The server said this answer is the first one again, not a new
+        /// record: `Idempotent-Replayed: true`, or a `200` (a record with
+        /// this `client_id` exists) instead of a `201`. A server without
+        /// idempotency (the reference backend) never says so.
+        public var replayed: Bool
+
+        public init(id: String, replayed: Bool) {
+            self.id = id
+            self.replayed = replayed
+        }
+    }
+
+    /// `POST /inspections` or `POST /issues`: answers the server's id, and whether it was a replay.
     public func create(_ resource: Resource, body: JSONValue, accessToken: String, idempotencyKey: String)
-        throws(APIError) -> String
+        throws(APIError) -> Created
     {
-        let data = try call(
+        let answer = try exchange(
             .post, "/\(resource.rawValue)", json: body, token: accessToken, idempotencyKey: idempotencyKey)
-        guard let id = Self.recordID(data["id"]) else {
+        guard let id = Self.recordID(answer.data["id"]) else {
             throw .malformedResponse("/\(resource.rawValue) answered without an id")
         }
-        return id
+        let replayed =
+            answer.response.headers["Idempotent-Replayed"]?.trimmingCharacters(in: .whitespaces).lowercased()
+            == "true" || answer.response.status == 200
+        return Created(id: id, replayed: replayed)
     }
 
     /// `GET /inspections?status=completed`: the server's history, newest first.
@@ -378,6 +397,14 @@ public struct APIClient: Sendable {
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, body: HTTPBody? = nil, token: String? = nil,
         idempotencyKey: String? = nil
     ) throws(APIError) -> JSONValue {
+        try exchange(method, path, json: json, body: body, token: token, idempotencyKey: idempotencyKey).data
+    }
+
+    /// `call`, answering the response too (its status and headers).
+    private func exchange(
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, body: HTTPBody? = nil, token: String? = nil,
+        idempotencyKey: String? = nil
+    ) throws(APIError) -> (data: JSONValue, response: HTTPResponse) {
         var headers: HTTPHeaders = ["Accept": "application/json"]
         if let token { headers.set("Authorization", "Bearer \(token)") }
         if let idempotencyKey { headers.set("Idempotency-Key", idempotencyKey) }
@@ -386,7 +413,10 @@ public struct APIClient: Sendable {
         let response: HTTPResponse
         do {
             response = try transport.send(
-                HTTPRequest(method: method, url: baseURL + path, headers: headers, body: requestBody))
+                HTTPRequest(
+                    method: method, url: baseURL + path, headers: headers, body: requestBody,
+                    // A write is never resent unseen by libcurl on a new connection (see freshConnection).
+                    freshConnection: idempotencyKey != nil))
         } catch {
             throw .transport(error)
         }
@@ -405,7 +435,7 @@ public struct APIClient: Sendable {
             guard envelope["ok"]?.boolValue == true else {
                 throw .malformedResponse("HTTP \(response.status) without an ok envelope")
             }
-            return envelope["data"] ?? .null
+            return (envelope["data"] ?? .null, response)
         case 401:
             throw .unauthorized(message)
         case 404 where !baseURL.hasSuffix("/api/v1"):

@@ -12,8 +12,12 @@ import Synchronization
 /// `POST /issues` the item is written here (one line, appended), and it stays
 /// until the server gives a clear answer. An item found here, or whose
 /// previous send in this run got no complete answer, is *ambiguous*: before
-/// it is sent again the worker looks the record up on the server and adopts
-/// the id it finds.
+/// an inspection is sent again the worker looks it up on the server and
+/// adopts the id it finds; an issue cannot be looked up (nothing lists
+/// issues), so it is sent again and, unless the answer is a replay, flagged
+/// as possibly on the server twice (`IssueAccepted.sentAgainAfterLostAnswer`).
+/// An item is written here only right before its request, so a run stopped
+/// earlier never makes it look sent.
 ///
 /// The file is appended without `fsync`: it must survive the process (a
 /// crash, `kill -9`), which the page cache does; after a power loss an item

@@ -53,6 +53,10 @@ public struct SyncReport: Sendable {
     /// Items of `sent` that a look-up found already on the server (an
     /// earlier send's answer was lost), adopted instead of sent again.
     public internal(set) var adopted: [SyncItem] = []
+    /// Issues of `sent` that were sent again after an earlier send's answer
+    /// was lost, to a server that did not say it was a replay: it may hold
+    /// them twice (no endpoint lists issues, so nothing could be checked).
+    public internal(set) var possiblySentTwice: [SyncItem] = []
     /// Items given up in this run (a refusal, a local fault, or a dependency
     /// that failed for good).
     public internal(set) var gaveUp: [Failure] = []

@@ -65,9 +65,18 @@ import LedgerStore
 /// `InFlightJournal` shows a send cut short by a crash) is
 /// looked up in `GET /inspections` (same `client_id`, else the same template,
 /// facility, `started_at` and `completed_at`) before it is sent again, and
-/// the id found is adopted. Issues cannot be looked up: the contract lists
-/// none, so an issue whose answer was lost is sent again under the same key
-/// and `client_id`, and only the server's own guards prevent a duplicate.
+/// the id found is adopted. Issues cannot be looked up: no endpoint of the
+/// reference backend returns issues, so exactly-once for an issue whose
+/// answer was lost after the server committed it is impossible there. The
+/// window is kept small (the journal notes an issue only right before its
+/// request, so a run stopped earlier never makes it look sent), and an
+/// issue sent again after a lost answer, whose answer is no replay
+/// (`APIClient.Created.replayed`), is accepted with
+/// `sentAgainAfterLostAnswer`: `show`, `audit`, `inspections --json` and the
+/// run's report then say "issue X was sent again after its answer was lost;
+/// this server offers no way to check, so it may hold it twice", never
+/// silently. A server that honours `Idempotency-Key` answers such a send
+/// with `Idempotent-Replayed: true`, and nothing is flagged.
 ///
 /// **Passes.** After going through the outbox, the run goes through it again
 /// while the previous pass achieved something and some retry has fallen due
@@ -101,6 +110,8 @@ public final class SyncRun {
     private let journal: InFlightJournal
     /// Items found on the server by a look-up in this run, not sent again.
     private var adopted: [SyncItem] = []
+    /// Issues sent again after a lost answer in this run, the server's answer no replay.
+    private var possiblySentTwice: [SyncItem] = []
     /// Folded states of this pass, kept in step with what the run records.
     private var states: [UUID: InspectionState] = [:]
     private var keys: [UUID: IdempotencyKeys] = [:]
@@ -172,6 +183,7 @@ public final class SyncRun {
         try journal.save()
         report.finish(outcomes: outcomes, order: order, remaining: try ledger.outbox())
         report.adopted = adopted
+        report.possiblySentTwice = possiblySentTwice
         return report
     }
 
@@ -404,7 +416,7 @@ public final class SyncRun {
                 try session.authorized { token throws(APIError) in
                     try session.api.create(.inspections, body: body, accessToken: token, idempotencyKey: key)
                 }
-            }
+            }.id
             journal.settled(row.item)
             try record([.inspectionAccepted(InspectionAccepted(serverID: id))], row)
             tell(.sent("server id \(id)"))
@@ -453,17 +465,37 @@ public final class SyncRun {
         let body = SyncRequests.issue(
             issue, of: state, inspectionServerID: inspectionServerID, photoPath: photoPath)
         let key = try idempotencyKey(for: row)
+        // Whether an earlier send may have created it: a lost answer (or a
+        // gateway's 502/504) in the ledger, or a send a crash cut short in
+        // the journal. No endpoint lists issues, so it cannot be looked up.
+        let sentBefore = journal.isAmbiguous(row.item) || Self.mayHaveBeenApplied(state.sync.failures[row.item])
+        // Noted only now, right before the request: a run stopped before
+        // this point never makes the issue look sent.
+        try journal.willSend(row.item)
         tell(.sending)
         do {
-            let id = try unlocked { () throws(APIError) in
+            let created = try unlocked { () throws(APIError) in
                 try session.authorized { token throws(APIError) in
                     try session.api.create(.issues, body: body, accessToken: token, idempotencyKey: key)
                 }
             }
-            try record([.issueAccepted(IssueAccepted(issueID: issue.id, serverID: id))], row)
-            tell(.sent("server id \(id)"))
+            journal.settled(row.item)
+            let again = sentBefore && !created.replayed
+            try record(
+                [
+                    .issueAccepted(
+                        IssueAccepted(issueID: issue.id, serverID: created.id, sentAgainAfterLostAnswer: again))
+                ], row)
+            if again {
+                possiblySentTwice.append(row.item)
+                tell(.sent("server id \(created.id); \(InspectionState.possiblySentTwiceNote(issue.id))"))
+            } else {
+                tell(.sent("server id \(created.id)"))
+            }
             return true
         } catch let error as APIError {
+            // A clear answer (a 500, a refusal) settles the note only if no earlier send may have applied.
+            if !error.mayHaveBeenApplied && !sentBefore { journal.settled(row.item) }
             return try failed(row, error, state, tell)
         }
     }

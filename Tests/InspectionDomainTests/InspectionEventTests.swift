@@ -44,6 +44,8 @@ import Testing
                     photoID: Samples.photo(1).photoID, serverPath: "/uploads/\(Samples.photo(1).sha256.hex).jpg")),
             .inspectionAccepted(InspectionAccepted(serverID: "481")),
             .issueAccepted(IssueAccepted(issueID: Samples.uuid(50), serverID: "77")),
+            // Sent again after a lost answer, to a server that may now hold it twice.
+            .issueAccepted(IssueAccepted(issueID: Samples.uuid(51), serverID: "78", sentAgainAfterLostAnswer: true)),
             .syncAttemptFailed(
                 SyncAttemptFailed(
                     item: item, attempt: 2, error: "HTTP 503: server busy", httpStatus: 503, willRetry: true,

@@ -866,11 +866,13 @@ def create_app(config: Config, store: Store) -> Flask:
             requests = {k: dict(v) for k, v in state.requests.items()}
             connections = state.connections
             max_in_flight = state.max_in_flight
+            in_flight = state.in_flight - 1  # not counting this request
         return envelope({
             **store.counts(),
             "requests": requests,
             "connections": connections,
             "max_in_flight": max_in_flight,
+            "in_flight": in_flight,
             "faults": {**state.faults.as_dict(), "photo_outage_remaining": outage_remaining()},
             "profile": config.profile,
             "token_epoch": store.token_epoch(),

@@ -27,9 +27,24 @@ final class DevServer: @unchecked Sendable {
     /// The API's base URL, as `jqc init --server` takes it.
     var baseURL: String { "http://127.0.0.1:\(port)/api/v1" }
 
+    /// Which backend the server plays (`--profile`): the whole of
+    /// `Schemas/openapi.yaml`, or the reference backend as its document
+    /// describes it (no `Idempotency-Key`, no `client_id`, areas only through
+    /// their endpoint, no template versions, tokens-only login answers).
+    enum Profile: String, CaseIterable, Sendable, CustomStringConvertible {
+        case contract, reference
+
+        var description: String { rawValue }
+        /// Whether the server answers a replayed write with its first answer.
+        var honoursIdempotency: Bool { self == .contract }
+    }
+
+    let profile: Profile
+
     /// Starts a server; `arguments` are extra flags (`--latency-ms 50`).
-    init(_ arguments: [String] = [], lifetime: Int = 120) throws {
-        extraArguments = arguments
+    init(_ arguments: [String] = [], profile: Profile = .contract, lifetime: Int = 120) throws {
+        self.profile = profile
+        extraArguments = ["--profile", profile.rawValue] + arguments
         self.lifetime = lifetime
         admin = try CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(10)))
         try start()

@@ -196,7 +196,9 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         guard request.headers["Authorization"] == "Bearer access-\(tokenGeneration)" else {
             return HTTPResponse(status: 401, body: Self.failure("access token expired"))
         }
-        if !referenceBackend, let key = request.headers["Idempotency-Key"], let replay = remembered[key] {
+        if !referenceBackend, let key = request.headers["Idempotency-Key"], var replay = remembered[key] {
+            // As the contract says: the first response, marked as its replay.
+            replay.headers.append("Idempotent-Replayed", "true")
             return replay
         }
         let response: HTTPResponse
