@@ -309,30 +309,19 @@ struct SalvageReadCommand: RunnableCommand {
         // Written straight to the file descriptor, line by line: if LMDB ends
         // this process, every line before it has reached the parent.
         let out = FileHandle.standardOutput
-        var options = Environment.Options()
-        options.readOnly = true
-        options.noLock = true
-        options.create = false
         do {
-            let environment = try Environment(directory: store, options: options)
-            defer { environment.close() }
-            guard let events = try environment.table("events", create: false) else {
-                out.write(Data("! the store has no events table\n".utf8))
-                return
-            }
-            try environment.read { txn in
-                out.write(Data("# \(try txn.count(events))\n".utf8))
-                try txn.forEach(events) { key, value in
-                    var line = "\(BigEndian.uint64(key) ?? 0) "
-                    line.reserveCapacity(line.utf8.count + value.count * 2 + 1)
-                    for byte in value {
-                        line.append(Self.hex[Int(byte >> 4)])
-                        line.append(Self.hex[Int(byte & 0x0F)])
-                    }
-                    out.write(Data((line + "\n").utf8))
-                    return true
+            let found = try EventLog.rawEntries(ofStoreAt: store) { count in
+                out.write(Data("# \(count)\n".utf8))
+            } entry: { position, value in
+                var line = "\(position ?? 0) "
+                line.reserveCapacity(line.utf8.count + value.count * 2 + 1)
+                for byte in value {
+                    line.append(Self.hex[Int(byte >> 4)])
+                    line.append(Self.hex[Int(byte & 0x0F)])
                 }
+                out.write(Data((line + "\n").utf8))
             }
+            if !found { out.write(Data("! the store has no events table\n".utf8)) }
         } catch {
             out.write(Data("! \(TerminalText.singleLine("\(error)"))\n".utf8))
         }

@@ -1,0 +1,31 @@
+import Foundation
+import LMDB
+
+extension EventLog {
+    /// Every entry of the `events` table of the store at `directory`, as
+    /// stored, for `jqc salvage`: the store is opened read-only, without a
+    /// lock file and without any other check, so that whatever can still be
+    /// read of a damaged store is read. `count` is called first with the
+    /// table's entry count; `entry` with each position (nil when the key is
+    /// not one) and stored value, in key order. Answers false when the store
+    /// has no `events` table.
+    public static func rawEntries(
+        ofStoreAt directory: String, count: (Int) -> Void, entry: (UInt64?, [UInt8]) -> Void
+    ) throws -> Bool {
+        var options = Environment.Options()
+        options.readOnly = true
+        options.noLock = true
+        options.create = false
+        let environment = try Environment(directory: directory, options: options)
+        defer { environment.close() }
+        guard let events = try environment.table("events", create: false) else { return false }
+        try environment.read { txn in
+            count(try txn.count(events))
+            try txn.forEach(events) { key, value in
+                entry(BigEndian.uint64(key), Array(value))
+                return true
+            }
+        }
+        return true
+    }
+}
