@@ -97,7 +97,13 @@ public enum EventWording {
     // MARK: - Parts
 
     /// An id shortened for reading: its first eight hex digits and `…`.
-    public static func short(_ id: UUID) -> String { String(id.lowercased.prefix(8)) + "…" }
+    public static func short(_ id: UUID) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(11)
+        id.appendShortLowercased(to: &bytes)
+        bytes.append(contentsOf: "…".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// A SHA-256 shortened for reading: its first twelve hex digits and `…`.
     public static func shortHash(_ hex: String) -> String { String(hex.prefix(12)) + "…" }
@@ -144,6 +150,10 @@ public enum EventWording {
     /// JSON-like escapes for C0 controls; C1 controls and bidi overrides
     /// (which JSON leaves alone) as `TerminalText` shows them.
     static func escaped(_ text: String, quotes: Bool = false) -> String {
+        // Most answers are plain ASCII with nothing to escape: kept as they are.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && !(quotes && ($0 == 0x22 || $0 == 0x5C)) }) {
+            return text
+        }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

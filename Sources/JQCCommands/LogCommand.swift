@@ -155,6 +155,14 @@ struct LogCommand: RunnableCommand {
 }
 
 /// Prints log lines, naming fields through each inspection's pinned template.
+///
+/// A listing of the whole log is a million lines, so each event costs one
+/// decode of its payload, and only if it is printed: a record the filter
+/// skips is judged on its envelope (type, actor, time, position) alone, and
+/// a skipped start or template pin is kept undecoded until a printed event
+/// of its inspection needs the template. The template itself is looked up
+/// only for what it names: fields (in text) and old payloads to upcast.
+/// Lines are formatted as bytes into one reused buffer.
 struct LogPrinter {
     let auditor: AuditorLedger
     let invocation: Invocation
@@ -163,6 +171,11 @@ struct LogPrinter {
     /// Templates by content hash, and which hash each stream started from.
     private var templates: [String: Template] = [:]
     private var streamTemplates: [UUID: String] = [:]
+    /// Skipped template pins and starts, decoded when a template is needed.
+    private var unreadPins: [EventRecord] = []
+    private var unreadStarts: [UUID: EventRecord] = [:]
+    /// The line being formatted (kept for its capacity).
+    private var line: [UInt8] = []
 
     init(auditor: AuditorLedger, invocation: Invocation, filter: LogFilter) {
         self.auditor = auditor
@@ -188,15 +201,20 @@ struct LogPrinter {
     }
 
     mutating func print(_ record: EventRecord) throws {
-        if record.type == InspectionEventType.templatePinned.rawValue,
-            case .templatePinned(let pinned) = try? InspectionEvent.decode(record)
-        {
-            // Kept for naming fields; an undecodable pin is reported when printed.
-            templates[pinned.templateHash] = pinned.template
+        guard filter.admits(record) else {
+            if record.type == InspectionEventType.templatePinned.rawValue {
+                unreadPins.append(record)
+                // Bounded: a skipped pin holds a whole template.
+                if unreadPins.count >= Self.unreadPinLimit { readPins() }
+            } else if record.type == InspectionEventType.started.rawValue {
+                unreadStarts[record.stream] = record
+            }
+            return
         }
-        guard filter.admits(record) else { return }
         printed += 1
-        let template = try template(of: record)
+        // Only an old payload needs the template to be read at all.
+        let upcasts = EventUpcaster.needsUpcast(type: record.type, schemaVersion: record.schemaVersion)
+        var template = upcasts ? try template(of: record) : nil
         let event: InspectionEvent
         do {
             event = try EventUpcaster.decode(record, template: template)
@@ -208,19 +226,61 @@ struct LogPrinter {
                 invocation.stderr.line(
                     "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
                         + "read: \(TerminalText.singleLine("\(error)"))")
-                invocation.stdout.line(EventExport.jsonLine(for: record, event: stored))
+                emit { EventExport.appendJSONLine(for: record, event: stored, to: &$0) }
             } else {
-                invocation.stdout.line(
-                    LogFilter.line(for: record, summary: "(unreadable \(record.type) event: \(error))"))
+                let summary = "(unreadable \(record.type) event: \(error))"
+                emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
             }
             return
         }
-        if invocation.json {
-            invocation.stdout.line(EventExport.jsonLine(for: record, event: event))
-        } else {
-            let summary = EventWording.describe(event, stream: record.stream, template: template)
-            invocation.stdout.line(LogFilter.line(for: record, summary: summary))
+        switch event {
+        case .templatePinned(let pinned):
+            // Kept for naming fields of the events that follow.
+            templates[pinned.templateHash] = pinned.template
+        case .started(let started):
+            streamTemplates[record.stream] = started.templateHash
+            unreadStarts[record.stream] = nil
+        default:
+            break
         }
+        if invocation.json {
+            emit { EventExport.appendJSONLine(for: record, event: event, to: &$0) }
+        } else {
+            if !upcasts, Self.namesFields(event) { template = try self.template(of: record) }
+            let summary = EventWording.describe(event, stream: record.stream, template: template)
+            emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
+        }
+    }
+
+    /// How many skipped pins wait undecoded at most.
+    private static let unreadPinLimit = 256
+
+    /// Decodes the pins skipped so far, in log order (a later pin of a hash
+    /// wins, as when printed).
+    private mutating func readPins() {
+        for pin in unreadPins {
+            if case .templatePinned(let pinned) = try? InspectionEvent.decode(pin) {
+                templates[pinned.templateHash] = pinned.template
+            }
+        }
+        unreadPins.removeAll()
+    }
+
+    /// Whether the words for `event` use its inspection's template.
+    private static func namesFields(_ event: InspectionEvent) -> Bool {
+        switch event {
+        case .started, .fieldSet, .fieldCleared: true
+        case .photoCaptured(let captured): captured.fieldID != nil
+        default: false
+        }
+    }
+
+    /// Formats one line into the reused buffer and hands it to stdout.
+    private mutating func emit(_ format: (inout [UInt8]) -> Void) {
+        line.removeAll(keepingCapacity: true)
+        format(&line)
+        line.append(UInt8(ascii: "\n"))
+        invocation.stdout.write(utf8: line)
     }
 
     /// The pinned template of the record's inspection: from a start seen in
@@ -229,8 +289,8 @@ struct LogPrinter {
     /// Decoding failures here only leave fields unnamed; the event itself is
     /// decoded, and its failure shown, by `print`.
     private mutating func template(of record: EventRecord) throws -> Template? {
-        if record.type == InspectionEventType.started.rawValue,
-            case .started(let started) = try? InspectionEvent.decode(record)
+        if streamTemplates[record.stream] == nil, let start = unreadStarts.removeValue(forKey: record.stream),
+            case .started(let started) = try? InspectionEvent.decode(start)
         {
             streamTemplates[record.stream] = started.templateHash
         }
@@ -242,6 +302,7 @@ struct LogPrinter {
             }
         }
         guard let hash = streamTemplates[record.stream], !hash.isEmpty else { return nil }
+        if templates[hash] == nil { readPins() }
         if let known = templates[hash] { return known }
         if let viewed = try auditor.ledger?.pinnedTemplate(hash: hash), viewed.contentHash == hash {
             templates[hash] = viewed
