@@ -19,13 +19,17 @@ public enum EventWording {
     ///   - template: the inspection's pinned template, to name fields by label.
     ///   - before: the inspection as it stood before the event; when given,
     ///     field changes read `old → new` instead of `= new`.
+    ///   - templateHash: `template.contentHash` when the caller has already
+    ///     computed it (hashing a template is costly; a listing of the log
+    ///     names thousands of starts of a few templates).
     public static func describe(
-        _ event: InspectionEvent, stream: UUID, template: Template?, before: InspectionState? = nil
+        _ event: InspectionEvent, stream: UUID, template: Template?, before: InspectionState? = nil,
+        templateHash: String? = nil
     ) -> String {
         switch event {
         case .started(let e):
             var text = "started the inspection from template \(shown(e.templateID))"
-            if let template, template.contentHash == e.templateHash {
+            if let template, (templateHash ?? template.contentHash) == e.templateHash {
                 text += " \"\(shown(template.name))\" version \(template.version)"
             }
             text += " at \(shown(e.facilityName)) (\(shown(e.facilityID)))"

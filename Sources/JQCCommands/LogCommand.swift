@@ -97,6 +97,8 @@ struct LogCommand: RunnableCommand {
             return
         }
         var printer = LogPrinter(auditor: auditor, invocation: invocation, filter: filter)
+        // What was formatted is shown even when a read fails part way.
+        defer { printer.flush() }
         if let inspection {
             let id = try auditor.resolveInspection(inspection)
             for entry in try auditor.history(of: id) {
@@ -174,8 +176,17 @@ struct LogPrinter {
     /// Skipped template pins and starts, decoded when a template is needed.
     private var unreadPins: [EventRecord] = []
     private var unreadStarts: [UUID: EventRecord] = [:]
-    /// The line being formatted (kept for its capacity).
-    private var line: [UInt8] = []
+    /// Whether each template held under a hash has that content hash
+    /// (computed once per template, not once per start that names it).
+    private var hashMatches: [String: Bool] = [:]
+    /// Each stream's template once found (emptied when templates change).
+    private var resolved: [UUID: Template] = [:]
+    /// The current schema version of each type name seen (0: unknown).
+    private var currentVersions: [String: Int] = [:]
+    /// Lines formatted and not yet handed to stdout (a block at a time;
+    /// a line at a time to a terminal).
+    private var block: [UInt8] = []
+    private static let blockSize = 1 << 16
 
     init(auditor: AuditorLedger, invocation: Invocation, filter: LogFilter) {
         self.auditor = auditor
@@ -188,7 +199,8 @@ struct LogPrinter {
     /// A place where the log should hold a record and does not: on stdout
     /// in text (it is part of what happened), on stderr with --json (whose
     /// lines must each be an event). It never counts towards --limit.
-    func printHole(at position: UInt64, _ what: String) {
+    mutating func printHole(at position: UInt64, _ what: String) {
+        flush()
         if invocation.json {
             invocation.stderr.line("jqc: position \(position): \(what)")
         } else {
@@ -213,7 +225,7 @@ struct LogPrinter {
         }
         printed += 1
         // Only an old payload needs the template to be read at all.
-        let upcasts = EventUpcaster.needsUpcast(type: record.type, schemaVersion: record.schemaVersion)
+        let upcasts = needsUpcast(record)
         var template = upcasts ? try template(of: record) : nil
         let event: InspectionEvent
         do {
@@ -236,10 +248,11 @@ struct LogPrinter {
         switch event {
         case .templatePinned(let pinned):
             // Kept for naming fields of the events that follow.
-            templates[pinned.templateHash] = pinned.template
+            remember(pinned.template, as: pinned.templateHash)
         case .started(let started):
             streamTemplates[record.stream] = started.templateHash
             unreadStarts[record.stream] = nil
+            resolved[record.stream] = nil
         default:
             break
         }
@@ -247,7 +260,13 @@ struct LogPrinter {
             emit { EventExport.appendJSONLine(for: record, event: event, to: &$0) }
         } else {
             if !upcasts, Self.namesFields(event) { template = try self.template(of: record) }
-            let summary = EventWording.describe(event, stream: record.stream, template: template)
+            var hash: String?
+            if case .started(let started) = event, let template, let matches = hashMatches[started.templateHash],
+                templates[started.templateHash] == template
+            {
+                hash = matches ? started.templateHash : nil
+            }
+            let summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
             emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
         }
     }
@@ -260,7 +279,7 @@ struct LogPrinter {
     private mutating func readPins() {
         for pin in unreadPins {
             if case .templatePinned(let pinned) = try? InspectionEvent.decode(pin) {
-                templates[pinned.templateHash] = pinned.template
+                remember(pinned.template, as: pinned.templateHash)
             }
         }
         unreadPins.removeAll()
@@ -275,12 +294,35 @@ struct LogPrinter {
         }
     }
 
-    /// Formats one line into the reused buffer and hands it to stdout.
+    /// Formats one line into the block, and hands the block to stdout when
+    /// it is full (or at once, to a terminal).
     private mutating func emit(_ format: (inout [UInt8]) -> Void) {
-        line.removeAll(keepingCapacity: true)
-        format(&line)
-        line.append(UInt8(ascii: "\n"))
-        invocation.stdout.write(utf8: line)
+        format(&block)
+        block.append(UInt8(ascii: "\n"))
+        if block.count >= Self.blockSize || invocation.stdout.isTerminal { flush() }
+    }
+
+    /// Hands the lines formatted so far to stdout: before anything else is
+    /// written to it, and at the end.
+    mutating func flush() {
+        guard !block.isEmpty else { return }
+        invocation.stdout.write(utf8: block)
+        block.removeAll(keepingCapacity: true)
+    }
+
+    /// `EventUpcaster.needsUpcast`, remembered by type name.
+    private mutating func needsUpcast(_ record: EventRecord) -> Bool {
+        if let current = currentVersions[record.type] { return record.schemaVersion < current }
+        let current = InspectionEventType(rawValue: record.type)?.schemaVersion ?? 0
+        currentVersions[record.type] = current
+        return record.schemaVersion < current
+    }
+
+    /// Keeps `template` for naming fields, under the hash it was stored with.
+    private mutating func remember(_ template: Template, as hash: String) {
+        templates[hash] = template
+        hashMatches[hash] = template.contentHash == hash
+        resolved.removeAll(keepingCapacity: true)
     }
 
     /// The pinned template of the record's inspection: from a start seen in
@@ -289,6 +331,13 @@ struct LogPrinter {
     /// Decoding failures here only leave fields unnamed; the event itself is
     /// decoded, and its failure shown, by `print`.
     private mutating func template(of record: EventRecord) throws -> Template? {
+        if let known = resolved[record.stream] { return known }
+        let found = try findTemplate(of: record)
+        if let found { resolved[record.stream] = found }
+        return found
+    }
+
+    private mutating func findTemplate(of record: EventRecord) throws -> Template? {
         if streamTemplates[record.stream] == nil, let start = unreadStarts.removeValue(forKey: record.stream),
             case .started(let started) = try? InspectionEvent.decode(start)
         {
@@ -298,7 +347,7 @@ struct LogPrinter {
             let entries = try auditor.history(of: record.stream)
             streamTemplates[record.stream] = AuditTimeline.templateHash(in: entries) ?? ""
             for (hash, pinned) in AuditTimeline.pinnedTemplates(in: entries) where templates[hash] == nil {
-                templates[hash] = pinned.template
+                remember(pinned.template, as: hash)
             }
         }
         guard let hash = streamTemplates[record.stream], !hash.isEmpty else { return nil }
@@ -306,6 +355,8 @@ struct LogPrinter {
         if let known = templates[hash] { return known }
         if let viewed = try auditor.ledger?.pinnedTemplate(hash: hash), viewed.contentHash == hash {
             templates[hash] = viewed
+            hashMatches[hash] = true
+            resolved.removeAll(keepingCapacity: true)
             return viewed
         }
         return nil

@@ -38,15 +38,8 @@ public enum TerminalText {
     /// instead of a walk through Unicode scalars. Names, types and most
     /// values are such text, and a listing of the log shows millions.
     static func isPrintableASCII(_ text: String, allowingLineBreaks: Bool) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            for byte in bytes {
-                guard byte >= 0x20, byte < 0x7F else {
-                    if allowingLineBreaks, byte == 0x09 || byte == 0x0A { continue }
-                    return false
-                }
-            }
-            return true
+        text.utf8.allSatisfy { byte in
+            (byte >= 0x20 && byte < 0x7F) || (allowingLineBreaks && (byte == 0x09 || byte == 0x0A))
         }
     }
 
