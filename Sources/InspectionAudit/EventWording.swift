@@ -155,7 +155,9 @@ public enum EventWording {
     /// (which JSON leaves alone) as `TerminalText` shows them.
     static func escaped(_ text: String, quotes: Bool = false) -> String {
         // Most answers are plain ASCII with nothing to escape: kept as they are.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && !(quotes && ($0 == 0x22 || $0 == 0x5C)) }) {
+        if TerminalText.isPrintableASCII(text, allowingLineBreaks: false),
+            !quotes || !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C })
+        {
             return text
         }
         var out = ""

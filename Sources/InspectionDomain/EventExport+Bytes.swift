@@ -74,7 +74,7 @@ extension JSONValue {
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings (ids, names, types) need no escape: copied whole.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+        if !needsEscape(text) {
             out.append(contentsOf: text.utf8)
             out.append(UInt8(ascii: "\""))
             return
@@ -94,6 +94,17 @@ extension JSONValue {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any byte of `text` is escaped in JSON (a Span walks the
+    /// bytes in place, a few times faster than the UTF8View).
+    private static func needsEscape(_ text: String) -> Bool {
+        let bytes = text.utf8.span
+        for i in bytes.indices {
+            let byte = bytes[i]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+        }
+        return false
     }
 
     private static func hexDigit(_ value: UInt8) -> UInt8 {

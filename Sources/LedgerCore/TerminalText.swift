@@ -37,10 +37,16 @@ public enum TerminalText {
     /// newline): nothing to escape, decided by one pass over the bytes
     /// instead of a walk through Unicode scalars. Names, types and most
     /// values are such text, and a listing of the log shows millions.
-    static func isPrintableASCII(_ text: String, allowingLineBreaks: Bool) -> Bool {
-        text.utf8.allSatisfy { byte in
-            (byte >= 0x20 && byte < 0x7F) || (allowingLineBreaks && (byte == 0x09 || byte == 0x0A))
+    public static func isPrintableASCII(_ text: String, allowingLineBreaks: Bool) -> Bool {
+        // A Span walks the bytes in place, a few times faster than the UTF8View.
+        let bytes = text.utf8.span
+        for i in bytes.indices {
+            let byte = bytes[i]
+            guard (byte >= 0x20 && byte < 0x7F) || (allowingLineBreaks && (byte == 0x09 || byte == 0x0A)) else {
+                return false
+            }
         }
+        return true
     }
 
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
