@@ -19,13 +19,17 @@ public enum EventWording {
     ///   - template: the inspection's pinned template, to name fields by label.
     ///   - before: the inspection as it stood before the event; when given,
     ///     field changes read `old → new` instead of `= new`.
+    ///   - templateHash: `template.contentHash` when the caller has already
+    ///     computed it (hashing a template is costly; a listing of the log
+    ///     names thousands of starts of a few templates).
     public static func describe(
-        _ event: InspectionEvent, stream: UUID, template: Template?, before: InspectionState? = nil
+        _ event: InspectionEvent, stream: UUID, template: Template?, before: InspectionState? = nil,
+        templateHash: String? = nil
     ) -> String {
         switch event {
         case .started(let e):
             var text = "started the inspection from template \(shown(e.templateID))"
-            if let template, template.contentHash == e.templateHash {
+            if let template, (templateHash ?? template.contentHash) == e.templateHash {
                 text += " \"\(shown(template.name))\" version \(template.version)"
             }
             text += " at \(shown(e.facilityName)) (\(shown(e.facilityID)))"
@@ -100,7 +104,13 @@ public enum EventWording {
     // MARK: - Parts
 
     /// An id shortened for reading: its first eight hex digits and `…`.
-    public static func short(_ id: UUID) -> String { String(id.lowercased.prefix(8)) + "…" }
+    public static func short(_ id: UUID) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(11)
+        id.appendShortLowercased(to: &bytes)
+        bytes.append(contentsOf: "…".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
 
     /// A SHA-256 shortened for reading: its first twelve hex digits and `…`.
     public static func shortHash(_ hex: String) -> String { String(hex.prefix(12)) + "…" }
@@ -147,6 +157,12 @@ public enum EventWording {
     /// JSON-like escapes for C0 controls; C1 controls and bidi overrides
     /// (which JSON leaves alone) as `TerminalText` shows them.
     static func escaped(_ text: String, quotes: Bool = false) -> String {
+        // Most answers are plain ASCII with nothing to escape: kept as they are.
+        if TerminalText.isPrintableASCII(text, allowingLineBreaks: false),
+            !quotes || !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C })
+        {
+            return text
+        }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -103,11 +103,27 @@ public struct LogFilter: Sendable {
     /// control character or bidi override reaches the terminal and every
     /// event stays on its one line.
     public static func line(for record: EventRecord, summary: String) -> String {
+        var bytes: [UInt8] = []
+        appendLine(for: record, summary: summary, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 of `line(for:summary:)` to `out` (no newline): the
+    /// form a listing of the whole log writes, into one reused buffer.
+    public static func appendLine(for record: EventRecord, summary: String, to out: inout [UInt8]) {
         let position = String(record.position)
-        let name = TerminalText.singleLine(record.actor.name)
-        let actor = record.actor.verified ? name : "\(name) (unverified)"
-        return String(repeating: " ", count: max(0, 7 - position.count)) + position + "  "
-            + record.recordedAt.iso8601 + "  " + String(record.device.lowercased.prefix(8)) + "  "
-            + String(record.stream.lowercased.prefix(8)) + "  " + actor + ": " + TerminalText.singleLine(summary)
+        for _ in position.utf8.count..<max(7, position.utf8.count) { out.append(UInt8(ascii: " ")) }
+        out.append(contentsOf: position.utf8)
+        out.append(contentsOf: "  ".utf8)
+        record.recordedAt.appendISO8601(to: &out)
+        out.append(contentsOf: "  ".utf8)
+        record.device.appendShortLowercased(to: &out)
+        out.append(contentsOf: "  ".utf8)
+        record.stream.appendShortLowercased(to: &out)
+        out.append(contentsOf: "  ".utf8)
+        out.append(contentsOf: TerminalText.singleLine(record.actor.name).utf8)
+        if !record.actor.verified { out.append(contentsOf: " (unverified)".utf8) }
+        out.append(contentsOf: ": ".utf8)
+        out.append(contentsOf: TerminalText.singleLine(summary).utf8)
     }
 }

@@ -54,6 +54,29 @@ public final class OutputStream: Sendable {
         if let ready { Self.writeAll(ready, to: fileDescriptor) }
     }
 
+    /// Writes UTF-8 bytes: what a command that formats many lines into one
+    /// reused buffer (`jqc log`) hands over, without making a String of them.
+    /// A block at least as large as the buffer, with nothing held before
+    /// it, goes straight to the descriptor, uncopied.
+    public func write(utf8 bytes: [UInt8]) {
+        guard let fileDescriptor else {
+            state.withLock { $0.pending.append(contentsOf: bytes) }
+            return
+        }
+        let direct = state.withLock { $0.pending.isEmpty && bytes.count >= 1 << 16 }
+        if direct {
+            Self.writeAll(bytes, to: fileDescriptor)
+            return
+        }
+        let ready: [UInt8]? = state.withLock { state in
+            state.pending.append(contentsOf: bytes)
+            guard !state.buffering || state.pending.count >= 1 << 16 else { return nil }
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            return state.pending
+        }
+        if let ready { Self.writeAll(ready, to: fileDescriptor) }
+    }
+
     /// Writes `text` and a newline.
     public func line(_ text: String = "") { write(text + "\n") }
 

@@ -19,13 +19,16 @@ struct CommandBenchmark {
     /// Average wall seconds of `runs` runs of `jqc arguments`; a run that
     /// exits non-zero fails the benchmark (a failing command skips work).
     /// `beforeEach` runs untimed before every run (a cold-cache eviction).
-    func time(_ arguments: [String], runs: Int, beforeEach: () -> Void = {}) throws -> Double {
+    /// `stdout` is where its output goes (a file for `jqc log`).
+    func time(
+        _ arguments: [String], runs: Int, stdout: String = "/dev/null", beforeEach: () -> Void = {}
+    ) throws -> Double {
         let argv = [jqc, "--ledger", ledger, "--as", "bench"] + arguments
         var total = 0.0
         for _ in 0..<runs {
             var status: Int32 = 0
             beforeEach()
-            total += try Measure.seconds { status = try Self.spawnAndWait(argv) }
+            total += try Measure.seconds { status = try Self.spawnAndWait(argv, stdout: stdout) }
             guard status == 0 else {
                 throw BenchError("jqc \(arguments.joined(separator: " ")) exited with status \(status)")
             }
@@ -91,6 +94,48 @@ struct CommandBenchmark {
             print(String(format: "  jqc verify --checkpoint FILE        %7.2f ms   target < 20 ms", extends * 1000))
             print(String(format: "  jqc prove ID                        %7.2f ms", prove * 1000))
             print(String(format: "  jqc verify --full (the whole walk)  %7.2f ms", full * 1000))
+        }
+        try logRows()
+    }
+
+    /// `jqc log` over the whole generated ledger into a file, in lines/s,
+    /// beside `cat` of that same output (the same byte volume through a
+    /// process into a file: the floor of any listing), warm and cold.
+    func logRows() throws {
+        let output = NSTemporaryDirectory() + "jqc-bench-log-\(getpid()).txt"
+        defer { unlink(output) }
+        let store = [ledger + "/store"]
+        let rows: [(label: String, arguments: [String])] = [
+            ("jqc log", ["log"]), ("jqc --json log", ["--json", "log"]),
+            ("jqc log --type sync", ["log", "--type", "sync"]),
+            ("jqc --json log --type sync", ["--json", "log", "--type", "sync"]),
+        ]
+        print("  jqc log, whole ledger into a file   lines/s  events/s      s   MiB   cat of the output   target")
+        var events = 0
+        for row in rows {
+            for cold in [false, true] {
+                let seconds = try time(row.arguments, runs: 1, stdout: output) {
+                    if cold { PageCache.evict(store) }
+                }
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
+                let lines = bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                // The unfiltered listing (first) has a line per event: every row reads them all.
+                if events == 0 { events = lines }
+                let cat = try Measure.seconds {
+                    guard try Self.spawnAndWait(["/bin/cat", output]) == 0 else {
+                        throw BenchError("cat \(output) failed")
+                    }
+                }
+                let label = row.label.padding(toLength: 34, withPad: " ", startingAt: 0)
+                let target = row.arguments.contains("--type") ? "(filtered)      " : ">= 500k lines/s "
+                print(
+                    "  " + label
+                        + String(
+                            format: " %7.0fk %8.0fk %6.2f %5.0f   %6.3f s %5.0f MiB/s   ",
+                            Double(lines) / seconds / 1000, Double(events) / seconds / 1000, seconds,
+                            Double(bytes.count) / 1_048_576, cat, Double(bytes.count) / 1_048_576 / cat)
+                        + target + (cold ? "  cold" : "  warm"))
+            }
         }
     }
 }

@@ -1,0 +1,50 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+import Testing
+
+/// `EventExport.appendJSONLine` (what `jqc --json log` writes) gives the
+/// bytes of `jsonLine`, the envelope serialized as a `JSONValue`.
+@Suite struct EventExportBytesTests {
+    /// Person-written text that JSON escapes, or passes on as it is.
+    static let hostileTexts = [
+        "plain", "", "quote \" and backslash \\", "line\nbreak\r\ttab", "esc \u{1B}[8m nul \u{0}", "del \u{7F}",
+        "é, 漢字, 🧯", "bidi \u{202E}override", "c1 \u{85}",
+    ]
+
+    static func record(_ event: InspectionEvent, _ n: Int, actor: Actor = Samples.actor) -> EventRecord {
+        let pending = event.pending(
+            stream: Samples.uuid(1), actor: actor, device: Samples.uuid(3), recordedAt: Samples.time(n))
+        return EventRecord(position: UInt64(n + 1), streamVersion: UInt64(n + 7), event: pending)
+    }
+
+    static func bytes(_ record: EventRecord, _ event: InspectionEvent) -> String {
+        var out: [UInt8] = Array("x".utf8)
+        EventExport.appendJSONLine(for: record, event: event, to: &out)
+        return String(decoding: out.dropFirst(), as: UTF8.self)
+    }
+
+    @Test func everyEventIsTheSameBytes() throws {
+        for (n, event) in try InspectionEventTests.everyEvent().enumerated() {
+            let record = Self.record(event, n)
+            #expect(Self.bytes(record, event) == EventExport.jsonLine(for: record, event: event), "\(event.typeName)")
+        }
+    }
+
+    @Test(arguments: hostileTexts)
+    func hostileTextIsEscapedTheSameWay(text: String) {
+        let event = InspectionEvent.issueFlagged(
+            IssueFlagged(issueID: Samples.uuid(50), severity: .high, description: text))
+        for verified in [true, false] {
+            let record = Self.record(event, 3, actor: Actor(id: "id " + text, name: text, verified: verified))
+            #expect(Self.bytes(record, event) == EventExport.jsonLine(for: record, event: event))
+        }
+    }
+
+    @Test func anUnrecognizedEventIsTheSameBytes() {
+        let stored = InspectionEvent.unrecognized(
+            StoredPayload(type: "future.thing\u{1}", schemaVersion: 3, payload: [0xA1, 0x61, 0x61, 0x20]))
+        let record = Self.record(stored, 5)
+        #expect(Self.bytes(record, stored) == EventExport.jsonLine(for: record, event: stored))
+    }
+}
