@@ -13,11 +13,16 @@ struct AuditCommand: RunnableCommand {
     static let path = ["audit"]
     static let spec = CommandSpec(
         "audit",
-        abstract: "Replay an inspection's whole history and check it: timeline, form, photos, links, hash chain.",
+        abstract: "Replay an inspection's whole history and check it: timeline, form, photos, links, proofs.",
         discussion: """
-            States at the top whether the hash chain is INTACT, checked from the first event to the head \
-            (and against --digest, a digest from 'jqc digest' handed out earlier), and whether every photo \
-            file still hashes to the SHA-256 recorded when it was taken. Then every event of the inspection, \
+            States at the top whether the inspection's records are INTACT, proven through the log's Merkle \
+            tree against a checkpoint (made now and signed by the device key, or --checkpoint FILE, one \
+            handed over earlier: then today's log is also proven to extend it): each record is the leaf the \
+            tree holds at its position, versions 1, 2, 3 … linked by their back-links, so none was changed, \
+            removed, hidden or reordered. Records of other inspections are not this audit's concern; --full \
+            walks the whole hash chain instead (and --digest checks a digest from 'jqc digest' on the way). \
+            States whether every photo file still hashes to the SHA-256 recorded when it was taken, and \
+            whether a sync server witnessed the log's history. Then every event of the inspection, \
             discarded drafts and sync outcomes included, with each answer changed as old → new; the pinned \
             template; re-inspection links; issues; photos.
 
@@ -28,10 +33,10 @@ struct AuditCommand: RunnableCommand {
 
             --format json writes the report of Schemas/audit-report.schema.json (--json is the same); \
             --format html one self-contained file for a browser (inline CSS, no scripts, photos embedded). \
-            Checking the chain reads the whole log (about a second per million events); --no-verify skips \
-            it and says so. Opens the ledger read-only and needs no login; a read-only copy works.
+            The proofs cost a few dozen hashes per record (milliseconds on a million events); the full \
+            walk reads the whole log (about a second per million events); --no-verify skips both and says so. Opens the ledger read-only and needs no login; a read-only copy works.
 
-            Exit status 1 when the chain is not intact, a photo file is missing or altered, or the \
+            Exit status 1 when a proof fails or the chain is not intact, a photo file is missing or altered, or the \
             inspection's own records are damaged (the report is printed first).
             """,
         group: "Auditing",
@@ -41,9 +46,16 @@ struct AuditCommand: RunnableCommand {
             OptionSpec("format", valueName: "FORMAT", help: "text, json or html.", defaultDescription: "text"),
             OptionSpec("output", short: "o", valueName: "FILE", help: "Write the report to FILE instead of stdout."),
             OptionSpec(
-                "digest", valueName: "DIGEST", help: "Also prove the log extends this digest from 'jqc digest'."),
+                "digest", valueName: "DIGEST",
+                help: "Walk the whole chain and prove the log extends this digest from 'jqc digest'."),
+            OptionSpec(
+                "checkpoint", valueName: "FILE",
+                help: "Anchor the proofs to this signed checkpoint from 'jqc checkpoint' (handed over earlier)."),
         ],
-        flags: [FlagSpec("no-verify", help: "Skip the hash chain check (the full scan of the log).")])
+        flags: [
+            FlagSpec("full", help: "Walk the whole hash chain instead of proving the inspection's records."),
+            FlagSpec("no-verify", help: "Skip the proofs and the chain walk."),
+        ])
 
     /// The renderings of the report.
     enum Format: String, CaseIterable {
@@ -57,6 +69,8 @@ struct AuditCommand: RunnableCommand {
     var output: String?
     var digest: LedgerDigest?
     var verify: Bool
+    var full: Bool
+    var checkpointFile: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         id = try parsed.require("ID")
@@ -79,9 +93,21 @@ struct AuditCommand: RunnableCommand {
             self.digest = digest
         }
         verify = !parsed.flag("no-verify")
+        checkpointFile = parsed.option("checkpoint")
+        // A digest is checked by the chain walk.
+        full = parsed.flag("full") || digest != nil
         if !verify, digest != nil {
             throw .unexpectedArgument(
                 "--digest with --no-verify (a digest is checked by the chain walk)", context: parsed.context)
+        }
+        if !verify, checkpointFile != nil {
+            throw .unexpectedArgument(
+                "--checkpoint with --no-verify (a checkpoint anchors the proofs)", context: parsed.context)
+        }
+        if full, checkpointFile != nil {
+            throw .unexpectedArgument(
+                "--checkpoint with --full or --digest (the walk checks the chain, a checkpoint anchors the "
+                    + "proofs: run 'jqc verify --checkpoint FILE --full' for both)", context: parsed.context)
         }
     }
 
@@ -206,11 +232,20 @@ struct AuditCommand: RunnableCommand {
         }
 
         let chain: ChainCheck
-        if verify {
+        if verify, full {
             chain = try auditor.checkChain(against: digest) { done, total in
                 invocation.progress("verifying the chain: \(done)/\(total) records")
             }
             invocation.endProgress()
+        } else if verify {
+            let anchor: AuditorLedger.Anchor
+            if let checkpointFile {
+                let (checkpoint, key) = try CheckpointFile.read(checkpointFile, log: auditor.log, home: invocation.home)
+                anchor = .init(checkpoint: checkpoint, kind: .file, source: checkpointFile, signer: key.name)
+            } else {
+                anchor = try auditor.checkpointNow(invocation.home)
+            }
+            chain = try auditor.proveInspection(inspection, entries: entries, anchor: anchor)
         } else {
             chain = try auditor.uncheckedChain()
         }
