@@ -85,7 +85,7 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .target(name: "LedgerTestSupport", dependencies: ["LedgerStore", "LedgerCore"]),
+        .target(name: "LedgerTestSupport", dependencies: ["LedgerStore", "LedgerCore", "LMDB"]),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
         .testTarget(
             name: "LedgerStoreTests",

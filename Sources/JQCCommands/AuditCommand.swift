@@ -5,6 +5,7 @@ import InspectionDomain
 import InspectionStore
 import LedgerCore
 import LedgerStore
+import SyncWorker
 
 // MARK: - audit
 
@@ -54,6 +55,9 @@ struct AuditCommand: RunnableCommand {
         ],
         flags: [
             FlagSpec("full", help: "Walk the whole hash chain instead of proving the inspection's records."),
+            FlagSpec(
+                "witness",
+                help: "Anchor the proofs to the sync server's latest checkpoint of this device (needs a login)."),
             FlagSpec("no-verify", help: "Skip the proofs and the chain walk."),
         ])
 
@@ -71,6 +75,7 @@ struct AuditCommand: RunnableCommand {
     var verify: Bool
     var full: Bool
     var checkpointFile: String?
+    var witness: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         id = try parsed.require("ID")
@@ -94,6 +99,12 @@ struct AuditCommand: RunnableCommand {
         }
         verify = !parsed.flag("no-verify")
         checkpointFile = parsed.option("checkpoint")
+        witness = parsed.flag("witness")
+        if witness, checkpointFile != nil || !verify || parsed.flag("full") || digest != nil {
+            throw .unexpectedArgument(
+                "--witness with --checkpoint, --full, --digest or --no-verify (the witness's checkpoint anchors the "
+                    + "proofs)", context: parsed.context)
+        }
         // A digest is checked by the chain walk.
         full = parsed.flag("full") || digest != nil
         if !verify, digest != nil {
@@ -231,7 +242,7 @@ struct AuditCommand: RunnableCommand {
                     ? "the parent \(parentID.lowercased) has no events in this log" : nil)
         }
 
-        let chain: ChainCheck
+        var chain: ChainCheck
         if verify, full {
             chain = try auditor.checkChain(against: digest) { done, total in
                 invocation.progress("verifying the chain: \(done)/\(total) records")
@@ -242,6 +253,8 @@ struct AuditCommand: RunnableCommand {
             if let checkpointFile {
                 let (checkpoint, key) = try CheckpointFile.read(checkpointFile, log: auditor.log, home: invocation.home)
                 anchor = .init(checkpoint: checkpoint, kind: .file, source: checkpointFile, signer: key.name)
+            } else if witness {
+                anchor = try witnessAnchor(auditor, invocation)
             } else {
                 anchor = try auditor.checkpointNow(invocation.home)
             }
@@ -249,6 +262,7 @@ struct AuditCommand: RunnableCommand {
         } else {
             chain = try auditor.uncheckedChain()
         }
+        chain.witness = try auditor.witnessEvidence(invocation.home)
 
         var files: [String: PhotoFile] = [:]
         for (_, captured) in timeline.capturedPhotos {
@@ -275,5 +289,39 @@ struct AuditCommand: RunnableCommand {
             children: children, photoFiles: files, syncState: SyncState.of(form).rawValue, notes: notes)
         report.chainHashes = try auditor.log.chainHashes(at: timeline.entries.map(\.position).filter { $0 > 0 })
         return report
+    }
+
+    /// The sync server's latest checkpoint of this device, verified with a
+    /// key the log published: what `--witness` anchors the proofs to.
+    func witnessAnchor(_ auditor: AuditorLedger, _ invocation: Invocation) throws -> AuditorLedger.Anchor {
+        let session = try invocation.serverSession(transport: try invocation.httpClient(connections: 1))
+        let name = DeviceKeyFile.name(try invocation.config().deviceID)
+        let held: (note: String, size: UInt64)?
+        do {
+            held = try CheckpointWitness.latest(session: session, name: name)
+        } catch {
+            if case .refused(404, _) = error { throw AuditWitnessError.notWitnessing(session.api.baseURL) }
+            throw error
+        }
+        guard let held else { throw AuditWitnessError.nothingHeld(session.api.baseURL, name) }
+        let (checkpoint, key) = try CheckpointFile.verify(held.note, log: auditor.log, home: invocation.home)
+        return .init(checkpoint: checkpoint, kind: .witness, source: session.api.baseURL, signer: key.name)
+    }
+}
+
+/// `jqc audit --witness` found nothing to anchor to.
+enum AuditWitnessError: Error, CustomStringConvertible {
+    case notWitnessing(String)
+    case nothingHeld(String, String)
+
+    var description: String {
+        switch self {
+        case .notWitnessing(let server):
+            "the server \(server) does not witness checkpoints (HTTP 404): this log's history was not witnessed. "
+                + "Audit without --witness, or against a checkpoint handed over earlier (--checkpoint FILE)."
+        case .nothingHeld(let server, let name):
+            "the server \(server) holds no checkpoint of \(name): the log's history was never witnessed there. "
+                + "Run 'jqc sync' on the device first."
+        }
     }
 }

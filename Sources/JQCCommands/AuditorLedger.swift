@@ -4,6 +4,7 @@ import InspectionDomain
 import InspectionStore
 import LedgerCore
 import LedgerStore
+import SyncWorker
 
 // MARK: - Opening a ledger the way an auditor does
 
@@ -307,6 +308,24 @@ final class AuditorLedger {
             }
             return nil
         }
+    }
+
+    /// Whether a sync server witnessed the log's history, as the device's
+    /// stream records it (`sync.checkpoint_witnessed`).
+    func witnessEvidence(_ home: LedgerHome) throws -> WitnessEvidence {
+        let device = try LedgerConfig.load(home).deviceID
+        let recorded = try CheckpointWitness.recorded(in: log, device: device)
+        let acknowledged = recorded.last { $0.outcome == "acknowledged" }
+        var since: String?
+        if let last = recorded.last, last.outcome != "acknowledged" {
+            since =
+                last.outcome == "refused"
+                ? "the server REFUSED the checkpoint sent at \(last.recordedAt.iso8601): \(last.message ?? "")"
+                : "the last sync found \(last.message ?? "the server does not witness checkpoints")"
+        }
+        return WitnessEvidence(
+            acknowledgedSize: acknowledged?.size, acknowledgedAt: acknowledged?.recordedAt,
+            server: acknowledged?.server ?? recorded.last?.server, lastOutcome: since)
     }
 
     /// The chain left unchecked (`--no-verify`), with the stored head.

@@ -8,11 +8,11 @@ import LedgerCore
 /// the format-1 upgrade derives it) the whole Merkle tree, so the log is
 /// consistent in itself. Only a checkpoint taken before the rewrite, or a
 /// witness holding one, tells.
-enum LedgerForger {
+public enum LedgerForger {
     /// Rewrites every record from `position` on; `change` edits the record at
     /// `position` itself. Leaves the store at format 1 with no tree: open it
     /// writable once (any writing command) to derive the forged tree.
-    static func rewrite(store: String, from position: UInt64, change: (inout EventRecord) -> Void) throws {
+    public static func rewrite(store: String, from position: UInt64, change: (inout EventRecord) -> Void) throws {
         let env = try Environment(directory: store)
         defer { env.close() }
         guard let events = try env.table("events"), let tree = try env.table("merkle"), let meta = try env.table("meta")
@@ -43,8 +43,8 @@ enum LedgerForger {
         }
     }
 
-    struct ForgeryError: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
+    public struct ForgeryError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
     }
 }
