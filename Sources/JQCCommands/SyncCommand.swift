@@ -91,7 +91,7 @@ struct SyncCommand: RunnableCommand {
         var anythingFailed = false
         // In --watch, an offline stretch is reported once, not every interval.
         var offlineReported = false
-        let witness = CheckpointWitness(key: try DeviceKeyFile.ensure(invocation), device: device)
+        let witness = CheckpointWitness(key: { try DeviceKeyFile.ensure(invocation) }, device: device)
         repeat {
             let session = try invocation.serverSession(transport: transport)
             let started = ContinuousClock.now

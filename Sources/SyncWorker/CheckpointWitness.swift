@@ -45,16 +45,18 @@ public final class CheckpointWitness {
         }
     }
 
-    let key: NoteKey
+    /// The device's signing key, asked for only when a checkpoint is sent (it
+    /// may publish the key in the log first: a run that stops early records nothing).
+    let signingKey: () throws -> NoteKey
     let device: UUID
     /// The outcome of the last `run`, for the command's summary.
     public private(set) var outcome: Outcome?
 
     /// - Parameters:
-    ///   - key: the device's signing key (its public half published in the log).
+    ///   - key: gives the device's signing key, its public half published in the log.
     ///   - device: the device id, the stream the outcomes are recorded in.
-    public init(key: NoteKey, device: UUID) {
-        self.key = key
+    public init(key: @escaping () throws -> NoteKey, device: UUID) {
+        self.signingKey = key
         self.device = device
     }
 
@@ -63,6 +65,7 @@ public final class CheckpointWitness {
     @discardableResult
     public func run(ledger: InspectionLedger, session: ServerSession, clock: any LedgerClock) throws -> Outcome {
         let api = session.api
+        let key = try signingKey()
         let name = key.name
         let held: JSONValue
         do {
