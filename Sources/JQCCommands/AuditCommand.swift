@@ -23,7 +23,8 @@ struct AuditCommand: RunnableCommand {
             removed, hidden or reordered. Records of other inspections are not this audit's concern; --full \
             walks the whole hash chain instead (and --digest checks a digest from 'jqc digest' on the way). \
             States whether every photo file still hashes to the SHA-256 recorded when it was taken, and \
-            whether a sync server witnessed the log's history. Then every event of the inspection, \
+            whether a sync server witnessed the log's history (--witness anchors the proofs to the \
+            server's latest checkpoint of this device, so a log rewritten after it synced fails). Then every event of the inspection, \
             discarded drafts and sync outcomes included, with each answer changed as old → new; the pinned \
             template; re-inspection links; issues; photos.
 

@@ -197,16 +197,18 @@ final class AuditorLedger {
     /// may not: the proofs hold all the same, against the tree as it is).
     func checkpointNow(_ home: LedgerHome) throws -> Anchor {
         let config = try LedgerConfig.load(home)
-        var signer: String?
-        if let key = try DeviceKeyFile.load(home),
-            try DeviceKeyFile.publishedKey(in: log, device: config.deviceID) == key.verifierKey
-        {
-            signer = key.name
-        }
         let checkpoint = try log.read { reader in
             let size = try reader.treeSize()
             return Checkpoint(
                 origin: DeviceKeyFile.name(config.deviceID), size: size, root: try reader.treeRoot(size: size))
+        }
+        var signer: String?
+        if let key = try DeviceKeyFile.load(home),
+            try DeviceKeyFile.publishedKey(in: log, device: config.deviceID) == key.verifierKey
+        {
+            // Signed and checked with the key the log publishes, as a checkpoint handed out would be.
+            _ = try Checkpoint(verifying: try checkpoint.signed(by: key), key: key)
+            signer = key.name
         }
         return Anchor(checkpoint: checkpoint, kind: .madeNow, source: nil, signer: signer)
     }
