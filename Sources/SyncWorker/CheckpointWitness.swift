@@ -23,6 +23,10 @@ public final class CheckpointWitness {
     public enum Outcome: Sendable, Equatable, CustomStringConvertible {
         /// The server acknowledged the checkpoint of `size` records (it held `previous` before).
         case acknowledged(size: UInt64, previous: UInt64?)
+        /// The server holds the checkpoint of every record but the log's own
+        /// record of that acknowledgement: nothing new to witness, nothing recorded
+        /// (so `--watch` does not add a record every interval).
+        case upToDate(size: UInt64)
         /// The server has no witness endpoint (404): the history is not witnessed.
         case unsupported(String)
         /// The server refused it (409): it does not extend what the server holds.
@@ -35,6 +39,9 @@ public final class CheckpointWitness {
             case .acknowledged(let size, let previous):
                 "witness: the server acknowledged the checkpoint of \(size) records"
                     + (previous.map { " (consistent with the one of \($0) records it held)" } ?? " (its first)")
+            case .upToDate(let size):
+                "witness: the server holds the checkpoint of \(size) records; nothing was recorded since but its "
+                    + "acknowledgement"
             case .unsupported(let why): "witness: the history was NOT witnessed: \(why)"
             case .refused(let why):
                 "WITNESS REFUSED: the server holds an earlier checkpoint of this device's log that today's log does "
@@ -76,14 +83,29 @@ public final class CheckpointWitness {
             return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
         }
         let heldSize = held["size"]?.integerValue.map { UInt64(max(0, $0)) }
-        let (note, size, proof) = try ledger.log.read { reader -> (String, UInt64, [Digest256]) in
+        let device = self.device
+        let heldRoot = held["root"]?.stringValue.flatMap { Data(base64Encoded: $0) }
+        let (note, size, proof, upToDate) = try ledger.log.read { reader -> (String, UInt64, [Digest256], Bool) in
             let size = try reader.treeSize()
+            // Only the acknowledgement of the held checkpoint came after it, and
+            // today's tree at the held size has the held root: nothing to witness.
+            // (A log rewritten below it has another root, and is sent, to be refused.)
+            if let heldSize, heldSize + 1 == size, let heldRoot,
+                Data(try reader.treeRoot(size: heldSize).bytes) == heldRoot,
+                let last = try reader.record(at: size), last.type == Self.eventType, last.stream == device
+            {
+                return ("", size, [], true)
+            }
             let checkpoint = Checkpoint(origin: name, size: size, root: try reader.treeRoot(size: size))
             var proof: [Digest256] = []
             if let heldSize, heldSize > 0, heldSize < size {
                 proof = try reader.consistencyProof(from: heldSize, to: size)
             }
-            return (try checkpoint.signed(by: key), size, proof)
+            return (try checkpoint.signed(by: key), size, proof, false)
+        }
+        if upToDate, let heldSize {
+            self.outcome = .upToDate(size: heldSize)
+            return .upToDate(size: heldSize)
         }
         let body = JSONValue.object([
             "checkpoint": .string(note), "key": .string(key.verifierKey),
@@ -151,7 +173,7 @@ public final class CheckpointWitness {
             pairs += [("outcome", .text("unsupported")), ("message", .text(why))]
         case .refused(let why):
             pairs += [("outcome", .text("refused")), ("message", .text(why))]
-        case .failed:
+        case .failed, .upToDate:
             return outcome
         }
         try ledger.append([

@@ -25,6 +25,13 @@ import Testing
         let plain = try sample.jqc("audit", id)
         #expect(plain.stdout.contains("witness: the server"), "\(plain.stdout)")
         #expect(plain.stdout.contains("acknowledged a checkpoint of "))
+        // Nothing new but the acknowledgement: nothing sent, nothing recorded.
+        let types = try sample.eventTypes().count
+        let idle = try sample.jqc("sync")
+        #expect(idle.status == 0, "\(idle.stderr)")
+        #expect(idle.stdout.contains("witness: the server holds the checkpoint of "), "\(idle.stdout)")
+        #expect(try sample.eventTypes().count == types)
+        try sample.completedInspection(photos: 0, issues: 0)
         let again = try sample.jqc("sync")
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("(consistent with the one of "), "\(again.stdout)")
