@@ -85,8 +85,9 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        // Shared with ledger-bench, which runs its child processes through it.
-        .target(name: "LedgerTestSupport", dependencies: ["LedgerCore"]),
+        // Shared with ledger-bench, which runs its child processes through it;
+        // LedgerForger writes records with the LMDB layer, as a forger would.
+        .target(name: "LedgerTestSupport", dependencies: ["LedgerCore", "LMDB"]),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
         .testTarget(
             name: "LedgerStoreTests",

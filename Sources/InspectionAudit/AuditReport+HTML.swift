@@ -47,16 +47,9 @@ extension AuditReport {
 
     // MARK: - Sections
 
-    var verdictHTML: String {
-        let kind: String =
-            switch chain.result {
-            case .intact: isClean ? "intact" : "warning"
-            case .notIntact: "broken"
-            case .skipped: "warning"
-            }
-        var out = "<header id=\"verdict\" class=\"verdict \(kind)\">\n"
-        out += "<h1>\(Self.escape(headline))</h1>\n"
-        out += "<p class=\"subject\">Audit of inspection <code>\(Self.escape(inspectionID.lowercased))</code></p>\n"
+    /// The verdict of the full walk (or of skipping it), with the digest.
+    var chainHTML: String {
+        var out = ""
         switch chain.result {
         case .intact:
             out +=
@@ -79,6 +72,26 @@ extension AuditReport {
                 + (chain.isIntact ? "the log extends it unchanged." : "see the finding above.") + "</p>\n"
         } else {
             out += "<p id=\"digest\">Checked against the digest: none was given.</p>\n"
+        }
+        if let witness = chain.witness { out += "<p id=\"witness\">\(Self.escape(witness.line))</p>\n" }
+        return out
+    }
+
+    var verdictHTML: String {
+        let kind: String =
+            switch chain.result {
+            case .intact: isClean ? "intact" : "warning"
+            case .notIntact: "broken"
+            case .skipped: "warning"
+            }
+        var out = "<header id=\"verdict\" class=\"verdict \(kind)\">\n"
+        out += "<h1>\(Self.escape(headline))</h1>\n"
+        out += "<p class=\"subject\">Audit of inspection <code>\(Self.escape(inspectionID.lowercased))</code></p>\n"
+        if let proof = chain.proof {
+            for line in proofLines(proof) { out += "<p class=\"proof\">\(Self.escape(line))</p>\n" }
+            if let witness = chain.witness { out += "<p id=\"witness\">\(Self.escape(witness.line))</p>\n" }
+        } else {
+            out += chainHTML
         }
         let bad = photos.filter { $0.file.status != .matches && $0.file.status != .notChecked }.count
         out +=

@@ -76,6 +76,36 @@ extension AuditReport {
             .init("digest", .optional(chain.digest?.description)), .init("finding", finding),
             .init("verified_through", .integer(chain.verifiedThrough)),
             .init("seconds", chain.seconds.map(JSONValue.double) ?? .null),
+            .init("method", .string(chain.method.rawValue)),
+            .init("proof", chain.proof.map(Self.proofJSON) ?? .null),
+            .init("witness", chain.witness.map(Self.witnessJSON) ?? .null),
+        ])
+    }
+
+    static func proofJSON(_ proof: ProofEvidence) -> JSONValue {
+        .object([
+            .init("tree_size", .integer(proof.treeSize)), .init("root", .string(proof.root)),
+            .init("records", .integer(UInt64(proof.records))),
+            .init("records_proven", .integer(UInt64(proof.proven.count))),
+            .init("proven_positions", .array(proof.proven.sorted().map { .integer($0) })),
+            .init(
+                "checkpoint",
+                .object([
+                    .init("anchor", .string(proof.anchor.rawValue)), .init("source", .optional(proof.source)),
+                    .init("size", .integer(proof.checkpointSize)), .init("root", .string(proof.checkpointRoot)),
+                    .init("signer", .optional(proof.signer)),
+                    .init("consistency_hashes", .integer(UInt64(proof.consistencyHashes))),
+                ])),
+            .init("scope", .string(ProofEvidence.scope)),
+        ])
+    }
+
+    static func witnessJSON(_ witness: WitnessEvidence) -> JSONValue {
+        .object([
+            .init("witnessed", .bool(witness.acknowledgedSize != nil)),
+            .init("acknowledged_size", witness.acknowledgedSize.map { .integer($0) } ?? .null),
+            .init("acknowledged_at", .optional(witness.acknowledgedAt?.iso8601)),
+            .init("server", .optional(witness.server)), .init("last_outcome", .optional(witness.lastOutcome)),
         ])
     }
 

@@ -45,6 +45,11 @@ extension AuditReport {
     /// The verdict on the chain (and the digest), a line or two.
     public var chainLines: [String] {
         var lines: [String] = []
+        if let proof = chain.proof {
+            lines += proofLines(proof)
+            if let witness = chain.witness { lines.append(witness.line) }
+            return lines
+        }
         switch chain.result {
         case .intact:
             lines.append(
@@ -63,6 +68,30 @@ extension AuditReport {
         } else if chain.isIntact {
             lines.append("digest: none given (pass --digest to prove nothing before it was rewritten)")
         }
+        if let witness = chain.witness { lines.append(witness.line) }
+        return lines
+    }
+
+    /// The verdict of the proofs: what was proven, how, and what was not.
+    func proofLines(_ proof: ProofEvidence) -> [String] {
+        var lines: [String] = []
+        let timing = chain.seconds.map { " in " + Self.duration($0) } ?? ""
+        switch chain.result {
+        case .intact:
+            lines.append(
+                "chain: INTACT: the inspection's \(proof.proven.count) records proven through the Merkle tree of "
+                    + "\(proof.treeSize) records (inclusion proofs, stream versions 1–\(proof.proven.count), back-links) "
+                    + "against \(proof.anchorPhrase)\(timing)")
+        case .notIntact(let finding):
+            lines.append("chain: NOT INTACT: \(finding.message)")
+            lines.append(
+                "       \(proof.proven.count) of the inspection's \(proof.records) records proven before it, against "
+                    + proof.anchorPhrase)
+        case .skipped:
+            break
+        }
+        lines.append("proofs: tree root \(proof.root); the head's chain link \(chain.head) was checked")
+        lines.append("scope: \(ProofEvidence.scope)")
         return lines
     }
 

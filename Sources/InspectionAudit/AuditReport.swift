@@ -194,10 +194,29 @@ public struct ChainCheck: Sendable {
     public var verifiedThrough: UInt64
     /// How long the walk took.
     public var seconds: Double?
+    /// How the log was checked.
+    public var method: Method
+    /// With `method == .proofs`: what the proofs established and against what.
+    public var proof: ProofEvidence?
+    /// Whether a server witnessed the device's history, as the log and (with
+    /// `--witness`) the server say.
+    public var witness: WitnessEvidence?
+
+    /// How the log was checked.
+    public enum Method: String, Sendable {
+        /// Every record's chain hash recomputed from position 1 (`--full`,
+        /// `--digest`): O(n).
+        case fullWalk = "full_walk"
+        /// The inspection's records proven through the Merkle tree against a
+        /// checkpoint: O(k log n).
+        case proofs
+        /// Nothing checked (`--no-verify`).
+        case skipped
+    }
 
     public init(
         result: Result, checked: UInt64, head: LedgerDigest, digest: LedgerDigest?, verifiedThrough: UInt64,
-        seconds: Double?
+        seconds: Double?, method: Method = .fullWalk, proof: ProofEvidence? = nil
     ) {
         self.result = result
         self.checked = checked
@@ -205,6 +224,8 @@ public struct ChainCheck: Sendable {
         self.digest = digest
         self.verifiedThrough = verifiedThrough
         self.seconds = seconds
+        if case .skipped = result { self.method = .skipped } else { self.method = method }
+        self.proof = proof
     }
 
     public var isIntact: Bool {
@@ -234,6 +255,11 @@ public struct ChainCheck: Sendable {
     /// What the chain proves about one record: `verified`, `failed` (the
     /// first finding is there) or `not_verified` (after it, or not walked).
     public func standing(of position: UInt64) -> String {
+        if let proof {
+            // Only the inspection's own records are proven; linked ones are not.
+            if case .notIntact(let finding) = result, finding.position == position, position > 0 { return "failed" }
+            return proof.proven.contains(position) ? "verified" : "not_verified"
+        }
         if case .notIntact(let finding) = result, finding.position == position, position > 0,
             finding.kind != "digest_mismatch", finding.kind != "truncated"
         {
@@ -241,6 +267,109 @@ public struct ChainCheck: Sendable {
         }
         if case .skipped = result { return "not_verified" }
         return position > 0 && position <= verifiedThrough ? "verified" : "not_verified"
+    }
+}
+
+/// What `jqc audit` proved through the Merkle tree (RFC 9162) instead of
+/// walking the chain: the inspection's records are the leaves the tree holds
+/// at their positions (inclusion proofs), versions 1, 2, 3 … linked by their
+/// per-stream back-links (so none is hidden), and the tree extends the
+/// checkpoint it was anchored to (a consistency proof).
+public struct ProofEvidence: Sendable {
+    /// Where the checkpoint came from.
+    public enum Anchor: String, Sendable {
+        /// Made of today's tree when the audit ran.
+        case madeNow = "made_now"
+        /// A checkpoint file handed over earlier (`--checkpoint FILE`).
+        case file
+        /// The server's latest checkpoint of this device (`--witness`).
+        case witness
+    }
+
+    /// The tree the records were proven in (today's log).
+    public var treeSize: UInt64
+    /// Its root hash, base64 as in a checkpoint.
+    public var root: String
+    /// The positions of the inspection's records proven (all of them when intact).
+    public var proven: Set<UInt64>
+    /// The inspection's records the stream index names.
+    public var records: Int
+    public var anchor: Anchor
+    /// The file the checkpoint was read from (`file`), or the server's URL (`witness`).
+    public var source: String?
+    /// The checkpoint's tree size and root (base64).
+    public var checkpointSize: UInt64
+    public var checkpointRoot: String
+    /// The key name that signed it, or nil when it was not signed (an
+    /// auditor's copy without the device key).
+    public var signer: String?
+    /// The hashes in the consistency proof from the checkpoint to today's tree.
+    public var consistencyHashes: Int
+
+    public init(
+        treeSize: UInt64, root: String, proven: Set<UInt64>, records: Int, anchor: Anchor, source: String?,
+        checkpointSize: UInt64, checkpointRoot: String, signer: String?, consistencyHashes: Int
+    ) {
+        self.treeSize = treeSize
+        self.root = root
+        self.proven = proven
+        self.records = records
+        self.anchor = anchor
+        self.source = source
+        self.checkpointSize = checkpointSize
+        self.checkpointRoot = checkpointRoot
+        self.signer = signer
+        self.consistencyHashes = consistencyHashes
+    }
+
+    /// Where the checkpoint came from, in words that follow "against".
+    public var anchorPhrase: String {
+        let signed = signer.map { "signed by \($0)" } ?? "unsigned (no device key in this ledger directory)"
+        switch anchor {
+        case .madeNow: return "a checkpoint of today's \(checkpointSize) records made now, \(signed)"
+        case .file:
+            return "the checkpoint of \(checkpointSize) records in \(source ?? "a file"), \(signed), "
+                + "with a consistency proof of \(consistencyHashes) hashes"
+        case .witness:
+            return
+                "the server's latest checkpoint of \(checkpointSize) records (\(source ?? "the server")), \(signed), "
+                + "with a consistency proof of \(consistencyHashes) hashes"
+        }
+    }
+
+    /// What the proofs leave out, in words.
+    public static let scope =
+        "records of other inspections are not this audit's concern and were not checked "
+        + "('jqc audit --full' or 'jqc verify --full' walks the whole log)"
+}
+
+/// Whether a server (the sync witness) holds a checkpoint of this device's
+/// log: from the log's `checkpoint.witnessed` sync outcomes, and with
+/// `--witness` from the server itself.
+public struct WitnessEvidence: Sendable {
+    /// The last checkpoint a server acknowledged, as the log records it.
+    public var acknowledgedSize: UInt64?
+    public var acknowledgedAt: Timestamp?
+    public var server: String?
+    /// Set when the last sync found the server does not witness (404) or it refused.
+    public var lastOutcome: String?
+
+    public init(acknowledgedSize: UInt64?, acknowledgedAt: Timestamp?, server: String?, lastOutcome: String?) {
+        self.acknowledgedSize = acknowledgedSize
+        self.acknowledgedAt = acknowledgedAt
+        self.server = server
+        self.lastOutcome = lastOutcome
+    }
+
+    /// One line for the report.
+    public var line: String {
+        if let size = acknowledgedSize {
+            return "witness: the server\(server.map { " " + $0 } ?? "") acknowledged a checkpoint of \(size) records"
+                + (acknowledgedAt.map { " at \($0.iso8601)" } ?? "")
+                + (lastOutcome.map { "; since then: \($0)" } ?? "")
+        }
+        return "witness: the history was NOT witnessed"
+            + (lastOutcome.map { " (\($0))" } ?? " (no server has acknowledged a checkpoint of this log)")
     }
 }
 

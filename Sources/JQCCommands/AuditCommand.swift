@@ -5,6 +5,7 @@ import InspectionDomain
 import InspectionStore
 import LedgerCore
 import LedgerStore
+import SyncWorker
 
 // MARK: - audit
 
@@ -19,15 +20,28 @@ struct AuditCommand: RunnableCommand {
     static let output = OptionSpec(
         "output", short: "o", valueName: "FILE", help: "Write the report to FILE instead of stdout.")
     static let digest = OptionSpec(
-        "digest", valueName: "DIGEST", help: "Also prove the log extends this digest from 'jqc digest'.")
-    static let noVerify = FlagSpec("no-verify", help: "Skip the hash chain check (the full scan of the log).")
+        "digest", valueName: "DIGEST",
+        help: "Walk the whole chain and prove the log extends this digest from 'jqc digest'.")
+    static let checkpoint = OptionSpec(
+        "checkpoint", valueName: "FILE",
+        help: "Anchor the proofs to this signed checkpoint from 'jqc checkpoint' (handed over earlier).")
+    static let full = FlagSpec("full", help: "Walk the whole hash chain instead of proving the inspection's records.")
+    static let witness = FlagSpec(
+        "witness", help: "Anchor the proofs to the sync server's latest checkpoint of this device (needs a login).")
+    static let noVerify = FlagSpec("no-verify", help: "Skip the proofs and the chain walk.")
     static let spec = CommandSpec(
         "audit",
-        abstract: "Replay an inspection's whole history and check it: timeline, form, photos, links, hash chain.",
+        abstract: "Replay an inspection's whole history and check it: timeline, form, photos, links, proofs.",
         discussion: """
-            States at the top whether the hash chain is INTACT, checked from the first event to the head \
-            (and against --digest, a digest from 'jqc digest' handed out earlier), and whether every photo \
-            file still hashes to the SHA-256 recorded when it was taken. Then every event of the inspection, \
+            States at the top whether the inspection's records are INTACT, proven through the log's Merkle \
+            tree against a checkpoint (made now and signed by the device key, or --checkpoint FILE, one \
+            handed over earlier: then today's log is also proven to extend it): each record is the leaf the \
+            tree holds at its position, versions 1, 2, 3 … linked by their back-links, so none was changed, \
+            removed, hidden or reordered. Records of other inspections are not this audit's concern; --full \
+            walks the whole hash chain instead (and --digest checks a digest from 'jqc digest' on the way). \
+            States whether every photo file still hashes to the SHA-256 recorded when it was taken, and \
+            whether a sync server witnessed the log's history (--witness anchors the proofs to the \
+            server's latest checkpoint of this device, so a log rewritten after it synced fails). Then every event of the inspection, \
             discarded drafts and sync outcomes included, with each answer changed as old → new; the pinned \
             template; re-inspection links; issues; photos.
 
@@ -38,14 +52,15 @@ struct AuditCommand: RunnableCommand {
 
             --format json writes the report of Schemas/audit-report.schema.json (--json is the same); \
             --format html one self-contained file for a browser (inline CSS, no scripts, photos embedded). \
-            Checking the chain reads the whole log (about a second per million events); --no-verify skips \
-            it and says so. Opens the ledger read-only and needs no login; a read-only copy works.
+            The proofs cost a few dozen hashes per record (milliseconds on a million events); the full \
+            walk reads the whole log (about a second per million events); --no-verify skips both and says so. Opens the ledger read-only and needs no login; a read-only copy works.
 
-            Exit status 1 when the chain is not intact, a photo file is missing or altered, or the \
+            Exit status 1 when a proof fails or the chain is not intact, a photo file is missing or altered, or the \
             inspection's own records are damaged (the report is printed first).
             """,
         group: "Auditing",
-        positionals: [idArgument], options: [asOf, format, output, digest], flags: [noVerify])
+        positionals: [idArgument], options: [asOf, format, output, digest, checkpoint],
+        flags: [full, witness, noVerify])
 
     /// The renderings of the report.
     enum Format: String, CaseIterable {
@@ -59,6 +74,9 @@ struct AuditCommand: RunnableCommand {
     var output: String?
     var digest: LedgerDigest?
     var verify: Bool
+    var full: Bool
+    var checkpointFile: String?
+    var witness: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         id = try parsed.require(Self.idArgument)
@@ -73,9 +91,28 @@ struct AuditCommand: RunnableCommand {
         output = try parsed.value(of: Self.output)
         digest = try parsed.digest(of: Self.digest)
         verify = try !parsed.isSet(Self.noVerify)
+        checkpointFile = try parsed.value(of: Self.checkpoint)
+        witness = try parsed.isSet(Self.witness)
+        let walk = try parsed.isSet(Self.full)
+        if witness, checkpointFile != nil || !verify || walk || digest != nil {
+            throw parsed.unexpected(
+                Self.witness,
+                "with --checkpoint, --full, --digest or --no-verify (the witness's checkpoint anchors the proofs)")
+        }
+        // A digest is checked by the chain walk.
+        full = walk || digest != nil
         if !verify, digest != nil {
             throw parsed.unexpected(
                 Self.digest, "with \(Self.noVerify.spelling) (a digest is checked by the chain walk)")
+        }
+        if !verify, checkpointFile != nil {
+            throw .unexpectedArgument(
+                "--checkpoint with --no-verify (a checkpoint anchors the proofs)", context: parsed.context)
+        }
+        if full, checkpointFile != nil {
+            throw .unexpectedArgument(
+                "--checkpoint with --full or --digest (the walk checks the chain, a checkpoint anchors the "
+                    + "proofs: run 'jqc verify --checkpoint FILE --full' for both)", context: parsed.context)
         }
     }
 
@@ -199,15 +236,27 @@ struct AuditCommand: RunnableCommand {
                     ? "the parent \(parentID.lowercased) has no events in this log" : nil)
         }
 
-        let chain: ChainCheck
-        if verify {
+        var chain: ChainCheck
+        if verify, full {
             chain = try auditor.checkChain(against: digest) { done, total in
                 invocation.progress("verifying the chain: \(done)/\(total) records")
             }
             invocation.endProgress()
+        } else if verify {
+            let anchor: AuditorLedger.Anchor
+            if let checkpointFile {
+                let (checkpoint, key) = try CheckpointFile.read(checkpointFile, log: auditor.log, home: invocation.home)
+                anchor = .init(checkpoint: checkpoint, kind: .file, source: checkpointFile, signer: key.name)
+            } else if witness {
+                anchor = try witnessAnchor(auditor, invocation)
+            } else {
+                anchor = try auditor.checkpointNow(invocation.home)
+            }
+            chain = try auditor.proveInspection(inspection, entries: entries, anchor: anchor)
         } else {
             chain = try auditor.uncheckedChain()
         }
+        chain.witness = try auditor.witnessEvidence(invocation.home)
 
         var files: [String: PhotoFile] = [:]
         for (_, captured) in timeline.capturedPhotos {
@@ -234,5 +283,39 @@ struct AuditCommand: RunnableCommand {
             children: children, photoFiles: files, syncState: SyncState.of(form).rawValue, notes: notes)
         report.chainHashes = try auditor.log.chainHashes(at: timeline.entries.map(\.position).filter { $0 > 0 })
         return report
+    }
+
+    /// The sync server's latest checkpoint of this device, verified with a
+    /// key the log published: what `--witness` anchors the proofs to.
+    func witnessAnchor(_ auditor: AuditorLedger, _ invocation: Invocation) throws -> AuditorLedger.Anchor {
+        let session = try invocation.serverSession(transport: try invocation.httpClient(connections: 1))
+        let name = DeviceKeyFile.name(try invocation.config().deviceID)
+        let held: (note: String, size: UInt64)?
+        do {
+            held = try CheckpointWitness.latest(session: session, name: name)
+        } catch {
+            if case .refused(404, _) = error { throw AuditWitnessError.notWitnessing(session.api.baseURL) }
+            throw error
+        }
+        guard let held else { throw AuditWitnessError.nothingHeld(session.api.baseURL, name) }
+        let (checkpoint, key) = try CheckpointFile.verify(held.note, log: auditor.log, home: invocation.home)
+        return .init(checkpoint: checkpoint, kind: .witness, source: session.api.baseURL, signer: key.name)
+    }
+}
+
+/// `jqc audit --witness` found nothing to anchor to.
+enum AuditWitnessError: Error, CustomStringConvertible {
+    case notWitnessing(String)
+    case nothingHeld(String, String)
+
+    var description: String {
+        switch self {
+        case .notWitnessing(let server):
+            "the server \(server) does not witness checkpoints (HTTP 404): this log's history was not witnessed. "
+                + "Audit without --witness, or against a checkpoint handed over earlier (--checkpoint FILE)."
+        case .nothingHeld(let server, let name):
+            "the server \(server) holds no checkpoint of \(name): the log's history was never witnessed there. "
+                + "Run 'jqc sync' on the device first."
+        }
     }
 }

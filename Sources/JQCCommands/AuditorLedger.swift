@@ -4,6 +4,7 @@ import InspectionDomain
 import InspectionStore
 import LedgerCore
 import LedgerStore
+import SyncWorker
 
 // MARK: - Opening a ledger the way an auditor does
 
@@ -181,6 +182,152 @@ final class AuditorLedger {
             result: .notIntact(.init(kind: kind, position: finding.position, message: finding.description)),
             checked: report.checked, head: report.head, digest: digest, verifiedThrough: verifiedThrough,
             seconds: seconds)
+    }
+
+    /// A checkpoint to anchor the proofs to, and where it came from.
+    struct Anchor {
+        var checkpoint: Checkpoint
+        var kind: ProofEvidence.Anchor
+        var source: String?
+        var signer: String?
+    }
+
+    /// Today's tree as a checkpoint, signed by the device key when this
+    /// ledger directory holds the key the log published (an auditor's copy
+    /// may not: the proofs hold all the same, against the tree as it is).
+    func checkpointNow(_ home: LedgerHome) throws -> Anchor {
+        let config = try LedgerConfig.load(home)
+        let checkpoint = try log.read { reader in
+            let size = try reader.treeSize()
+            return Checkpoint(
+                origin: DeviceKeyFile.name(config.deviceID), size: size, root: try reader.treeRoot(size: size))
+        }
+        var signer: String?
+        if let key = try DeviceKeyFile.load(home),
+            try DeviceKeyFile.publishedKey(in: log, device: config.deviceID) == key.verifierKey
+        {
+            // Signed and checked with the key the log publishes, as a checkpoint handed out would be.
+            _ = try Checkpoint(verifying: try checkpoint.signed(by: key), key: key)
+            signer = key.name
+        }
+        return Anchor(checkpoint: checkpoint, kind: .madeNow, source: nil, signer: signer)
+    }
+
+    /// Proves the inspection's records through the Merkle tree against
+    /// `anchor` (O(k log n) for its k records, no walk of the log): each is
+    /// the leaf the tree holds at its position, versions 1, 2, 3 … linked by
+    /// their back-links, the head's chain link holds, and today's tree
+    /// extends the checkpoint. Records of other inspections are not read.
+    func proveInspection(_ id: UUID, entries: [StreamEntry], anchor: Anchor) throws -> ChainCheck {
+        var start = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        func elapsed() -> Double {
+            var end = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &end)
+            return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+        }
+        let head = try log.head()
+        let checkpoint = anchor.checkpoint
+        var evidence = ProofEvidence(
+            treeSize: 0, root: "", proven: [], records: entries.count, anchor: anchor.kind, source: anchor.source,
+            checkpointSize: checkpoint.size, checkpointRoot: Data(checkpoint.root.bytes).base64EncodedString(),
+            signer: anchor.signer, consistencyHashes: 0)
+        func failed(_ kind: String, _ position: UInt64, _ message: String) -> ChainCheck {
+            ChainCheck(
+                result: .notIntact(.init(kind: kind, position: position, message: message)),
+                checked: UInt64(evidence.proven.count), head: head, digest: nil, verifiedThrough: 0,
+                seconds: elapsed(), method: .proofs, proof: evidence)
+        }
+        // A hole in the stream is named before any proof is tried: the record is not there to prove.
+        for entry in entries {
+            switch entry {
+            case .record: continue
+            case .missing(let version, let position):
+                return failed(
+                    "missing", position,
+                    "record \(position) was removed: the stream index names it as version \(version) of this "
+                        + "inspection, the log holds no record there")
+            case .unreadable(let version, let position, let reason):
+                return failed(
+                    "unreadable", position, "record \(position) (version \(version)) cannot be read: \(reason)")
+            }
+        }
+        if checkpoint.size > 0 {
+            do {
+                evidence.consistencyHashes = try CheckpointProof.extends(checkpoint, log: log).hashes
+            } catch CheckpointError.notExtended(let why) {
+                return failed("not_extended", checkpoint.size, "the log does not extend the checkpoint: \(why)")
+            }
+        }
+        let report = try log.proveStream(id, checkpoint: checkpoint)
+        evidence.treeSize = report.treeSize
+        evidence.root = Data(report.root.bytes).base64EncodedString()
+        evidence.proven = Set(entries.prefix(report.proven).map(\.position))
+        guard let finding = report.finding else {
+            return ChainCheck(
+                result: .intact, checked: UInt64(report.proven), head: head, digest: nil, verifiedThrough: 0,
+                seconds: elapsed(), method: .proofs, proof: evidence)
+        }
+        if case .notInTree(let position) = finding,
+            let (culprit, message) = try changedLeaf(near: position, size: report.treeSize)
+        {
+            return failed("changed", culprit, message)
+        }
+        let kind: String =
+            switch finding {
+            case .notInTree: "changed"
+            case .brokenLink: "broken_stream_link"
+            case .wrongRecord: "wrong_record"
+            case .notExtended: "not_extended"
+            }
+        return failed(kind, finding.position ?? checkpoint.size, finding.description)
+    }
+
+    /// Which record a failed inclusion proof of `position` points at. The
+    /// tree stores its nodes from level 1 up and recomputes a leaf from its
+    /// record, so the proof also fails when the record's sibling leaf (the
+    /// other record of its pair) was changed: the one whose own chain link no
+    /// longer holds is named. Nil when neither link tells (both hashes were
+    /// rewritten): the proof's position stands.
+    private func changedLeaf(near position: UInt64, size: UInt64) throws -> (UInt64, String)? {
+        let sibling = position % 2 == 1 ? position + 1 : position - 1
+        return try log.read { reader in
+            for candidate in [position, sibling] where candidate >= 1 && candidate <= size {
+                do {
+                    _ = try reader.record(at: candidate)
+                } catch LedgerError.brokenChain, LedgerError.corruptRecord {
+                    let whose =
+                        candidate == position
+                        ? ""
+                        : " (the other leaf of record \(position)'s pair in the Merkle tree, so record \(position) "
+                            + "cannot be proven either)"
+                    return (
+                        candidate,
+                        "record \(candidate) is not the record the Merkle tree holds at its position: it was changed "
+                            + "after it was written\(whose)"
+                    )
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Whether a sync server witnessed the log's history, as the device's
+    /// stream records it (`sync.checkpoint_witnessed`).
+    func witnessEvidence(_ home: LedgerHome) throws -> WitnessEvidence {
+        let device = try LedgerConfig.load(home).deviceID
+        let recorded = try CheckpointWitness.recorded(in: log, device: device)
+        let acknowledged = recorded.last { $0.outcome == "acknowledged" }
+        var since: String?
+        if let last = recorded.last, last.outcome != "acknowledged" {
+            since =
+                last.outcome == "refused"
+                ? "the server REFUSED the checkpoint sent at \(last.recordedAt.iso8601): \(last.message ?? "")"
+                : "the last sync found \(last.message ?? "the server does not witness checkpoints")"
+        }
+        return WitnessEvidence(
+            acknowledgedSize: acknowledged?.size, acknowledgedAt: acknowledged?.recordedAt,
+            server: acknowledged?.server ?? recorded.last?.server, lastOutcome: since)
     }
 
     /// The chain left unchecked (`--no-verify`), with the stored head.

@@ -90,8 +90,13 @@ enum CheckpointFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CheckpointError.unreadable(path)
         }
+        return try verify(String(decoding: data, as: UTF8.self), log: log, home: home)
+    }
+
+    /// A signed checkpoint note verified with a key the log published (a
+    /// file's contents, or a witness's answer).
+    static func verify(_ text: String, log: EventLog, home: LedgerHome) throws -> (Checkpoint, NoteKey) {
         let config = try LedgerConfig.load(home)
-        let text = String(decoding: data, as: UTF8.self)
         // Any key the device published counts, if it was published within
         // the tree the checkpoint signs (a key published later cannot sign
         // for an earlier log): so a replaced key file keeps old checkpoints valid.

@@ -86,6 +86,7 @@ struct SyncCommand: RunnableCommand {
         var anythingFailed = false
         // In --watch, an offline stretch is reported once, not every interval.
         var offlineReported = false
+        let witness = CheckpointWitness(key: { try DeviceKeyFile.ensure(invocation) }, device: device)
         repeat {
             let session = try invocation.serverSession(transport: transport)
             let started = ContinuousClock.now
@@ -95,6 +96,7 @@ struct SyncCommand: RunnableCommand {
                 shouldStop: { signals.stopRequested },
                 progress: { step in output.show(step) },
                 journalPath: invocation.home.path + "/sync-inflight", concurrency: concurrency)
+            run.witness = witness
             let report = try run.run()
             invocation.endProgress()
             let elapsed = ContinuousClock.now - started
@@ -102,6 +104,7 @@ struct SyncCommand: RunnableCommand {
             if case .serverUnreachable = report.stop { offline = true } else { offline = false }
             let quiet = watch && offline && offlineReported && report.sent.isEmpty && report.retrying.isEmpty
             if !quiet { Self.summarize(report, elapsed: elapsed, watching: watch, invocation) }
+            if let outcome = witness.outcome { try Self.say(outcome, quiet: quiet, invocation) }
             offlineReported = offline
             anythingFailed = report.needsAttention
             switch report.stop {
@@ -120,6 +123,14 @@ struct SyncCommand: RunnableCommand {
                 "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
                     + "'jqc sync retry ID' once the cause is fixed.")
         }
+    }
+
+    /// The witness step's outcome: a refusal loudly (on stderr, exit status 1), the rest as a line.
+    static func say(_ outcome: CheckpointWitness.Outcome, quiet: Bool, _ invocation: Invocation) throws {
+        if case .refused = outcome {
+            throw JQCError.verificationFailed(TerminalText.singleLine(outcome.description))
+        }
+        if !quiet, !invocation.json { invocation.stdout.line("  " + TerminalText.singleLine(outcome.description)) }
     }
 
     /// The retry policy; `JQC_SYNC_BACKOFF_SCALE` (tests only) multiplies every delay.

@@ -95,6 +95,8 @@ public final class SyncRun {
     let shouldStop: () -> Bool
     let progress: ((SyncProgress) -> Void)?
     let actor: Actor
+    /// Sends the device's checkpoint to the server after the outbox (`CheckpointWitness`), when set.
+    public var witness: CheckpointWitness?
 
     /// Requests in flight at once (`--concurrency`; 1 is one at a time).
     let concurrency: Int
@@ -181,6 +183,7 @@ public final class SyncRun {
             try pullReferenceData(&report)
         }
         try journal.save()
+        if report.stop == nil { try witness?.run(ledger: ledger, session: session, clock: clock) }
         report.finish(outcomes: outcomes, order: order, remaining: try ledger.outbox())
         report.adopted = adopted
         report.possiblySentTwice = possiblySentTwice

@@ -90,10 +90,14 @@ struct CommandBenchmark {
             let extends = try time(["verify", "--checkpoint", checkpoint], runs: 20)
             let prove = try time(["prove", inspection.lowercased], runs: 5)
             let full = try time(["verify", "--full"], runs: 1)
+            let anchored = try time(["audit", inspection.lowercased, "--checkpoint", checkpoint], runs: 5)
+            let walked = try time(["audit", inspection.lowercased, "--full"], runs: 1)
             print(String(format: "  jqc checkpoint                      %7.2f ms", make * 1000))
             print(String(format: "  jqc verify --checkpoint FILE        %7.2f ms   target < 20 ms", extends * 1000))
             print(String(format: "  jqc prove ID                        %7.2f ms", prove * 1000))
             print(String(format: "  jqc verify --full (the whole walk)  %7.2f ms", full * 1000))
+            print(String(format: "  jqc audit ID --checkpoint FILE      %7.2f ms   target < 50 ms", anchored * 1000))
+            print(String(format: "  jqc audit ID --full (the walk)      %7.2f ms", walked * 1000))
         }
         try logRows()
     }

@@ -182,12 +182,21 @@ import Testing
             value[index + 1] = UInt8(ascii: "i")
             try txn.put(events, BigEndian.bytes(position), value)
         }
+        // The default audit proves the inspection's records through the Merkle tree: the changed one is
+        // not the leaf the tree holds at its position.
         let result = try jqc("audit", scenario.parent)
         #expect(result.status == 1)
         #expect(
             result.stdout.contains(
-                "RESULT: NOT INTACT: record \(position) was changed after it was written: its bytes no longer match"))
+                "RESULT: NOT INTACT: record \(position) is not the record the Merkle tree holds at its position: "
+                    + "it was changed after it was written"), "\(result.stdout)")
         #expect(result.stdout.contains("FAILS THE CHAIN CHECK"))
+        // The full walk finds it by its chain hash.
+        let walked = try jqc("audit", scenario.parent, "--full")
+        #expect(walked.status == 1)
+        #expect(
+            walked.stdout.contains(
+                "RESULT: NOT INTACT: record \(position) was changed after it was written: its bytes no longer match"))
         #expect(result.stderr.contains("NOT INTACT"))
         let report = try scenario.report(scenario.parent, expectingStatus: 1)
         let finding = try #require((report["verification"] as? [String: Any])?["finding"] as? [String: Any])
@@ -252,7 +261,11 @@ import Testing
             for position in (count - 2)...count { _ = try txn.delete(events, BigEndian.bytes(position)) }
         }
         // The discarded draft was recorded last: its stream lost its end.
-        let result = try jqc("audit", scenario.discarded)
+        // The proofs name the stream's first lost record; the full walk names the truncation.
+        let proven = try jqc("audit", scenario.discarded)
+        #expect(proven.status == 1)
+        #expect(proven.stdout.contains("RESULT: NOT INTACT: record \(count - 2) was removed"), "\(proven.stdout)")
+        let result = try jqc("audit", scenario.discarded, "--full")
         #expect(result.status == 1)
         #expect(
             result.stdout.contains(

@@ -25,6 +25,7 @@ from werkzeug.security import check_password_hash
 
 from contract import Contract
 from storage import Store
+import witness
 from validate import (
     UPLOAD_PATH,
     ApiError,
@@ -877,5 +878,9 @@ def create_app(config: Config, store: Store) -> Flask:
             "profile": config.profile,
             "token_epoch": store.token_epoch(),
         })
+
+    # The witness of device logs is an extension: the reference profile has none (404).
+    if not reference:
+        witness.register(app, API, store, envelope, authenticated, lambda: format_timestamp(now_utc()))
 
     return app

@@ -1,0 +1,50 @@
+import Foundation
+import LMDB
+import LedgerCore
+
+/// What a forger with the ledger's files can do that no single-record check
+/// catches: rewrite the log from some position on, recomputing every later
+/// chain hash, every per-stream back-link and (on the next writable open, as
+/// the format-1 upgrade derives it) the whole Merkle tree, so the log is
+/// consistent in itself. Only a checkpoint taken before the rewrite, or a
+/// witness holding one, tells.
+public enum LedgerForger {
+    /// Rewrites every record from `position` on; `change` edits the record at
+    /// `position` itself. Leaves the store at format 1 with no tree: open it
+    /// writable once (any writing command) to derive the forged tree.
+    public static func rewrite(store: String, from position: UInt64, change: (inout EventRecord) -> Void) throws {
+        let env = try Environment(directory: store)
+        defer { env.close() }
+        guard let events = try env.table("events"), let tree = try env.table("merkle"), let meta = try env.table("meta")
+        else { throw ForgeryError(message: "the store at \(store) has no events, merkle or meta table") }
+        try env.write { txn in
+            let chain = HashChain()
+            var previous = Digest256.zero
+            var leaves: [UUID: Digest256] = [:]
+            var p: UInt64 = 1
+            while let value = try txn.get(events, BigEndian.bytes(p)) {
+                var record = try EventRecord(decoding: value, at: 32)
+                if p >= position {
+                    if p == position { change(&record) }
+                    if record.previousInStream != nil { record.previousInStream = leaves[record.stream] }
+                    previous = chain.next(previous: previous, record: record.encoded())
+                    try txn.put(events, BigEndian.bytes(p), previous.bytes + record.encoded())
+                } else {
+                    guard let stored = Digest256(bytes: Array(value[0..<32])) else {
+                        throw ForgeryError(message: "record \(p) has no chain hash")
+                    }
+                    previous = stored
+                }
+                leaves[record.stream] = chain.leaf(ofRecord: record.encoded())
+                p += 1
+            }
+            try txn.empty(tree)
+            try txn.put(meta, Array("format".utf8), Array("inspection-ledger/1".utf8))
+        }
+    }
+
+    public struct ForgeryError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+}

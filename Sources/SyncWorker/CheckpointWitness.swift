@@ -1,0 +1,245 @@
+import Foundation
+import HTTPCore
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// The server as a witness of the device's log (`Schemas/ledger-format.md`,
+/// "The witness protocol"): once per sync run, after the outbox, the worker
+/// asks the server for the last checkpoint it acknowledged for this device
+/// (`GET /ledger/checkpoints/latest`), signs a checkpoint of today's tree and
+/// sends it with the consistency proof from that one
+/// (`POST /ledger/checkpoints`). The server checks both and keeps it, or
+/// refuses with 409 one that does not extend what it holds: the log was
+/// rewritten after it synced. The outcome is recorded in the device's stream
+/// as a `sync.checkpoint_witnessed` event, so the log says whether, and up
+/// to which checkpoint, its history was witnessed.
+public final class CheckpointWitness {
+    /// The event recording each outcome, in the device's own stream.
+    public static let eventType = "sync.checkpoint_witnessed"
+
+    /// What the witness step of a run came to.
+    public enum Outcome: Sendable, Equatable, CustomStringConvertible {
+        /// The server acknowledged the checkpoint of `size` records (it held `previous` before).
+        case acknowledged(size: UInt64, previous: UInt64?)
+        /// The server holds the checkpoint of every record but the log's own
+        /// record of that acknowledgement: nothing new to witness, nothing recorded
+        /// (so `--watch` does not add a record every interval).
+        case upToDate(size: UInt64)
+        /// The server has no witness endpoint (404): the history is not witnessed.
+        case unsupported(String)
+        /// The server refused it (409): it does not extend what the server holds.
+        case refused(String)
+        /// The exchange failed (the server unreachable, a 5xx): tried again next sync.
+        case failed(String)
+
+        public var description: String {
+            switch self {
+            case .acknowledged(let size, let previous):
+                "witness: the server acknowledged the checkpoint of \(size) records"
+                    + (previous.map { " (consistent with the one of \($0) records it held)" } ?? " (its first)")
+            case .upToDate(let size):
+                "witness: the server holds the checkpoint of \(size) records; nothing was recorded since but its "
+                    + "acknowledgement"
+            case .unsupported(let why): "witness: the history was NOT witnessed: \(why)"
+            case .refused(let why):
+                "WITNESS REFUSED: the server holds an earlier checkpoint of this device's log that today's log does "
+                    + "not extend: \(why). The log was changed after it synced; keep this ledger as it is and "
+                    + "report it."
+            case .failed(let why): "witness: the checkpoint could not be sent (\(why)); it is sent next sync"
+            }
+        }
+    }
+
+    /// The device's signing key, asked for only when a checkpoint is sent (it
+    /// may publish the key in the log first: a run that stops early records nothing).
+    let signingKey: () throws -> NoteKey
+    let device: UUID
+    /// The outcome of the last `run`, for the command's summary.
+    public private(set) var outcome: Outcome?
+
+    /// - Parameters:
+    ///   - key: gives the device's signing key, its public half published in the log.
+    ///   - device: the device id, the stream the outcomes are recorded in.
+    public init(key: @escaping () throws -> NoteKey, device: UUID) {
+        self.signingKey = key
+        self.device = device
+    }
+
+    /// Sends the latest checkpoint and records what the server said.
+    /// Throws only when the ledger cannot be read or written.
+    @discardableResult
+    public func run(ledger: InspectionLedger, session: ServerSession, clock: any LedgerClock) throws -> Outcome {
+        let api = session.api
+        let key = try signingKey()
+        let name = key.name
+        let held: JSONValue
+        do {
+            held = try session.authorized { token throws(APIError) in
+                try api.witnessCall(.get, "/ledger/checkpoints/latest?device=\(Self.query(name))", token: token)
+            }
+        } catch {
+            return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
+        }
+        let heldSize = held["size"]?.integerValue.map { UInt64(max(0, $0)) }
+        let device = self.device
+        let heldRoot = held["root"]?.stringValue.flatMap { Data(base64Encoded: $0) }
+        let (note, size, proof, upToDate) = try ledger.log.read { reader -> (String, UInt64, [Digest256], Bool) in
+            let size = try reader.treeSize()
+            // Only the acknowledgement of the held checkpoint came after it, and
+            // today's tree at the held size has the held root: nothing to witness.
+            // (A log rewritten below it has another root, and is sent, to be refused.)
+            if let heldSize, heldSize + 1 == size, let heldRoot,
+                Data(try reader.treeRoot(size: heldSize).bytes) == heldRoot,
+                let last = try reader.record(at: size), last.type == Self.eventType, last.stream == device
+            {
+                return ("", size, [], true)
+            }
+            let checkpoint = Checkpoint(origin: name, size: size, root: try reader.treeRoot(size: size))
+            var proof: [Digest256] = []
+            if let heldSize, heldSize > 0, heldSize < size {
+                proof = try reader.consistencyProof(from: heldSize, to: size)
+            }
+            return (try checkpoint.signed(by: key), size, proof, false)
+        }
+        if upToDate, let heldSize {
+            self.outcome = .upToDate(size: heldSize)
+            return .upToDate(size: heldSize)
+        }
+        let body = JSONValue.object([
+            "checkpoint": .string(note), "key": .string(key.verifierKey),
+            "consistency": .array(proof.map { .string(Data($0.bytes).base64EncodedString()) }),
+        ])
+        let answer: JSONValue
+        do {
+            answer = try session.authorized { token throws(APIError) in
+                try api.witnessCall(.post, "/ledger/checkpoints", json: body, token: token)
+            }
+        } catch {
+            return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
+        }
+        let acknowledged = answer["size"]?.integerValue.map { UInt64(max(0, $0)) } ?? size
+        return try finish(
+            .acknowledged(size: acknowledged, previous: heldSize), ledger: ledger, api: api, clock: clock,
+            root: answer["root"]?.stringValue)
+    }
+
+    /// The last checkpoint the server acknowledged for the key name
+    /// `jqc/<device id>`: its signed note and size; nil when it holds none.
+    /// A server without the extension answers `.refused(404, …)`.
+    public static func latest(session: ServerSession, name: String) throws(APIError) -> (
+        note: String, size: UInt64
+    )? {
+        let api = session.api
+        let held = try session.authorized { token throws(APIError) in
+            try api.witnessCall(.get, "/ledger/checkpoints/latest?device=\(query(name))", token: token)
+        }
+        guard let note = held["checkpoint"]?.stringValue, let size = held["size"]?.integerValue, size >= 0 else {
+            return nil
+        }
+        return (note, UInt64(size))
+    }
+
+    static func classify(_ error: APIError) -> Outcome {
+        switch error {
+        case .refused(404, _):
+            .unsupported("the server has no witness endpoint (HTTP 404)")
+        case .refused(409, let message):
+            .refused(Redaction.text(message))
+        default:
+            .failed(error.description)
+        }
+    }
+
+    static func query(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? text
+    }
+
+    /// Records the outcome in the device's stream (not a transient failure,
+    /// and "unsupported" only when the last outcome recorded was not the same).
+    private func finish(
+        _ outcome: Outcome, ledger: InspectionLedger, api: APIClient, clock: any LedgerClock, root: String? = nil
+    ) throws -> Outcome {
+        self.outcome = outcome
+        var pairs: [(String, CBORValue)] = [("server", .text(api.baseURL))]
+        switch outcome {
+        case .acknowledged(let size, _):
+            pairs += [("outcome", .text("acknowledged")), ("size", .unsigned(size))]
+            if let root { pairs.append(("root", .text(root))) }
+        case .unsupported(let why):
+            if try Self.lastOutcome(in: ledger.log, device: device)?.outcome == "unsupported" { return outcome }
+            pairs += [("outcome", .text("unsupported")), ("message", .text(why))]
+        case .refused(let why):
+            pairs += [("outcome", .text("refused")), ("message", .text(why))]
+        case .failed, .upToDate:
+            return outcome
+        }
+        try ledger.append([
+            PendingEvent(
+                stream: device, type: Self.eventType, schemaVersion: 1,
+                actor: Actor(id: "device:\(device.lowercased)", name: "sync-worker", verified: true), device: device,
+                recordedAt: clock.now(), payload: CBORValue.textMap(pairs).encoded())
+        ])
+        return outcome
+    }
+
+    /// A `sync.checkpoint_witnessed` event as read back.
+    public struct Recorded: Sendable {
+        public var outcome: String
+        public var size: UInt64?
+        public var server: String?
+        public var message: String?
+        public var recordedAt: Timestamp
+        public var position: UInt64
+    }
+
+    /// Every witness outcome recorded in the device's stream, oldest first.
+    public static func recorded(in log: EventLog, device: UUID) throws -> [Recorded] {
+        try log.read { reader in
+            try reader.records(inStream: device).filter { $0.type == eventType }.map { record in
+                var cbor = CBORReader(record.payload)
+                let value = try cbor.readValue()
+                return Recorded(
+                    outcome: value["outcome"]?.textValue ?? "", size: value["size"]?.integerValue.map { UInt64($0) },
+                    server: value["server"]?.textValue, message: value["message"]?.textValue,
+                    recordedAt: record.recordedAt, position: record.position)
+            }
+        }
+    }
+
+    static func lastOutcome(in log: EventLog, device: UUID) throws -> Recorded? {
+        try recorded(in: log, device: device).last
+    }
+}
+
+extension APIClient {
+    /// One call of the witness extension, answered in the usual envelope.
+    func witnessCall(_ method: HTTPMethod, _ path: String, json: JSONValue? = nil, token: String) throws(APIError)
+        -> JSONValue
+    {
+        var headers: HTTPHeaders = ["Accept": "application/json"]
+        headers.set("Authorization", "Bearer \(token)")
+        let body: HTTPBody = json.map { .json(Array($0.serialized().utf8)) } ?? .empty
+        let response: HTTPResponse
+        do {
+            response = try transport.send(
+                HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body))
+        } catch {
+            throw .transport(error)
+        }
+        let envelope = try? JSONValue(parsing: response.body)
+        let message = envelope?["error"]?.stringValue ?? "HTTP \(response.status)"
+        switch response.status {
+        case 200..<300:
+            guard let envelope, envelope["ok"]?.boolValue == true else {
+                throw .malformedResponse("HTTP \(response.status) without an ok envelope")
+            }
+            return envelope["data"] ?? .null
+        case 401: throw .unauthorized(message)
+        case 408, 429, 500...: throw .unavailable(status: response.status, message: message, retryAfter: nil)
+        default: throw .refused(status: response.status, message: message)
+        }
+    }
+}

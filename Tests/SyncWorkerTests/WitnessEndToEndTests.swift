@@ -1,0 +1,72 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+import LedgerTestSupport
+import SyncWorker
+import Testing
+
+/// The server as a witness (`CheckpointWitness`), through the built `jqc`
+/// against the development server: a sync leaves the device's checkpoint
+/// with the server; a log rewritten afterwards, consistently in itself, is
+/// refused by the next sync and by `jqc audit --witness`.
+@Suite struct WitnessEndToEndTests {
+    @Test func aRewriteAfterASyncIsRefusedByTheWitness() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let id = try sample.completedInspection(photos: 1, issues: 0).lowercased
+
+        let sync = try sample.jqc("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(sync.stdout)")
+        let witnessed = try sample.jqc("audit", id, "--witness")
+        #expect(witnessed.status == 0, "\(witnessed.stderr)")
+        #expect(witnessed.stdout.contains("against the server's latest checkpoint of "), "\(witnessed.stdout)")
+        let plain = try sample.jqc("audit", id)
+        #expect(plain.stdout.contains("witness: the server"), "\(plain.stdout)")
+        #expect(plain.stdout.contains("acknowledged a checkpoint of "))
+        // Nothing new but the acknowledgement: nothing sent, nothing recorded.
+        let types = try sample.eventTypes().count
+        let idle = try sample.jqc("sync")
+        #expect(idle.status == 0, "\(idle.stderr)")
+        #expect(idle.stdout.contains("witness: the server holds the checkpoint of "), "\(idle.stdout)")
+        #expect(try sample.eventTypes().count == types)
+        try sample.completedInspection(photos: 0, issues: 0)
+        let again = try sample.jqc("sync")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("(consistent with the one of "), "\(again.stdout)")
+
+        // The forger rewrites the inspection's second record and everything after it.
+        sample.ledger.close()
+        try LedgerForger.rewrite(store: sample.path + "/store", from: 2) { $0.event.actor.name = "Mallory" }
+        #expect(try sample.jqc("stats").status == 0)  // a writable open derives the forged tree
+        #expect(try sample.jqc("audit", id, "--full").status == 0)  // consistent in itself
+
+        let refused = try sample.jqc("sync")
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("WITNESS REFUSED"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("does not extend the one of "), "\(refused.stderr)")
+        let audit = try sample.jqc("audit", id, "--witness")
+        #expect(audit.status == 1)
+        #expect(audit.stdout.contains("RESULT: NOT INTACT: the log does not extend the checkpoint"), "\(audit.stdout)")
+        let recorded = try sample.jqc("audit", id)
+        #expect(recorded.stdout.contains("the server REFUSED the checkpoint"), "\(recorded.stdout)")
+    }
+
+    @Test func aServerWithoutTheWitnessIsSaidNotToWitness() throws {
+        let server = try DevServer(["--profile", "reference"])
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let id = try sample.completedInspection(photos: 0, issues: 0).lowercased
+        let sync = try sample.jqc("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("Sent 1"), "\(sync.stdout)")
+        #expect(sync.stdout.contains("witness: the history was NOT witnessed"), "\(sync.stdout)")
+        let audit = try sample.jqc("audit", id)
+        #expect(audit.status == 0, "\(audit.stderr)")
+        #expect(audit.stdout.contains("witness: the history was NOT witnessed"), "\(audit.stdout)")
+        let asked = try sample.jqc("audit", id, "--witness")
+        #expect(asked.status == 1)
+        #expect(asked.stderr.contains("does not witness checkpoints (HTTP 404)"), "\(asked.stderr)")
+    }
+}
