@@ -11,7 +11,7 @@ import LedgerStore
 /// inside one read transaction, so the copy is one committed state even
 /// while another command records. The photo files are copied after it, so
 /// every photo an event in the copy names is there. The copy is a complete
-/// ledger directory: restoring is copying it back (see ARCHITECTURE.md).
+/// ledger directory: restoring is copying it back (see docs/architecture/decisions.md).
 struct BackupCommand: RunnableCommand {
     static let path = ["backup"]
     static let destinationArgument = PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")
