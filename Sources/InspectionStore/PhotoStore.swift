@@ -73,7 +73,7 @@ public struct PhotoStore: Sendable {
         let target = directory + "/" + prepared.description.sha256
         guard !FileManager.default.fileExists(atPath: target) else { return false }
         do {
-            try DurableFile.write(prepared.data, to: target, mode: 0o600)
+            try DurableFile.write(prepared.data, to: target, mode: 0o600, staging: stagingDirectory)
         } catch {
             if error.code == ENOSPC || error.code == EDQUOT {
                 throw LedgerError.noSpace(path: directory, freeBytes: LedgerError.freeSpace(at: directory))
@@ -89,19 +89,26 @@ public struct PhotoStore: Sendable {
         unlink(directory + "/" + prepared.description.sha256)
     }
 
+    /// Where a capture writes its file before renaming it into place: a
+    /// directory of its own, so that finding what a killed capture left
+    /// behind lists a few names, not every photo of the ledger (which made
+    /// every recording command pay for the size of the photo store).
+    public var stagingDirectory: String { directory + "/.incoming" }
+
     /// Removes the temporary files (`NAME.tmp-PID`) that a capture killed
-    /// mid-write left behind, where process PID is no longer running. Answers
-    /// the names removed.
+    /// mid-write left behind in `stagingDirectory`, where process PID is no
+    /// longer running. Answers the names removed.
     @discardableResult
     public func removeStaleTemporaries() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        // No staging directory: no capture ever started, nothing to remove.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: stagingDirectory)) ?? []
         var removed: [String] = []
         for name in names {
             guard let marker = name.range(of: ".tmp-", options: .backwards),
                 let pid = Int32(name[marker.upperBound...]), pid > 0
             else { continue }
             // ESRCH: no such process. A live writer's file is left alone.
-            if kill(pid, 0) != 0 && errno == ESRCH, unlink(directory + "/" + name) == 0 {
+            if kill(pid, 0) != 0 && errno == ESRCH, unlink(stagingDirectory + "/" + name) == 0 {
                 removed.append(name)
             }
         }

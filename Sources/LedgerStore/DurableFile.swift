@@ -8,8 +8,21 @@ public enum DurableFile {
     /// Writes `data` to `path` with permissions `mode` (applied explicitly:
     /// open() would subject it to the umask). Throws the failing step and the
     /// operating system's reason.
-    public static func write(_ data: Data, to path: String, mode: mode_t) throws(DurableFileError) {
-        let temporary = path + ".tmp-\(getpid())"
+    ///
+    /// The temporary file (`NAME.tmp-PID`) is made beside `path`, or in
+    /// `staging` (a directory on the same filesystem, so the rename stays
+    /// atomic) when one is given: then a directory of many files never has to
+    /// be listed to find what a killed writer left behind. A missing staging
+    /// directory is made (mode 0700).
+    public static func write(
+        _ data: Data, to path: String, mode: mode_t, staging: String? = nil
+    ) throws(DurableFileError) {
+        let name = (path as NSString).lastPathComponent
+        if let staging, mkdir(staging, 0o700) != 0 && errno != EEXIST {
+            throw DurableFileError(path: path, step: "creating \(staging)", code: errno)
+        }
+        let temporary =
+            (staging.map { $0 + "/" + name } ?? path) + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw DurableFileError(path: path, step: "creating \(temporary)", code: errno) }
         var failure: DurableFileError?

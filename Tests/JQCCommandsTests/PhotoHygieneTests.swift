@@ -26,8 +26,9 @@ import Testing
         return try jqc("--as", "Dana", "photo", inspection, "Photo of problem area", file)
     }
 
+    /// The photo files (the staging directory `.incoming` aside).
     func storedPhotos() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: photos).sorted()
+        try FileManager.default.contentsOfDirectory(atPath: photos).filter { !$0.hasPrefix(".") }.sorted()
     }
 
     @Test func aCleanLedgerPassesTheCheck() throws {
@@ -65,14 +66,16 @@ import Testing
         // A PID above the kernel's limit never runs; the test's own is alive.
         let stale = "\(String(repeating: "cd", count: 32)).tmp-99999999"
         let live = "\(String(repeating: "ef", count: 32)).tmp-\(getpid())"
-        for name in [stale, live] { FileManager.default.createFile(atPath: photos + "/" + name, contents: Data()) }
+        let staging = photos + "/.incoming"
+        mkdir(staging, 0o700)
+        for name in [stale, live] { FileManager.default.createFile(atPath: staging + "/" + name, contents: Data()) }
         // Read commands never write, so the next command that opens the
         // ledger for writing is the one that cleans up.
         #expect(try jqc("inspections").status == 0)
-        #expect(FileManager.default.fileExists(atPath: photos + "/" + stale))
+        #expect(FileManager.default.fileExists(atPath: staging + "/" + stale))
         #expect(try jqc("rebuild").status == 0)
-        #expect(!FileManager.default.fileExists(atPath: photos + "/" + stale))
-        #expect(FileManager.default.fileExists(atPath: photos + "/" + live))
+        #expect(!FileManager.default.fileExists(atPath: staging + "/" + stale))
+        #expect(FileManager.default.fileExists(atPath: staging + "/" + live))
     }
 
     @Test func aRefusedCaptureKeepsNoFile() throws {
