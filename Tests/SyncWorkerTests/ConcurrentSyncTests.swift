@@ -18,11 +18,7 @@ import Testing
     init() throws {
         sample = try SampleLedger(serverURL: "http://fake.test/api/v1")
         server = try ScriptedTransport()
-        try SessionStore(path: sample.credentialsPath).save(
-            StoredSession(
-                user: ServerUser(id: "1", username: "inspector", role: "inspector", displayName: "Dana Inspector"),
-                tokens: SessionTokens(accessToken: server.accessToken, refreshToken: server.refreshToken),
-                serverURL: "http://fake.test/api/v1", savedAt: "2026-03-01T08:00:00Z"))
+        try sample.logIn(to: server)
     }
 
     func run(concurrency: Int) throws -> SyncReport {

@@ -21,11 +21,7 @@ import Testing
         server = try ScriptedTransport()
         server.behavesLikeTheReferenceBackend()
         journal = sample.credentialsPath.replacingOccurrences(of: "credentials.json", with: "sync-inflight")
-        try SessionStore(path: sample.credentialsPath).save(
-            StoredSession(
-                user: ServerUser(id: "1", username: "inspector", role: "inspector", displayName: "Dana Inspector"),
-                tokens: SessionTokens(accessToken: server.accessToken, refreshToken: server.refreshToken),
-                serverURL: "http://fake.test/api/v1", savedAt: "2026-03-01T08:00:00Z"))
+        try sample.logIn(to: server)
     }
 
     func run() throws -> SyncReport {

@@ -25,11 +25,7 @@ import Testing
     init() throws {
         sample = try SampleLedger(serverURL: "http://fake.test/api/v1")
         server = try ScriptedTransport()
-        try SessionStore(path: sample.credentialsPath).save(
-            StoredSession(
-                user: ServerUser(id: "1", username: "inspector", role: "inspector", displayName: "Dana Inspector"),
-                tokens: SessionTokens(accessToken: server.accessToken, refreshToken: server.refreshToken),
-                serverURL: "http://fake.test/api/v1", savedAt: "2026-03-01T08:00:00Z"))
+        try sample.logIn(to: server)
     }
 
     /// One run; the jitter's random number is 0.5, so each delay is the nominal one.

@@ -21,6 +21,16 @@ final class SampleLedger: @unchecked Sendable {
     var jqc: JQCRunner { JQCRunner(ledger: path, environment: ["JQC_SYNC_BACKOFF_SCALE": "0"]) }
     var credentialsPath: String { path + "/credentials.json" }
 
+    /// Saves a session of "Dana Inspector" with `server`'s current tokens,
+    /// as `jqc login` against it would have.
+    func logIn(to server: ScriptedTransport, serverURL: String = "http://fake.test/api/v1") throws {
+        try SessionStore(path: credentialsPath).save(
+            StoredSession(
+                user: ServerUser(id: "1", username: "inspector", role: "inspector", displayName: "Dana Inspector"),
+                tokens: SessionTokens(accessToken: server.accessToken, refreshToken: server.refreshToken),
+                serverURL: serverURL, savedAt: "2026-03-01T08:00:00Z"))
+    }
+
     /// A ledger whose server is `serverURL`, with `Tools/fixtures/reference.json`
     /// (or `reference`) in its cache.
     init(serverURL: String, reference: JSONValue? = nil) throws {
