@@ -3,6 +3,10 @@
 // inspections in LMDB, the views built from it, and the `jqc` CLI.
 import PackageDescription
 
+// Decoders read LMDB's memory map in place through `RawSpan`s; the readers
+// that hold one are non-escapable types, whose lifetimes this feature spells.
+let borrowedReads: [SwiftSetting] = [.enableExperimentalFeature("Lifetimes")]
+
 let package = Package(
     name: "InspectionLedger",
     products: [
@@ -34,13 +38,13 @@ let package = Package(
         ),
 
         // MARK: - I/O: a safe LMDB layer
-        .target(name: "LMDB", dependencies: ["CLMDB"]),
+        .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: borrowedReads),
 
         // MARK: - Pure core: encoding, records, hashing
-        .target(name: "LedgerCore", dependencies: ["CCrypto"]),
+        .target(name: "LedgerCore", dependencies: ["CCrypto"], swiftSettings: borrowedReads),
 
         // MARK: - Pure domain: inspection events, templates, validation, score
-        .target(name: "InspectionDomain", dependencies: ["LedgerCore"]),
+        .target(name: "InspectionDomain", dependencies: ["LedgerCore"], swiftSettings: borrowedReads),
 
         // MARK: - HTTP: pure request/response types and the transport protocol; libcurl behind it
         .target(name: "HTTPCore"),

@@ -34,7 +34,7 @@ public enum EventUpcaster {
 
     /// Whether a stored version must be upcast before it can be decoded.
     public static func needsUpcast(type: String, schemaVersion: Int) -> Bool {
-        guard let known = InspectionEventType(rawValue: type) else { return false }
+        guard let known = InspectionEventType.named(type) else { return false }
         return schemaVersion < known.schemaVersion
     }
 

@@ -139,7 +139,7 @@ extension InspectionEvent {
     public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws(DomainError)
         -> InspectionEvent
     {
-        guard let known = InspectionEventType(rawValue: type) else {
+        guard let known = InspectionEventType.named(type) else {
             return .unrecognized(StoredPayload(type: type, schemaVersion: schemaVersion, payload: payload))
         }
         guard schemaVersion == known.schemaVersion else {

@@ -8,12 +8,20 @@ import LedgerCore
 /// tree: they walk the map once, switch on each key and read the value in
 /// place. Every failure becomes `DomainError.malformedPayload` naming the
 /// event type and version.
-struct PayloadReader {
+struct PayloadReader: ~Escapable {
     var reader: CBORReader
     let type: String
     let schemaVersion: Int
 
-    init(_ payload: [UInt8], type: String, schemaVersion: Int, offset: Int = 0) {
+    @_lifetime(copy payload)
+    init(_ payload: RawSpan, type: String, schemaVersion: Int, offset: Int = 0) {
+        reader = CBORReader(payload, offset: offset)
+        self.type = type
+        self.schemaVersion = schemaVersion
+    }
+
+    @_lifetime(borrow payload)
+    init(_ payload: borrowing [UInt8], type: String, schemaVersion: Int, offset: Int = 0) {
         reader = CBORReader(payload, offset: offset)
         self.type = type
         self.schemaVersion = schemaVersion
@@ -21,8 +29,9 @@ struct PayloadReader {
 
     /// A reader of the same payload positioned at `offset`, for an item whose
     /// meaning depends on a key that deterministic order puts after it.
+    @_lifetime(copy self)
     func rewound(to offset: Int) -> PayloadReader {
-        PayloadReader(reader.bytes, type: type, schemaVersion: schemaVersion, offset: offset)
+        PayloadReader(reader.span, type: type, schemaVersion: schemaVersion, offset: offset)
     }
 
     func malformed(_ reason: String) -> DomainError {
@@ -128,10 +137,9 @@ struct PayloadReader {
     /// equals byte for byte, or nil. A text of 24 bytes or more is never a
     /// candidate (every candidate is short) and is just skipped.
     mutating func matchText(_ candidates: [[UInt8]]) throws(DomainError) -> Int? {
-        let bytes = reader.bytes
         let start = reader.offset
-        guard start < bytes.count else { throw malformed(.truncated(offset: start)) }
-        let initial = bytes[start]
+        guard start < reader.count else { throw malformed(.truncated(offset: start)) }
+        let initial = reader.byte(at: start)
         guard initial >> 5 == 3 else {
             throw malformed(.unexpectedType(expected: "text string", found: initial, offset: start))
         }
@@ -140,12 +148,7 @@ struct PayloadReader {
         guard length < 24 else { return nil }
         let body = start + 1
         for (index, candidate) in candidates.enumerated() where candidate.count == length {
-            var equal = true
-            for i in 0..<length where bytes[body + i] != candidate[i] {
-                equal = false
-                break
-            }
-            if equal { return index }
+            if reader.bytes(body..<(body + length), equal: candidate) { return index }
         }
         return nil
     }

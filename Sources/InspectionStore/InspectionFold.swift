@@ -17,21 +17,28 @@ final class InspectionFold {
     var lastPosition: UInt64 = 0
     /// Set once a rebuild has resolved follow-ups over the whole fold.
     var followUpsResolved = false
+    /// The last record of another partition's stream seen (`consumeShared`).
+    var lastSharedPosition: UInt64 = 0
+    /// The other partitions' folds taken in.
+    var absorbed: Set<ObjectIdentifier> = []
 
     /// Folds one record (once, however many views share the fold).
-    func consume(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
+    func consume(_ record: EventRecord) throws {
         guard record.position > lastPosition else { return }
         lastPosition = record.position
         let stream = record.stream
         let event: InspectionEvent
-        if let decoded {
-            event = decoded
-        } else {
+        do {
             do {
+                event = try InspectionEvent.decode(record)
+            } catch .upcastRequired {
+                // An older version: its inspection's template says how to
+                // read it. Looked up only then, since reading the state out
+                // of the dictionary copies it.
                 event = try EventUpcaster.decode(record, template: states[stream]?.template)
-            } catch {
-                throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
             }
+        } catch {
+            throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
         }
         if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
         states[stream, default: InspectionState(id: stream)].apply(
@@ -145,19 +152,34 @@ public enum InspectionStoreError: Error, CustomStringConvertible {
 }
 
 extension InspectionFold {
-    /// Decodes a record on a rebuild's reading thread when it needs nothing
-    /// but itself (the current version of its type); older versions, which
-    /// need the inspection's template to upcast, are left to `consume`.
-    static let preparation: @Sendable (EventRecord) -> (any Sendable)? = { record in
-        // One record in four: measured per stage at a million events, reading
-        // and decoding records (this thread) costs a little more than
-        // decoding payloads and folding (the other), so this thread takes
-        // only a quarter of the payloads.
-        guard record.position % 4 == 0,
-            !EventUpcaster.needsUpcast(type: record.type, schemaVersion: record.schemaVersion)
-        else { return nil }
-        // A record that cannot be decoded here is decoded again by `consume`,
-        // which reports the failure with its position.
-        return try? InspectionEvent.decode(record)
+    /// The records a stream's fold may need from other streams: a template
+    /// is pinned once, in the first inspection that used it, and every later
+    /// one refers to it by hash. Every partition of a rebuild sees them.
+    static let sharedTypes = [InspectionEventType.templatePinned.rawValue]
+
+    /// A pinned template from another partition's stream: remembered for the
+    /// inspections of this one, folded into no state.
+    func consumeShared(_ record: EventRecord) throws {
+        guard record.position > lastSharedPosition else { return }
+        lastSharedPosition = record.position
+        guard record.type == InspectionEventType.templatePinned.rawValue else { return }
+        let event: InspectionEvent
+        do {
+            event = try EventUpcaster.decode(record, template: nil)
+        } catch {
+            throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
+        }
+        if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
+    }
+
+    /// Takes in another partition's fold, over other streams (once, however
+    /// many views share the two folds).
+    func absorb(_ other: InspectionFold) {
+        guard other !== self, absorbed.insert(ObjectIdentifier(other)).inserted else { return }
+        states.merge(other.states) { mine, _ in mine }
+        templates.merge(other.templates) { mine, _ in mine }
+        for (parent, ids) in other.children { children[parent, default: []].append(contentsOf: ids) }
+        lastPosition = max(lastPosition, other.lastPosition)
+        followUpsResolved = false
     }
 }

@@ -27,7 +27,7 @@ public final class InspectionLedger: Sendable {
         let log = try EventLog(directory: storePath, options: options)
         self.log = log
         views = try ProjectionSet(
-            log: log, projections: InspectionView.all(), preparation: InspectionFold.preparation,
+            log: log, projections: InspectionView.all(), sharedTypes: InspectionFold.sharedTypes,
             rebuildLock: options.readOnly ? nil : RebuildLock(path: storePath + "/rebuild.lock"), notice: notice)
         reference = try ReferenceCache(log: log)
         photos = PhotoStore(directory: photosPath)

@@ -32,8 +32,10 @@ public final class InspectionView: Projection, Sendable {
 
     /// The templates view reads `template.pinned` events alone, the drafts
     /// view the types of the records that change a status: rebuilding either
-    /// alone folds no inspection (and decodes no payload, for drafts).
-    public var usesPreparedRecords: Bool { kind != .templates && kind != .drafts }
+    /// alone folds no inspection (and decodes no payload, for drafts). Every
+    /// view is a function of each inspection's stream and the pinned
+    /// templates, so a rebuild folds them in partitions, one per core.
+    public var foldsByStream: Bool { true }
 
     public var tableNames: [String] {
         let n = InspectionTables.names
@@ -48,6 +50,11 @@ public final class InspectionView: Projection, Sendable {
     }
 
     public init(_ kind: Kind) { self.kind = kind }
+
+    /// A partition's rebuilder of another view handed to `absorb`: a bug in
+    /// the rebuild, never something the log can cause.
+    static let mismatchedPartition = InspectionStoreError.corruptView(
+        "a rebuild merged the partitions of two different views")
 
     /// Every view, in the order they must be applied (templates first: the
     /// others may read pinned templates).
@@ -136,14 +143,20 @@ public final class InspectionView: Projection, Sendable {
     struct DraftsRebuilder: ProjectionRebuilder {
         var open: [UUID: Bool] = [:]
         static let started = InspectionEventType.started.rawValue
-        static let closing: Set<String> = [
-            InspectionEventType.submitted.rawValue, InspectionEventType.discarded.rawValue,
-        ]
+        static let submitted = InspectionEventType.submitted.rawValue
+        static let discarded = InspectionEventType.discarded.rawValue
 
-        mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
-            if record.type == Self.started {
+        mutating func absorb(_ other: any ProjectionRebuilder) throws {
+            guard let other = other as? DraftsRebuilder else { throw InspectionView.mismatchedPartition }
+            open.merge(other.open) { mine, _ in mine }
+        }
+
+        mutating func consume(_ record: EventRecord) throws {
+            // Compared, not hashed: this runs for every record of a rebuild.
+            let type = record.type
+            if type == Self.started {
                 if open[record.stream] == nil { open[record.stream] = true }
-            } else if Self.closing.contains(record.type), open[record.stream] == true {
+            } else if type == Self.submitted || type == Self.discarded, open[record.stream] == true {
                 open[record.stream] = false
             }
         }
@@ -158,11 +171,18 @@ public final class InspectionView: Projection, Sendable {
     struct TemplatesRebuilder: ProjectionRebuilder {
         var templates: [String: Template] = [:]
 
-        mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
+        mutating func consumeShared(_ record: EventRecord) throws { try consume(record) }
+
+        mutating func absorb(_ other: any ProjectionRebuilder) throws {
+            guard let other = other as? TemplatesRebuilder else { throw InspectionView.mismatchedPartition }
+            templates.merge(other.templates) { mine, _ in mine }
+        }
+
+        mutating func consume(_ record: EventRecord) throws {
             guard record.type == InspectionEventType.templatePinned.rawValue else { return }
             let event: InspectionEvent
             do {
-                event = try (prepared as? InspectionEvent) ?? EventUpcaster.decode(record, template: nil)
+                event = try EventUpcaster.decode(record, template: nil)
             } catch {
                 throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
             }
@@ -182,11 +202,17 @@ public final class InspectionView: Projection, Sendable {
         let view: InspectionView
         let fold: InspectionFold
 
-        mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
-            // The views share one fold: only the first to see a record folds
-            // it (and pays for unboxing the decoded event).
+        mutating func consume(_ record: EventRecord) throws {
+            // The views share one fold: only the first to see a record folds it.
             guard record.position > fold.lastPosition else { return }
-            try fold.consume(record, decoded: prepared as? InspectionEvent)
+            try fold.consume(record)
+        }
+
+        mutating func consumeShared(_ record: EventRecord) throws { try fold.consumeShared(record) }
+
+        mutating func absorb(_ other: any ProjectionRebuilder) throws {
+            guard let other = other as? Rebuilder else { throw InspectionView.mismatchedPartition }
+            fold.absorb(other.fold)
         }
 
         func write(in context: ProjectionContext) throws {

@@ -77,8 +77,8 @@ struct LogCommand: RunnableCommand {
         // call each (a terminal still gets every line as it comes).
         invocation.stdout.buffered()
         if listsActors {
-            try ActorListing.print(
-                try ActorListing.count(filter: filter, inspection: inspection, in: auditor), invocation)
+            let actors = try ActorListing.count(filter: filter, inspection: inspection, in: auditor)
+            ActorListing.print(actors, invocation)
             return
         }
         var printer = LogPrinter(auditor: auditor, invocation: invocation, filter: filter)
@@ -109,32 +109,33 @@ struct LogCommand: RunnableCommand {
             }
         } else {
             // The scan hands over damaged records and gaps as entries, so they
-            // are shown as such and the listing goes on.
-            try auditor.log.read { reader in
-                try reader.scan(from: filter.firstPosition) { entry in
-                    guard printer.wantsMore else { return false }
-                    switch entry {
-                    case .record(let record):
-                        guard !filter.isPast(position: record.position) else { return false }
-                        try printer.print(record)
-                    case .unreadable(let position, let reason):
-                        guard !filter.isPast(position: position) else { return false }
-                        if filter.admitsHole(at: position) {
-                            printer.printHole(at: position, "the record stored here is unreadable (\(reason))")
-                        }
-                    case .missing(let positions):
-                        guard !filter.isPast(position: positions.lowerBound) else { return false }
-                        if filter.admitsHole(at: positions.lowerBound) {
-                            printer.printHole(
-                                at: positions.lowerBound,
-                                positions.count == 1
-                                    ? "no record: position \(positions.lowerBound) is missing from the log"
-                                    : "no records: positions \(positions.lowerBound)–\(positions.upperBound) are "
-                                        + "missing from the log")
-                        }
+            // are shown as such and the listing goes on. Records are read
+            // and their payloads decoded on a thread of their own, ahead of
+            // the formatting here.
+            try auditor.log.scanAhead(from: filter.firstPosition, prepare: LogPrinter.preparation(for: filter)) {
+                entry, decoded in
+                guard printer.wantsMore else { return false }
+                switch entry {
+                case .record(let record):
+                    guard !filter.isPast(position: record.position) else { return false }
+                    try printer.print(record, decoded: decoded)
+                case .unreadable(let position, let reason):
+                    guard !filter.isPast(position: position) else { return false }
+                    if filter.admitsHole(at: position) {
+                        printer.printHole(at: position, "the record stored here is unreadable (\(reason))")
                     }
-                    return true
+                case .missing(let positions):
+                    guard !filter.isPast(position: positions.lowerBound) else { return false }
+                    if filter.admitsHole(at: positions.lowerBound) {
+                        printer.printHole(
+                            at: positions.lowerBound,
+                            positions.count == 1
+                                ? "no record: position \(positions.lowerBound) is missing from the log"
+                                : "no records: positions \(positions.lowerBound)–\(positions.upperBound) are "
+                                    + "missing from the log")
+                    }
                 }
+                return true
             }
         }
         if printer.printed == 0, !invocation.json { invocation.stdout.line("No events match.") }
@@ -197,7 +198,29 @@ struct LogPrinter {
         }
     }
 
-    mutating func print(_ record: EventRecord) throws {
+    /// What the reading thread does ahead of `print`: it passes over the
+    /// records the filter leaves out, except the pins and starts that name
+    /// templates and those past the filter's end (where the listing
+    /// stops), and decodes the payload of each record the filter admits in
+    /// the current version of its type (an older one needs the inspection's
+    /// template, found here). A payload that cannot be decoded is left to
+    /// `print`, which shows it as unreadable with the reason.
+    static func preparation(for filter: LogFilter) -> @Sendable (EventRecord) -> ReadAhead.Preparation {
+        let pinned = InspectionEventType.templatePinned.rawValue
+        let started = InspectionEventType.started.rawValue
+        return { record in
+            guard filter.admits(record) else {
+                let wanted = record.type == pinned || record.type == started || filter.isPast(position: record.position)
+                return wanted ? .pass(nil) : .skip
+            }
+            guard !EventUpcaster.needsUpcast(type: record.type, schemaVersion: record.schemaVersion) else {
+                return .pass(nil)
+            }
+            return .pass(try? InspectionEvent.decode(record))
+        }
+    }
+
+    mutating func print(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
         guard filter.admits(record) else {
             if record.type == InspectionEventType.templatePinned.rawValue {
                 unreadPins.append(record)
@@ -214,7 +237,7 @@ struct LogPrinter {
         var template = upcasts ? try template(of: record) : nil
         let event: InspectionEvent
         do {
-            event = try EventUpcaster.decode(record, template: template)
+            event = try decoded ?? EventUpcaster.decode(record, template: template)
         } catch {
             // Shown as stored, so a damaged or newer event is never hidden.
             let stored = InspectionEvent.unrecognized(
@@ -298,7 +321,7 @@ struct LogPrinter {
     /// `EventUpcaster.needsUpcast`, remembered by type name.
     private mutating func needsUpcast(_ record: EventRecord) -> Bool {
         if let current = currentVersions[record.type] { return record.schemaVersion < current }
-        let current = InspectionEventType(rawValue: record.type)?.schemaVersion ?? 0
+        let current = InspectionEventType.named(record.type)?.schemaVersion ?? 0
         currentVersions[record.type] = current
         return record.schemaVersion < current
     }

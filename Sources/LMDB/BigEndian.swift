@@ -19,4 +19,12 @@ public enum BigEndian {
         for i in 0..<8 { value = value << 8 | UInt64(bytes[offset + i]) }
         return value
     }
+
+    /// The same, of bytes lent in place.
+    public static func uint64(_ bytes: RawSpan, at offset: Int = 0) -> UInt64? {
+        guard offset >= 0, bytes.byteCount - offset >= 8 else { return nil }
+        var value: UInt64 = 0
+        for i in 0..<8 { value = value << 8 | UInt64(bytes.unsafeLoad(fromByteOffset: offset + i, as: UInt8.self)) }
+        return value
+    }
 }

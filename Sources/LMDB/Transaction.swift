@@ -8,8 +8,12 @@ public struct Table: Hashable, Sendable {
 
 /// A read or write transaction, only ever lent to a closure by `Environment`.
 ///
-/// Every value read is copied into Swift storage before it is returned: LMDB's
-/// pointers are valid only until the transaction ends.
+/// A value is either copied into Swift storage (`get`, `forEach`) or lent
+/// where it lies in LMDB's memory map as a `RawSpan` (`withValue`,
+/// `forEachBorrowed`): LMDB's pointers are valid only until the transaction
+/// ends (or, in a write transaction, the next write), and a span cannot
+/// escape the closure it is lent to, so neither can outlive them. Scans lend:
+/// a decoder reads the record in place and copies only what it keeps.
 public struct Transaction {
     let handle: OpaquePointer
     public let readOnly: Bool
@@ -92,31 +96,72 @@ public struct Transaction {
         return try body(&wrapped)
     }
 
+    /// Lends the value stored under `key` to `body`, in place; nil when
+    /// there is none.
+    public func withValue<T>(_ table: Table, _ key: [UInt8], _ body: (RawSpan) throws -> T) throws -> T? {
+        var v = MDB_val()
+        let rc = key.withUnsafeBytes { raw in
+            var k = MDB_val(raw)
+            return mdb_get(handle, table.dbi, &k, &v)
+        }
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "reading from \(table.name)")
+        return try Self.lend(v, body)
+    }
+
+    /// Calls `body` with each entry from the first key ≥ `start` (or the
+    /// first entry) in key order, lent in place, until it returns false.
+    public func forEachBorrowed(
+        _ table: Table, from start: [UInt8]? = nil, _ body: (_ key: RawSpan, _ value: RawSpan) throws -> Bool
+    ) throws {
+        try withCursor(table) { cursor in
+            var op = start == nil ? MDB_FIRST : MDB_SET_RANGE
+            var k = MDB_val()
+            var v = MDB_val()
+            while true {
+                let rc: Int32
+                if op == MDB_SET_RANGE, let start {
+                    rc = start.withUnsafeBytes { raw in
+                        k = MDB_val(raw)
+                        return mdb_cursor_get(cursor.handle, &k, &v, op)
+                    }
+                } else {
+                    rc = mdb_cursor_get(cursor.handle, &k, &v, op)
+                }
+                if rc == MDB_NOTFOUND { return }
+                try check(rc, "moving a cursor on \(table.name)")
+                let more = try Self.lend(k) { key in try Self.lend(v) { value in try body(key, value) } }
+                guard more else { return }
+                op = MDB_NEXT
+            }
+        }
+    }
+
     /// Calls `body` for each entry from the first key ≥ `start` (or the first
     /// entry) in key order, until it returns false.
     public func forEach(
         _ table: Table, from start: [UInt8]? = nil, _ body: ([UInt8], [UInt8]) throws -> Bool
     ) throws {
-        try withCursor(table) { cursor in
-            var entry = try start.map { key throws(LMDBError) in try cursor.seek(atLeast: key) } ?? cursor.first()
-            while let (key, value) = entry {
-                guard try body(key, value) else { return }
-                entry = try cursor.next()
-            }
+        try forEachBorrowed(table, from: start) { key, value in
+            try body(Self.copy(key), Self.copy(value))
         }
     }
 
     /// Like `forEach`, but copies only the values: scans that find the key
     /// inside the value save an allocation per entry.
     public func forEachValue(_ table: Table, from start: [UInt8]? = nil, _ body: ([UInt8]) throws -> Bool) throws {
-        try withCursor(table) { cursor in
-            var value =
-                try start.map { key throws(LMDBError) in try cursor.seekValue(atLeast: key) } ?? cursor.firstValue()
-            while let current = value {
-                guard try body(current) else { return }
-                value = try cursor.nextValue()
-            }
-        }
+        try forEachBorrowed(table, from: start) { _, value in try body(Self.copy(value)) }
+    }
+
+    /// The bytes of a lent span, copied.
+    public static func copy(_ span: RawSpan) -> [UInt8] {
+        span.withUnsafeBytes { Array($0) }
+    }
+
+    /// Lends LMDB's bytes to `body` as a span, which cannot escape it.
+    static func lend<T>(_ v: MDB_val, _ body: (RawSpan) throws -> T) rethrows -> T {
+        let raw = UnsafeRawBufferPointer(start: v.mv_size > 0 ? v.mv_data : nil, count: v.mv_size)
+        return try body(RawSpan(_unsafeBytes: raw))
     }
 
     static func bytes(_ v: MDB_val) -> [UInt8] {
@@ -157,14 +202,25 @@ public struct Cursor {
         try move(op, key: key) { k, v in (Transaction.bytes(k), Transaction.bytes(v)) }
     }
 
-    private func moveValue(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> [UInt8]? {
-        try move(op, key: key) { _, v in Transaction.bytes(v) }
-    }
-
-    mutating func firstValue() throws(LMDBError) -> [UInt8]? { try moveValue(MDB_FIRST) }
-    mutating func nextValue() throws(LMDBError) -> [UInt8]? { try moveValue(MDB_NEXT) }
-    mutating func seekValue(atLeast key: [UInt8]) throws(LMDBError) -> [UInt8]? {
-        try moveValue(MDB_SET_RANGE, key: key)
+    /// Moves to exactly `key` (or, without one, to the next entry) and lends
+    /// the entry there to `body`, in place; nil when there is none.
+    public mutating func withEntry<T>(
+        at key: [UInt8]? = nil, _ body: (_ key: RawSpan, _ value: RawSpan) throws -> T
+    ) throws -> T? {
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc: Int32
+        if let key {
+            rc = key.withUnsafeBytes { raw in
+                k = MDB_val(raw)
+                return mdb_cursor_get(handle, &k, &v, MDB_SET_KEY)
+            }
+        } else {
+            rc = mdb_cursor_get(handle, &k, &v, MDB_NEXT)
+        }
+        if rc == MDB_NOTFOUND { return nil }
+        try check(rc, "moving a cursor on \(table.name)")
+        return try Transaction.lend(k) { key in try Transaction.lend(v) { value in try body(key, value) } }
     }
 
     public mutating func first() throws(LMDBError) -> Entry? { try move(MDB_FIRST) }

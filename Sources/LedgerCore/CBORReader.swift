@@ -35,48 +35,86 @@ public enum CBORError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A forward-only reader of CBOR items over a byte array.
+/// A forward-only reader of CBOR items over borrowed bytes.
 ///
 /// Decoding the replayed events goes through this reader directly, without
 /// building a `CBORValue` tree, because rebuilds replay millions of events and
-/// the allocation of a tree per event would dominate.
+/// the allocation of a tree per event would dominate. It reads a `RawSpan`:
+/// an array's bytes, or a value lent by LMDB straight from its memory map
+/// (`Transaction.withValue`), so a scan of the log decodes each record where
+/// it lies instead of copying it first. The reader is non-escapable: it
+/// cannot outlive the bytes it borrows (the compiler checks this), which is
+/// what makes reading LMDB's map safe once its transaction ends.
 ///
 /// The bytes may come from anybody (a ledger kept by someone else, a damaged
 /// file), so no input makes it trap: every declared length is checked against
 /// the bytes left before it becomes an `Int`, and nesting is limited.
-public struct CBORReader: Sendable {
+public struct CBORReader: ~Escapable {
     /// How deeply arrays and maps may nest in `skipItem` and `readValue`:
     /// the ledger writes five levels at most (a pinned template's options),
     /// and each level is a stack frame.
     public static let maximumDepth = 64
 
-    public let bytes: [UInt8]
+    /// The bytes read.
+    public let span: RawSpan
     /// The offset of the next unread byte.
     public private(set) var offset: Int
 
-    /// A reader at `offset`; an offset outside the bytes reads as their end.
-    public init(_ bytes: [UInt8], offset: Int = 0) {
-        self.bytes = bytes
-        self.offset = offset >= 0 && offset <= bytes.count ? offset : bytes.count
+    /// A reader of `span` at `offset`; an offset outside it reads as its end.
+    @_lifetime(copy span)
+    public init(_ span: RawSpan, offset: Int = 0) {
+        self.span = span
+        self.offset = offset >= 0 && offset <= span.byteCount ? offset : span.byteCount
     }
 
-    public var isAtEnd: Bool { offset >= bytes.count }
+    /// A reader of an array's bytes at `offset`.
+    @_lifetime(borrow bytes)
+    public init(_ bytes: borrowing [UInt8], offset: Int = 0) {
+        let span = bytes.span.bytes
+        self.span = span
+        self.offset = offset >= 0 && offset <= span.byteCount ? offset : span.byteCount
+    }
+
+    /// The byte at `index`, which the caller has checked is inside the span.
+    @inline(__always)
+    public func byte(at index: Int) -> UInt8 {
+        span.unsafeLoad(fromByteOffset: index, as: UInt8.self)
+    }
+
+    /// A copy of the bytes in `range` (inside the span).
+    public func copyBytes(_ range: Range<Int>) -> [UInt8] {
+        span.withUnsafeBytes { raw in Array(raw[range]) }
+    }
+
+    /// Whether the bytes in `range` (inside the span) equal `other`.
+    @inline(__always)
+    public func bytes(_ range: Range<Int>, equal other: [UInt8]) -> Bool {
+        guard range.count == other.count else { return false }
+        return span.withUnsafeBytes { raw in
+            other.withUnsafeBytes { o in memcmp(raw.baseAddress! + range.lowerBound, o.baseAddress!, range.count) == 0 }
+        }
+    }
+
+    /// The number of bytes read from.
+    public var count: Int { span.byteCount }
+
+    public var isAtEnd: Bool { offset >= span.byteCount }
 
     /// How many bytes are left to read.
-    public var remaining: Int { bytes.count - offset }
+    public var remaining: Int { span.byteCount - offset }
 
     // MARK: - Heads
 
     /// The major type (0–7) of the next item, without consuming it.
     public func peekMajor() throws(CBORError) -> UInt8 {
-        guard offset < bytes.count else { throw .truncated(offset: offset) }
-        return bytes[offset] >> 5
+        guard offset < span.byteCount else { throw .truncated(offset: offset) }
+        return byte(at: offset) >> 5
     }
 
     /// Whether the next item is `null`; consumes it if so.
     public mutating func readNullIfPresent() throws(CBORError) -> Bool {
-        guard offset < bytes.count else { throw .truncated(offset: offset) }
-        if bytes[offset] == 0xF6 {
+        guard offset < span.byteCount else { throw .truncated(offset: offset) }
+        if byte(at: offset) == 0xF6 {
             offset += 1
             return true
         }
@@ -85,8 +123,8 @@ public struct CBORReader: Sendable {
 
     @inline(__always)
     mutating func readHead() throws(CBORError) -> (major: UInt8, info: UInt8, argument: UInt64) {
-        guard offset < bytes.count else { throw .truncated(offset: offset) }
-        let initial = bytes[offset]
+        guard offset < span.byteCount else { throw .truncated(offset: offset) }
+        let initial = byte(at: offset)
         let major = initial >> 5
         let info = initial & 0x1F
         offset += 1
@@ -95,10 +133,10 @@ public struct CBORReader: Sendable {
             return (major, info, UInt64(info))
         case 24, 25, 26, 27:
             let width = 1 << Int(info - 24)
-            guard offset + width <= bytes.count else { throw .truncated(offset: offset) }
+            guard offset + width <= span.byteCount else { throw .truncated(offset: offset) }
             var value: UInt64 = 0
             for i in 0..<width {
-                value = (value << 8) | UInt64(bytes[offset + i])
+                value = (value << 8) | UInt64(byte(at: offset + i))
             }
             offset += width
             return (major, info, value)
@@ -113,7 +151,7 @@ public struct CBORReader: Sendable {
         let head = try readHead()
         guard head.major == major else {
             offset = start
-            throw .unexpectedType(expected: name, found: bytes[start], offset: start)
+            throw .unexpectedType(expected: name, found: byte(at: start), offset: start)
         }
         return head.argument
     }
@@ -136,7 +174,7 @@ public struct CBORReader: Sendable {
             return -1 - Int64(head.argument)
         default:
             offset = start
-            throw .unexpectedType(expected: "integer", found: bytes[start], offset: start)
+            throw .unexpectedType(expected: "integer", found: byte(at: start), offset: start)
         }
     }
 
@@ -164,7 +202,7 @@ public struct CBORReader: Sendable {
         let count = try boundedLength(declared, head: head)
         let end = offset + count
         defer { offset = end }
-        return Array(bytes[offset..<end])
+        return copyBytes(offset..<end)
     }
 
     public mutating func readText() throws(CBORError) -> String {
@@ -177,11 +215,32 @@ public struct CBORReader: Sendable {
         // Validating through a buffer pointer takes the standard library's
         // specialised path; over an ArraySlice it runs generic code that cost
         // a quarter of a replay.
-        let text = bytes.withUnsafeBufferPointer { buffer in
-            String(validating: UnsafeBufferPointer(rebasing: buffer[start..<end]), as: UTF8.self)
+        let text = span.withUnsafeBytes { raw in
+            let utf8 = UnsafeRawBufferPointer(rebasing: raw[start..<end]).assumingMemoryBound(to: UInt8.self)
+            // ASCII (nearly every text the ledger holds) is valid UTF-8 as it
+            // is: decoding it skips the generic validation, which showed in
+            // the profile of a rebuild.
+            return Self.isASCII(utf8) ? String(decoding: utf8, as: UTF8.self) : String(validating: utf8, as: UTF8.self)
         }
         guard let text else { throw .invalidUTF8(offset: start) }
         return text
+    }
+
+    /// Whether every byte is below 0x80, eight at a time.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < raw.count {
+            high |= UInt64(raw[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     /// Reads a text string, reusing an equal string from `cache` if it holds one.
@@ -191,13 +250,15 @@ public struct CBORReader: Sendable {
         let count = try boundedLength(declared, head: start)
         let textStart = offset
         let end = offset + count
-        if let cached = cache.lookup(bytes, textStart..<end) {
+        if let cached = span.withUnsafeBytes({ raw in
+            cache.lookup(UnsafeRawBufferPointer(rebasing: raw[textStart..<end]))
+        }) {
             offset = end
             return cached
         }
         offset = start
         let text = try readText()
-        cache.remember(Array(bytes[textStart..<end]), text)
+        cache.remember(copyBytes(textStart..<end), text)
         return text
     }
 
@@ -212,12 +273,7 @@ public struct CBORReader: Sendable {
         guard remaining >= 16 else { throw .truncated(offset: offset) }
         let o = offset
         offset += 16
-        let b = bytes
-        return UUID(
-            uuid: (
-                b[o], b[o + 1], b[o + 2], b[o + 3], b[o + 4], b[o + 5], b[o + 6], b[o + 7], b[o + 8], b[o + 9],
-                b[o + 10], b[o + 11], b[o + 12], b[o + 13], b[o + 14], b[o + 15]
-            ))
+        return UUID(uuid: span.unsafeLoadUnaligned(fromByteOffset: o, as: uuid_t.self))
     }
 
     /// The number of items of an array; never more than the bytes left.
@@ -236,8 +292,8 @@ public struct CBORReader: Sendable {
     }
 
     public mutating func readBool() throws(CBORError) -> Bool {
-        guard offset < bytes.count else { throw .truncated(offset: offset) }
-        switch bytes[offset] {
+        guard offset < span.byteCount else { throw .truncated(offset: offset) }
+        switch byte(at: offset) {
         case 0xF4:
             offset += 1
             return false
@@ -245,15 +301,15 @@ public struct CBORReader: Sendable {
             offset += 1
             return true
         default:
-            throw .unexpectedType(expected: "boolean", found: bytes[offset], offset: offset)
+            throw .unexpectedType(expected: "boolean", found: byte(at: offset), offset: offset)
         }
     }
 
     /// Reads a float of any width, or an integer, as a `Double`.
     public mutating func readDouble() throws(CBORError) -> Double {
-        guard offset < bytes.count else { throw .truncated(offset: offset) }
+        guard offset < span.byteCount else { throw .truncated(offset: offset) }
         let start = offset
-        switch bytes[offset] {
+        switch byte(at: offset) {
         case 0xF9:
             let head = try readHead()
             #if arch(x86_64) || arch(arm64)
@@ -268,11 +324,11 @@ public struct CBORReader: Sendable {
             let head = try readHead()
             return Double(bitPattern: head.argument)
         default:
-            let major = bytes[offset] >> 5
+            let major = byte(at: offset) >> 5
             if major == 0 || major == 1 {
                 return Double(try readInteger())
             }
-            throw .unexpectedType(expected: "number", found: bytes[start], offset: start)
+            throw .unexpectedType(expected: "number", found: byte(at: start), offset: start)
         }
     }
 
@@ -344,7 +400,7 @@ public struct CBORReader: Sendable {
             }
             return .map(entries)
         case 7:
-            switch bytes[offset] {
+            switch byte(at: offset) {
             case 0xF4, 0xF5: return .bool(try readBool())
             case 0xF6:
                 offset += 1
@@ -358,34 +414,48 @@ public struct CBORReader: Sendable {
     }
 }
 
-/// A few recently read texts, by their bytes, for `CBORReader.readText(cache:)`.
+/// Recently read texts, by their bytes, for `CBORReader.readText(cache:)`.
+///
+/// Direct-mapped: a text's bytes hash to one of 64 slots, so a lookup is one
+/// hash and one comparison however many texts repeat (a scan meets every
+/// event type, actor and device name). A slot holds the last text that
+/// hashed to it; a collision only costs a fresh decode.
 public struct TextCache: Sendable {
-    private var entries: [(bytes: [UInt8], text: String)] = []
-    private var next = 0
-    private static let capacity = 32
+    /// Empty until the first text is remembered: a cache is made for every
+    /// single record read, most of which remember nothing worth keeping.
+    private var slots: [(bytes: [UInt8], text: String)?] = []
+    private static let size = 64
 
     public init() {}
 
-    func lookup(_ buffer: [UInt8], _ range: Range<Int>) -> String? {
-        for entry in entries where entry.bytes.count == range.count {
-            if buffer.withUnsafeBufferPointer({ b in
-                entry.bytes.withUnsafeBufferPointer { e in
-                    memcmp(b.baseAddress! + range.lowerBound, e.baseAddress!, range.count) == 0
-                }
-            }) {
-                return entry.text
-            }
+    /// A slot from the length and the first and last eight bytes: enough to
+    /// tell the ledger's repeated texts apart (a collision only costs a
+    /// decode), without reading every byte.
+    @inline(__always)
+    private static func slot(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var hash = UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15
+        if bytes.count >= 8 {
+            hash ^= bytes.loadUnaligned(as: UInt64.self)
+            hash = (hash ^ (hash >> 29)) &* 0xBF58_476D_1CE4_E5B9
+            hash ^= bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+        } else {
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         }
-        return nil
+        hash = (hash ^ (hash >> 32)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: hash >> 58) & (size - 1)
+    }
+
+    func lookup(_ text: UnsafeRawBufferPointer) -> String? {
+        guard !slots.isEmpty, let entry = slots[Self.slot(text)], entry.bytes.count == text.count else { return nil }
+        let equal = entry.bytes.withUnsafeBytes { e in
+            text.count == 0 || memcmp(text.baseAddress!, e.baseAddress!, text.count) == 0
+        }
+        return equal ? entry.text : nil
     }
 
     mutating func remember(_ bytes: [UInt8], _ text: String) {
         guard !bytes.isEmpty else { return }
-        if entries.count < Self.capacity {
-            entries.append((bytes, text))
-        } else {
-            entries[next] = (bytes, text)
-            next = (next + 1) % Self.capacity
-        }
+        if slots.isEmpty { slots = Array(repeating: nil, count: Self.size) }
+        slots[bytes.withUnsafeBytes { Self.slot($0) }] = (bytes, text)
     }
 }

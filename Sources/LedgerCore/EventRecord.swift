@@ -53,8 +53,10 @@ public struct EventRecord: Hashable, Sendable {
     /// The record format this code writes (key 0 of every record): 2 adds
     /// key 13, the per-stream back-link.
     public static let formatVersion: UInt64 = 2
-    /// Every record format this code reads.
-    public static let formatVersions: Set<UInt64> = [1, 2]
+    /// Whether this code reads record format `format`: every one from 1 to
+    /// `formatVersion` (compared, not hashed: it is asked of every record).
+    @inline(__always)
+    public static func reads(format: UInt64) -> Bool { format >= 1 && format <= formatVersion }
 
     /// The record format (key 0): 1 for records written before the back-link.
     public var format: UInt64
@@ -148,81 +150,65 @@ public struct EventRecord: Hashable, Sendable {
     /// all be present: anything else means the bytes were not written by us.
     public init(decoding bytes: [UInt8], at offset: Int = 0) throws(RecordError) {
         var names = TextCache()
-        try self.init(decoding: bytes, at: offset, names: &names)
+        try self.init(decoding: bytes.span.bytes, at: offset, names: &names)
     }
 
     /// Decodes with a cache of the texts that repeat from record to record
     /// (type names, actors), so a scan of the log allocates and validates
     /// each of them once instead of once per record.
     public init(decoding bytes: [UInt8], at offset: Int = 0, names: inout TextCache) throws(RecordError) {
+        try self.init(decoding: bytes.span.bytes, at: offset, names: &names)
+    }
+
+    /// Decodes a record where it lies (a value lent by LMDB from its map):
+    /// only the payload is copied out.
+    public init(decoding bytes: RawSpan, at offset: Int = 0, names: inout TextCache) throws(RecordError) {
         var r = CBORReader(bytes, offset: offset)
         do {
             let count = try r.readMapHeader()
             guard count == 13 || count == 14 else {
                 throw RecordError.malformed("record has \(count) keys, expected 13 or 14")
             }
-            func key(_ expected: Key) throws {
-                let found = try r.readUnsigned()
-                guard found == expected.rawValue else {
-                    throw RecordError.malformed(
-                        "record key \(found) where key \(expected.rawValue) (\(expected)) belongs")
-                }
-            }
-            try key(.format)
+            try Self.expect(.format, &r)
             let format = try r.readUnsigned()
-            guard Self.formatVersions.contains(format) else {
+            guard Self.reads(format: format) else {
                 throw RecordError.unknownFormat(format)
             }
             guard count == 13 || format >= 2 else {
                 throw RecordError.malformed("a format-1 record has 13 keys, not \(count)")
             }
-            try key(.position)
+            try Self.expect(.position, &r)
             position = try r.readUnsigned()
-            try key(.id)
+            try Self.expect(.id, &r)
             guard let id = try r.readUUID() else { throw RecordError.malformed("id is not 16 bytes") }
-            try key(.stream)
+            try Self.expect(.stream, &r)
             guard let stream = try r.readUUID() else { throw RecordError.malformed("stream is not 16 bytes") }
-            try key(.streamVersion)
+            try Self.expect(.streamVersion, &r)
             streamVersion = try r.readUnsigned()
-            try key(.type)
+            try Self.expect(.type, &r)
             let type = try r.readText(cache: &names)
-            try key(.schemaVersion)
+            try Self.expect(.schemaVersion, &r)
             let schemaVersion = try r.readInt()
-            try key(.actorID)
+            try Self.expect(.actorID, &r)
             let actorID = try r.readText(cache: &names)
-            try key(.actorName)
+            try Self.expect(.actorName, &r)
             let actorName = try r.readText(cache: &names)
-            try key(.device)
+            try Self.expect(.device, &r)
             guard let device = try r.readUUID() else { throw RecordError.malformed("device is not 16 bytes") }
-            try key(.recordedAt)
+            try Self.expect(.recordedAt, &r)
             let recordedAt = Timestamp(microsecondsSinceEpoch: try r.readInteger())
-            try key(.payload)
+            try Self.expect(.payload, &r)
             // The payload is followed by exactly key 12 and a boolean, the
             // record's last two bytes (then, with the back-link, key 13 and
             // 32 bytes: 35 more): its end is known without walking it (the
             // domain's decoder checks its structure when it reads it).
-            var end = bytes.count
-            var link: Digest256?
-            if count == 14 {
-                guard end - r.offset >= 38, bytes[end - 35] == UInt8(Key.previousInStream.rawValue),
-                    bytes[end - 34] == 0x58, bytes[end - 33] == 0x20
-                else { throw RecordError.malformed("the record does not end with key 13 and 32 bytes") }
-                link = Digest256(bytes: Array(bytes[(end - 32)...]))
-                end -= 35
-            }
-            guard end - r.offset >= 3, bytes[end - 2] == UInt8(Key.actorVerified.rawValue),
-                bytes[end - 1] == 0xF4 || bytes[end - 1] == 0xF5
-            else {
-                throw RecordError.malformed("the record does not end with key 12 and a boolean")
-            }
-            let payloadRange = r.offset..<(end - 2)
-            let verified = bytes[end - 1] == 0xF5
+            let tail = try Self.tail(of: r, keys: count)
             event = PendingEvent(
                 id: id, stream: stream, type: type, schemaVersion: schemaVersion,
-                actor: Actor(id: actorID, name: actorName, verified: verified), device: device,
-                recordedAt: recordedAt, payload: Array(bytes[payloadRange]))
+                actor: Actor(id: actorID, name: actorName, verified: tail.verified), device: device,
+                recordedAt: recordedAt, payload: r.copyBytes(tail.payload))
             self.format = format
-            previousInStream = link
+            previousInStream = tail.link
         } catch let error as RecordError {
             throw error
         } catch let error as CBORError {
@@ -230,6 +216,37 @@ public struct EventRecord: Hashable, Sendable {
         } catch {
             throw .malformed("\(error)")
         }
+    }
+
+    /// Reads a record key, which must be `expected`.
+    static func expect(_ expected: Key, _ r: inout CBORReader) throws {
+        let found = try r.readUnsigned()
+        guard found == expected.rawValue else {
+            throw RecordError.malformed("record key \(found) where key \(expected.rawValue) (\(expected)) belongs")
+        }
+    }
+
+    /// Where the payload ends, from the record's last bytes (`r` stands at
+    /// the payload): key 12 and a boolean, then with 14 keys key 13 and 32
+    /// bytes.
+    static func tail(of r: borrowing CBORReader, keys count: Int) throws(RecordError) -> (
+        payload: Range<Int>, verified: Bool, link: Digest256?
+    ) {
+        var end = r.count
+        var link: Digest256?
+        if count == 14 {
+            guard end - r.offset >= 38, r.byte(at: end - 35) == UInt8(Key.previousInStream.rawValue),
+                r.byte(at: end - 34) == 0x58, r.byte(at: end - 33) == 0x20
+            else { throw RecordError.malformed("the record does not end with key 13 and 32 bytes") }
+            link = Digest256(bytes: r.copyBytes((end - 32)..<end))
+            end -= 35
+        }
+        guard end - r.offset >= 3, r.byte(at: end - 2) == UInt8(Key.actorVerified.rawValue),
+            r.byte(at: end - 1) == 0xF4 || r.byte(at: end - 1) == 0xF5
+        else {
+            throw RecordError.malformed("the record does not end with key 12 and a boolean")
+        }
+        return (r.offset..<(end - 2), r.byte(at: end - 1) == 0xF5, link)
     }
 
     /// Reads only the position of an encoded record (key 1), which `verify`
@@ -240,7 +257,7 @@ public struct EventRecord: Hashable, Sendable {
             _ = try r.readMapHeader()
             guard try r.readUnsigned() == Key.format.rawValue else { throw RecordError.malformed("key 0 missing") }
             let format = try r.readUnsigned()
-            guard formatVersions.contains(format) else { throw RecordError.unknownFormat(format) }
+            guard reads(format: format) else { throw RecordError.unknownFormat(format) }
             guard try r.readUnsigned() == Key.position.rawValue else {
                 throw RecordError.malformed("key 1 missing")
             }
@@ -272,36 +289,86 @@ extension EventRecord {
     /// Reads keys 0 to 4 of an encoded record: its position, id, stream and
     /// stream version.
     public static func header(ofEncoded bytes: [UInt8], at offset: Int = 0) throws(RecordError) -> RecordHeader {
+        try header(ofEncoded: bytes.span.bytes, at: offset)
+    }
+
+    /// The same, of a record where it lies.
+    public static func header(ofEncoded bytes: RawSpan, at offset: Int = 0) throws(RecordError) -> RecordHeader {
         var r = CBORReader(bytes, offset: offset)
         do {
             let count = try r.readMapHeader()
-            func key(_ expected: Key) throws {
-                guard try r.readUnsigned() == expected.rawValue else {
-                    throw RecordError.malformed("key \(expected.rawValue) (\(expected)) missing")
-                }
-            }
-            try key(.format)
+            try expect(.format, &r)
             let format = try r.readUnsigned()
-            guard formatVersions.contains(format) else { throw RecordError.unknownFormat(format) }
-            try key(.position)
+            guard reads(format: format) else { throw RecordError.unknownFormat(format) }
+            try expect(.position, &r)
             let position = try r.readUnsigned()
-            try key(.id)
+            try expect(.id, &r)
             guard let id = try r.readUUID() else { throw RecordError.malformed("id is not 16 bytes") }
-            try key(.stream)
+            try expect(.stream, &r)
             guard let stream = try r.readUUID() else { throw RecordError.malformed("stream is not 16 bytes") }
-            try key(.streamVersion)
+            try expect(.streamVersion, &r)
             let version = try r.readUnsigned()
             var link: [UInt8]?
             if count == 14 {
-                let end = bytes.count
-                guard end - offset > 40, bytes[end - 35] == UInt8(Key.previousInStream.rawValue),
-                    bytes[end - 34] == 0x58, bytes[end - 33] == 0x20
+                let end = r.count
+                guard end - offset > 40, r.byte(at: end - 35) == UInt8(Key.previousInStream.rawValue),
+                    r.byte(at: end - 34) == 0x58, r.byte(at: end - 33) == 0x20
                 else { throw RecordError.malformed("the record does not end with key 13 and 32 bytes") }
-                link = Array(bytes[(end - 32)...])
+                link = r.copyBytes((end - 32)..<end)
             }
             return RecordHeader(
                 format: format, position: position, id: id.bytes, stream: stream.bytes, streamVersion: version,
                 previousInStream: link)
+        } catch let error as RecordError {
+            throw error
+        } catch {
+            throw .malformed("\(error)")
+        }
+    }
+}
+
+extension EventRecord {
+    /// The stream of an encoded record (key 3), read from its first bytes
+    /// without decoding the rest: how one partition of a rebuild tells its
+    /// own records from another's.
+    public static func stream(ofEncoded bytes: RawSpan, at offset: Int = 0) throws(RecordError) -> UUID {
+        var r = CBORReader(bytes, offset: offset)
+        return try mapped { () throws in try readThroughStream(&r) }
+    }
+
+    /// The stream and type of an encoded record (keys 3 and 5), read from
+    /// its first bytes without decoding the rest.
+    public static func streamAndType(
+        ofEncoded bytes: RawSpan, at offset: Int = 0, names: inout TextCache
+    ) throws(RecordError) -> (stream: UUID, type: String) {
+        var r = CBORReader(bytes, offset: offset)
+        return try mapped { () throws in
+            let stream = try readThroughStream(&r)
+            try expect(.streamVersion, &r)
+            _ = try r.readUnsigned()
+            try expect(.type, &r)
+            return (stream, try r.readText(cache: &names))
+        }
+    }
+
+    /// Reads keys 0 to 3 and answers the stream.
+    private static func readThroughStream(_ r: inout CBORReader) throws -> UUID {
+        _ = try r.readMapHeader()
+        try expect(.format, &r)
+        guard reads(format: try r.readUnsigned()) else { throw RecordError.malformed("unknown record format") }
+        try expect(.position, &r)
+        _ = try r.readUnsigned()
+        try expect(.id, &r)
+        guard try r.readUUID() != nil else { throw RecordError.malformed("id is not 16 bytes") }
+        try expect(.stream, &r)
+        guard let stream = try r.readUUID() else { throw RecordError.malformed("stream is not 16 bytes") }
+        return stream
+    }
+
+    /// Runs `body`, with any failure as a `RecordError`.
+    private static func mapped<T>(_ body: () throws -> T) throws(RecordError) -> T {
+        do {
+            return try body()
         } catch let error as RecordError {
             throw error
         } catch {

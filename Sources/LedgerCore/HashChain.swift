@@ -22,6 +22,11 @@ public struct HashChain {
         hasher.digest(prefix: 0x00, buffer, range: range)
     }
 
+    /// The leaf of a record at `range` of bytes lent in place.
+    public func leaf(ofRecordIn buffer: RawSpan, range: Range<Int>) -> Digest256 {
+        hasher.digest(prefix: 0x00, buffer, range: range)
+    }
+
     public func link(previous: Digest256, leaf: Digest256) -> Digest256 {
         hasher.digest(previous.bytes, leaf.bytes)
     }

@@ -1,4 +1,5 @@
 import CCrypto
+import Foundation
 
 /// A SHA-256 digest: 32 bytes.
 public struct Digest256: Hashable, Sendable, CustomStringConvertible {
@@ -19,6 +20,21 @@ public struct Digest256: Hashable, Sendable, CustomStringConvertible {
     public init?(hex: String) {
         guard let bytes = Hex.decode(hex), bytes.count == 32 else { return nil }
         self.bytes = bytes
+    }
+
+    /// The 32 bytes at `offset` of `span`, if it holds that many there.
+    public init?(_ span: RawSpan, at offset: Int = 0) {
+        guard offset >= 0, span.byteCount - offset >= 32 else { return nil }
+        self.bytes = span.withUnsafeBytes { raw in Array(raw[offset..<(offset + 32)]) }
+    }
+
+    /// Whether the 32 bytes at `offset` of `span` are this digest, compared
+    /// in place.
+    public func isStored(in span: RawSpan, at offset: Int = 0) -> Bool {
+        guard offset >= 0, span.byteCount - offset >= 32 else { return false }
+        return span.withUnsafeBytes { raw in
+            bytes.withUnsafeBytes { own in memcmp(raw.baseAddress! + offset, own.baseAddress!, 32) == 0 }
+        }
     }
 
     public var hex: String { Hex.encode(bytes) }
@@ -96,6 +112,11 @@ public final class SHA256Hasher {
     /// SHA-256 of a byte prefix, then a slice of a larger buffer: hashes a
     /// stored record in place without copying it out first.
     public func digest(prefix: UInt8, _ data: [UInt8], range: Range<Int>) -> Digest256 {
+        digest(prefix: prefix, data.span.bytes, range: range)
+    }
+
+    /// The same over bytes lent in place (a value in LMDB's map).
+    public func digest(prefix: UInt8, _ data: RawSpan, range: Range<Int>) -> Digest256 {
         var out = [UInt8](repeating: 0, count: 32)
         check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
         var byte = prefix

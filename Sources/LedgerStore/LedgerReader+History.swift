@@ -30,6 +30,7 @@ extension LedgerReader {
             named.append((version, value.count == 8 ? BigEndian.uint64(value) : nil))
             return true
         }
+        var names = TextCache()
         return try named.map { version, position in
             guard let position else {
                 return .unreadable(
@@ -38,7 +39,7 @@ extension LedgerReader {
             do {
                 // Unverified: the audit checks every link itself and shows a
                 // changed record as its finding, not as an error here.
-                guard let record = try unverifiedRecord(at: position) else {
+                guard let record = try unverifiedRecord(at: position, names: &names) else {
                     return .missing(streamVersion: version, position: position)
                 }
                 return .record(record)
@@ -75,9 +76,10 @@ extension LedgerReader {
     public func scan(from position: UInt64 = 1, _ body: (LogEntry) throws -> Bool) throws {
         var expected = max(1, position)
         var names = TextCache()
-        try transaction.forEach(tables.events, from: BigEndian.bytes(expected)) { key, value in
-            guard let stored = BigEndian.uint64(key), key.count == 8 else {
-                return try body(.unreadable(position: expected, reason: "the key \(Hex.encode(key)) is not a position"))
+        try transaction.forEachBorrowed(tables.events, from: BigEndian.bytes(expected)) { key, value in
+            guard let stored = BigEndian.uint64(key), key.byteCount == 8 else {
+                let shown = Hex.encode(Transaction.copy(key))
+                return try body(.unreadable(position: expected, reason: "the key \(shown) is not a position"))
             }
             if stored > expected, try !body(.missing(expected...(stored - 1))) { return false }
             expected = stored &+ 1

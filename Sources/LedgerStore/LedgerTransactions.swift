@@ -8,6 +8,9 @@ public struct LedgerReader {
     /// The underlying transaction, for projection tables kept beside the log.
     public let transaction: Transaction
     let tables: EventLog.Tables
+    /// One hasher for the reads of this snapshot: making one (an OpenSSL
+    /// fetch and context) per record cost more than hashing the record.
+    let chain = HashChain()
 
     init(transaction: Transaction, tables: EventLog.Tables) {
         self.transaction = transaction
@@ -30,18 +33,31 @@ public struct LedgerReader {
 
     /// The record at `position`, checked against its chain link first: a
     /// record changed after it was written is `LedgerError.brokenChain`,
-    /// never returned.
+    /// never returned. It is checked and decoded where it lies in the map.
     public func record(at position: UInt64) throws -> EventRecord? {
-        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)) else { return nil }
-        try checkLink(of: value, at: position)
-        return try Self.decode(value, position: position)
+        var names = TextCache()
+        return try record(at: position, names: &names)
+    }
+
+    func record(at position: UInt64, names: inout TextCache) throws -> EventRecord? {
+        let previous = try hashBefore(position)
+        return try transaction.withValue(tables.events, BigEndian.bytes(position)) { value in
+            try checkLink(of: value, at: position, previous: previous)
+            return try Self.decode(value, position: position, names: &names)
+        }
     }
 
     /// The record at `position` without its chain check, for the tools that
     /// report damage themselves (`verify`, an audit's own chain check).
     public func unverifiedRecord(at position: UInt64) throws -> EventRecord? {
-        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)) else { return nil }
-        return try Self.decode(value, position: position)
+        var names = TextCache()
+        return try unverifiedRecord(at: position, names: &names)
+    }
+
+    func unverifiedRecord(at position: UInt64, names: inout TextCache) throws -> EventRecord? {
+        try transaction.withValue(tables.events, BigEndian.bytes(position)) { value in
+            try Self.decode(value, position: position, names: &names)
+        }
     }
 
     /// Checks the stored entry `value` of `position` against its chain link:
@@ -49,23 +65,26 @@ public struct LedgerReader {
     /// and its own leaf. This is the cheap, local check of every read (one
     /// more lookup and one hash); `verify` walks the whole chain.
     public func checkLink(of value: [UInt8], at position: UInt64) throws {
-        guard value.count > 32, let stored = Digest256(bytes: Array(value[0..<32])) else {
-            throw LedgerError.corruptRecord(position: position, .malformed("stored value is only \(value.count) bytes"))
+        try checkLink(of: value.span.bytes, at: position, previous: try hashBefore(position))
+    }
+
+    /// The stored hash of the record before `position` (zeros before the
+    /// first): what its chain link starts from.
+    func hashBefore(_ position: UInt64) throws -> Digest256 {
+        guard position > 1 else { return .zero }
+        guard let hash = try storedHash(at: position - 1) else {
+            throw LedgerError.brokenChain(position: position, what: "the record before it is missing")
         }
-        let previous: Digest256
-        if position <= 1 {
-            previous = .zero
-        } else {
-            guard let before = try transaction.get(tables.events, BigEndian.bytes(position - 1)), before.count >= 32,
-                let hash = Digest256(bytes: Array(before[0..<32]))
-            else {
-                throw LedgerError.brokenChain(position: position, what: "the record before it is missing")
-            }
-            previous = hash
+        return hash
+    }
+
+    func checkLink(of value: RawSpan, at position: UInt64, previous: Digest256) throws {
+        guard value.byteCount > 32 else {
+            throw LedgerError.corruptRecord(
+                position: position, .malformed("stored value is only \(value.byteCount) bytes"))
         }
-        let chain = HashChain()
-        guard chain.link(previous: previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count)) == stored
-        else {
+        let link = chain.link(previous: previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.byteCount))
+        guard link.isStored(in: value) else {
             throw LedgerError.brokenChain(
                 position: position, what: "its stored hash does not match its contents and the record before it")
         }
@@ -75,18 +94,16 @@ public struct LedgerReader {
     /// a write on top of a changed head is refused.
     public func checkHead() throws {
         let head = try head()
-        guard head.position > 0, let value = try transaction.get(tables.events, BigEndian.bytes(head.position)) else {
-            return
+        guard head.position > 0 else { return }
+        let previous = try hashBefore(head.position)
+        _ = try transaction.withValue(tables.events, BigEndian.bytes(head.position)) { value in
+            try checkLink(of: value, at: head.position, previous: previous)
         }
-        try checkLink(of: value, at: head.position)
     }
 
     /// The chain hash stored with the record at `position`, if there is one.
     public func storedHash(at position: UInt64) throws -> Digest256? {
-        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count >= 32 else {
-            return nil
-        }
-        return Digest256(bytes: Array(value[0..<32]))
+        try transaction.withValue(tables.events, BigEndian.bytes(position)) { value in Digest256(value) } ?? nil
     }
 
     /// The position of an event id, if stored.
@@ -112,23 +129,82 @@ public struct LedgerReader {
     }
 
     /// The events of one stream in order, read through the stream index
-    /// without scanning the log.
+    /// without scanning the log, each checked against its chain link.
+    ///
+    /// One cursor walks the events table: a stream's records lie a few
+    /// positions apart (inspections are recorded interleaved, a handful at a
+    /// time), and stepping to the next entry costs a fraction of a search
+    /// from the root, so the record before each one (whose hash its link
+    /// starts from) and the record itself are reached by steps when near.
     public func records(inStream stream: UUID, fromVersion: UInt64 = 1) throws -> [EventRecord] {
         var positions: [UInt64] = []
         let prefix = stream.bytes
-        try transaction.forEach(tables.streamIndex, from: prefix + BigEndian.bytes(fromVersion)) { key, value in
-            guard key.count == 24, key[0..<16].elementsEqual(prefix), let position = BigEndian.uint64(value) else {
+        try transaction.forEachBorrowed(tables.streamIndex, from: prefix + BigEndian.bytes(fromVersion)) {
+            key, value in
+            guard key.byteCount == 24, Self.starts(key, with: prefix), let position = BigEndian.uint64(value) else {
                 return false
             }
             positions.append(position)
             return true
         }
-        return try positions.map { position in
-            guard let record = try record(at: position) else {
-                throw LedgerError.corruptRecord(
-                    position: position, .malformed("the stream index names position \(position), which is missing"))
+        var names = TextCache()
+        var records: [EventRecord] = []
+        records.reserveCapacity(positions.count)
+        try transaction.withCursor(tables.events) { cursor in
+            var here: UInt64?
+            for position in positions {
+                var previous = Digest256.zero
+                if position > 1 {
+                    guard let hash = try entry(&cursor, &here, position - 1, { Digest256($0) }) ?? nil else {
+                        throw LedgerError.brokenChain(position: position, what: "the record before it is missing")
+                    }
+                    previous = hash
+                }
+                let record = try entry(&cursor, &here, position) { value in
+                    try checkLink(of: value, at: position, previous: previous)
+                    return try Self.decode(value, position: position, names: &names)
+                }
+                guard let record else {
+                    throw LedgerError.corruptRecord(
+                        position: position, .malformed("the stream index names position \(position), which is missing"))
+                }
+                records.append(record)
             }
-            return record
+        }
+        return records
+    }
+
+    /// Lends the value at `target` to `body` (nil when there is none),
+    /// stepping the cursor from `here` when the target is at most 32 entries
+    /// ahead and searching for it otherwise; `here` follows the cursor.
+    private func entry<T>(
+        _ cursor: inout Cursor, _ here: inout UInt64?, _ target: UInt64, _ body: (RawSpan) throws -> T
+    ) throws -> T? {
+        if let start = here, target > start, target - start <= 32 {
+            while true {
+                let step = try cursor.withEntry { key, value -> (UInt64, T?) in
+                    let position = BigEndian.uint64(key) ?? 0
+                    return (position, position == target ? try body(value) : nil)
+                }
+                guard let (position, result) = step else {
+                    here = nil
+                    return nil
+                }
+                here = position
+                // A gap in the table (a damaged store) steps past the target.
+                if position >= target { return result }
+            }
+        }
+        let result = try cursor.withEntry(at: BigEndian.bytes(target)) { _, value in try body(value) }
+        here = result == nil ? nil : target
+        return result
+    }
+
+    /// Whether lent bytes begin with `prefix`.
+    static func starts(_ span: RawSpan, with prefix: [UInt8]) -> Bool {
+        guard span.byteCount >= prefix.count else { return false }
+        return span.withUnsafeBytes { raw in
+            prefix.withUnsafeBytes { p in p.count == 0 || memcmp(raw.baseAddress!, p.baseAddress!, p.count) == 0 }
         }
     }
 
@@ -146,24 +222,11 @@ public struct LedgerReader {
         // `verify`), so the keys need not be copied out.
         var expected = position
         var names = TextCache()
-        let chain = HashChain()
-        var previous: Digest256? = nil
-        if verifyingLinks {
-            previous = position <= 1 ? .zero : try storedHash(at: position - 1)
-            if previous == nil, position > 1 {
-                throw LedgerError.brokenChain(position: position, what: "the record before it is missing")
-            }
-        }
-        try transaction.forEachValue(tables.events, from: BigEndian.bytes(position)) { value in
+        var previous: Digest256? = verifyingLinks ? try hashBefore(position) : nil
+        try transaction.forEachBorrowed(tables.events, from: BigEndian.bytes(position)) { _, value in
             if let link = previous {
-                guard value.count > 32, let stored = Digest256(bytes: Array(value[0..<32])),
-                    chain.link(previous: link, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count)) == stored
-                else {
-                    throw LedgerError.brokenChain(
-                        position: expected, what: "its stored hash does not match its contents and the record before it"
-                    )
-                }
-                previous = stored
+                try checkLink(of: value, at: expected, previous: link)
+                previous = Digest256(value)
             }
             let record = try Self.decode(value, position: expected, names: &names)
             expected = record.position + 1
@@ -171,12 +234,59 @@ public struct LedgerReader {
         }
     }
 
-    /// Calls `body` with each stored entry's position, chain hash and record
-    /// bytes (at offset 32 of `value`), for scans that decode only what they need.
-    public func forEachStoredRecord(
-        from position: UInt64 = 1, _ body: (_ position: UInt64, _ value: [UInt8]) throws -> Bool
+    /// One partition's share of a scan of the whole log, for a rebuild that
+    /// folds on every core at once: each partition walks the whole log, and
+    /// decodes (in place) the records of the streams that fall to it
+    /// (`owned`), and of the other streams only those whose type is in
+    /// `sharedTypes`, or every one with `decodingAll` (not `owned`). Passing
+    /// over another partition's record reads its first keys only. `walked`
+    /// hears each position passed, decoded or not.
+    public func forEachRecord(
+        partition: Int, of partitions: Int, sharedTypes: [String], decodingAll: Bool = false,
+        walked: ((UInt64) -> Void)? = nil, _ body: (_ record: EventRecord, _ owned: Bool) throws -> Bool
     ) throws {
-        try transaction.forEach(tables.events, from: BigEndian.bytes(position)) { key, value in
+        var names = TextCache()
+        try transaction.forEachBorrowed(tables.events) { key, value in
+            let position = BigEndian.uint64(key) ?? 0
+            walked?(position)
+            guard value.byteCount > 32 else {
+                throw LedgerError.corruptRecord(
+                    position: position, .malformed("stored value is only \(value.byteCount) bytes"))
+            }
+            var owned = true
+            if partitions > 1 {
+                do throws(RecordError) {
+                    owned =
+                        Self.partition(of: try EventRecord.stream(ofEncoded: value, at: 32), among: partitions)
+                        == partition
+                    // Another partition's record: its type says whether every partition needs it.
+                    if !owned, !decodingAll,
+                        !sharedTypes.contains(
+                            try EventRecord.streamAndType(ofEncoded: value, at: 32, names: &names).type)
+                    {
+                        return true
+                    }
+                } catch {
+                    throw LedgerError.corruptRecord(position: position, error)
+                }
+            }
+            return try body(try Self.decode(value, position: position, names: &names), owned)
+        }
+    }
+
+    /// Which of `partitions` a stream's records fall to: by the id's last
+    /// byte, which is random in both the v4 and the v7 ids the ledger makes.
+    public static func partition(of stream: UUID, among partitions: Int) -> Int {
+        Int(stream.uuid.15) % max(1, partitions)
+    }
+
+    /// Calls `body` with each stored entry's position and value (its chain
+    /// hash, then the record at offset 32), lent in place, for scans that
+    /// decode only what they need.
+    public func forEachStoredRecord(
+        from position: UInt64 = 1, _ body: (_ position: UInt64, _ value: RawSpan) throws -> Bool
+    ) throws {
+        try transaction.forEachBorrowed(tables.events, from: BigEndian.bytes(position)) { key, value in
             try body(BigEndian.uint64(key) ?? 0, value)
         }
     }
@@ -184,14 +294,15 @@ public struct LedgerReader {
     /// The number of stored events, from the table's own statistics.
     public func count() throws -> Int { try transaction.count(tables.events) }
 
-    static func decode(_ value: [UInt8], position: UInt64) throws -> EventRecord {
-        var names = TextCache()
-        return try decode(value, position: position, names: &names)
+    static func decode(_ value: [UInt8], position: UInt64, names: inout TextCache) throws -> EventRecord {
+        try decode(value.span.bytes, position: position, names: &names)
     }
 
-    static func decode(_ value: [UInt8], position: UInt64, names: inout TextCache) throws -> EventRecord {
-        guard value.count > 32 else {
-            throw LedgerError.corruptRecord(position: position, .malformed("stored value is only \(value.count) bytes"))
+    /// Decodes a stored value (hash ‖ record) where it lies.
+    static func decode(_ value: RawSpan, position: UInt64, names: inout TextCache) throws -> EventRecord {
+        guard value.byteCount > 32 else {
+            throw LedgerError.corruptRecord(
+                position: position, .malformed("stored value is only \(value.byteCount) bytes"))
         }
         do {
             return try EventRecord(decoding: value, at: 32, names: &names)

@@ -41,10 +41,12 @@ enum MerkleKey {
 extension LedgerReader {
     /// The leaf hash of the record at `position` (leaf `position − 1`).
     public func leafHash(at position: UInt64, hasher: SHA256Hasher = SHA256Hasher()) throws -> Digest256 {
-        guard let value = try transaction.get(tables.events, BigEndian.bytes(position)), value.count > 32 else {
-            throw MerkleError.missingLeaf(position: position)
-        }
-        return hasher.digest(prefix: 0x00, value, range: 32..<value.count)
+        let leaf =
+            try transaction.withValue(tables.events, BigEndian.bytes(position)) { value in
+                value.byteCount > 32 ? hasher.digest(prefix: 0x00, value, range: 32..<value.byteCount) : nil
+            } ?? nil
+        guard let leaf else { throw MerkleError.missingLeaf(position: position) }
+        return leaf
     }
 
     /// The record's bytes as stored (the leaf's input), for proofs handed out.

@@ -25,17 +25,19 @@ public protocol Projection: AnyObject, Sendable {
     /// much faster than reading and writing a row per event).
     ///
     /// Projections that fold the log the same way can share the fold through
-    /// `scratch`, which lives for one rebuild.
+    /// `scratch`, which lives for one rebuild (one partition of it).
     func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder
 
-    /// Whether its rebuilder uses what the set's `preparation` makes of each
-    /// record: when no projection being rebuilt does, the reading thread
-    /// skips it (a view that looks at one event type decodes nothing else).
-    var usesPreparedRecords: Bool { get }
+    /// Whether the view is a function of each stream on its own (plus the
+    /// records of `ProjectionSet.sharedTypes`): then a rebuild folds it in
+    /// partitions of the streams, one per core, each walking the log once,
+    /// and merges them (`ProjectionRebuilder.absorb`) before writing. A view
+    /// that is not (the default) sees every record in one partition.
+    var foldsByStream: Bool { get }
 }
 
 extension Projection {
-    public var usesPreparedRecords: Bool { true }
+    public var foldsByStream: Bool { false }
 }
 
 /// Working memory shared by the projections of one transaction or one
@@ -54,13 +56,28 @@ public final class ProjectionScratch {
     }
 }
 
-/// Folds the whole log into a projection during a rebuild.
+/// Folds the whole log (or one partition of its streams) into a projection
+/// during a rebuild.
 public protocol ProjectionRebuilder {
-    /// `prepared` is what the set's `preparation` made of the record on the
-    /// reading thread (nil without one).
-    mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws
+    /// A record of a stream this rebuilder folds, in log order.
+    mutating func consume(_ record: EventRecord) throws
+    /// A record of another partition's stream whose type is one of the
+    /// set's `sharedTypes` (a pinned template, say), in log order among the
+    /// others. Nothing by default.
+    mutating func consumeShared(_ record: EventRecord) throws
+    /// Takes in what the same projection's rebuilder folded over the other
+    /// partitions' streams (a `foldsByStream` projection must implement it).
+    mutating func absorb(_ other: any ProjectionRebuilder) throws
     /// Writes the folded view into the (already emptied) tables.
     func write(in context: ProjectionContext) throws
+}
+
+extension ProjectionRebuilder {
+    public mutating func consumeShared(_ record: EventRecord) throws {}
+
+    public mutating func absorb(_ other: any ProjectionRebuilder) throws {
+        throw LedgerError.invalidEvent("a view that folds by stream must say how to merge its partitions (absorb)")
+    }
 }
 
 /// What a projection may touch while applying or rebuilding: its tables in
@@ -114,10 +131,13 @@ public final class ProjectionSet: Sendable {
     public let projections: [any Projection]
     let tables: [String: Table]
     let meta: Table
-    /// Work a rebuild may do on its reading thread, in parallel with the
-    /// folding: typically decoding each record's payload. Its result reaches
-    /// every rebuilder's `consume`.
-    public let preparation: (@Sendable (EventRecord) -> (any Sendable)?)?
+    /// The record types every partition of a rebuild sees, whichever stream
+    /// they belong to (`ProjectionRebuilder.consumeShared`): what one
+    /// stream's fold may need from another's, such as a pinned template.
+    public let sharedTypes: [String]
+    /// How many partitions (threads) a rebuild folds `foldsByStream` views
+    /// in; nil: one per core (at most eight), and one for a small log.
+    public let rebuildPartitions: Int?
     /// Held by every rebuild, so that a recording command queued behind one
     /// can say so (`waiting`); nil on a read-only store.
     public let rebuildLock: RebuildLock?
@@ -130,12 +150,13 @@ public final class ProjectionSet: Sendable {
     /// older version (or new ones) up to date.
     public init(
         log: EventLog, projections: [any Projection],
-        preparation: (@Sendable (EventRecord) -> (any Sendable)?)? = nil, rebuildLock: RebuildLock? = nil,
-        notice: (@Sendable (String) -> Void)? = nil
+        sharedTypes: [String] = [], rebuildLock: RebuildLock? = nil, notice: (@Sendable (String) -> Void)? = nil,
+        rebuildPartitions: Int? = nil
     ) throws {
         self.log = log
         self.projections = projections
-        self.preparation = preparation
+        self.sharedTypes = sharedTypes
+        self.rebuildPartitions = rebuildPartitions.map { max(1, $0) }
         self.rebuildLock = rebuildLock
         self.notice = notice
         var tables: [String: Table] = [:]
@@ -254,7 +275,16 @@ public final class ProjectionSet: Sendable {
     /// transaction: readers see the old views until it commits, and a crash
     /// part way leaves the old views intact.
     ///
-    /// `progress` is called with (records done, total) now and then.
+    /// Views that fold by stream are folded in `rebuildPartitions`
+    /// partitions at once, each on its own thread in its own read
+    /// transaction (the same snapshot: this write transaction holds the
+    /// writer lock and appends nothing), and merged; the others see every
+    /// record in the first partition, on this thread. Records are decoded
+    /// where they lie in the map, so nothing is copied from one thread to
+    /// another.
+    ///
+    /// `progress` is called with (records done, total) now and then;
+    /// `afterEachRecord` with each position the first partition passes.
     @discardableResult
     public func rebuild(
         _ selected: [any Projection]? = nil, progress: ((UInt64, UInt64) -> Void)? = nil,
@@ -268,26 +298,46 @@ public final class ProjectionSet: Sendable {
             for projection in chosen {
                 for name in projection.tableNames { try writer.transaction.empty(context.table(name)) }
             }
-            var rebuilders = chosen.map { $0.makeRebuilder(scratch: context.scratch) }
             let total = UInt64(try writer.reader.count())
-            var done: UInt64 = 0
-            // Records are read and decoded on a second thread, in a read
-            // transaction of their own (it sees the same snapshot: this write
-            // transaction holds the writer lock and appends nothing), while
-            // this thread folds them: on two cores, about twice as fast.
-            let reading = RecordPipeline(
-                log: log, preparation: chosen.contains { $0.usesPreparedRecords } ? preparation : nil)
-            reading.start()
-            defer { reading.cancel() }
-            while let batch = try reading.next() {
-                for (record, prepared) in batch {
-                    for i in rebuilders.indices { try rebuilders[i].consume(record, prepared: prepared) }
-                    done += 1
-                    hook?(done)
-                    if let progress, done % 100_000 == 0 { progress(done, total) }
+            let byStream = chosen.indices.filter { chosen[$0].foldsByStream }
+            let whole = chosen.indices.filter { !chosen[$0].foldsByStream }
+            let partitions = byStream.isEmpty ? 1 : partitions(for: total)
+            let fold = PartitionFold(
+                projections: chosen, byStream: byStream, sharedTypes: sharedTypes, partitions: partitions)
+
+            let others = PartitionResults(partitions: partitions)
+            let group = DispatchGroup()
+            for partition in 1..<max(1, partitions) {
+                DispatchQueue.global().async(group: group) { [log] in
+                    others.finish(
+                        partition,
+                        Result {
+                            try log.read { reader in
+                                try fold.run(partition, reader: reader, stop: { others.stopped }, walked: nil)
+                            }
+                        })
                 }
             }
-            for rebuilder in rebuilders { try rebuilder.write(in: context) }
+            // The first partition folds here, in the write transaction.
+            var done: UInt64 = 0
+            let first = Result {
+                try fold.run(
+                    0, reader: writer.reader, stop: { others.stopped }, wholeLog: whole,
+                    walked: { position in
+                        done += 1
+                        hook?(position)
+                        if let progress, done % 100_000 == 0 { progress(done, total) }
+                    })
+            }
+            if case .failure = first { others.stop() }
+            // No thread (or its read transaction) outlives the rebuild.
+            group.wait()
+            var merged = try first.get()
+            for result in others.take() {
+                let partial = try result.get()
+                for i in byStream { try merged[i].absorb(partial[i]) }
+            }
+            for rebuilder in merged { try rebuilder.write(in: context) }
             let head = writer.head.position
             for projection in chosen {
                 try setState(State(version: projection.version, position: head), of: projection, in: writer.transaction)
@@ -296,120 +346,86 @@ public final class ProjectionSet: Sendable {
             return done
         }
     }
+
+    /// The partitions of a rebuild of `events` events: threads pay off only
+    /// over a log of some size.
+    public func partitions(for events: UInt64) -> Int {
+        if let rebuildPartitions { return rebuildPartitions }
+        return events < 20_000 ? 1 : min(8, ProcessInfo.processInfo.activeProcessorCount)
+    }
 }
 
-/// Reads and decodes the log on a thread of its own for a rebuild, handing
-/// batches over through a small bounded queue.
-///
-/// The queue and the flags live in a `Mutex`; two semaphores count what can
-/// be waited for: `slots` the free places in the queue (the reader waits on
-/// it), `ready` the batches and the end (the folding thread waits on it).
-/// `ended` is signalled once, as the reading thread's last act, after its
-/// read transaction has closed: `cancel()` waits for it, so no path leaves
-/// the thread (or its transaction) behind.
-final class RecordPipeline: Sendable {
-    typealias Batch = [(EventRecord, (any Sendable)?)]
+/// One partition's fold of a rebuild: which records it decodes and which
+/// rebuilders see them.
+struct PartitionFold: Sendable {
+    let projections: [any Projection]
+    let byStream: [Int]
+    let sharedTypes: [String]
+    let partitions: Int
 
-    private struct State: Sendable {
-        var queue: [Batch] = []
-        var finished = false
-        var cancelled = false
-        var failure: (any Error)?
-    }
-
-    private let log: EventLog
-    private let preparation: (@Sendable (EventRecord) -> (any Sendable)?)?
-    private let state = Mutex(State())
-    /// Made at 0 and signalled `depth` times: libdispatch traps when a
-    /// semaphore is freed below the value it was made with, which a
-    /// cancelled pipeline (batches left in the queue) would be.
-    private let slots = DispatchSemaphore(value: 0)
-    private let ready = DispatchSemaphore(value: 0)
-    private let ended = DispatchSemaphore(value: 0)
-    private let started = Mutex(false)
-    private static let batchSize = 2048
-    private static let depth = 8
-
-    init(log: EventLog, preparation: (@Sendable (EventRecord) -> (any Sendable)?)?) {
-        self.log = log
-        self.preparation = preparation
-        for _ in 0..<Self.depth { slots.signal() }
-    }
-
-    func start() {
-        started.withLock { $0 = true }
-        let thread = Thread { [self] in
-            produce()
-            ended.signal()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-
-    private func produce() {
-        var failure: (any Error)?
-        do {
-            var batch: Batch = []
-            batch.reserveCapacity(Self.batchSize)
-            try log.read { reader in
-                try reader.forEachRecord { record in
-                    batch.append((record, preparation?(record)))
-                    if batch.count == Self.batchSize {
-                        guard push(batch) else { return false }
-                        batch = []
-                        batch.reserveCapacity(Self.batchSize)
-                    }
-                    return true
-                }
+    /// Folds partition `partition` and answers its rebuilders, one per
+    /// projection (nil-free for those it folded). `wholeLog` projections
+    /// (only in the first partition) see every record.
+    func run(
+        _ partition: Int, reader: LedgerReader, stop: () -> Bool, wholeLog: [Int] = [],
+        walked: ((UInt64) -> Void)?
+    ) throws -> [any ProjectionRebuilder] {
+        let scratch = ProjectionScratch()
+        var rebuilders = projections.map { $0.makeRebuilder(scratch: scratch) }
+        var passed = 0
+        try reader.forEachRecord(
+            partition: partition, of: partitions, sharedTypes: sharedTypes, decodingAll: !wholeLog.isEmpty,
+            walked: walked
+        ) { record, owned in
+            for i in byStream {
+                if owned { try rebuilders[i].consume(record) } else { try rebuilders[i].consumeShared(record) }
             }
-            if !batch.isEmpty { _ = push(batch) }
-        } catch {
-            failure = error
+            for i in wholeLog { try rebuilders[i].consume(record) }
+            passed += 1
+            // Another partition failed: stop early, checked now and then.
+            return passed % 4096 != 0 || !stop()
         }
-        state.withLock {
-            $0.failure = failure
-            $0.finished = true
+        guard !stop() || partition == 0 else { throw PartitionResults.Stopped() }
+        return rebuilders
+    }
+}
+
+/// What the other partitions' threads hand back, and the flag that stops
+/// them when one fails.
+final class PartitionResults: Sendable {
+    struct Stopped: Error {}
+    private struct State: @unchecked Sendable {
+        // Each rebuilder was made and filled on the thread that hands it
+        // over and is never touched there again: it moves, it is not shared.
+        var results: [Int: Result<[any ProjectionRebuilder], any Error>] = [:]
+        var stopped = false
+    }
+    private let state = Mutex(State())
+    let partitions: Int
+
+    init(partitions: Int) { self.partitions = partitions }
+
+    var stopped: Bool { state.withLock { $0.stopped } }
+
+    func stop() { state.withLock { $0.stopped = true } }
+
+    func finish(_ partition: Int, _ result: Result<[any ProjectionRebuilder], any Error>) {
+        state.withLock { state in
+            state.results[partition] = result
+            if case .failure = result { state.stopped = true }
         }
-        ready.signal()
     }
 
-    /// Queues a batch, waiting while the queue is full; false once cancelled.
-    private func push(_ batch: Batch) -> Bool {
-        slots.wait()
-        let queued = state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.queue.append(batch)
-            return true
+    /// The results in partition order; a partition that failed first comes
+    /// first, so its error (not a `Stopped`) is the one thrown.
+    func take() -> [Result<[any ProjectionRebuilder], any Error>] {
+        state.withLock { state in
+            let ordered = (1..<max(1, partitions)).compactMap { state.results[$0] }
+            let failures = ordered.filter {
+                if case .failure(let error) = $0 { return !(error is Stopped) }
+                return false
+            }
+            return failures + ordered
         }
-        if queued { ready.signal() }
-        return queued
-    }
-
-    /// The next batch, or nil at the end of the log.
-    func next() throws -> Batch? {
-        ready.wait()
-        let (batch, failure): (Batch?, (any Error)?) = state.withLock { state in
-            guard state.queue.isEmpty else { return (state.queue.removeFirst(), nil) }
-            return (nil, state.failure)
-        }
-        guard let batch else {
-            // The end stays visible to every later call.
-            ready.signal()
-            if let failure { throw failure }
-            return nil
-        }
-        slots.signal()
-        return batch
-    }
-
-    /// Stops the reader (on an error in the folding) and waits for its
-    /// thread to end, so its read transaction is closed before the write
-    /// commits or aborts.
-    func cancel() {
-        guard started.withLock({ $0 }) else { return }
-        state.withLock { $0.cancelled = true }
-        // Wakes a reader waiting for a free place; it then sees `cancelled`.
-        slots.signal()
-        ended.wait()
     }
 }

@@ -100,7 +100,7 @@ extension ProjectionSet {
             // One thread, in this transaction: the rows compared must come
             // from the same snapshot as the stored ones.
             try reader.forEachRecord { record in
-                for i in rebuilders.indices { try rebuilders[i].consume(record, prepared: nil) }
+                for i in rebuilders.indices { try rebuilders[i].consume(record) }
                 return true
             }
             for rebuilder in rebuilders { try rebuilder.write(in: context) }

@@ -229,8 +229,8 @@ extension EventLog {
                     ? .missing(position: expected, next: position) : .reordered(position: position, claims: expected)
                 return false
             }
-            guard value.count > 32 else {
-                walk.finding = .unreadable(position: position, reason: "only \(value.count) bytes stored")
+            guard value.byteCount > 32 else {
+                walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
                 return false
             }
             let header: RecordHeader
@@ -240,9 +240,9 @@ extension EventLog {
                 walk.finding = .unreadable(position: position, reason: "\(error)")
                 return false
             }
-            let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.count)
+            let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
             let computed = chain.link(previous: walk.previous, leaf: leaf)
-            if !value[0..<32].elementsEqual(computed.bytes) {
+            if !computed.isStored(in: value) {
                 walk.finding =
                     header.position != position
                     ? .reordered(position: position, claims: header.position) : .changed(position: position)
@@ -339,8 +339,10 @@ extension EventLog {
                     return true
                 }
                 // Within the log: the entry must be the one its record names.
-                let entryValue = try transaction.get(tables.events, BigEndian.bytes(pointed))
-                let header = entryValue.flatMap { try? EventRecord.header(ofEncoded: $0, at: 32) }
+                let header =
+                    try transaction.withValue(tables.events, BigEndian.bytes(pointed)) { value in
+                        try? EventRecord.header(ofEncoded: value, at: 32)
+                    } ?? nil
                 let names: Bool
                 if let header {
                     if name == "event_ids" {

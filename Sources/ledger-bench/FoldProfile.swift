@@ -1,44 +1,150 @@
 import Foundation
 import InspectionDomain
 import InspectionStore
+import LMDB
 import LedgerCore
 import LedgerStore
 
-/// Where a rebuild's time goes: reading, decoding records, decoding
-/// payloads, folding — each measured alone over the same log.
+/// Where a rebuild's and a point read's time goes, stage by stage, over the
+/// ledger a `domain` run generated (`ledger-bench profile --dir D`).
+///
+/// Each stage adds one step to the one before and runs on one thread, timed
+/// by that thread's CPU clock (so another process on the machine does not
+/// inflate it); the last rows are the real rebuild and read, wall-clock.
 struct FoldProfile {
-    var store: String
+    var ledgerPath: String
 
     func run() throws {
-        let log = try EventLog(directory: store)
-        var records: [EventRecord] = []
-        let tRead = try Measure.seconds {
+        let storePath = ledgerPath + "/store"
+        guard FileManager.default.fileExists(atPath: storePath + "/data.mdb") else {
+            throw BenchError(
+                "no generated ledger at \(ledgerPath): run 'ledger-bench domain --dir D' first, then 'profile --dir D'")
+        }
+        let log = try EventLog(directory: storePath, options: .existingStore)
+        defer { log.close() }
+        let count = try log.read { try $0.count() }
+        print("  \(count) events; per event, CPU time of one thread (each stage includes the ones above it):")
+
+        // S0: the limit, LMDB's cursor walking the same values in place.
+        var touched = 0
+        let walk = try CPUTime.seconds {
             try log.read { reader in
-                try reader.forEachRecord { record in
-                    records.append(record)
+                try reader.transaction.forEachBorrowed(try log.table("events")) { _, value in
+                    touched &+= value.byteCount
                     return true
                 }
             }
         }
-        var events: [InspectionEvent] = []
-        events.reserveCapacity(records.count)
-        let tDecode = try Measure.seconds {
-            for record in records { events.append(try InspectionEvent.decode(record)) }
-        }
-        var states: [UUID: InspectionState] = [:]
-        var templates: [String: Template] = [:]
-        let tApply = Measure.seconds {
-            for (record, event) in zip(records, events) {
-                if case .templatePinned(let pin) = event { templates[pin.templateHash] = pin.template }
-                states[record.stream, default: InspectionState(id: record.stream)].apply(
-                    event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
+        // S1: each value decoded as a record where it lies (payload copied
+        // out). Each stage streams, as the rebuild does: nothing is kept.
+        var seen = 0
+        let decodeRecords = try CPUTime.seconds {
+            try log.read { reader in
+                try reader.forEachRecord { record in
+                    seen &+= record.payload.count
+                    return true
+                }
             }
         }
-        let n = Double(records.count)
+        // S2: and every payload decoded into its domain event.
+        let decodePayloads = try CPUTime.seconds {
+            try log.read { reader in
+                try reader.forEachRecord { record in
+                    if case .fieldSet = try InspectionEvent.decode(record) { seen &+= 1 }
+                    return true
+                }
+            }
+        }
+        // S3: and every event applied to its inspection's state.
+        var states: [UUID: InspectionState] = [:]
+        var templates: [String: Template] = [:]
+        let apply = try CPUTime.seconds {
+            try log.read { reader in
+                try reader.forEachRecord { record in
+                    let event = try InspectionEvent.decode(record)
+                    if case .templatePinned(let pin) = event { templates[pin.templateHash] = pin.template }
+                    states[record.stream, default: InspectionState(id: record.stream)].apply(
+                        event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
+                    return true
+                }
+            }
+        }
+        let ids = Array(states.keys.prefix(1000))
+        func perEvent(_ seconds: Double) -> String { String(format: "%7.0f ns", seconds / Double(count) * 1e9) }
+        print("    walk the events table in place (LMDB)     \(perEvent(walk))")
+        print("    + decode each record (zero-copy)          \(perEvent(decodeRecords))")
+        print("    + decode each payload                     \(perEvent(decodePayloads))")
+        print("    + apply to the inspection's state         \(perEvent(apply))")
+        log.close()
+
+        // The real rebuild: two threads, wall clock and the process's CPU.
+        let ledger = try InspectionLedger(storePath: storePath, photosPath: ledgerPath + "/photos")
+        defer { ledger.close() }
+        let cpuBefore = CPUTime.process()
+        let wall = try Measure.seconds { _ = try ledger.views.rebuild() }
+        let cpu = CPUTime.process() - cpuBefore
         print(
             String(
-                format: "  read+record decode %.0fk/s, payload decode %.0fk/s, apply %.0fk/s (%d states)",
-                n / tRead / 1000, n / tDecode / 1000, n / tApply / 1000, states.count))
-        log.close()
+                format: "    jqc's rebuild of every view: %.0f ns wall per event (%.0fk/s), %.0f ns CPU on %.2f cores",
+                wall / Double(count) * 1e9, Double(count) / wall / 1000, cpu / Double(count) * 1e9, cpu / wall))
+
+        // A point read, stage by stage, over the same 1,000 inspections.
+        let events100 = try ledger.log.read { reader in try reader.records(inStream: ids[0]).count }
+        print("  reading one inspection (\(events100) events), per read, CPU time of one thread:")
+        let index = try CPUTime.seconds {
+            try ledger.log.read { reader in for id in ids { _ = try reader.version(ofStream: id) } }
+        }
+        let positions = try ledger.log.read { reader in
+            try ids.map { id in try reader.records(inStream: id).map(\.position) }
+        }
+        let events = try ledger.log.read { try $0.transaction.count(try ledger.log.table("events")) }
+        let lookups = try CPUTime.seconds {
+            try ledger.log.read { reader in
+                for stream in positions {
+                    for position in stream { _ = try reader.storedHash(at: position) }
+                }
+            }
+        }
+        let unchecked = try CPUTime.seconds {
+            try ledger.log.read { reader in
+                for stream in positions {
+                    for position in stream { _ = try reader.unverifiedRecord(at: position) }
+                }
+            }
+        }
+        let verified = try CPUTime.seconds {
+            try ledger.log.read { reader in for id in ids { _ = try reader.records(inStream: id) } }
+        }
+        var hashes: [String] = []
+        for id in ids { if let hash = try ledger.state(of: id)?.templateHash, !hash.isEmpty { hashes.append(hash) } }
+        let template = try CPUTime.seconds { for hash in hashes { _ = try ledger.pinnedTemplate(hash: hash) } }
+        let whole = try CPUTime.seconds { for id in ids { _ = try ledger.state(of: id) } }
+        func perRead(_ seconds: Double) -> String { String(format: "%7.1f µs", seconds / Double(ids.count) * 1e6) }
+        print("    find the stream in its index              \(perRead(index))")
+        print("    its records' values, looked up (\(events) in the table)  \(perRead(lookups))")
+        print("    its records, looked up and decoded        \(perRead(unchecked))")
+        print("    its records, each chain-checked, decoded  \(perRead(verified))")
+        print("    its pinned template, read and decoded     \(perRead(template))")
+        print("    the whole read and fold (state(of:))      \(perRead(whole))")
+        _ = (touched, seen)
+    }
+}
+
+/// CPU time, which another process on the machine does not inflate.
+enum CPUTime {
+    /// The calling thread's CPU time spent in `body`.
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = thread()
+        try body()
+        return thread() - start
+    }
+
+    static func thread() -> Double { clock(CLOCK_THREAD_CPUTIME_ID) }
+    static func process() -> Double { clock(CLOCK_PROCESS_CPUTIME_ID) }
+
+    private static func clock(_ id: clockid_t) -> Double {
+        var now = timespec()
+        clock_gettime(id, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 }

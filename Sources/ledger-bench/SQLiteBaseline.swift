@@ -8,6 +8,8 @@ final class SQLiteEventTable {
     private var insert: OpaquePointer?
     private var readStreamStatement: OpaquePointer?
     private var summaryStatement: OpaquePointer?
+    private var templateInsert: OpaquePointer?
+    private var templateRead: OpaquePointer?
 
     init(path: String) throws {
         try check(sqlite3_open(path, &db), "open")
@@ -17,6 +19,17 @@ final class SQLiteEventTable {
             "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, id BLOB NOT NULL UNIQUE, stream BLOB NOT NULL, "
                 + "version INTEGER NOT NULL, hash BLOB NOT NULL, record BLOB NOT NULL)")
         try exec("CREATE UNIQUE INDEX IF NOT EXISTS events_stream ON events(stream, version)")
+        // Pinned templates by content hash, as the ledger's templates view
+        // keeps them: a read of an inspection whose template was pinned by an
+        // earlier one fetches it from here, as the ledger's read does.
+        try exec("CREATE TABLE IF NOT EXISTS templates (hash TEXT PRIMARY KEY, cbor BLOB NOT NULL)")
+        try check(
+            sqlite3_prepare_v2(
+                db, "INSERT OR REPLACE INTO templates(hash, cbor) VALUES (?, ?)", -1, &templateInsert, nil),
+            "prepare template insert")
+        try check(
+            sqlite3_prepare_v2(db, "SELECT cbor FROM templates WHERE hash = ?", -1, &templateRead, nil),
+            "prepare template read")
         try check(
             sqlite3_prepare_v2(
                 db, "INSERT INTO events(seq, id, stream, version, hash, record) VALUES (?,?,?,?,?,?)", -1, &insert, nil),
@@ -27,6 +40,8 @@ final class SQLiteEventTable {
         sqlite3_finalize(insert)
         sqlite3_finalize(readStreamStatement)
         sqlite3_finalize(summaryStatement)
+        sqlite3_finalize(templateInsert)
+        sqlite3_finalize(templateRead)
         sqlite3_close(db)
     }
 
@@ -53,6 +68,26 @@ final class SQLiteEventTable {
             _ = sqlite3_bind_blob(
                 insert, index, raw.baseAddress, Int32(raw.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
         }
+    }
+
+    func insertTemplate(hash: String, cbor: [UInt8]) throws {
+        sqlite3_reset(templateInsert)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        sqlite3_bind_text(templateInsert, 1, hash, -1, transient)
+        cbor.withUnsafeBytes { raw in
+            _ = sqlite3_bind_blob(templateInsert, 2, raw.baseAddress, Int32(raw.count), transient)
+        }
+        guard sqlite3_step(templateInsert) == SQLITE_DONE else { throw BenchError("template insert failed") }
+    }
+
+    /// A pinned template's canonical CBOR, by content hash.
+    func template(hash: String) throws -> [UInt8]? {
+        sqlite3_reset(templateRead)
+        sqlite3_bind_text(templateRead, 1, hash, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        guard sqlite3_step(templateRead) == SQLITE_ROW else { return nil }
+        return Array(
+            UnsafeRawBufferPointer(
+                start: sqlite3_column_blob(templateRead, 0), count: Int(sqlite3_column_bytes(templateRead, 0))))
     }
 
     /// One stream's records by version, through the (stream, version) index.

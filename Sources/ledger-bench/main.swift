@@ -3,13 +3,16 @@
 import Foundation
 
 let usage = """
-    usage: ledger-bench [core] [domain] [sync] [--events N] [--single N] [--inspections N] [--dir PATH]
+    usage: ledger-bench [core] [domain] [sync] [profile] [--events N] [--single N] [--inspections N] [--dir PATH]
 
       core       the event log: batched and single appends, scan, verify,
                  against plain LMDB (the limit) and SQLite (the baseline)
       domain     a generated ledger of inspections × 100 events: full rebuild,
                  reading one inspection, recording one action, and the jqc
                  commands end to end (process start included)
+      profile    where a rebuild's and a point read's time goes, stage by
+                 stage, over the ledger an earlier 'domain --dir D' run kept
+                 (give the same --dir D)
       sync       jqc sync of N completed inspections (default 1000) against
                  the development server, and a plain keep-alive client
       --events   events in the batched run (default 200000)
@@ -41,7 +44,7 @@ while let arg = args.next() {
     case "--inspections": inspections = args.next().flatMap(Int.init) ?? inspections
     case "--latency-ms": latency = args.next().flatMap(Int.init) ?? latency
     case "--concurrency": concurrency = args.next().flatMap(Int.init) ?? concurrency
-    case "core", "domain", "sync": suites.append(arg)
+    case "core", "domain", "sync", "profile": suites.append(arg)
     default:
         FileHandle.standardError.write(Data("ledger-bench: unknown argument '\(arg)'\n\(usage)\n".utf8))
         exit(2)
@@ -50,6 +53,21 @@ while let arg = args.next() {
 if suites.isEmpty { suites = ["core", "domain"] }
 
 let base = dir ?? (NSTemporaryDirectory() + "ledger-bench-\(UUID().uuidString.prefix(8))")
+if suites == ["profile"] {
+    // Reads what an earlier run kept; removes nothing.
+    guard let dir else {
+        FileHandle.standardError.write(Data("ledger-bench: profile needs --dir D (of a 'domain --dir D' run)\n".utf8))
+        exit(2)
+    }
+    print("ledger-bench on \(MachineFacts.summary())")
+    do {
+        try FoldProfile(ledgerPath: dir + "/domain/ledger").run()
+    } catch {
+        FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 try? FileManager.default.removeItem(atPath: base)
 try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
 defer { if dir == nil { try? FileManager.default.removeItem(atPath: base) } }
@@ -70,9 +88,7 @@ do {
         let rows = try domain.run()
         print(Row.header())
         for row in rows { print(row.line()) }
-        if ProcessInfo.processInfo.environment["BENCH_FOLD_PROFILE"] != nil {
-            try FoldProfile(store: domain.ledgerPath + "/store").run()
-        }
+        if suites.contains("profile") { try FoldProfile(ledgerPath: domain.ledgerPath).run() }
         try CommandBenchmark(ledger: domain.ledgerPath, inspection: DomainBenchmark.sample!).run()
     }
     if suites.contains("sync") {

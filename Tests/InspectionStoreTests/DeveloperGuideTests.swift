@@ -41,14 +41,22 @@ final class StartsByFacility: Projection, Sendable {
         try context.put(Self.table, key, BigEndian.bytes(count + 1))
     }
 
-    // Step 3: the whole log, folded in memory, then written.
+    // Step 3: the whole log, folded in memory, then written; each
+    // inspection counts on its own, so the fold runs in partitions of the
+    // streams, merged by adding up.
     func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder { Rebuilder() }
+    var foldsByStream: Bool { true }
 
     struct Rebuilder: ProjectionRebuilder {
         var counts: [String: UInt64] = [:]
 
-        mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
+        mutating func consume(_ record: EventRecord) throws {
             if let facility = try StartsByFacility.facility(of: record) { counts[facility, default: 0] += 1 }
+        }
+
+        mutating func absorb(_ other: any ProjectionRebuilder) throws {
+            guard let other = other as? Rebuilder else { return }
+            counts.merge(other.counts, uniquingKeysWith: +)
         }
 
         func write(in context: ProjectionContext) throws {
@@ -84,7 +92,7 @@ final class StartsByFacility: Projection, Sendable {
         // Step 6: registered beside the inspection views, it is stale (never built)…
         let sample = StartsByFacility()
         let views = try ProjectionSet(
-            log: log, projections: InspectionView.all() + [sample], preparation: InspectionFold.preparation)
+            log: log, projections: InspectionView.all() + [sample], sharedTypes: InspectionFold.sharedTypes)
         #expect(try views.staleProjections().map(\.name) == ["starts_by_facility"])
         var announced: [String] = []
         // …and rebuilt alone, announced as the CLI announces it.

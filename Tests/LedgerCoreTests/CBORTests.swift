@@ -78,7 +78,8 @@ import Testing
     }
 
     @Test func readerRefusesTheWrongType() throws {
-        var reader = CBORReader([0x64, 0x49, 0x45, 0x54, 0x46])
+        let bytes: [UInt8] = [0x64, 0x49, 0x45, 0x54, 0x46]
+        var reader = CBORReader(bytes)
         #expect(throws: CBORError.unexpectedType(expected: "unsigned integer", found: 0x64, offset: 0)) {
             try reader.readUnsigned()
         }
@@ -94,7 +95,8 @@ import Testing
         let range = try reader.skipItem()
         #expect(try CBORValue(decoding: Array(bytes[range])) == .textMap([("a", .array([.unsigned(1), .null]))]))
         #expect(try reader.readUnsigned() == 7)
-        #expect(reader.isAtEnd)
+        let atEnd = reader.isAtEnd
+        #expect(atEnd)
     }
 }
 

@@ -66,15 +66,18 @@ import Testing
 
     @Test func anOffsetOutsideTheBytesReadsAsTheirEnd() {
         for offset in [-5, 3, 100, Int.max] {
-            var reader = CBORReader([0x01, 0x02], offset: offset)
-            #expect(reader.isAtEnd)
+            let bytes: [UInt8] = [0x01, 0x02]
+            var reader = CBORReader(bytes, offset: offset)
+            let atEnd = reader.isAtEnd
+            #expect(atEnd)
             #expect(throws: CBORError.truncated(offset: 2)) { try reader.readValue() }
         }
         #expect(throws: RecordError.self) { try EventRecord(decoding: [0xA0], at: 40) }
     }
 
     @Test func anIntegerBeyondIntIsOutOfRange() throws {
-        var reader = CBORReader(try #require(Hex.decode("3bffffffffffffffff")))
+        let bytes = try #require(Hex.decode("3bffffffffffffffff"))
+        var reader = CBORReader(bytes)
         #expect(throws: CBORError.outOfRange(offset: 0)) { try reader.readInt() }
     }
 

@@ -47,7 +47,7 @@ import Testing
         try log.read { reader in
             var out: [Digest256] = []
             try reader.forEachStoredRecord { _, value in
-                out.append(hasher.digest(prefix: 0, value, range: 32..<value.count))
+                out.append(hasher.digest(prefix: 0, value, range: 32..<value.byteCount))
                 return true
             }
             return out

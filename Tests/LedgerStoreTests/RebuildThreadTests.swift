@@ -6,8 +6,9 @@ import Testing
 
 @testable import LedgerStore
 
-/// A rebuild reads the log on a second thread: whatever ends the rebuild,
-/// that thread (and its read transaction) must have ended with it.
+/// A rebuild folds partitions of the log on threads of their own: whatever
+/// ends the rebuild, those threads (and their read transactions) must have
+/// ended with it.
 @Suite struct RebuildThreadTests {
     let directory = TemporaryDirectory(prefix: "rebuild-thread")
     let clock = ManualClock()
@@ -17,10 +18,15 @@ import Testing
         struct FoldFailed: Error {}
         let name = "failing"
         let version = 1
+        /// Folded in partitions, each on a thread of its own.
+        let foldsByStream: Bool
         var tableNames: [String] { ["view:failing"] }
         let failAt: UInt64
 
-        init(failAt: UInt64) { self.failAt = failAt }
+        init(failAt: UInt64, foldsByStream: Bool = false) {
+            self.failAt = failAt
+            self.foldsByStream = foldsByStream
+        }
 
         func apply(_ record: EventRecord, in context: ProjectionContext) throws {}
 
@@ -28,9 +34,10 @@ import Testing
 
         struct Rebuilder: ProjectionRebuilder {
             let failAt: UInt64
-            mutating func consume(_ record: EventRecord, prepared: (any Sendable)?) throws {
+            mutating func consume(_ record: EventRecord) throws {
                 if record.position == failAt { throw FoldFailed() }
             }
+            mutating func absorb(_ other: any ProjectionRebuilder) throws {}
             func write(in context: ProjectionContext) throws {}
         }
     }
@@ -46,13 +53,16 @@ import Testing
         return log
     }
 
-    // Early: the reading thread is still reading, blocked on a full queue.
-    // Late: it has read everything. Both must leave no reader behind.
-    @Test(arguments: [UInt64(3), 20_000])
-    func aFoldThatThrowsLeavesNoReadTransactionOpen(failAt: UInt64) throws {
+    // Early: the other partitions are still reading. Late: they have read
+    // everything. In one partition or four (the failing record falls to
+    // one of them, the others are stopped), no reader is left behind.
+    @Test(arguments: [UInt64(3), 20_000], [1, 4])
+    func aFoldThatThrowsLeavesNoReadTransactionOpen(failAt: UInt64, partitions: Int) throws {
         let log = try logWith(events: 20_000)
         defer { log.close() }
-        let views = try ProjectionSet(log: log, projections: [FailingView(failAt: failAt)])
+        let views = try ProjectionSet(
+            log: log, projections: [FailingView(failAt: failAt, foldsByStream: partitions > 1)],
+            rebuildPartitions: partitions)
         #expect(throws: FailingView.FoldFailed.self) { try views.rebuild() }
         #expect(try log.environment.activeReaders() == 0)
         // The write lock was let go too: the next append goes through.
@@ -62,7 +72,8 @@ import Testing
     @Test func aRebuildThatSucceedsLeavesNoReadTransactionOpen() throws {
         let log = try logWith(events: 5_000)
         defer { log.close() }
-        let views = try ProjectionSet(log: log, projections: [FailingView(failAt: 0)])
+        let views = try ProjectionSet(
+            log: log, projections: [FailingView(failAt: 0, foldsByStream: true)], rebuildPartitions: 3)
         #expect(try views.rebuild() == 5_000)
         #expect(try log.environment.activeReaders() == 0)
     }

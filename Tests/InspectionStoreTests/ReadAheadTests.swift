@@ -1,0 +1,81 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LMDB
+import LedgerCore
+import LedgerStore
+import LedgerTestSupport
+import Testing
+
+/// `EventLog.scanAhead` reads on a thread of its own: it must hand over
+/// every entry in order, skip only what `prepare` skips, and leave no
+/// thread or read transaction behind however the caller stops.
+@Suite struct ReadAheadTests {
+    let directory = TemporaryDirectory(prefix: "read-ahead")
+    let clock = ManualClock()
+
+    struct Stop: Error {}
+
+    /// A log longer than a few of the reader's batches.
+    func logWith(events count: Int) throws -> EventLog {
+        let log = try EventLog(directory: directory.appending("store"))
+        var events: [PendingEvent] = []
+        for _ in 0..<count {
+            clock.advance(microseconds: 1)
+            events.append(SampleEvents.event(stream: UUID(), at: clock.now()))
+        }
+        _ = try log.append(events)
+        return log
+    }
+
+    @Test func everyEntryArrivesInOrder() throws {
+        let log = try logWith(events: 5_000)
+        defer { log.close() }
+        var positions: [UInt64] = []
+        try log.scanAhead(prepare: { _ in .pass(nil) }) { entry, decoded in
+            guard case .record(let record) = entry else { return false }
+            #expect(decoded == nil)
+            positions.append(record.position)
+            return true
+        }
+        #expect(positions == Array(1...5_000))
+        #expect(try log.environment.activeReaders() == 0)
+    }
+
+    @Test func whatPrepareSkipsNeverArrives() throws {
+        let log = try logWith(events: 3_000)
+        defer { log.close() }
+        var positions: [UInt64] = []
+        try log.scanAhead(prepare: { $0.position % 7 == 0 ? .pass(nil) : .skip }) { entry, _ in
+            if case .record(let record) = entry { positions.append(record.position) }
+            return true
+        }
+        #expect(positions == Array(stride(from: 7, through: 3_000, by: 7)))
+    }
+
+    // Early: the reader is still reading, waiting on a full queue. Late: it
+    // has read everything. Stopping and throwing both leave no reader.
+    @Test(arguments: [2, 4_999])
+    func stoppingOrThrowingLeavesNoReadTransactionOpen(after count: Int) throws {
+        let log = try logWith(events: 5_000)
+        defer { log.close() }
+        var seen = 0
+        try log.scanAhead(prepare: { _ in .pass(nil) }) { _, _ in
+            seen += 1
+            return seen < count
+        }
+        #expect(seen == count)
+        #expect(try log.environment.activeReaders() == 0)
+        seen = 0
+        #expect(throws: Stop.self) {
+            try log.scanAhead(prepare: { _ in .pass(nil) }) { _, _ in
+                seen += 1
+                if seen == count { throw Stop() }
+                return true
+            }
+        }
+        #expect(try log.environment.activeReaders() == 0)
+        // The write lock is free too: the next append goes through.
+        _ = try log.append([SampleEvents.event(stream: UUID(), at: clock.now())])
+    }
+}
