@@ -103,6 +103,9 @@ struct CommitCost {
         writeCalls += after.calls - io.calls
     }
 
+    /// The mean time of one commit, begin to durable, in seconds.
+    var perCommit: Double { (begin + body + commit) / Double(max(commits, 1)) }
+
     /// "begin 12 µs, body 30 µs, commit 250 µs; 36.0 KiB (9.0 pages) in 3.0 write calls".
     func line() -> String {
         let n = Double(max(commits, 1))
