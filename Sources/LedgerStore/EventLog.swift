@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import LedgerCore
+import Synchronization
 
 /// The append-only event log, stored in LMDB (`Schemas/ledger-format.md`).
 ///
@@ -20,6 +21,9 @@ public final class EventLog: Sendable {
 
     public let environment: Environment
     let tables: Tables
+    /// What the last committed write through this log left for the next one
+    /// (`WriterMemo`: checked against the stored head before it is used).
+    private let writerMemo = Mutex<WriterMemo?>(nil)
 
     public struct Tables: Sendable {
         let events: Table
@@ -132,12 +136,25 @@ public final class EventLog: Sendable {
     /// The closure runs once (the map is fixed); a full disk is
     /// `LedgerError.noSpace` and commits nothing.
     public func write<T>(_ body: (LedgerWriter) throws -> T) throws -> T {
-        try mapStorageErrors {
-            try environment.write { txn in
-                let writer = try LedgerWriter(transaction: txn, tables: tables)
-                let result = try body(writer)
-                return result
+        let memo = writerMemo.withLock { $0 }
+        var left: WriterMemo?
+        do {
+            let result = try mapStorageErrors {
+                try environment.write { txn in
+                    let writer = try LedgerWriter(transaction: txn, tables: tables, memo: memo)
+                    let result = try body(writer)
+                    left = writer.memo()
+                    return result
+                }
             }
+            // Only a committed transaction's memo: `environment.write` has
+            // returned, so the commit succeeded.
+            writerMemo.withLock { $0 = left }
+            return result
+        } catch {
+            // Nothing was committed; the next writer loads from the store.
+            writerMemo.withLock { $0 = nil }
+            throw error
         }
     }
 

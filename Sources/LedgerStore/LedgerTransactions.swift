@@ -312,6 +312,31 @@ public struct LedgerReader {
     }
 }
 
+/// What a committed write leaves for the next write through the same
+/// `EventLog`: the head it ended at, the Merkle tree's right edge at that
+/// head, and the version (and, when known, the leaf hash) of the last record
+/// of each stream it read or appended.
+///
+/// It saves the next transaction reloading them from the store (the edge is
+/// O(log n) lookups, a stream's tip a cursor seek, a lookup and a hash), and
+/// is used only when the head the next writer reads and checks is this head:
+/// the chain hash at a position commits to every record up to it, so the
+/// edge and the tips are then those of the stored log. A head moved by
+/// anything else (another process's append) makes the writer load them from
+/// the store as before. Nothing of it is a check: the head's chain check and
+/// the event-id lookup run in every transaction.
+struct WriterMemo {
+    var head: LedgerDigest
+    var frontier: MerkleFrontier?
+    var streamVersions: [UUID: UInt64]
+    var streamLeaves: [UUID: Digest256]
+
+    /// The most streams carried from one transaction to the next; beyond it
+    /// only the last transaction's are kept (a rebuild or import touching
+    /// thousands of streams must not grow a cache for the life of the process).
+    static let maxStreams = 4096
+}
+
 /// Appends to the log inside one write transaction (lent by `EventLog.write`).
 ///
 /// It reads the head once, then extends the chain in memory as it appends, so
@@ -325,19 +350,54 @@ public final class LedgerWriter {
     private var headHash: Digest256
     private var streamVersions: [UUID: UInt64] = [:]
     /// The Merkle tree's right edge, loaded at the first append (a writer
-    /// that only reads never pays for it).
+    /// that only reads never pays for it) unless the memo of the previous
+    /// write gives it.
     private var frontier: MerkleFrontier?
-    /// The leaf hash of each stream's last record appended in this writer.
+    /// The leaf hash of each stream's last record, as appended or looked up.
     private var streamLeaves: [UUID: Digest256] = [:]
+    /// The streams this writer read or appended to, for the memo it leaves.
+    private var touched: Set<UUID> = []
 
-    init(transaction: Transaction, tables: EventLog.Tables) throws {
+    init(transaction: Transaction, tables: EventLog.Tables, memo: WriterMemo? = nil) throws {
         self.tables = tables
         self.reader = LedgerReader(transaction: transaction, tables: tables)
-        // Nothing is recorded on top of a changed head.
-        try reader.checkHead()
-        let head = try reader.head()
-        headPosition = head.position
-        headHash = head.head
+        // The head in one cursor step, then its chain check: nothing is
+        // recorded on top of a changed head.
+        let last = try transaction.withCursor(tables.events) { cursor in try cursor.last() }
+        if let (key, value) = last {
+            guard let position = BigEndian.uint64(key), value.count >= 32,
+                let hash = Digest256(bytes: Array(value[0..<32]))
+            else {
+                throw LedgerError.corruptRecord(
+                    position: 0, .malformed("the last entry of the events table is malformed"))
+            }
+            try reader.checkLink(of: value, at: position)
+            headPosition = position
+            headHash = hash
+        } else {
+            headPosition = 0
+            headHash = .zero
+        }
+        if let memo, memo.head == LedgerDigest(position: headPosition, head: headHash) {
+            frontier = memo.frontier?.size == headPosition ? memo.frontier : nil
+            streamVersions = memo.streamVersions
+            streamLeaves = memo.streamLeaves
+        }
+    }
+
+    /// What this writer leaves for the next one once its transaction has
+    /// committed (`WriterMemo`).
+    func memo() -> WriterMemo {
+        var versions = streamVersions
+        var leaves = streamLeaves
+        if touched.count > WriterMemo.maxStreams {
+            versions = [:]
+            leaves = [:]
+        } else if versions.count > WriterMemo.maxStreams {
+            versions = versions.filter { touched.contains($0.key) }
+            leaves = leaves.filter { touched.contains($0.key) }
+        }
+        return WriterMemo(head: head, frontier: frontier, streamVersions: versions, streamLeaves: leaves)
     }
 
     /// The head including what this writer appended so far.
@@ -352,6 +412,7 @@ public final class LedgerWriter {
     }
 
     public func currentVersion(of stream: UUID) throws -> UInt64 {
+        touched.insert(stream)
         if let cached = streamVersions[stream] { return cached }
         let version = try reader.version(ofStream: stream)
         streamVersions[stream] = version
@@ -407,7 +468,9 @@ public final class LedgerWriter {
         return AppendOutcome(position: position, streamVersion: version, wasAlreadyStored: false)
     }
 
-    /// The leaf hash of the stream's record at `version` (the back-link of the next one).
+    /// The leaf hash of the stream's record at `version` (the back-link of the
+    /// next one). `streamLeaves` holds only a stream's last record's leaf, and
+    /// `version` is always the stream's last version here.
     private func previousLeaf(of stream: UUID, version: UInt64) throws -> Digest256 {
         if let cached = streamLeaves[stream] { return cached }
         var key = stream.bytes

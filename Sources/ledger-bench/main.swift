@@ -78,9 +78,10 @@ do {
     if suites.contains("core") {
         print("== core: \(events) events batched, \(single) single commits (rates in events/s)")
         try FileManager.default.createDirectory(atPath: base + "/core", withIntermediateDirectories: true)
-        let rows = try CoreBenchmark(events: events, singleCommits: single, directory: base + "/core").run()
+        let (rows, notes) = try CoreBenchmark(events: events, singleCommits: single, directory: base + "/core").run()
         print(Row.header())
         for row in rows { print(row.line()) }
+        for note in notes { print("  " + note) }
     }
     if suites.contains("domain") {
         print("== domain: \(inspections) inspections × 100 events, against SQLite (same decode and fold)")
