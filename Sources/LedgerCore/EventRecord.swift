@@ -238,7 +238,7 @@ public struct EventRecord: Hashable, Sendable {
             guard end - r.offset >= 38, r.byte(at: end - 35) == UInt8(Key.previousInStream.rawValue),
                 r.byte(at: end - 34) == 0x58, r.byte(at: end - 33) == 0x20
             else { throw RecordError.malformed("the record does not end with key 13 and 32 bytes") }
-            link = Digest256(bytes: r.copyBytes((end - 32)..<end))
+            link = Digest256(r.span, at: end - 32)
             end -= 35
         }
         guard end - r.offset >= 3, r.byte(at: end - 2) == UInt8(Key.actorVerified.rawValue),

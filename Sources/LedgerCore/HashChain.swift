@@ -28,7 +28,7 @@ public struct HashChain {
     }
 
     public func link(previous: Digest256, leaf: Digest256) -> Digest256 {
-        hasher.digest(previous.bytes, leaf.bytes)
+        hasher.digest(previous, leaf)
     }
 
     /// The chain value after appending the record `bytes` to `previous`.

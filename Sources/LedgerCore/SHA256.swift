@@ -2,39 +2,71 @@ import CCrypto
 import Foundation
 
 /// A SHA-256 digest: 32 bytes.
+///
+/// Held inline (four words in byte order), not in an array: a record decoded
+/// in a scan carries one (its back-link) and every chain check makes two, and
+/// an array was an allocation each.
 public struct Digest256: Hashable, Sendable, CustomStringConvertible {
-    public let bytes: [UInt8]
+    private var words: (UInt64, UInt64, UInt64, UInt64)
+
+    /// The 32 bytes.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 
     /// The all-zero value that stands before the first record of a chain.
-    public static let zero = Digest256(unchecked: [UInt8](repeating: 0, count: 32))
+    public static let zero = Digest256(words: (0, 0, 0, 0))
 
-    init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+    private init(words: (UInt64, UInt64, UInt64, UInt64)) { self.words = words }
+
+    /// The 32 bytes at the start of `raw`, which holds at least that many.
+    init(loading raw: UnsafeRawBufferPointer) {
+        words = (
+            raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+            raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+            raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self),
+            raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+        )
+    }
 
     /// Accepts exactly 32 bytes.
     public init?(bytes: [UInt8]) {
         guard bytes.count == 32 else { return nil }
-        self.bytes = bytes
+        self = bytes.withUnsafeBytes { Digest256(loading: $0) }
     }
 
     /// Parses 64 hexadecimal digits.
     public init?(hex: String) {
         guard let bytes = Hex.decode(hex), bytes.count == 32 else { return nil }
-        self.bytes = bytes
+        self.init(bytes: bytes)
     }
 
     /// The 32 bytes at `offset` of `span`, if it holds that many there.
     public init?(_ span: RawSpan, at offset: Int = 0) {
         guard offset >= 0, span.byteCount - offset >= 32 else { return nil }
-        self.bytes = span.withUnsafeBytes { raw in Array(raw[offset..<(offset + 32)]) }
+        self = span.withUnsafeBytes { raw in Digest256(loading: UnsafeRawBufferPointer(rebasing: raw[offset...])) }
     }
 
     /// Whether the 32 bytes at `offset` of `span` are this digest, compared
     /// in place.
     public func isStored(in span: RawSpan, at offset: Int = 0) -> Bool {
-        guard offset >= 0, span.byteCount - offset >= 32 else { return false }
-        return span.withUnsafeBytes { raw in
-            bytes.withUnsafeBytes { own in memcmp(raw.baseAddress! + offset, own.baseAddress!, 32) == 0 }
-        }
+        guard let stored = Digest256(span, at: offset) else { return false }
+        return stored == self
+    }
+
+    /// Lends the 32 bytes to `body` (the hashing code in this module).
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var copy = words
+        return try Swift.withUnsafeBytes(of: &copy) { try body($0) }
+    }
+
+    public static func == (a: Digest256, b: Digest256) -> Bool {
+        a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
     }
 
     public var hex: String { Hex.encode(bytes) }
@@ -90,38 +122,46 @@ public final class SHA256Hasher {
     }
 
     public func digest(parts: [[UInt8]]) -> Digest256 {
-        var out = [UInt8](repeating: 0, count: 32)
         check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
         for part in parts {
-            part.withUnsafeBytes { raw in
-                check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
-            }
+            part.withUnsafeBytes { raw in update(raw) }
         }
+        return finish()
+    }
+
+    /// SHA-256(a ‖ b) of two digests (a chain link), without building the
+    /// concatenation.
+    public func digest(_ a: Digest256, _ b: Digest256) -> Digest256 {
+        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        a.withUnsafeBytes { update($0) }
+        b.withUnsafeBytes { update($0) }
+        return finish()
+    }
+
+    private func update(_ raw: UnsafeRawBufferPointer) {
+        check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
+    }
+
+    private func finish() -> Digest256 {
+        var out = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         var length: UInt32 = 0
-        out.withUnsafeMutableBufferPointer { buffer in
-            check(EVP_DigestFinal_ex(context, buffer.baseAddress, &length), "EVP_DigestFinal_ex")
+        withUnsafeMutableBytes(of: &out) { raw in
+            check(
+                EVP_DigestFinal_ex(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length),
+                "EVP_DigestFinal_ex")
         }
-        return Digest256(unchecked: out)
+        return withUnsafeBytes(of: &out) { Digest256(loading: $0) }
     }
 
     /// SHA-256(0x01 ‖ left ‖ right): an RFC 9162 interior node, hashed without
     /// building the concatenation (the tree hashes one per append).
     public func node(_ left: Digest256, _ right: Digest256) -> Digest256 {
-        var out = [UInt8](repeating: 0, count: 32)
         check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
         var byte: UInt8 = 0x01
         check(EVP_DigestUpdate(context, &byte, 1), "EVP_DigestUpdate")
-        left.bytes.withUnsafeBytes { raw in
-            check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
-        }
-        right.bytes.withUnsafeBytes { raw in
-            check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
-        }
-        var length: UInt32 = 0
-        out.withUnsafeMutableBufferPointer { buffer in
-            check(EVP_DigestFinal_ex(context, buffer.baseAddress, &length), "EVP_DigestFinal_ex")
-        }
-        return Digest256(unchecked: out)
+        left.withUnsafeBytes { update($0) }
+        right.withUnsafeBytes { update($0) }
+        return finish()
     }
 
     /// SHA-256 of a byte prefix, then a slice of a larger buffer: hashes a
@@ -132,19 +172,11 @@ public final class SHA256Hasher {
 
     /// The same over bytes lent in place (a value in LMDB's map).
     public func digest(prefix: UInt8, _ data: RawSpan, range: Range<Int>) -> Digest256 {
-        var out = [UInt8](repeating: 0, count: 32)
         check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
         var byte = prefix
         check(EVP_DigestUpdate(context, &byte, 1), "EVP_DigestUpdate")
-        data.withUnsafeBytes { raw in
-            let slice = UnsafeRawBufferPointer(rebasing: raw[range])
-            check(EVP_DigestUpdate(context, slice.baseAddress, slice.count), "EVP_DigestUpdate")
-        }
-        var length: UInt32 = 0
-        out.withUnsafeMutableBufferPointer { buffer in
-            check(EVP_DigestFinal_ex(context, buffer.baseAddress, &length), "EVP_DigestFinal_ex")
-        }
-        return Digest256(unchecked: out)
+        data.withUnsafeBytes { raw in update(UnsafeRawBufferPointer(rebasing: raw[range])) }
+        return finish()
     }
 
     private func check(_ rc: Int32, _ operation: String) {
