@@ -56,6 +56,33 @@ import Testing
         #expect(throws: CBORError.nestedTooDeeply(offset: CBORReader.maximumDepth)) { try reader.skipItem() }
     }
 
+    /// What a rebuild's partition reads of another's records, over every
+    /// prefix of a real record: an error for each cut, the stream and type
+    /// once keys 0 to 5 are whole.
+    @Test func aRecordCutAnywhereIsAnErrorToThePeek() throws {
+        let stream = UUID()
+        let event = PendingEvent(
+            stream: stream, type: "inspection.field_set", schemaVersion: 2,
+            actor: Actor(id: "u-1", name: "Dana", verified: true), device: UUID(),
+            recordedAt: Timestamp(microsecondsSinceEpoch: 1), payload: CBORValue.textMap([("a", .null)]).encoded())
+        let bytes = EventRecord(position: 300, streamVersion: 2, event: event).encoded()
+        var whole = 0
+        for cut in 0...bytes.count {
+            let prefix = Array(bytes[0..<cut])
+            var names = TextCache()
+            do {
+                let peeked = try EventRecord.streamAndType(ofEncoded: prefix.span.bytes, names: &names)
+                #expect(peeked.stream == stream && peeked.type == "inspection.field_set")
+                #expect(try EventRecord.stream(ofEncoded: prefix.span.bytes) == stream)
+                whole += 1
+            } catch {
+                #expect(!"\(error)".isEmpty)
+            }
+        }
+        // Every prefix that holds keys 0 to 5 reads; the shorter ones fail.
+        #expect(whole > 0 && whole < bytes.count)
+    }
+
     @Test func nestingUpToTheLimitIsRead() throws {
         let depth = CBORReader.maximumDepth
         let bytes = [UInt8](repeating: 0x81, count: depth) + [0x07]
