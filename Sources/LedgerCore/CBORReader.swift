@@ -95,6 +95,10 @@ public struct CBORReader: ~Escapable {
         }
     }
 
+    /// Steps over one byte the caller has already read with `byte(at:)`.
+    @inline(__always)
+    mutating func skipByte() { offset = min(offset + 1, span.byteCount) }
+
     /// The number of bytes read from.
     public var count: Int { span.byteCount }
 
@@ -158,6 +162,7 @@ public struct CBORReader: ~Escapable {
 
     // MARK: - Items
 
+    @inline(__always)
     public mutating func readUnsigned() throws(CBORError) -> UInt64 {
         try expectHead(major: 0, name: "unsigned integer")
     }
@@ -263,6 +268,7 @@ public struct CBORReader: ~Escapable {
     }
 
     /// Reads a 16-byte byte string as a UUID without an intermediate array.
+    @inline(__always)
     public mutating func readUUID() throws(CBORError) -> UUID? {
         let start = offset
         let count = try expectHead(major: 2, name: "byte string")
@@ -285,6 +291,7 @@ public struct CBORReader: ~Escapable {
 
     /// The number of entries of a map; never more than half the bytes left
     /// (a key and a value take a byte each at least).
+    @inline(__always)
     public mutating func readMapHeader() throws(CBORError) -> Int {
         let head = offset
         let declared = try expectHead(major: 5, name: "map")

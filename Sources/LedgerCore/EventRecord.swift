@@ -219,7 +219,13 @@ public struct EventRecord: Hashable, Sendable {
     }
 
     /// Reads a record key, which must be `expected`.
+    @inline(__always)
     static func expect(_ expected: Key, _ r: inout CBORReader) throws {
+        // A key is one byte (0 to 13): compared before any decoding.
+        if r.remaining > 0, r.byte(at: r.offset) == UInt8(expected.rawValue) {
+            r.skipByte()
+            return
+        }
         let found = try r.readUnsigned()
         guard found == expected.rawValue else {
             throw RecordError.malformed("record key \(found) where key \(expected.rawValue) (\(expected)) belongs")
