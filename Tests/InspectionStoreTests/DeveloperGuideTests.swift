@@ -110,11 +110,12 @@ final class StartsByFacility: Projection, Sendable {
                 StartInspection(
                     template: template, templateAlreadyPinned: true, facilityID: "102",
                     facilityName: "Harbor Tower")))
-        try views.append(
+        let appended = try views.append(
             events.map {
                 $0.pending(stream: id, actor: recorder.actor, device: recorder.device, recordedAt: recorder.clock.now())
             },
             expectedVersions: [id: 0])
+        #expect(appended.map(\.wasAlreadyStored) == [false])
         #expect(try sample.counts(in: log) == ["101": 2, "102": 2])
         #expect(try views.staleProjections().isEmpty)
         // Step 7: the incremental rows are the rebuilt ones.

@@ -655,7 +655,9 @@ final class AuditScenario: @unchecked Sendable {
         guard let walker = FileManager.default.enumerator(atPath: path) else { throw Failure("cannot list \(path)") }
         for case let name as String in walker {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory)
+            guard FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isDirectory) else {
+                throw Failure("\(name) vanished while \(path) was listed")
+            }
             if isDirectory.boolValue {
                 found[name] = "directory"
             } else {

@@ -44,7 +44,7 @@ import Testing
         let kept = try storedPhotos()
         #expect(kept.count == 2)
         let orphan = String(repeating: "ab", count: 32)
-        FileManager.default.createFile(atPath: photos + "/" + orphan, contents: Data("stray".utf8))
+        #expect(FileManager.default.createFile(atPath: photos + "/" + orphan, contents: Data("stray".utf8)))
         try FileManager.default.removeItem(atPath: photos + "/" + kept[0])
         try Data("changed".utf8).write(to: URL(fileURLWithPath: photos + "/" + kept[1]))
 
@@ -68,7 +68,9 @@ import Testing
         let live = "\(String(repeating: "ef", count: 32)).tmp-\(getpid())"
         let staging = photos + "/.incoming"
         mkdir(staging, 0o700)
-        for name in [stale, live] { FileManager.default.createFile(atPath: staging + "/" + name, contents: Data()) }
+        for name in [stale, live] {
+            #expect(FileManager.default.createFile(atPath: staging + "/" + name, contents: Data()))
+        }
         // Read commands never write, so the next command that opens the
         // ledger for writing is the one that cleans up.
         #expect(try jqc("inspections").status == 0)
