@@ -27,19 +27,9 @@ final class InspectionFold {
         guard record.position > lastPosition else { return }
         lastPosition = record.position
         let stream = record.stream
-        let event: InspectionEvent
-        do {
-            do {
-                event = try InspectionEvent.decode(record)
-            } catch .upcastRequired {
-                // An older version: its inspection's template says how to
-                // read it. Looked up only then, since reading the state out
-                // of the dictionary copies it.
-                event = try EventUpcaster.decode(record, template: states[stream]?.template)
-            }
-        } catch {
-            throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
-        }
+        // An older version needs its inspection's template to be read: looked
+        // up only then, since reading the state out of the dictionary copies it.
+        let event = try Self.event(of: record) { states[stream]?.template }
         if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
         states[stream, default: InspectionState(id: stream)].apply(
             event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
@@ -163,13 +153,24 @@ extension InspectionFold {
         guard record.position > lastSharedPosition else { return }
         lastSharedPosition = record.position
         guard record.type == InspectionEventType.templatePinned.rawValue else { return }
-        let event: InspectionEvent
+        if case .templatePinned(let pinned) = try Self.event(of: record) {
+            templates[pinned.templateHash] = pinned.template
+        }
+    }
+
+    /// The record's event, read as the current version of its type, or
+    /// upcast from an older one with the template `template` gives (asked
+    /// only then); a failure names the record.
+    static func event(of record: EventRecord, template: () -> Template? = { nil }) throws -> InspectionEvent {
         do {
-            event = try EventUpcaster.decode(record, template: nil)
+            do {
+                return try InspectionEvent.decode(record)
+            } catch .upcastRequired {
+                return try EventUpcaster.decode(record, template: template())
+            }
         } catch {
             throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
         }
-        if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
     }
 
     /// Takes in another partition's fold, over other streams (once, however

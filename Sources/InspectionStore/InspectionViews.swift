@@ -180,13 +180,9 @@ public final class InspectionView: Projection, Sendable {
 
         mutating func consume(_ record: EventRecord) throws {
             guard record.type == InspectionEventType.templatePinned.rawValue else { return }
-            let event: InspectionEvent
-            do {
-                event = try EventUpcaster.decode(record, template: nil)
-            } catch {
-                throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
-            }
-            if case .templatePinned(let pinned) = event, templates[pinned.templateHash] == nil {
+            if case .templatePinned(let pinned) = try InspectionFold.event(of: record),
+                templates[pinned.templateHash] == nil
+            {
                 templates[pinned.templateHash] = pinned.template
             }
         }

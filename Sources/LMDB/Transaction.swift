@@ -116,21 +116,7 @@ public struct Transaction {
     ) throws {
         try withCursor(table) { cursor in
             var op = start == nil ? MDB_FIRST : MDB_SET_RANGE
-            var k = MDB_val()
-            var v = MDB_val()
-            while true {
-                let rc: Int32
-                if op == MDB_SET_RANGE, let start {
-                    rc = start.withUnsafeBytes { raw in
-                        k = MDB_val(raw)
-                        return mdb_cursor_get(cursor.handle, &k, &v, op)
-                    }
-                } else {
-                    rc = mdb_cursor_get(cursor.handle, &k, &v, op)
-                }
-                if rc == MDB_NOTFOUND { return }
-                try check(rc, "moving a cursor on \(table.name)")
-                let more = try Self.lend(k) { key in try Self.lend(v) { value in try body(key, value) } }
+            while let more = try cursor.lendEntry(op, key: op == MDB_SET_RANGE ? start : nil, body) {
                 guard more else { return }
                 op = MDB_NEXT
             }
@@ -164,10 +150,7 @@ public struct Transaction {
         return try body(RawSpan(_unsafeBytes: raw))
     }
 
-    static func bytes(_ v: MDB_val) -> [UInt8] {
-        guard v.mv_size > 0, let data = v.mv_data else { return [] }
-        return Array(UnsafeRawBufferPointer(start: data, count: v.mv_size))
-    }
+    static func bytes(_ v: MDB_val) -> [UInt8] { lend(v, copy) }
 }
 
 /// A position in a table, lent by `Transaction.withCursor`.
@@ -177,11 +160,9 @@ public struct Cursor {
 
     public typealias Entry = (key: [UInt8], value: [UInt8])
 
-    /// Moves the cursor and lends LMDB's key and value (valid until the next
-    /// move) to `copy`, which must copy out what it keeps.
-    private func move<T>(
-        _ op: MDB_cursor_op, key: [UInt8]? = nil, _ copy: (MDB_val, MDB_val) -> T
-    ) throws(LMDBError) -> T? {
+    /// Moves the cursor: LMDB's key and value there (valid until the next
+    /// move), or nil when there is no entry. Every cursor move goes through it.
+    private func position(_ op: MDB_cursor_op, key: [UInt8]?) throws(LMDBError) -> (MDB_val, MDB_val)? {
         var k = MDB_val()
         var v = MDB_val()
         let rc: Int32
@@ -195,11 +176,19 @@ public struct Cursor {
         }
         if rc == MDB_NOTFOUND { return nil }
         try check(rc, "moving a cursor on \(table.name)")
-        return copy(k, v)
+        return (k, v)
+    }
+
+    /// Moves the cursor and lends the entry there to `body`, in place.
+    func lendEntry<T>(
+        _ op: MDB_cursor_op, key: [UInt8]?, _ body: (_ key: RawSpan, _ value: RawSpan) throws -> T
+    ) throws -> T? {
+        guard let (k, v) = try position(op, key: key) else { return nil }
+        return try Transaction.lend(k) { key in try Transaction.lend(v) { value in try body(key, value) } }
     }
 
     private func move(_ op: MDB_cursor_op, key: [UInt8]? = nil) throws(LMDBError) -> Entry? {
-        try move(op, key: key) { k, v in (Transaction.bytes(k), Transaction.bytes(v)) }
+        try position(op, key: key).map { k, v in (Transaction.bytes(k), Transaction.bytes(v)) }
     }
 
     /// Moves to exactly `key` (or, without one, to the next entry) and lends
@@ -207,20 +196,7 @@ public struct Cursor {
     public mutating func withEntry<T>(
         at key: [UInt8]? = nil, _ body: (_ key: RawSpan, _ value: RawSpan) throws -> T
     ) throws -> T? {
-        var k = MDB_val()
-        var v = MDB_val()
-        let rc: Int32
-        if let key {
-            rc = key.withUnsafeBytes { raw in
-                k = MDB_val(raw)
-                return mdb_cursor_get(handle, &k, &v, MDB_SET_KEY)
-            }
-        } else {
-            rc = mdb_cursor_get(handle, &k, &v, MDB_NEXT)
-        }
-        if rc == MDB_NOTFOUND { return nil }
-        try check(rc, "moving a cursor on \(table.name)")
-        return try Transaction.lend(k) { key in try Transaction.lend(v) { value in try body(key, value) } }
+        try lendEntry(key == nil ? MDB_NEXT : MDB_SET_KEY, key: key, body)
     }
 
     public mutating func first() throws(LMDBError) -> Entry? { try move(MDB_FIRST) }

@@ -259,7 +259,7 @@ public struct EventRecord: Hashable, Sendable {
     /// needs for every record and which sits in the first bytes.
     public static func position(ofEncoded bytes: [UInt8], at offset: Int = 0) throws(RecordError) -> UInt64 {
         var r = CBORReader(bytes, offset: offset)
-        do {
+        return try mapped { () throws in
             _ = try r.readMapHeader()
             guard try r.readUnsigned() == Key.format.rawValue else { throw RecordError.malformed("key 0 missing") }
             let format = try r.readUnsigned()
@@ -268,10 +268,6 @@ public struct EventRecord: Hashable, Sendable {
                 throw RecordError.malformed("key 1 missing")
             }
             return try r.readUnsigned()
-        } catch let error as RecordError {
-            throw error
-        } catch {
-            throw .malformed("\(error)")
         }
     }
 }
@@ -301,7 +297,7 @@ extension EventRecord {
     /// The same, of a record where it lies.
     public static func header(ofEncoded bytes: RawSpan, at offset: Int = 0) throws(RecordError) -> RecordHeader {
         var r = CBORReader(bytes, offset: offset)
-        do {
+        return try mapped { () throws in
             let count = try r.readMapHeader()
             try expect(.format, &r)
             let format = try r.readUnsigned()
@@ -325,10 +321,6 @@ extension EventRecord {
             return RecordHeader(
                 format: format, position: position, id: id.bytes, stream: stream.bytes, streamVersion: version,
                 previousInStream: link)
-        } catch let error as RecordError {
-            throw error
-        } catch {
-            throw .malformed("\(error)")
         }
     }
 }
@@ -372,7 +364,7 @@ extension EventRecord {
     }
 
     /// Runs `body`, with any failure as a `RecordError`.
-    private static func mapped<T>(_ body: () throws -> T) throws(RecordError) -> T {
+    static func mapped<T>(_ body: () throws -> T) throws(RecordError) -> T {
         do {
             return try body()
         } catch let error as RecordError {

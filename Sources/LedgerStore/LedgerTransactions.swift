@@ -19,6 +19,16 @@ public struct LedgerReader {
 
     /// The last position and its chain hash (position 0 and zeros when empty).
     public func head() throws -> LedgerDigest {
+        try head(checked: false)
+    }
+
+    /// The head, its last record checked against its chain link first, in
+    /// one cursor step: what a write starts from.
+    public func checkedHead() throws -> LedgerDigest {
+        try head(checked: true)
+    }
+
+    private func head(checked: Bool) throws -> LedgerDigest {
         try transaction.withCursor(tables.events) { cursor in
             guard let (key, value) = try cursor.last() else { return LedgerDigest(position: 0, head: .zero) }
             guard let position = BigEndian.uint64(key), value.count >= 32,
@@ -27,6 +37,7 @@ public struct LedgerReader {
                 throw LedgerError.corruptRecord(
                     position: 0, .malformed("the last entry of the events table is malformed"))
             }
+            if checked { try checkLink(of: value, at: position) }
             return LedgerDigest(position: position, head: hash)
         }
     }
@@ -93,12 +104,7 @@ public struct LedgerReader {
     /// Checks the last record's chain link (nothing when the log is empty):
     /// a write on top of a changed head is refused.
     public func checkHead() throws {
-        let head = try head()
-        guard head.position > 0 else { return }
-        let previous = try hashBefore(head.position)
-        _ = try transaction.withValue(tables.events, BigEndian.bytes(head.position)) { value in
-            try checkLink(of: value, at: head.position, previous: previous)
-        }
+        _ = try checkedHead()
     }
 
     /// The chain hash stored with the record at `position`, if there is one.
@@ -361,23 +367,10 @@ public final class LedgerWriter {
     init(transaction: Transaction, tables: EventLog.Tables, memo: WriterMemo? = nil) throws {
         self.tables = tables
         self.reader = LedgerReader(transaction: transaction, tables: tables)
-        // The head in one cursor step, then its chain check: nothing is
-        // recorded on top of a changed head.
-        let last = try transaction.withCursor(tables.events) { cursor in try cursor.last() }
-        if let (key, value) = last {
-            guard let position = BigEndian.uint64(key), value.count >= 32,
-                let hash = Digest256(bytes: Array(value[0..<32]))
-            else {
-                throw LedgerError.corruptRecord(
-                    position: 0, .malformed("the last entry of the events table is malformed"))
-            }
-            try reader.checkLink(of: value, at: position)
-            headPosition = position
-            headHash = hash
-        } else {
-            headPosition = 0
-            headHash = .zero
-        }
+        // Nothing is recorded on top of a changed head.
+        let head = try reader.checkedHead()
+        headPosition = head.position
+        headHash = head.head
         if let memo, memo.head == LedgerDigest(position: headPosition, head: headHash) {
             frontier = memo.frontier?.size == headPosition ? memo.frontier : nil
             streamVersions = memo.streamVersions
