@@ -14,36 +14,20 @@ import Testing
 
     init() throws {
         jqc = JQCRunner(ledger: directory.appending("ledger"))
-        try Self.succeed(jqc("init"))
-        try Self.succeed(jqc("pull", "--from", SampleReference.path))
-        let started = try Self.succeed(
-            jqc(
-                "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility",
-                "Riverside Medical Center", "--area", "1001"))
-        let object = try JSONSerialization.jsonObject(with: Data(started.stdout.utf8)) as? [String: Any]
-        inspection = String(try #require(object?["id"] as? String).prefix(8))
-        for value in ["1", "2", "3", "4", "5"] {
-            try Self.succeed(jqc("--as", "Dana", "set", inspection, "Floors", value))
-        }
+        inspection = try jqc.recordSampleInspection()
         let photo = try SampleReference.writePNG(in: directory.path, name: "leak.png", red: 10)
-        try Self.succeed(jqc("--as", "Dana", "photo", inspection, "Photo of problem area", photo))
-    }
-
-    @discardableResult
-    static func succeed(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) -> ProcessResult {
-        #expect(result.status == 0 && !result.signalled, "jqc failed: \(result.stderr)", sourceLocation: sourceLocation)
-        return result
+        try JQCRunner.succeeded(jqc("--as", "Dana", "photo", inspection, "Photo of problem area", photo))
     }
 
     func digest(_ runner: JQCRunner) throws -> String {
-        try Self.succeed(runner("digest")).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try JQCRunner.succeeded(runner("digest")).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func aBackupRestoredByCopyingIsTheSameLedger() throws {
-        let before = try Self.succeed(jqc("--json", "show", inspection)).stdout
+        let before = try JQCRunner.succeeded(jqc("--json", "show", inspection)).stdout
         let digest = try digest(jqc)
         let backup = directory.appending("backup")
-        let result = try Self.succeed(jqc("backup", backup))
+        let result = try JQCRunner.succeeded(jqc("backup", backup))
         #expect(result.stdout.contains("Verified: the copy's chain is intact"))
         #expect(result.stdout.contains("1 photos"))
         let mode = try FileManager.default.attributesOfItem(atPath: backup + "/store/data.mdb")[.posixPermissions]
@@ -53,9 +37,9 @@ import Testing
         try FileManager.default.removeItem(atPath: home)
         let copy = try ProcessRun.run("/bin/cp", ["-a", backup, home])
         #expect(copy.status == 0)
-        #expect(try Self.succeed(jqc("verify")).stdout.contains("intact"))
+        #expect(try JQCRunner.succeeded(jqc("verify")).stdout.contains("intact"))
         #expect(try self.digest(jqc) == digest)
-        #expect(try Self.succeed(jqc("--json", "show", inspection)).stdout == before)
+        #expect(try JQCRunner.succeeded(jqc("--json", "show", inspection)).stdout == before)
         let audit = try jqc("audit", inspection)
         #expect(audit.status == 0, "the restored photo must verify: \(audit.stderr)")
     }
@@ -73,11 +57,11 @@ import Testing
     @Test func salvageOfAnIntactLedgerKeepsEveryRecordAndItsDigest() throws {
         let digest = try digest(jqc)
         let target = directory.appending("salvaged")
-        let result = try Self.succeed(jqc("salvage", target))
+        let result = try JQCRunner.succeeded(jqc("salvage", target))
         #expect(result.stdout.contains("Every record found in the store verified"))
         let salvaged = JQCRunner(ledger: target)
         #expect(try self.digest(salvaged) == digest)
-        try Self.succeed(salvaged("show", inspection))
+        try JQCRunner.succeeded(salvaged("show", inspection))
     }
 
     /// Changes one byte of record `position` behind the log's back.
@@ -96,14 +80,14 @@ import Testing
         try changeRecord(at: 5)
         let data = FileManager.default.contents(atPath: home + "/store/data.mdb")
         let target = directory.appending("salvaged")
-        let result = try Self.succeed(jqc("salvage", target))
+        let result = try JQCRunner.succeeded(jqc("salvage", target))
         #expect(result.stdout.contains("Salvaged 4 records (positions 1–4)"), "\(result.stdout)")
         #expect(result.stdout.contains("Lost: everything from position 5 on"))
         #expect(result.stdout.contains("record 5 fails its chain check"))
         #expect(FileManager.default.contents(atPath: home + "/store/data.mdb") == data, "salvage changed the source")
         let salvaged = JQCRunner(ledger: target)
-        #expect(try Self.succeed(salvaged("verify")).stdout.contains("intact: 4 records"))
-        try Self.succeed(salvaged("show", inspection))
+        #expect(try JQCRunner.succeeded(salvaged("verify")).stdout.contains("intact: 4 records"))
+        try JQCRunner.succeeded(salvaged("show", inspection))
     }
 
     static let damagedMeta = ["meta page 0", "meta page 1", "older txnid"]
@@ -122,11 +106,11 @@ import Testing
         try data.write(to: URL(fileURLWithPath: path))
         #expect(try jqc("verify").status == 1)
         let target = directory.appending("salvaged")
-        let result = try Self.succeed(jqc("salvage", target))
+        let result = try JQCRunner.succeeded(jqc("salvage", target))
         #expect(result.stdout.contains("read through a repaired copy"), "\(result.stdout)")
         #expect(FileManager.default.contents(atPath: path) == data, "salvage changed the source")
         let salvaged = JQCRunner(ledger: target)
-        let verify = try Self.succeed(salvaged("--json", "verify"))
+        let verify = try JQCRunner.succeeded(salvaged("--json", "verify"))
         let report = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
         // At most the commit named only by the damaged meta page is lost.
         #expect((report?["checked"] as? Int ?? 0) >= 7, "\(verify.stdout)")

@@ -12,18 +12,12 @@ import Testing
 
     init() throws {
         jqc = JQCRunner(ledger: directory.appending("ledger"))
-        try #require(jqc("init").status == 0)
-        try #require(jqc("pull", "--from", SampleReference.path).status == 0)
+        try jqc.initWithSampleReference()
         let binary = URL(fileURLWithPath: Products.executable("jqc")).deletingLastPathComponent().path
         path = binary + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
     }
 
-    func start(_ template: String) throws -> String {
-        let result = try jqc("--as", "Dana", "start", "-t", template, "-f", "101", "--json")
-        try #require(result.status == 0, "\(result.stderr)")
-        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-        return try #require(object?["id"] as? String)
-    }
+    func start(_ template: String) throws -> String { try jqc.startInspection(template) }
 
     func candidates(_ words: String...) throws -> [String] {
         let result = try jqc.run(["__complete"] + words)

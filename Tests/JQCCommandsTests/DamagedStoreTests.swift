@@ -17,23 +17,7 @@ import Testing
 
     init() throws {
         jqc = JQCRunner(ledger: directory.appending("ledger"))
-        try Self.succeed(jqc("init"))
-        try Self.succeed(jqc("pull", "--from", SampleReference.path))
-        let started = try Self.succeed(
-            jqc(
-                "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility",
-                "Riverside Medical Center", "--area", "1001"))
-        let object = try JSONSerialization.jsonObject(with: Data(started.stdout.utf8)) as? [String: Any]
-        inspection = String(try #require(object?["id"] as? String).prefix(8))
-        for value in ["1", "2", "3", "4", "5"] {
-            try Self.succeed(jqc("--as", "Dana", "set", inspection, "Floors", value))
-        }
-    }
-
-    @discardableResult
-    static func succeed(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) -> ProcessResult {
-        #expect(result.status == 0 && !result.signalled, "jqc failed: \(result.stderr)", sourceLocation: sourceLocation)
-        return result
+        inspection = try jqc.recordSampleInspection()
     }
 
     /// The commands every damaged store is tried with.
