@@ -19,6 +19,18 @@ import Testing
         return mounted.status == 0 ? point : nil
     }
 
+    /// A new ledger on the small disk with the sample reference data and one
+    /// restroom inspection started: its first eight digits.
+    func startInspection(_ jqc: JQCRunner) throws -> String {
+        #expect(try jqc("init").status == 0)
+        #expect(try jqc("pull", "--from", SampleReference.path).status == 0)
+        let started = try jqc(
+            "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility", "Riverside Medical Center",
+            "--area", "1001")
+        let object = try JSONSerialization.jsonObject(with: Data(started.stdout.utf8)) as? [String: Any]
+        return String(try #require(object?["id"] as? String).prefix(8))
+    }
+
     func unmount(_ point: String) throws {
         // Run from a `defer`, after the test's own checks: its outcome is not one of them.
         _ = try ProcessRun.run("/bin/umount", [point])
@@ -61,13 +73,7 @@ import Testing
         }
         defer { _ = try? unmount(point) }
         let jqc = JQCRunner(ledger: point + "/ledger")
-        #expect(try jqc("init").status == 0)
-        #expect(try jqc("pull", "--from", SampleReference.path).status == 0)
-        let started = try jqc(
-            "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility", "Riverside Medical Center",
-            "--area", "1001")
-        let object = try JSONSerialization.jsonObject(with: Data(started.stdout.utf8)) as? [String: Any]
-        let id = String(try #require(object?["id"] as? String).prefix(8))
+        let id = try startInspection(jqc)
         try fill(point, leaving: 0)
         let note = String(repeating: "x", count: 3000)
         var refused: ProcessResult?
@@ -95,13 +101,7 @@ import Testing
         }
         defer { _ = try? unmount(point) }
         let jqc = JQCRunner(ledger: point + "/ledger")
-        #expect(try jqc("init").status == 0)
-        #expect(try jqc("pull", "--from", SampleReference.path).status == 0)
-        let started = try jqc(
-            "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility", "Riverside Medical Center",
-            "--area", "1001")
-        let object = try JSONSerialization.jsonObject(with: Data(started.stdout.utf8)) as? [String: Any]
-        let id = String(try #require(object?["id"] as? String).prefix(8))
+        let id = try startInspection(jqc)
         // Room for a small photo file, not for the pages its commit writes.
         try fill(point, leaving: 8)
         var failed = false
