@@ -333,8 +333,7 @@ public final class ProjectionSet: Sendable {
             // No thread (or its read transaction) outlives the rebuild.
             group.wait()
             var merged = try first.get()
-            for result in others.take() {
-                let partial = try result.get()
+            for partial in try others.take() {
                 for i in byStream { try merged[i].absorb(partial[i]) }
             }
             for rebuilder in merged { try rebuilder.write(in: context) }
@@ -364,8 +363,8 @@ struct PartitionFold: Sendable {
     let partitions: Int
 
     /// Folds partition `partition` and answers its rebuilders, one per
-    /// projection (nil-free for those it folded). `wholeLog` projections
-    /// (only in the first partition) see every record.
+    /// projection. `wholeLog` projections (given to the first partition
+    /// only) see every record.
     func run(
         _ partition: Int, reader: LedgerReader, stop: () -> Bool, wholeLog: [Int] = [],
         walked: ((UInt64) -> Void)?
@@ -416,16 +415,11 @@ final class PartitionResults: Sendable {
         }
     }
 
-    /// The results in partition order; a partition that failed first comes
-    /// first, so its error (not a `Stopped`) is the one thrown.
-    func take() -> [Result<[any ProjectionRebuilder], any Error>] {
-        state.withLock { state in
-            let ordered = (1..<max(1, partitions)).compactMap { state.results[$0] }
-            let failures = ordered.filter {
-                if case .failure(let error) = $0 { return !(error is Stopped) }
-                return false
-            }
-            return failures + ordered
-        }
+    /// The other partitions' rebuilders in partition order, or the error of
+    /// the one that failed (not the `Stopped` of those it stopped).
+    func take() throws -> [[any ProjectionRebuilder]] {
+        let ordered = state.withLock { state in (1..<max(1, partitions)).compactMap { state.results[$0] } }
+        for case .failure(let error) in ordered where !(error is Stopped) { throw error }
+        return try ordered.map { try $0.get() }
     }
 }
