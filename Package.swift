@@ -65,6 +65,12 @@ let package = Package(
         // MARK: - The auditor's replay: timeline, field diffs, the report and its renderings (no I/O)
         .target(name: "InspectionAudit", dependencies: ["InspectionDomain", "LedgerCore"]),
 
+        // MARK: - Use cases: what a person does with a ledger, apart from how it is typed
+        .target(
+            name: "InspectionUseCases",
+            dependencies: ["InspectionStore", "InspectionAudit", "InspectionDomain", "LedgerStore", "LedgerCore"]
+        ),
+
         // MARK: - The command line
         .target(name: "ArgumentParsing"),
 
@@ -72,8 +78,8 @@ let package = Package(
         .target(
             name: "JQCCommands",
             dependencies: [
-                "ArgumentParsing", "LedgerCore", "LedgerStore", "LMDB", "InspectionDomain", "InspectionStore",
-                "SyncWorker", "HTTPCore", "CurlTransport", "InspectionAudit",
+                "ArgumentParsing", "LedgerCore", "LedgerStore", "InspectionDomain", "InspectionStore",
+                "InspectionUseCases", "SyncWorker", "HTTPCore", "CurlTransport", "InspectionAudit",
             ]
         ),
         .executableTarget(name: "jqc", dependencies: ["JQCCommands"]),
@@ -122,6 +128,13 @@ let package = Package(
             name: "CurlTransportTests",
             dependencies: ["CurlTransport", "HTTPCore", "LedgerTestSupport"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "InspectionUseCasesTests",
+            dependencies: [
+                "InspectionUseCases", "InspectionStore", "InspectionDomain", "LedgerStore", "LedgerCore",
+                "LedgerTestSupport",
+            ]
         ),
         .testTarget(
             name: "InspectionAuditTests",

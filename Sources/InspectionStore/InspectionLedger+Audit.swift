@@ -13,7 +13,7 @@ extension InspectionLedger {
         storePath: String, photosPath: String
     ) throws -> (ledger: InspectionLedger, withoutLock: Bool) {
         let (ledger, withoutLock) = try ReadOnlyOpening.open {
-            try InspectionLedger(storePath: storePath, photosPath: photosPath, options: $0)
+            try InspectionLedger(storePath: storePath, photosPath: photosPath, access: $0)
         }
         return (ledger, withoutLock)
     }

@@ -20,7 +20,17 @@ public final class InspectionLedger: Sendable {
     /// Opens the ledger whose store is at `storePath`. Views whose stored
     /// version differs from the code's are rebuilt first, announced through
     /// `notice` and with `progress`.
-    public init(
+    public convenience init(
+        storePath: String, photosPath: String, access: StoreAccess,
+        notice: (@Sendable (String) -> Void)? = nil, progress: ((String, UInt64, UInt64) -> Void)? = nil
+    ) throws {
+        try self.init(
+            storePath: storePath, photosPath: photosPath, options: access.options, notice: notice, progress: progress)
+    }
+
+    /// `init(storePath:photosPath:access:…)` with LMDB's options spelled out,
+    /// for this package's tests and benchmarks.
+    package init(
         storePath: String, photosPath: String, options: Environment.Options = .init(),
         notice: (@Sendable (String) -> Void)? = nil, progress: ((String, UInt64, UInt64) -> Void)? = nil
     ) throws {

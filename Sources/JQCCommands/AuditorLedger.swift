@@ -2,6 +2,7 @@ import Foundation
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -14,7 +15,7 @@ import SyncWorker
 /// see `ReadOnlyOpening`). Everything it reads goes through the store's
 /// own types: it never names a table.
 final class AuditorLedger {
-    let home: LedgerHome
+    let home: LedgerDirectory
     let log: EventLog
     /// The whole ledger (views, reference data), when its tables exist: a
     /// ledger that was only `init`ed has none yet.
@@ -23,7 +24,7 @@ final class AuditorLedger {
     /// Whether the lock file had to be skipped.
     let withoutLock: Bool
 
-    private init(home: LedgerHome, log: EventLog, ledger: InspectionLedger?, withoutLock: Bool) {
+    private init(home: LedgerDirectory, log: EventLog, ledger: InspectionLedger?, withoutLock: Bool) {
         self.home = home
         self.log = log
         self.ledger = ledger
@@ -40,9 +41,9 @@ final class AuditorLedger {
 
     /// Opens `home` read-only; with `views`, also the inspection views (for
     /// pinned templates and re-inspection links).
-    static func open(_ home: LedgerHome, views: Bool) throws -> AuditorLedger {
+    static func open(_ home: LedgerDirectory, views: Bool) throws -> AuditorLedger {
         try home.checkReadable()
-        guard home.exists else { throw JQCError.noLedger(home.path) }
+        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
         if views {
             do {
                 let (ledger, withoutLock) = try InspectionLedger.openForReading(
@@ -195,7 +196,7 @@ final class AuditorLedger {
     /// Today's tree as a checkpoint, signed by the device key when this
     /// ledger directory holds the key the log published (an auditor's copy
     /// may not: the proofs hold all the same, against the tree as it is).
-    func checkpointNow(_ home: LedgerHome) throws -> Anchor {
+    func checkpointNow(_ home: LedgerDirectory) throws -> Anchor {
         let config = try LedgerConfig.load(home)
         let checkpoint = try log.read { reader in
             let size = try reader.treeSize()
@@ -203,9 +204,16 @@ final class AuditorLedger {
                 origin: DeviceKeyFile.name(config.deviceID), size: size, root: try reader.treeRoot(size: size))
         }
         var signer: String?
-        if let key = try DeviceKeyFile.load(home),
-            try DeviceKeyFile.publishedKey(in: log, device: config.deviceID) == key.verifierKey
-        {
+        // An audit needs no private key: a key file that is missing, replaced
+        // or unusable leaves the checkpoint unsigned (the report says so),
+        // and only the device's own key in force signs it.
+        let signing: DeviceSigning?
+        do {
+            signing = try DeviceIdentity(directory: home, device: config.deviceID).decide(log: log)
+        } catch is DeviceKeyError {
+            signing = nil
+        }
+        if case .use(let key) = signing {
             // Signed and checked with the key the log publishes, as a checkpoint handed out would be.
             _ = try Checkpoint(verifying: try checkpoint.signed(by: key), key: key)
             signer = key.name
@@ -314,7 +322,7 @@ final class AuditorLedger {
 
     /// Whether a sync server witnessed the log's history, as the device's
     /// stream records it (`sync.checkpoint_witnessed`).
-    func witnessEvidence(_ home: LedgerHome) throws -> WitnessEvidence {
+    func witnessEvidence(_ home: LedgerDirectory) throws -> WitnessEvidence {
         let device = try LedgerConfig.load(home).deviceID
         let recorded = try CheckpointWitness.recorded(in: log, device: device)
         let acknowledged = recorded.last { $0.outcome == "acknowledged" }
@@ -340,14 +348,5 @@ extension Invocation {
     /// The ledger opened read-only for an auditor (see `AuditorLedger`).
     func auditorLedger(views: Bool = true) throws -> AuditorLedger {
         try openingStore { try AuditorLedger.open(home, views: views) }
-    }
-}
-
-extension LedgerHome {
-    /// Fails with "permission denied" when the ledger exists but this user
-    /// may not read it: otherwise an unreadable directory looks like no
-    /// ledger at all.
-    func checkReadable() throws {
-        try ReadOnlyOpening.checkReadable([path, configPath, storePath, storePath + "/data.mdb"])
     }
 }

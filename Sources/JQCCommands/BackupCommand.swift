@@ -1,7 +1,6 @@
 import ArgumentParsing
 import Foundation
 import InspectionStore
-import LMDB
 import LedgerCore
 import LedgerStore
 
@@ -20,8 +19,10 @@ struct BackupCommand: RunnableCommand {
         abstract: "Copy the ledger (store, photos, configuration) to a new directory, and verify the copy.",
         discussion: """
             The copy is consistent even while other commands record, compacted, and checked after it is \
-            written: its chain must verify and end on the ledger's own hash at the same position. The login \
-            (credentials.json) is not copied: log in again after a restore.
+            written: its chain must verify and end on the ledger's own hash at the same position. The device's \
+            signing key (device.key, mode 0600) is copied with it, so the restored ledger signs as before; the \
+            login (credentials.json) is not copied: log in again after a restore. A backup is a restore point for \
+            this device, never a second device: another device starts with its own 'jqc init'.
 
             To restore, put the copy where the ledger was (or point --ledger or JQC_HOME at it) and run \
             'jqc verify':
@@ -38,23 +39,19 @@ struct BackupCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
-        guard home.exists else { throw JQCError.noLedger(home.path) }
-        let target = LedgerHome.resolve(option: destination, environment: invocation.environment)
+        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        let target = LedgerDirectory.resolve(option: destination, environment: invocation.environment)
         let made = try LedgerCopy.prepareEmptyDirectory(target.path, for: "backup")
-        var options = Environment.Options()
-        options.readOnly = true
-        let log = try invocation.openingStore { try EventLog(directory: home.storePath, options: options) }
+        let log = try invocation.openingStore { try EventLog(directory: home.storePath, access: .reading) }
         defer { log.close() }
         let summary: LedgerCopy.Summary
+        var keyNotCopied: DeviceKeyError?
         do {
             try FileStore.makeDirectory(target.storePath)
-            do {
-                try log.environment.copy(to: target.storePath)
-            } catch {
-                throw LedgerError.from(error, store: target.storePath)
-            }
+            try log.copyStore(to: target.storePath)
             let photos = try LedgerCopy.copyPhotos(from: home, to: target)
             try LedgerCopy.copyConfig(from: home, to: target)
+            keyNotCopied = try LedgerCopy.copyDeviceKey(from: home, to: target)
             let checked = try LedgerCopy.verifyCopy(at: target, against: log)
             summary = LedgerCopy.Summary(events: checked.position, head: checked, photos: photos)
         } catch {
@@ -72,9 +69,16 @@ struct BackupCommand: RunnableCommand {
         } else {
             invocation.stdout.line(
                 "Backed up \(home.path) to \(target.path): \(summary.events) events, \(summary.photos.copied) photos, "
-                    + "config.json.")
+                    + "config.json\(FileManager.default.fileExists(atPath: target.deviceKeyPath) ? ", device.key" : "")."
+            )
             invocation.stdout.line("Verified: the copy's chain is intact and ends on the ledger's \(summary.head).")
             invocation.stdout.line("Not copied: credentials.json (log in again after a restore).")
+            invocation.stdout.line(
+                "The copy is a restore point for this device, not a second device: it carries this device's id and "
+                    + "key. Restore it in place of the ledger; another device starts with its own 'jqc init'.")
+        }
+        if let keyNotCopied {
+            invocation.stderr.line("jqc: warning: device.key was not copied: \(keyNotCopied)")
         }
         if !summary.photos.mismatched.isEmpty {
             invocation.stderr.line(
@@ -131,12 +135,14 @@ enum LedgerCopy {
     }
 
     /// Removes what a failed copy wrote into `target`.
-    static func remove(_ target: LedgerHome, madeDirectory: Bool) {
+    static func remove(_ target: LedgerDirectory, madeDirectory: Bool) {
         let files = FileManager.default
         if madeDirectory {
             try? files.removeItem(atPath: target.path)
         } else {
-            for path in [target.storePath, target.photosPath, target.configPath] { try? files.removeItem(atPath: path) }
+            for path in [target.storePath, target.photosPath, target.configPath, target.deviceKeyPath] {
+                try? files.removeItem(atPath: path)
+            }
         }
     }
 
@@ -150,7 +156,7 @@ enum LedgerCopy {
 
     /// Copies every photo file (not the temporary files of an unfinished
     /// capture) and checks each copy against its name.
-    static func copyPhotos(from home: LedgerHome, to target: LedgerHome) throws -> Photos {
+    static func copyPhotos(from home: LedgerDirectory, to target: LedgerDirectory) throws -> Photos {
         try FileStore.makeDirectory(target.photosPath)
         var photos = Photos()
         var names: [String] = []
@@ -173,20 +179,36 @@ enum LedgerCopy {
         return photos
     }
 
-    static func copyConfig(from home: LedgerHome, to target: LedgerHome) throws {
+    /// Copies the device's signing key (0600), so a restored ledger signs
+    /// with the key its log published. A ledger made before keys has none.
+    /// The key is checked first: a key file jqc would refuse (exposed, not
+    /// a regular file, another device's) is not copied on, and the reason is
+    /// returned for a warning; the rest of the backup goes ahead.
+    static func copyDeviceKey(from home: LedgerDirectory, to target: LedgerDirectory) throws -> DeviceKeyError? {
+        let device = try LedgerConfig.load(home).deviceID
+        do {
+            guard try DeviceKeyFile.load(home, device: device) != nil else { return nil }
+        } catch {
+            return error
+        }
+        guard let data = FileManager.default.contents(atPath: home.deviceKeyPath) else {
+            throw JQCError.unreadableFile(home.deviceKeyPath, "it could not be read")
+        }
+        try DurableFile.write(data, to: target.deviceKeyPath, mode: 0o600)
+        return nil
+    }
+
+    static func copyConfig(from home: LedgerDirectory, to target: LedgerDirectory) throws {
         guard let data = FileManager.default.contents(atPath: home.configPath) else {
-            throw JQCError.noLedger(home.path)
+            throw LedgerDirectoryError.noLedger(home.path)
         }
         try DurableFile.write(data, to: target.configPath, mode: 0o644)
     }
 
     /// Opens the copy read-only, verifies its whole chain and checks that it
     /// ends on the hash `source` stores at the same position.
-    static func verifyCopy(at target: LedgerHome, against source: EventLog) throws -> LedgerDigest {
-        var options = Environment.Options()
-        options.readOnly = true
-        options.create = false
-        let copy = try EventLog(directory: target.storePath, options: options)
+    static func verifyCopy(at target: LedgerDirectory, against source: EventLog) throws -> LedgerDigest {
+        let copy = try EventLog(directory: target.storePath, access: .reading)
         defer { copy.close() }
         let report = try copy.verify()
         if let finding = report.finding {

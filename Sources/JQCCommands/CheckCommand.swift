@@ -2,7 +2,6 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
-import LMDB
 import LedgerCore
 import LedgerStore
 

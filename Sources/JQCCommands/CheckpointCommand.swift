@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionDomain
+import InspectionStore
 import LedgerCore
 import LedgerStore
 
@@ -86,7 +87,7 @@ struct CheckpointCommand: RunnableCommand {
 
 /// Reading a checkpoint handed over in a file, verified with the key the log records.
 enum CheckpointFile {
-    static func read(_ path: String, log: EventLog, home: LedgerHome) throws -> (Checkpoint, NoteKey) {
+    static func read(_ path: String, log: EventLog, home: LedgerDirectory) throws -> (Checkpoint, NoteKey) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CheckpointError.unreadable(path)
         }
@@ -95,7 +96,7 @@ enum CheckpointFile {
 
     /// A signed checkpoint note verified with a key the log published (a
     /// file's contents, or a witness's answer).
-    static func verify(_ text: String, log: EventLog, home: LedgerHome) throws -> (Checkpoint, NoteKey) {
+    static func verify(_ text: String, log: EventLog, home: LedgerDirectory) throws -> (Checkpoint, NoteKey) {
         let config = try LedgerConfig.load(home)
         // Any key the device published counts, if it was published within
         // the tree the checkpoint signs (a key published later cannot sign

@@ -2,7 +2,6 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
-import LMDB
 import LedgerCore
 import LedgerStore
 
@@ -131,7 +130,7 @@ enum Completer {
         let words = words.isEmpty ? [""] : words
         let current = words.last ?? ""
         let invocation = Invocation(
-            home: LedgerHome.resolve(option: ledgerOption(in: words), environment: environment),
+            home: LedgerDirectory.resolve(option: ledgerOption(in: words), environment: environment),
             environment: environment, stdout: stdout, stderr: OutputStream(), clock: SystemClock(), json: false,
             actingAs: nil)
         var candidates: [String] = []
@@ -188,10 +187,8 @@ enum Completer {
         // Read-only: a Tab must never write to the ledger (not even to
         // rebuild a stale view) nor wait for the writer lock.
         guard invocation.home.exists else { return [] }
-        var options = Environment.Options()
-        options.readOnly = true
         let ledger = try InspectionLedger(
-            storePath: invocation.home.storePath, photosPath: invocation.home.photosPath, options: options)
+            storePath: invocation.home.storePath, photosPath: invocation.home.photosPath, access: .reading)
         defer { ledger.close() }
         switch name {
         case "ID":

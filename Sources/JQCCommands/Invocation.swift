@@ -8,7 +8,7 @@ import SyncWorker
 /// environment, the output streams and the clock. Commands get the ledger
 /// through it, opened once and only when they need it.
 public final class Invocation {
-    public let home: LedgerHome
+    public let home: LedgerDirectory
     public let environment: [String: String]
     public let stdout: OutputStream
     public let stderr: OutputStream
@@ -23,7 +23,7 @@ public final class Invocation {
     var openedForReading: InspectionLedger?
 
     public init(
-        home: LedgerHome, environment: [String: String], stdout: OutputStream, stderr: OutputStream,
+        home: LedgerDirectory, environment: [String: String], stdout: OutputStream, stderr: OutputStream,
         clock: LedgerClock, json: Bool, actingAs: String?
     ) {
         self.home = home
@@ -45,8 +45,8 @@ public final class Invocation {
     func log() throws -> EventLog {
         if let openedLedger { return openedLedger.log }
         if let openedLog { return openedLog }
-        guard home.exists else { throw JQCError.noLedger(home.path) }
-        let log = try openingStore { try EventLog(directory: home.storePath, options: .existingStore) }
+        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        let log = try openingStore { try EventLog(directory: home.storePath, access: .recording) }
         openedLog = log
         return log
     }
@@ -83,7 +83,7 @@ public final class Invocation {
     /// The whole ledger: log, views (rebuilt first if stale), photos, reference data.
     func ledger() throws -> InspectionLedger {
         if let openedLedger { return openedLedger }
-        guard home.exists else { throw JQCError.noLedger(home.path) }
+        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
         openedLog?.close()
         openedLog = nil
         // The notice may be told from any thread the ledger is used on: it
@@ -91,7 +91,7 @@ public final class Invocation {
         let stderr = self.stderr
         let ledger = try openingStore {
             try InspectionLedger(
-                storePath: home.storePath, photosPath: home.photosPath, options: .existingStore,
+                storePath: home.storePath, photosPath: home.photosPath, access: .recording,
                 notice: { message in
                     Self.endProgress(on: stderr)
                     stderr.line("jqc: \(message)")

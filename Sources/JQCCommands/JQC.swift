@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionStore
 import LedgerCore
 import LedgerStore
 
@@ -19,7 +20,8 @@ public enum JQC {
         OutboxCommand.self,
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
         HistoryCommand.self,
-        VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, ProveCommand.self, LogCommand.self,
+        VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
+        ProveCommand.self, LogCommand.self,
         AuditCommand.self,
         RebuildCommand.self, ViewsCommand.self, StatsCommand.self, BackupCommand.self, SalvageCommand.self,
         SalvageReadCommand.self, CheckCommand.self, CompletionCommand.self,
@@ -152,7 +154,7 @@ public enum JQC {
                 return ExitStatus.usage
             }
             let invocation = Invocation(
-                home: LedgerHome.resolve(option: globals.ledger, environment: environment),
+                home: LedgerDirectory.resolve(option: globals.ledger, environment: environment),
                 environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: globals.json,
                 actingAs: globals.actingAs)
             do {

@@ -4,8 +4,6 @@ import Foundation
 /// errors, which `JQC.message(for:)` prints the same way). Messages say what failed, why,
 /// and what to do.
 public enum JQCError: Error, CustomStringConvertible {
-    /// No ledger where one was expected.
-    case noLedger(String)
     /// `jqc init` found a ledger already there.
     case ledgerExists(String)
     /// A file could not be read or parsed.
@@ -25,8 +23,6 @@ public enum JQCError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noLedger(let path):
-            "no ledger at \(path). Create one with 'jqc init', or point to one with --ledger PATH or JQC_HOME."
         case .ledgerExists(let path):
             "a ledger already exists at \(path); nothing was changed. Use it as it is, or pass --ledger PATH for another."
         case .unreadableFile(let path, let why):

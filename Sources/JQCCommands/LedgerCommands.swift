@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionDomain
+import InspectionStore
 import LedgerCore
 import LedgerStore
 
@@ -46,7 +47,7 @@ struct InitCommand: RunnableCommand {
         do {
             try FileStore.makeDirectory(home.path)
             try FileStore.makeDirectory(home.photosPath)
-            try EventLog(directory: home.storePath).close()
+            try EventLog(directory: home.storePath, access: .creating).close()
             try config.save(home)
             try DeviceKeyFile.create(home, device: config.deviceID)
         } catch {

@@ -1,7 +1,6 @@
 import ArgumentParsing
 import Foundation
 import InspectionStore
-import LMDB
 import LedgerCore
 import LedgerStore
 import Synchronization
@@ -42,13 +41,13 @@ struct SalvageCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
         guard home.exists || FileManager.default.fileExists(atPath: home.storePath + "/data.mdb") else {
-            throw JQCError.noLedger(home.path)
+            throw LedgerDirectoryError.noLedger(home.path)
         }
         guard FileManager.default.fileExists(atPath: home.storePath + "/data.mdb") else {
             throw JQCError.refused(
                 "\(home.storePath)/data.mdb does not exist, so there is nothing to salvage. Restore a backup.")
         }
-        let target = LedgerHome.resolve(option: destination, environment: invocation.environment)
+        let target = LedgerDirectory.resolve(option: destination, environment: invocation.environment)
         let made = try LedgerCopy.prepareEmptyDirectory(target.path, for: "salvage")
         let scratch = target.path + "/.salvage-scratch"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -56,12 +55,7 @@ struct SalvageCommand: RunnableCommand {
         let summary: LedgerCopy.Summary
         var repaired = false
         do {
-            var sources: [String] = []
-            if case .success = StoreFile.check(directory: home.storePath) {
-                sources.append(home.storePath)
-            } else {
-                sources = try StoreFile.salvageCopies(of: home.storePath, into: scratch)
-            }
+            let sources = try EventLog.salvageSources(of: home.storePath, scratch: scratch)
             let readings = try sources.map { try Salvage.read($0) }
             guard let best = readings.max(by: { $0.events.count < $1.events.count }) else {
                 throw JQCError.refused(
@@ -118,9 +112,11 @@ struct SalvageCommand: RunnableCommand {
     }
 
     /// Creates the new ledger and appends the salvaged events to it.
-    static func write(_ salvage: Salvage, into target: LedgerHome, from home: LedgerHome) throws -> LedgerCopy.Summary {
+    static func write(_ salvage: Salvage, into target: LedgerDirectory, from home: LedgerDirectory) throws
+        -> LedgerCopy.Summary
+    {
         try FileStore.makeDirectory(target.photosPath)
-        let log = try EventLog(directory: target.storePath)
+        let log = try EventLog(directory: target.storePath, access: .creating)
         var start = 0
         while start < salvage.events.count {
             let end = min(start + 1000, salvage.events.count)
@@ -134,7 +130,7 @@ struct SalvageCommand: RunnableCommand {
                 "the new ledger's chain head (\(head)) differs from the salvaged records' own; nothing was kept.")
         }
         // Opening the whole ledger builds every view from the appended log.
-        try InspectionLedger(storePath: target.storePath, photosPath: target.photosPath).close()
+        try InspectionLedger(storePath: target.storePath, photosPath: target.photosPath, access: .creating).close()
         let photos = try LedgerCopy.copyPhotos(from: home, to: target)
         if FileManager.default.fileExists(atPath: home.configPath) {
             try LedgerCopy.copyConfig(from: home, to: target)

@@ -16,7 +16,7 @@ struct StatsCommand: RunnableCommand {
         defer { auditor.close() }
         let log = auditor.log
         let (events, head) = try log.read { reader in (try reader.count(), try reader.head()) }
-        let info = try log.environment.info()
+        let info = try log.storageInfo()
         let config = try invocation.config()
         if invocation.json {
             invocation.stdout.line(
@@ -25,7 +25,7 @@ struct StatsCommand: RunnableCommand {
                         "ledger": .string(invocation.home.path), "events": .integer(events),
                         "head": .string(head.description), "device_id": .string(config.deviceID.lowercased),
                         "map_size_bytes": .integer(info.mapSize),
-                        "used_bytes": .integer((info.lastPage + 1) * info.pageSize),
+                        "used_bytes": .integer(info.usedBytes),
                         "readers": .integer(info.readersUsed),
                     ])))
         } else {
@@ -35,7 +35,7 @@ struct StatsCommand: RunnableCommand {
                     rows: [
                         ["device", config.deviceID.lowercased],
                         ["events", "\(events)"], ["head", head.description],
-                        ["storage used", "\((info.lastPage + 1) * info.pageSize) bytes of a \(info.mapSize)-byte map"],
+                        ["storage used", "\(info.usedBytes) bytes of a \(info.mapSize)-byte map"],
                     ]))
         }
     }

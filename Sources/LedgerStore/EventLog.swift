@@ -19,7 +19,9 @@ public final class EventLog: Sendable {
     /// The value of `meta["format"]` this code writes and reads.
     public static let format = "inspection-ledger/2"
 
-    public let environment: Environment
+    /// The LMDB environment: inside this package only, so no caller outside the
+    /// storage layers reaches the tables behind the log's back.
+    package let environment: Environment
     let tables: Tables
     /// What the last committed write through this log left for the next one
     /// (`WriterMemo`: checked against the stored head before it is used).
@@ -46,7 +48,7 @@ public final class EventLog: Sendable {
     /// missing store is `noLedger`, an LMDB environment without the ledger's
     /// `meta` table or format marker is `notALedger`, and a store that fails
     /// the pre-flight check of its file is `damagedStore`.
-    public init(directory: String, options: Environment.Options = .init()) throws {
+    package init(directory: String, options: Environment.Options = .init()) throws {
         let environment: Environment
         do {
             environment = try Environment(directory: directory, options: options)
@@ -171,7 +173,7 @@ public final class EventLog: Sendable {
     /// saw (0 for a new stream); if another writer got there first the whole
     /// batch is refused with `LedgerError.versionConflict`.
     @discardableResult
-    public func append(_ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:]) throws -> [AppendOutcome] {
+    package func append(_ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:]) throws -> [AppendOutcome] {
         try write { writer in
             for (stream, expected) in expectedVersions {
                 try writer.expect(stream: stream, version: expected)
@@ -212,11 +214,6 @@ public struct AppendOutcome: Hashable, Sendable {
 }
 
 extension Environment.Options {
-    /// How every command but `jqc init` opens a store: it must exist, so a
-    /// lost or replaced store is reported instead of silently started over.
-    public static var existingStore: Environment.Options {
-        var options = Environment.Options()
-        options.create = false
-        return options
-    }
+    /// How every command but `jqc init` opens a store (`StoreAccess.recording`).
+    package static var existingStore: Environment.Options { StoreAccess.recording.options }
 }

@@ -135,19 +135,14 @@ extension EventLog {
 /// without it (`MDB_NOLOCK`). That is safe because nobody writes to a copy;
 /// on a live ledger the lock file is writable and is used.
 public enum ReadOnlyOpening {
-    /// Runs `open` with read-only options and, when it fails because the
-    /// lock file cannot be opened or made, once more without the lock file.
+    /// Runs `open` with `.reading` and, when it fails because the lock file
+    /// cannot be opened or made, once more with `.readingWithoutLockFile`.
     /// Returns what `open` made and whether the lock file was skipped.
-    public static func open<T>(
-        _ base: Environment.Options = .init(), _ open: (Environment.Options) throws -> T
-    ) throws -> (value: T, withoutLock: Bool) {
-        var options = base
-        options.readOnly = true
+    public static func open<T>(_ open: (StoreAccess) throws -> T) throws -> (value: T, withoutLock: Bool) {
         do {
-            return (try open(options), false)
+            return (try open(.reading), false)
         } catch let error where isLockRefusal(error) {
-            options.noLock = true
-            return (try open(options), true)
+            return (try open(.readingWithoutLockFile), true)
         }
     }
 
@@ -183,7 +178,7 @@ public enum ReadOnlyOpening {
 
     /// `EventLog` opened read-only, without its lock file if need be.
     public static func log(directory: String) throws -> (log: EventLog, withoutLock: Bool) {
-        let (log, withoutLock) = try open { try EventLog(directory: directory, options: $0) }
+        let (log, withoutLock) = try open { try EventLog(directory: directory, access: $0) }
         return (log, withoutLock)
     }
 }

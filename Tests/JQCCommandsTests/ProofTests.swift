@@ -219,8 +219,14 @@ import Testing
         let checkpoint = try write(try expectSuccess(jqc("checkpoint")).stdout, "checkpoint")
         #expect(FileManager.default.fileExists(atPath: ledger + "/device.key"))
         try expectSuccess(jqc("checkpoint", "--verify", checkpoint))
-        // A replaced key is published again; checkpoints of the old one still verify.
+        // A key deleted after it was published is never replaced silently:
+        // only an explicit rotation records a new one, and checkpoints of the
+        // old key still verify.
         try FileManager.default.removeItem(atPath: ledger + "/device.key")
+        let refused = try jqc("checkpoint")
+        #expect(refused.status == 1 && refused.stderr.contains("is missing, so nothing is signed"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: ledger + "/device.key"))
+        try expectSuccess(jqc("key", "rotate", "--old-key-lost"))
         let second = try write(try expectSuccess(jqc("checkpoint")).stdout, "second")
         try expectSuccess(jqc("verify", "--checkpoint", checkpoint))
         try expectSuccess(jqc("verify", "--checkpoint", second))

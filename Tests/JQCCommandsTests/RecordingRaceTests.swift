@@ -1,5 +1,6 @@
 import Foundation
 import InspectionDomain
+import InspectionStore
 import LedgerStore
 import LedgerTestSupport
 import Synchronization
@@ -28,7 +29,7 @@ import Testing
 
     func invocation(actingAs name: String? = "Dana") -> Invocation {
         Invocation(
-            home: LedgerHome(path: directory.appending("ledger")), environment: [:], stdout: OutputStream(),
+            home: LedgerDirectory(path: directory.appending("ledger")), environment: [:], stdout: OutputStream(),
             stderr: OutputStream(), clock: SystemClock(), json: false, actingAs: name)
     }
 

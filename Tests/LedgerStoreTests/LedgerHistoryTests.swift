@@ -138,10 +138,10 @@ import Testing
 
     @Test(arguments: refusals)
     func onlyALockFileRefusalIsRetriedWithoutTheLock(error: LMDBError, retried: Bool) throws {
-        var attempts: [Environment.Options] = []
+        var attempts: [StoreAccess] = []
         let open = {
-            try ReadOnlyOpening.open { options -> Int in
-                attempts.append(options)
+            try ReadOnlyOpening.open { access -> Int in
+                attempts.append(access)
                 if attempts.count == 1 { throw LedgerError.storage(error) }
                 return 7
             }
@@ -149,8 +149,9 @@ import Testing
         if retried {
             let (value, withoutLock) = try open()
             #expect(value == 7 && withoutLock)
-            #expect(attempts.map(\.readOnly) == [true, true])
-            #expect(attempts.map(\.noLock) == [false, true])
+            #expect(attempts == [.reading, .readingWithoutLockFile])
+            #expect(attempts.map(\.options.readOnly) == [true, true])
+            #expect(attempts.map(\.options.noLock) == [false, true])
         } else {
             #expect(throws: LedgerError.self) { try open() }
             #expect(attempts.count == 1)

@@ -1,0 +1,134 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+import LedgerStore
+
+/// Why recording commands recorded nothing, beyond the domain's own
+/// refusals: a batch with answers that do not fit, or an inspection that
+/// another writer changed so that the commands no longer apply.
+public enum RecordingError: Error, CustomStringConvertible {
+    /// Some commands of a batch were refused; nothing of the batch was recorded.
+    case batchRefused(inspection: UUID, refusals: [DomainError], accepted: Int)
+    /// Another writer recorded to the inspection first, and the commands,
+    /// decided again on what it recorded, are refused.
+    case noLongerApplies(inspection: UUID, any Error)
+    /// Other writers kept recording to the inspection: every attempt lost the race.
+    case keptChanging(inspection: UUID, attempts: Int)
+
+    public var description: String {
+        switch self {
+        case .batchRefused(let id, let refusals, let accepted):
+            "nothing was recorded on inspection \(id.lowercased): \(refusals.count) of "
+                + "\(refusals.count + accepted) answers do not fit:\n"
+                + refusals.map { "  - \($0)" }.joined(separator: "\n")
+                + "\nCorrect them and run the command again: the whole batch is recorded or none of it."
+        case .noLongerApplies(let id, let refusal):
+            "another command recorded to inspection \(id.lowercased) at the same moment, and after it this "
+                + "command no longer applies, so nothing was recorded: \(refusal)"
+        case .keptChanging(let id, let attempts):
+            "inspection \(id.lowercased) was changed by other commands on each of \(attempts) attempts; nothing "
+                + "was recorded. Run the command again once the other jqc (a script, 'jqc fill' in another "
+                + "window) has finished."
+        }
+    }
+}
+
+extension InspectionLedger {
+    /// How many times commands are decided again after another writer
+    /// recorded to the same inspection first.
+    public static let recordingAttempts = 8
+
+    /// What `record` recorded, and the state it leaves.
+    public typealias Recorded = (events: [InspectionEvent], state: InspectionState)
+
+    /// Decides `commands` in order, each on the state the previous ones
+    /// leave, and records all their events in one durable transaction (one
+    /// commit), or nothing: when any command is refused, every refusal is
+    /// reported. This is the one way inspection commands become events.
+    ///
+    /// The append expects the stream version the decision read (as an
+    /// expected-version append does): another writer recording in between
+    /// makes it fail, and the commands are decided again on the new state (up
+    /// to `recordingAttempts` times, with a short random pause so two loops
+    /// do not collide in step). Only commands that no longer apply are
+    /// refused, as `RecordingError.noLongerApplies`.
+    ///
+    /// - Parameters:
+    ///   - advise: turns a domain refusal into the error to report (the CLI
+    ///     names the command that does what the person may have meant).
+    ///   - keep: runs after a decision and before its append, on every
+    ///     attempt (a capture keeps its photo file there).
+    @discardableResult
+    public func record(
+        _ commands: [InspectionCommand], on id: UUID, by actor: Actor, device: UUID, clock: any LedgerClock,
+        advise: (DomainError, InspectionState) -> any Error = { refusal, _ in refusal },
+        before keep: (() throws -> Void)? = nil
+    ) throws -> Recorded {
+        var conflicts = 0
+        while true {
+            let state = try self.state(of: id) ?? InspectionState(id: id)
+            // One reading of the clock: the state returned (and echoed by
+            // `--json`) carries exactly the timestamp the log records.
+            let now = clock.now()
+            let decided: Recorded
+            do {
+                decided = try Self.decide(commands, on: state, at: now, by: actor)
+            } catch let refusal as DomainError {
+                let advised = advise(refusal, state)
+                if conflicts > 0 { throw RecordingError.noLongerApplies(inspection: id, advised) }
+                throw advised
+            } catch let refusals as RecordingError where conflicts > 0 {
+                throw RecordingError.noLongerApplies(inspection: id, refusals)
+            }
+            if decided.events.isEmpty { return decided }
+            try keep?()
+            do {
+                let outcomes = try record(
+                    decided.events, stream: id, expectedVersion: UInt64(state.eventCount), actor: actor,
+                    device: device, at: now)
+                assert(
+                    outcomes.count == decided.events.count
+                        && outcomes.enumerated().allSatisfy {
+                            $0.element.streamVersion == UInt64(state.eventCount + $0.offset + 1)
+                        },
+                    "an expected-version append landed at other stream versions than the decision read")
+                return decided
+            } catch LedgerError.versionConflict {
+                conflicts += 1
+                guard conflicts < Self.recordingAttempts else {
+                    throw RecordingError.keptChanging(inspection: id, attempts: conflicts)
+                }
+                // Random, growing pauses of a few milliseconds: the other
+                // writer's transaction is that short.
+                usleep(UInt32.random(in: 500...4_000) * UInt32(conflicts))
+            }
+        }
+    }
+
+    /// The events of `commands` decided one after another, and the state they
+    /// leave. Pure. A single refused command is thrown as it is; several
+    /// refusals in a batch are thrown together (the same refusal for every
+    /// command, such as "the inspection is completed", once).
+    public static func decide(
+        _ commands: [InspectionCommand], on state: InspectionState, at time: Timestamp, by actor: Actor
+    ) throws -> Recorded {
+        var after = state
+        var events: [InspectionEvent] = []
+        var refusals: [DomainError] = []
+        for command in commands {
+            do {
+                let decided = try after.decide(command)
+                for event in decided { after.apply(event, recordedAt: time, actor: actor) }
+                events += decided
+            } catch {
+                refusals.append(error)
+            }
+        }
+        if let first = refusals.first, refusals.count == 1 || refusals.allSatisfy({ $0 == first }) { throw first }
+        if !refusals.isEmpty {
+            throw RecordingError.batchRefused(
+                inspection: state.id, refusals: refusals, accepted: commands.count - refusals.count)
+        }
+        return (events, after)
+    }
+}

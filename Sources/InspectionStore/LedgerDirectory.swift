@@ -1,0 +1,183 @@
+import Foundation
+import LedgerCore
+import LedgerStore
+
+/// The ledger directory: the store, the photos, the configuration, the
+/// device's signing key and the login, which together are one device's
+/// ledger (`Schemas/ledger-format.md` § The ledger directory). Every path a
+/// command touches inside it is named here, so its layout is stated once.
+public struct LedgerDirectory: Sendable, Equatable {
+    public let path: String
+
+    public var storePath: String { path + "/store" }
+    public var photosPath: String { path + "/photos" }
+    public var configPath: String { path + "/config.json" }
+    public var credentialsPath: String { path + "/credentials.json" }
+    public var syncLockPath: String { path + "/sync.lock" }
+    /// The device's Ed25519 signing key (`DeviceKeyFile`), mode 0600.
+    public var deviceKeyPath: String { path + "/device.key" }
+
+    public init(path: String) { self.path = path }
+
+    /// `--ledger PATH`, else `$JQC_HOME`, else `$XDG_DATA_HOME/jqc`, else
+    /// `~/.local/share/jqc`.
+    public static func resolve(option: String?, environment: [String: String]) -> LedgerDirectory {
+        if let option, !option.isEmpty { return LedgerDirectory(path: absolute(option, environment)) }
+        if let home = environment["JQC_HOME"], !home.isEmpty {
+            return LedgerDirectory(path: absolute(home, environment))
+        }
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return LedgerDirectory(path: xdg + "/jqc") }
+        let userHome = environment["HOME"] ?? NSHomeDirectory()
+        return LedgerDirectory(path: userHome + "/.local/share/jqc")
+    }
+
+    private static func absolute(_ path: String, _ environment: [String: String]) -> String {
+        if path.hasPrefix("/") { return path }
+        if path == "~" || path.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst() }
+        return FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// Whether a ledger was made here (`jqc init` writes `config.json` last).
+    public var exists: Bool { FileManager.default.fileExists(atPath: configPath) }
+
+    /// Fails with "permission denied" when the ledger exists but this user
+    /// may not read it: otherwise an unreadable directory looks like no
+    /// ledger at all.
+    public func checkReadable() throws {
+        try ReadOnlyOpening.checkReadable([path, configPath, storePath, storePath + "/data.mdb"])
+    }
+
+    /// A decoding failure in a few words, without the decoder's debug dump.
+    public static func reason(_ error: DecodingError) -> String {
+        func at(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "" : " at \"\(path.map(\.stringValue).joined(separator: "."))\""
+        }
+        switch error {
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty
+                ? "it is not valid JSON" : "the value\(at(context.codingPath)) is not usable"
+        case .keyNotFound(let key, _):
+            return "it has no \"\(key.stringValue)\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "the value\(at(context.codingPath)) has the wrong type"
+        @unknown default:
+            return "it cannot be decoded"
+        }
+    }
+}
+
+/// What `jqc init` writes to `config.json`: no secrets, so it is readable
+/// like any configuration file.
+public struct LedgerConfig: Codable, Sendable, Equatable {
+    /// The device id recorded in every event from this ledger.
+    public var deviceID: UUID
+    /// The server's base URL (including `/api/v1`), if any.
+    public var serverURL: String?
+    /// A CA bundle to trust in addition to the system's (verification is never turned off).
+    public var caBundle: String?
+    public var createdAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case deviceID = "device_id"
+        case serverURL = "server_url"
+        case caBundle = "ca_bundle"
+        case createdAt = "created_at"
+    }
+
+    public init(deviceID: UUID, serverURL: String?, caBundle: String? = nil, createdAt: Timestamp) {
+        self.deviceID = deviceID
+        self.serverURL = serverURL
+        self.caBundle = caBundle
+        self.createdAt = createdAt.iso8601
+    }
+
+    /// The configuration `jqc init` wrote in `directory`.
+    public static func load(_ directory: LedgerDirectory) throws -> LedgerConfig {
+        guard let data = FileManager.default.contents(atPath: directory.configPath) else {
+            throw LedgerDirectoryError.noLedger(directory.path)
+        }
+        do {
+            return try JSONDecoder().decode(LedgerConfig.self, from: data)
+        } catch let error as DecodingError {
+            throw LedgerDirectoryError.damagedConfig(path: directory.configPath, why: LedgerDirectory.reason(error))
+        } catch {
+            throw LedgerDirectoryError.damagedConfig(path: directory.configPath, why: "it cannot be decoded")
+        }
+    }
+
+    /// Writes the configuration durably into `directory`.
+    public func save(_ directory: LedgerDirectory) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try FileStore.writeAtomically(try encoder.encode(self), to: directory.configPath, mode: 0o644)
+    }
+}
+
+/// Why the ledger directory, as opposed to its store, cannot be used.
+public enum LedgerDirectoryError: Error, Equatable, CustomStringConvertible {
+    /// No `config.json`: no ledger was made here.
+    case noLedger(String)
+    /// `config.json` is there but cannot be read as a configuration.
+    case damagedConfig(path: String, why: String)
+    /// A directory cannot be made because `blocking` (it, or a parent) is a file.
+    case notADirectory(path: String, blocking: String)
+    /// Making a directory failed for another reason (errno).
+    case cannotCreate(path: String, code: Int32)
+
+    public var description: String {
+        switch self {
+        case .noLedger(let path):
+            "no ledger at \(path). Create one with 'jqc init', or point to one with --ledger PATH or JQC_HOME."
+        case .damagedConfig(let path, let why):
+            "\(path) is damaged: \(why). It holds this device's id: restore it from a backup (see 'jqc backup'); "
+                + "the log itself was not touched."
+        case .notADirectory(let path, let blocking):
+            blocking == path
+                ? "\(path) exists and is a file, not a directory; nothing was created. Point --ledger, JQC_HOME or "
+                    + "XDG_DATA_HOME at a directory."
+                : "\(path) cannot be created: \(blocking) is a file, not a directory; nothing was created. Point "
+                    + "--ledger, JQC_HOME or XDG_DATA_HOME at a directory."
+        case .cannotCreate(let path, let code):
+            "creating \(path) failed: \(String(cString: strerror(code)))"
+        }
+    }
+}
+
+/// Small file operations with the guarantees the ledger needs.
+public enum FileStore {
+    public static func writeAtomically(_ data: Data, to path: String, mode: mode_t) throws {
+        try DurableFile.write(data, to: path, mode: mode)
+    }
+
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw LedgerDirectoryError.notADirectory(path: path, blocking: path)
+            }
+            return
+        }
+        // The nearest existing ancestor must be a directory: say which one is
+        // a file instead of the operating system's "not a directory".
+        var ancestor = (path as NSString).deletingLastPathComponent
+        while !ancestor.isEmpty && ancestor != "/" {
+            if FileManager.default.fileExists(atPath: ancestor, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else {
+                    throw LedgerDirectoryError.notADirectory(path: path, blocking: ancestor)
+                }
+                break
+            }
+            ancestor = (ancestor as NSString).deletingLastPathComponent
+        }
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
+        } catch {
+            let code = errno
+            if code == ENOSPC || code == EDQUOT {
+                throw LedgerError.noSpace(path: path, freeBytes: LedgerError.freeSpace(at: path))
+            }
+            throw LedgerDirectoryError.cannotCreate(path: path, code: code == 0 ? EIO : code)
+        }
+    }
+}

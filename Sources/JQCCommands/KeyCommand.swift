@@ -1,0 +1,110 @@
+import ArgumentParsing
+import Foundation
+import InspectionStore
+import InspectionUseCases
+import LedgerCore
+import LedgerStore
+
+/// `jqc key`: the device's signing key in force and every key its log published.
+struct KeyCommand: RunnableCommand {
+    static let path = ["key"]
+    static let spec = CommandSpec(
+        "key", abstract: "Show the device's signing key: the one in force, and every key its log published.",
+        discussion: """
+            The log, not the key file, says which key is in force: the one published last. device.key is used \
+            only when it is that key; a missing, different or exposed key file is an error, never replaced \
+            silently. 'jqc key rotate' records a new key.
+            """,
+        group: "Auditing")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let config = try invocation.config()
+        let identity = DeviceIdentity(directory: invocation.home, device: config.deviceID)
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        let published = try identity.publishedKeys(auditor.log)
+        let state: String
+        do {
+            switch try identity.decide(log: auditor.log) {
+            case .use: state = "device.key is the key in force"
+            case .publish: state = "device.key is not published yet (the next checkpoint or sync publishes it)"
+            case .create: state = "no key yet (the next checkpoint or sync makes and publishes one)"
+            }
+        } catch let error as DeviceKeyError {
+            state = "device.key cannot be used: \(error)"
+        }
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "published": .array(
+                            published.map {
+                                .object([
+                                    "key": .string($0.key), "key_id": .string(DeviceKeyFile.keyID($0.key)),
+                                    "position": .integer($0.position),
+                                ])
+                            }),
+                        "in_force": published.last.map { .string($0.key) } ?? .null,
+                        "key_file": .string(state),
+                    ])))
+            return
+        }
+        if published.isEmpty {
+            invocation.stdout.line("The log has published no signing key for this device.")
+        }
+        for (index, entry) in published.enumerated() {
+            let role = index == published.count - 1 ? "in force" : "replaced"
+            invocation.stdout.line(
+                "key \(DeviceKeyFile.keyID(entry.key)) (record \(entry.position), \(role)): \(entry.key)")
+        }
+        if published.count > 1 {
+            invocation.stdout.line(
+                "The log published \(published.count) keys: a checkpoint is verified with the key in force at its size."
+            )
+        }
+        invocation.stdout.line(TerminalText.singleLine(state))
+    }
+}
+
+/// `jqc key rotate`: records a new signing key, endorsed by the old one.
+struct KeyRotateCommand: RunnableCommand {
+    static let path = ["key", "rotate"]
+    static let oldKeyLost = FlagSpec(
+        "old-key-lost", help: "The old key is gone: record the new key without its endorsement, saying so.")
+    static let spec = CommandSpec(
+        "rotate", abstract: "Make a new signing key and record it in the log, endorsed by the old key.",
+        discussion: """
+            The old key signs a note naming the new one, recorded with it, so an auditor can follow the \
+            change; checkpoints signed before stay verifiable with the old key. With --old-key-lost (device.key \
+            deleted, or known to others), the new key is recorded as replacing a lost one.
+            """,
+        group: "Auditing", flags: [oldKeyLost])
+
+    var lost: Bool
+
+    init(_ parsed: ParsedCommand) throws(UsageError) { lost = try parsed.isSet(Self.oldKeyLost) }
+
+    func run(_ invocation: Invocation) throws {
+        let config = try invocation.config()
+        let identity = DeviceIdentity(directory: invocation.home, device: config.deviceID)
+        let rotation = try identity.rotate(ledger: invocation.ledger(), at: invocation.clock.now(), oldKeyLost: lost)
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "key": .string(rotation.key), "previous": rotation.previous.map { .string($0) } ?? .null,
+                        "endorsed": .bool(rotation.endorsed),
+                    ])))
+            return
+        }
+        invocation.stdout.line("Recorded the new signing key \(DeviceKeyFile.keyID(rotation.key)): \(rotation.key)")
+        if let previous = rotation.previous {
+            invocation.stdout.line(
+                rotation.endorsed
+                    ? "It replaces key \(DeviceKeyFile.keyID(previous)), which endorsed it."
+                    : "It replaces key \(DeviceKeyFile.keyID(previous)), recorded as lost (no endorsement).")
+        }
+    }
+}
