@@ -77,9 +77,10 @@ import Testing
         let note = try ok(jqc("checkpoint")).stdout
         let lines = note.split(separator: "\n", omittingEmptySubsequences: false)
         let key = try NoteKey(parsing: try String(contentsOfFile: ledger + "/device.key", encoding: .utf8))
-        let root = try #require(Digest256(bytes: Array(try #require(Data(base64Encoded: String(lines[2]))))))
-        let forged = try Checkpoint(origin: "jqc/elsewhere", size: try #require(UInt64(lines[1])), root: root)
-            .signed(by: key)
+        let rootBytes = try #require(Data(base64Encoded: String(lines[2])))
+        let root = try #require(Digest256(bytes: Array(rootBytes)))
+        let size = try #require(UInt64(lines[1]))
+        let forged = try Checkpoint(origin: "jqc/elsewhere", size: size, root: root).signed(by: key)
         let path = try write(forged, "origin")
         for command in [["checkpoint", "--verify", path], ["verify", "--checkpoint", path]] {
             let refused = try jqc.run(command)

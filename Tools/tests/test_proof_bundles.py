@@ -463,3 +463,227 @@ def test_jqc_refuses_a_checkpoint_whose_origin_is_not_the_keys_name(ledger: Ledg
         refused = ledger.run(*command, str(other_origin))
         assert refused.returncode == 1, refused.stdout + refused.stderr
         assert 'origin line "jqc/elsewhere" is not the key\'s name' in refused.stderr, refused.stderr
+
+
+# -- Bundles built here from records of our own (a tree and a key of our own),
+# to reach the record checks behind the inclusion proof.
+
+def merkle_node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def split_point(n: int) -> int:
+    k = 1
+    while k * 2 < n:
+        k *= 2
+    return k
+
+
+def tree_hash(leaves: list[bytes]) -> bytes:
+    if len(leaves) == 1:
+        return leaves[0]
+    k = split_point(len(leaves))
+    return merkle_node(tree_hash(leaves[:k]), tree_hash(leaves[k:]))
+
+
+def inclusion_path(m: int, leaves: list[bytes]) -> list[bytes]:
+    """RFC 9162 PATH(m, D[n])."""
+    if len(leaves) == 1:
+        return []
+    k = split_point(len(leaves))
+    if m < k:
+        return inclusion_path(m, leaves[:k]) + [tree_hash(leaves[k:])]
+    return inclusion_path(m - k, leaves[k:]) + [tree_hash(leaves[:k])]
+
+
+def leaf_hash(record: bytes) -> bytes:
+    return hashlib.sha256(b"\x00" + record).digest()
+
+
+class CraftedLog:
+    """A device key, its key record at position 1, and an inspection of four
+    records (the third captures a photo), as CBOR a test may change."""
+
+    def __init__(self, seed: int) -> None:
+        import cbor2
+        import random
+        import uuid
+
+        self.cbor2 = cbor2
+        self.random = random.Random(seed)
+        self.device = uuid.UUID(int=self.random.getrandbits(128), version=4).bytes
+        self.inspection = uuid.UUID(int=self.random.getrandbits(128), version=4)
+        self.key = NoteSigner(f"jqc/{uuid.UUID(bytes=self.device)}", self.random.randbytes(32))
+        self.photo = {"photo_id": str(uuid.UUID(int=self.random.getrandbits(128), version=4)), "sha256": "ab" * 32,
+                      "size": 5, "media_type": "image/png", "kind": "photo", "field_id": None, "issue_id": None}
+        self.maps = [self.record_map(1, self.device, 1, "device.key_published",
+                                     {"algorithm": "ed25519", "key": self.key.verifier_key})]
+        for version in range(1, 5):
+            photo = version == 3
+            self.maps.append(self.record_map(len(self.maps) + 1, self.inspection.bytes, version,
+                                             "photo.captured" if photo else "inspection.answer_set",
+                                             self.photo if photo else {"value": "4", "score": 0.5}))
+        self.records = self.encode()
+
+    def record_map(self, position: int, stream: bytes, version: int, kind: str, payload: dict[str, Any]) -> dict:
+        return {0: 2, 1: position, 2: self.random.randbytes(16), 3: stream, 4: version, 5: kind, 6: 1, 7: "local:dana",
+                8: "Dana", 9: self.device, 10: 1_700_000_000_000_000, 11: payload, 12: False}
+
+    def encode(self) -> list[bytes]:
+        """The records, each format-2 record of version 2 or more linked to the one before it."""
+        out: list[bytes] = []
+        for i, record in enumerate(self.maps):
+            record = dict(record)
+            if i > 1:
+                record[13] = leaf_hash(out[-1])
+            out.append(self.cbor2.dumps(record, canonical=True))
+        return out
+
+    def bundle(self) -> dict[str, Any]:
+        leaves = [leaf_hash(r) for r in self.records]
+
+        def entry(i: int) -> dict[str, Any]:
+            try:
+                decoded = self.cbor2.loads(self.records[i])
+                version, kind = decoded[4], decoded[5]
+            except Exception:  # a record changed into something else: the entry keeps the intended values
+                version, kind = self.maps[i][4], self.maps[i][5]
+            if not isinstance(version, int) or not 0 <= version < 2**63:
+                version = self.maps[i][4]
+            return {"position": i + 1, "stream_version": version, "type": kind if isinstance(kind, str) else "",
+                    "record": base64.b64encode(self.records[i]).decode(),
+                    "inclusion": [base64.b64encode(h).decode() for h in inclusion_path(i, leaves)]}
+
+        return {"format": "jqc-proof-bundle/1", "inspection": str(self.inspection),
+                "checkpoint": self.key.checkpoint(self.key.name, len(self.records), tree_hash(leaves)),
+                "public_key": self.key.verifier_key, "key_record": entry(0),
+                "records": [entry(i) for i in range(1, len(self.records))],
+                "photos": [{"photo_id": self.photo["photo_id"], "sha256": self.photo["sha256"], "position": 4}]}
+
+
+def test_a_crafted_log_verifies_and_its_records_are_read_strictly(ledger: Ledger, go_verifier: Path) -> None:
+    log = CraftedLog(1)
+    code, out = both(ledger, go_verifier, ledger.write("crafted.json", dumps(log.bundle())))
+    assert code == 0 and out.startswith(f"verified: inspection {log.inspection}, versions 1 to 4 (4 records, "
+                                        "1 photo), in the tree of 5 records"), out
+
+    def verdict(change: Callable[[CraftedLog], None]) -> tuple[int, str]:
+        crafted = CraftedLog(1)
+        change(crafted)
+        return both(ledger, go_verifier, ledger.write("crafted.json", dumps(crafted.bundle())))
+
+    def remap(i: int, **keys: Any) -> Callable[[CraftedLog], None]:
+        def change(crafted: CraftedLog) -> None:
+            crafted.maps[i] = {**crafted.maps[i], **{int(k[1:]): v for k, v in keys.items()}}
+            crafted.records = crafted.encode()
+        return change
+
+    def raw(i: int, record: Callable[[bytes], bytes]) -> Callable[[CraftedLog], None]:
+        def change(crafted: CraftedLog) -> None:
+            crafted.records[i] = record(crafted.records[i])
+        return change
+
+    def relinked(crafted: CraftedLog) -> None:
+        # records[0] changed after records[1] was linked to it (and the tree made anew).
+        crafted.records[1] = crafted.cbor2.dumps({**crafted.maps[1], 8: "Mallory"}, canonical=True)
+
+    not_a_record = "records[0].record is not a ledger record (Schemas/ledger-format.md § A record)"
+    cases: list[tuple[Callable[[CraftedLog], None], str]] = [
+        (remap(1, k1=9), "records[0] says position 2, its record says 9"),
+        (remap(0, k5="device.other"), "key_record is a device.other record, not device.key_published"),
+        (remap(2, k3=bytes(16)), "records[1] (record 3) belongs to another stream"),
+        (remap(3, k11={"photo_id": 7}), "records[2] (record 4) is a photo.captured record without a photo_id "
+                                        "and a sha256"),
+        (remap(1, k0=3), not_a_record),
+        (remap(2, k0=1), "records[1].record is not a ledger record (Schemas/ledger-format.md § A record)"),
+        (relinked, "records[1] (record 3) does not link to the record before it in the bundle"),
+        (remap(1, k10="yesterday"), not_a_record),
+        (raw(1, lambda r: r + b"\x00"), not_a_record),
+        (raw(1, lambda r: b"\xbf" + r[1:] + b"\xff"), not_a_record),  # indefinite-length map
+        (raw(1, lambda r: b"\xd8\x18" + r), not_a_record),  # a tag
+        (raw(1, lambda r: b"\xb8\x0d" + r[1:]), not_a_record),  # a map head not in its shortest form
+    ]
+    for change, expected in cases:
+        code, out = verdict(change)
+        assert (code, out) == (1, f"NOT VERIFIED: {expected}\n")
+
+
+def mutations(seed: int, count: int, bundle: dict[str, Any]) -> list[bytes]:
+    """Seeded random edits of a bundle: bytes of its text, or one of its values."""
+    import copy
+    import random
+
+    rng = random.Random(seed)
+    values: list[Any] = [None, True, 0, 1, -1, 2**63, 5.0, "", "A+/=", "jqc-proof-bundle/1", bundle["inspection"],
+                         "\u00e9", [], {}, {"position": 1}, {"Position": 1}]
+
+    def paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        out = [path]
+        if isinstance(value, dict):
+            for k in value:
+                out += paths(value[k], path + (k,))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                out += paths(item, path + (i,))
+        return out
+
+    out = []
+    for _ in range(count):
+        if rng.random() < 0.3:
+            text = bytearray(json.dumps(bundle).encode())
+            for _ in range(rng.randint(1, 3)):
+                text[rng.randrange(len(text))] = rng.choice([rng.randrange(256), ord('"'), ord(","), ord("}")])
+            out.append(bytes(text))
+            continue
+        edited = copy.deepcopy(bundle)
+        path = rng.choice(paths(edited)[1:])
+        target: Any = edited
+        for step in path[:-1]:
+            target = target[step]
+        value = target[path[-1]]
+        if isinstance(value, str) and value and rng.random() < 0.5:
+            i = rng.randrange(len(value))
+            target[path[-1]] = value[:i] + rng.choice("A+/=\n xé0") + value[i + 1:]
+        elif isinstance(target, dict) and rng.random() < 0.2:
+            del target[path[-1]]
+        else:
+            target[path[-1]] = rng.choice(values)
+        out.append(json.dumps(edited).encode())
+    return out
+
+
+def test_randomly_edited_bundles_get_the_same_verdict_from_both(ledger: Ledger, go_verifier: Path) -> None:
+    for i, data in enumerate(mutations(2126, 120, ledger.consistent)):
+        path = ledger.write("mutated.json", data)
+        code, out = both(ledger, go_verifier, path, "--checkpoint", str(ledger.trusted_path))
+        assert code in (0, 1, 2) and out.count("\n") in (1, 2), f"mutation {i}: {out}"
+
+
+def test_randomly_changed_records_get_the_same_verdict_from_both(ledger: Ledger, go_verifier: Path) -> None:
+    import random
+
+    rng = random.Random(2127)
+    for n in range(100):
+        log = CraftedLog(n)
+        i = rng.randrange(len(log.records))
+        record = bytearray(log.records[i])
+        for _ in range(rng.randint(1, 2)):
+            j = rng.randrange(len(record))
+            choice = rng.random()
+            if choice < 0.5:
+                record[j] ^= 1 << rng.randrange(8)
+            elif choice < 0.8:
+                record[j] = rng.choice([0x9F, 0xBF, 0xFF, 0xF7, 0xF8, 0xC0, 0xD8, 0x18, 0x19, 0xFA, 0xF9, 0x7F, 0x60])
+            else:
+                del record[j]
+        log.records[i] = bytes(record)
+        code, out = both(ledger, go_verifier, ledger.write("changed.json", dumps(log.bundle())))
+        assert code in (0, 1), f"record {i} changed, case {n}: {out}"
+
+
+def test_jqcs_bundles_match_the_bundle_schema(ledger: Ledger) -> None:
+    for name, bundle in (("plain", ledger.bundle), ("consistent", ledger.consistent)):
+        path = ledger.write(f"{name}.json", json.dumps(bundle))
+        checked = subprocess.run(["python3", str(REPO / "Tools" / "validate-json"), "prove", str(path)],
+                                 capture_output=True, text=True, timeout=TIMEOUT)
+        assert checked.returncode == 0, f"{name}: {checked.stdout}{checked.stderr}"
