@@ -128,7 +128,8 @@ public struct Checkpoint: Sendable, Equatable {
         text + "\n" + (try key.signatureLine(for: text))
     }
 
-    /// Parses a signed checkpoint and checks that `key` signed it.
+    /// Parses a signed checkpoint and checks that `key` signed it and that its
+    /// origin line is the key's name.
     public init(verifying note: String, key: NoteKey) throws(NoteError) {
         guard let split = note.range(of: "\n\n") else { throw .malformed("no blank line before the signatures") }
         let text = String(note[..<split.upperBound].dropLast())
@@ -163,6 +164,14 @@ public struct Checkpoint: Sendable, Equatable {
             throw .unverified(
                 "it is not signed by \(key.name)+\(Hex.encode(key.keyID))"
                     + (names.isEmpty ? "" : " (signed by: \(names.joined(separator: ", ")))"))
+        }
+        // C2SP tlog-checkpoint: the origin names the log, and a verifier checks
+        // it; here the log is named by its key, so a note of another origin is
+        // not this log's checkpoint even when this key signed it.
+        guard lines[0] == key.name else {
+            throw .unverified(
+                "its origin line \(String(lines[0]).debugDescription) is not the key's name \(key.name): it is not a checkpoint of this log"
+            )
         }
         self.init(origin: String(lines[0]), size: size, root: root)
     }

@@ -116,4 +116,16 @@ import Testing
         // The signer key round-trips.
         #expect(try NoteKey(parsing: key.signerKey!) == key)
     }
+
+    @Test func aCheckpointWhoseOriginIsNotTheKeysNameFails() throws {
+        let key = try NoteKey.generate(name: "jqc/device-1")
+        let note = try Checkpoint(origin: "jqc/device-2", size: 42, root: leaves(1)[0]).signed(by: key)
+        #expect(
+            throws: NoteError.unverified(
+                "its origin line \"jqc/device-2\" is not the key's name jqc/device-1: it is not a checkpoint of this log"
+            )
+        ) {
+            try Checkpoint(verifying: note, key: key)
+        }
+    }
 }
