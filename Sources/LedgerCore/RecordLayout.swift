@@ -110,7 +110,9 @@ extension EventRecord {
         } catch {
             switch error {
             case .notDeterministic(let what, let offset):
-                throw .notDeterministic("key \(key.rawValue) (\(key.name)), byte \(offset - at): \(what)")
+                throw .notDeterministic(
+                    "key \(key.rawValue) (\(key.name))\(offset > at + 1 ? ", \(offset - at - 1) bytes into its value" : ""): \(what)"
+                )
             default:
                 throw .malformed("key \(key.rawValue) (\(key.name)): \(error)")
             }
