@@ -61,7 +61,7 @@ struct ProveCommand: RunnableCommand {
                 ])
             }
             guard let published = try DeviceKeyFile.publishedRecord(reader, device: config.deviceID) else {
-                throw DeviceKeyError.notPublished(device: config.deviceID)
+                throw CheckpointError.noKeyRecord(device: config.deviceID)
             }
             let records = try reader.records(inStream: inspection)
             var photos: [JSONValue] = []

@@ -96,6 +96,7 @@ extension EventRecord {
     /// Reads a key, which must be `key`, and its value with `value`; a CBOR
     /// problem is named by the key it is in.
     @discardableResult
+    @inline(__always)
     static func field<T>(_ key: Key, _ r: inout CBORReader, _ value: (inout CBORReader) throws(CBORError) -> T)
         throws(RecordError) -> T
     {
@@ -121,6 +122,7 @@ extension EventRecord {
 }
 
 extension CBORReader {
+    @inline(__always)
     mutating func deterministicUnsigned() throws(CBORError) -> UInt64 {
         let start = offset
         let head = try readDeterministicHead()

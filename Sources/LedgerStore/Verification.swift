@@ -634,10 +634,17 @@ struct TreeNodes {
     mutating func check(level: Int, index: UInt64, _ hash: Digest256) throws -> TreeNodeFinding? {
         guard var cursor else { return nil }
         defer { self.cursor = cursor }
-        let key = MerkleKey.key(level: level, index: index)
+        // Compared as (last leaf, level), the key's own order, without making the key.
+        let last = ((index + 1) << UInt64(level)) - 1
         let found: TreeNodeFinding?? = try cursor.withEntry { stored, value -> TreeNodeFinding? in
-            let order = stored.withUnsafeBytes { raw in
-                raw.elementsEqual(key) ? 0 : raw.lexicographicallyPrecedes(key) ? -1 : 1
+            let order: Int = stored.withUnsafeBytes { raw in
+                guard raw.count == 9 else {
+                    return raw.lexicographicallyPrecedes(MerkleKey.key(level: level, index: index)) ? -1 : 1
+                }
+                let storedLast = UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
+                let storedLevel = Int(raw[8])
+                if storedLast != last { return storedLast < last ? -1 : 1 }
+                return storedLevel == level ? 0 : storedLevel < level ? -1 : 1
             }
             if order == 0 {
                 return value.byteCount == 32 && hash.isStored(in: value) ? nil : .mismatch(level: level, index: index)

@@ -150,4 +150,22 @@ import Testing
         let walked = try finding("--full")
         #expect(walked["key"] as? String == "merkle[1/\((position - 1) / 2)]", "\(walked)")
     }
+
+    @Test func aLogWithoutItsKeyRecordIsNotAdvisedToBeSigned() throws {
+        // Signed elsewhere (another copy of the ledger): this log records no key.
+        let other = try scenario.copy()
+        let note = try other.jqc.run(["checkpoint"])
+        #expect(note.status == 0, "\(note.stderr)")
+        let file = scenario.directory.appending("elsewhere.checkpoint")
+        try note.stdout.write(toFile: file, atomically: true, encoding: .utf8)
+        for arguments in [["verify", "--checkpoint", file], ["checkpoint", "--verify", file]] {
+            let result = try jqc.run(arguments)
+            #expect(result.status == 1)
+            #expect(
+                result.stderr.contains("NOT VERIFIED: the log records no signing key for device "), "\(result.stderr)")
+            #expect(result.stderr.contains("its key record was removed from the log"))
+            #expect(result.stderr.contains("Do not sign this log"))
+            #expect(!result.stderr.contains("run 'jqc checkpoint'"))
+        }
+    }
 }
