@@ -20,8 +20,10 @@ struct VerifyCommand: RunnableCommand {
         "verify", abstract: "Check the log: every hash and index entry, or that it extends a signed checkpoint.",
         discussion: """
             Without --checkpoint (or with --full), walks the whole log in one snapshot: every chain hash \
-            recomputed, every event_ids and stream_index entry checked against the record that names it, \
-            stream versions gapless. With --digest, also proves the log extends a digest handed out earlier \
+            recomputed, every record's keys, types and deterministic encoding checked, every event_ids and \
+            stream_index entry checked against the record that names it, stream versions gapless, and every \
+            stored Merkle node compared with the tree recomputed from the records (with --checkpoint, the \
+            checkpoint's root too). With --digest, also proves the log extends a digest handed out earlier \
             (by 'jqc digest'). With --checkpoint FILE, checks the checkpoint's signature and proves with a \
             Merkle consistency proof (a few dozen hashes, no walk) that today's log extends it; with \
             --inspection ID too, also proves each of that inspection's records through the tree (inclusion \

@@ -168,4 +168,46 @@ import Testing
             #expect(!result.stderr.contains("run 'jqc checkpoint'"))
         }
     }
+
+    /// Rewrites the record at `position` with `edit` and recomputes the chain
+    /// from there on, as a forger with the files would; the tree is left.
+    func rewriteRechained(_ position: UInt64, _ edit: (inout [UInt8]) -> Void) throws {
+        let environment = try Environment(directory: scenario.home + "/store")
+        defer { environment.close() }
+        let events = try #require(try environment.table("events"))
+        try environment.write { txn in
+            let chain = HashChain()
+            var previous = Digest256(
+                bytes: Array(try #require(try txn.get(events, BigEndian.bytes(position - 1)))[0..<32]))!
+            var p = position
+            while let value = try txn.get(events, BigEndian.bytes(p)) {
+                var record = Array(value[32...])
+                if p == position { edit(&record) }
+                previous = chain.next(previous: previous, record: record)
+                try txn.put(events, BigEndian.bytes(p), previous.bytes + record)
+                p += 1
+            }
+        }
+    }
+
+    @Test func aRecordWhoseTimeIsTextIsNamedByVerifyAuditAndSalvage() throws {
+        let position = try scenario.position(of: scenario.parent, where: "set Floors")
+        try rewriteRechained(position) { bytes in
+            let at = (0..<(bytes.count - 1)).first { bytes[$0] == 0x0A && bytes[$0 + 1] == 0x1B }!
+            bytes.replaceSubrange((at + 1)..<(at + 10), with: [0x63] + Array("now".utf8))
+        }
+        let wording = "record \(position) is not laid out as a record (key 10 (recorded at): expected a CBOR integer"
+        let verify = try jqc("verify", "--full")
+        #expect(verify.status == 1)
+        #expect(verify.stderr.contains("NOT INTACT: " + wording), "\(verify.stderr)")
+        let audit = try jqc("audit", scenario.parent, "--full")
+        #expect(audit.status == 1)
+        #expect(audit.stdout.contains("RESULT: NOT INTACT: " + wording), "\(audit.stdout)")
+        let destination = scenario.directory.appending("salvaged")
+        let salvage = try jqc("salvage", destination)
+        #expect(
+            (salvage.stdout + salvage.stderr).contains(
+                "record \(position) is not a record this program reads (malformed record: key 10 (recorded at)"),
+            "\(salvage.stdout)\(salvage.stderr)")
+    }
 }
