@@ -102,7 +102,21 @@ public final class CheckpointWitness {
             {
                 return ("", size, .zero, [], true)
             }
-            let checkpoint = Checkpoint(origin: name, size: size, root: try reader.treeRoot(size: size))
+            // The root sent is checked against the records first (from the
+            // checkpoint the server holds, else from every leaf): a damaged
+            // tree is refused here, never signed. A held root the stored tree
+            // does not have (a rewritten log) is checked from every leaf and
+            // sent, for the server to refuse.
+            let anchor = heldSize.flatMap { size in
+                heldRoot.flatMap { Digest256(bytes: Array($0)) }.map { (size: size, root: $0) }
+            }
+            let checked: (size: UInt64, root: Digest256)
+            do {
+                checked = try reader.checkedTreeRoot(from: anchor)
+            } catch is TreeCheckError where anchor != nil {
+                checked = try reader.checkedTreeRoot(from: nil)
+            }
+            let checkpoint = Checkpoint(origin: name, size: checked.size, root: checked.root)
             var proof: [Digest256] = []
             if let heldSize, heldSize > 0, heldSize < size {
                 proof = try reader.consistencyProof(from: heldSize, to: size)
