@@ -503,8 +503,12 @@ public struct CBORReader: ~Escapable {
 
     /// Whether the encoded item at `a` comes before the one at `b` in
     /// bytewise order (a prefix first).
+    @inline(__always)
     private func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        span.withUnsafeBytes { raw in
+        // Keys of different lengths or types differ in their first byte (the head).
+        let first = (byte(at: a.lowerBound), byte(at: b.lowerBound))
+        if first.0 != first.1 { return first.0 < first.1 }
+        return span.withUnsafeBytes { raw in
             let common = min(a.count, b.count)
             let order =
                 common == 0 ? 0 : memcmp(raw.baseAddress! + a.lowerBound, raw.baseAddress! + b.lowerBound, common)

@@ -66,7 +66,7 @@ extension EventRecord {
             _ = try field(.schemaVersion, &r) { r throws(CBORError) in try r.deterministicUnsigned() }
             try field(.actorID, &r) { r throws(CBORError) in try r.deterministicText() }
             try field(.actorName, &r) { r throws(CBORError) in try r.deterministicText() }
-            _ = try field(.device, &r) { r throws(CBORError) in try r.deterministicBytes(count: 16) }
+            try field(.device, &r) { r throws(CBORError) in try r.deterministicBytes(count: 16, copying: false) }
             try field(.recordedAt, &r) { r throws(CBORError) in
                 let start = r.offset
                 let head = try r.readDeterministicHead()
@@ -132,7 +132,8 @@ extension CBORReader {
         return head.argument
     }
 
-    mutating func deterministicBytes(count: Int) throws(CBORError) -> [UInt8] {
+    @discardableResult
+    mutating func deterministicBytes(count: Int, copying: Bool = true) throws(CBORError) -> [UInt8] {
         let start = offset
         guard offset < span.byteCount, byte(at: offset) >> 5 == 2 else {
             throw .unexpectedType(
@@ -142,7 +143,7 @@ extension CBORReader {
         guard range.count == count + 1 + (count >= 24 ? 1 : 0) else {
             throw .unexpectedType(expected: "\(count)-byte string", found: byte(at: start), offset: start)
         }
-        return copyBytes((range.upperBound - count)..<range.upperBound)
+        return copying ? copyBytes((range.upperBound - count)..<range.upperBound) : []
     }
 
     mutating func deterministicText() throws(CBORError) {
