@@ -166,18 +166,15 @@ final class AuditorLedger {
                 result: .intact, checked: report.checked, head: report.head, digest: digest,
                 verifiedThrough: report.checked, seconds: seconds)
         }
-        let (kind, verifiedThrough): (String, UInt64) =
+        let kind = finding.kind
+        let verifiedThrough: UInt64 =
             switch finding {
-            case .changed(let p): ("changed", p - 1)
-            case .missing(let p, _): ("missing", p - 1)
-            case .reordered(let p, _): ("reordered", p - 1)
-            case .unreadable(let p, _): ("unreadable", p - 1)
-            case .brokenStreamLink(let p, _, _): ("broken_stream_link", p - 1)
-            case .truncated(_, let found): ("truncated", found)
-            // Every record up to the digest's position is in doubt: one of them differs.
-            case .digestMismatch: ("digest_mismatch", 0)
+            case .truncated(_, let found): found
+            // Every record up to the digest's (checkpoint's) position is in doubt: one of them differs.
+            case .digestMismatch, .checkpointMismatch: 0
             // The chain itself was walked to its end.
-            case .indexMismatch: ("index_mismatch", report.checked)
+            case .indexMismatch, .treeNode: report.checked
+            default: finding.position - 1
             }
         return ChainCheck(
             result: .notIntact(.init(kind: kind, position: finding.position, message: finding.description)),

@@ -16,8 +16,11 @@ struct CheckpointCommand: RunnableCommand {
             The checkpoint is a C2SP tlog-checkpoint signed with this device's Ed25519 key \
             (device.key in the ledger directory; made on first use and its public key recorded in the log). \
             Keep it: 'jqc verify --checkpoint FILE' later proves the log still extends it. \
-            With --verify, checks the signature against the key the log records and that this log's tree \
-            at that size has that root. Exit status 1 when it does not.
+            Before signing, the stored tree is checked against the records (from the last checkpoint signed \
+            here, kept in last-checkpoint in the ledger directory); a damaged tree is refused, nothing signed. \
+            With --verify, checks the signature against the key the log records and that the root of the \
+            log's first records, recomputed from the records themselves, is the checkpoint's. Exit status 1 \
+            when it does not.
             """,
         group: "Auditing",
         options: [verify])
@@ -39,7 +42,9 @@ struct CheckpointCommand: RunnableCommand {
                         "the checkpoint has \(checkpoint.size) records, the log only \(try reader.treeSize()): it was truncated"
                     )
                 }
-                return try reader.treeRoot(size: checkpoint.size)
+                // From the records themselves, not the stored nodes: a record
+                // rewritten under an unchanged tree fails here.
+                return try reader.recomputedRoot(size: checkpoint.size)
             }
             guard root == checkpoint.root else {
                 throw CheckpointError.notExtended(
@@ -65,11 +70,10 @@ struct CheckpointCommand: RunnableCommand {
         let key = try DeviceKeyFile.ensureReadOnly(invocation)
         let auditor = try invocation.auditorLedger(views: false)
         defer { auditor.close() }
-        let checkpoint = try auditor.log.read { reader in
-            let size = try reader.treeSize()
-            return Checkpoint(origin: key.name, size: size, root: try reader.treeRoot(size: size))
+        let (checkpoint, note) = try auditor.log.read { reader in
+            try SignedCheckpoint.today(reader, key: key, home: invocation.home)
         }
-        let note = try checkpoint.signed(by: key)
+        try SignedCheckpoint.remember(note, home: invocation.home)
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
@@ -102,7 +106,7 @@ enum CheckpointFile {
         // the tree the checkpoint signs (a key published later cannot sign
         // for an earlier log): so a replaced key file keeps old checkpoints valid.
         let published = try log.read { try DeviceKeyFile.publishedRecords($0, device: config.deviceID) }
-        guard !published.isEmpty else { throw DeviceKeyError.notPublished(device: config.deviceID) }
+        guard !published.isEmpty else { throw CheckpointError.noKeyRecord(device: config.deviceID) }
         var firstError: NoteError?
         for (verifierKey, record) in published.reversed() {
             let key = try NoteKey(parsing: verifierKey)
@@ -126,11 +130,19 @@ enum CheckpointFile {
 enum CheckpointError: Error, CustomStringConvertible {
     case unreadable(String)
     case notExtended(String)
+    /// The log records no key to check a checkpoint with. Signing now would
+    /// publish a key and sign this very log, whatever was done to it.
+    case noKeyRecord(device: UUID)
 
     var description: String {
         switch self {
         case .unreadable(let path): "cannot read the checkpoint file \(path)"
         case .notExtended(let why): "NOT INTACT: the log does not extend the checkpoint: \(why)"
+        case .noKeyRecord(let device):
+            "NOT VERIFIED: the log records no signing key for device \(device.lowercased), so no checkpoint can be checked "
+                + "against it: if this device signed checkpoints before, its key record was removed from the log. "
+                + "Do not sign this log ('jqc checkpoint' would sign whatever it now holds); run 'jqc verify --full' "
+                + "and check it against a checkpoint or digest kept elsewhere."
         }
     }
 }

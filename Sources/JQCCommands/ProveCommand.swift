@@ -43,24 +43,38 @@ struct ProveCommand: RunnableCommand {
         defer { auditor.close() }
         let inspection = try auditor.resolveInspection(reference)
         let trusted = try trustedFile.map { try CheckpointFile.read($0, log: auditor.log, home: invocation.home).0 }
-        let bundle = try auditor.log.read { reader -> JSONValue in
-            let size = try reader.treeSize()
-            let root = try reader.treeRoot(size: size)
-            let note = try Checkpoint(origin: key.name, size: size, root: root).signed(by: key)
-            let consistency = try trusted.map { try Self.consistency(from: $0, reader: reader, size: size, root: root) }
+        let (bundle, note) = try auditor.log.read { reader -> (JSONValue, String) in
+            // The root is checked against the records before it is signed, and
+            // every proof handed out against the root: a bundle whose records
+            // fail their own proofs is never written.
+            let (checkpoint, note) = try SignedCheckpoint.today(reader, key: key, home: invocation.home)
+            let size = checkpoint.size
+            let hasher = SHA256Hasher()
+            let consistency = try trusted.map {
+                try Self.consistency(from: $0, reader: reader, size: size, root: checkpoint.root)
+            }
             func entry(_ record: EventRecord) throws -> JSONValue {
                 let value = try reader.encodedRecord(at: record.position)
+                let proof = try reader.inclusionProof(position: record.position, size: size)
+                guard
+                    Merkle.verifyInclusion(
+                        leafHash: hasher.digest(prefix: 0x00, value, range: value.indices), leaf: record.position - 1,
+                        size: size, proof: proof, root: checkpoint.root, hasher: hasher)
+                else {
+                    throw TreeCheckError(
+                        node: nil,
+                        reason:
+                            "record \(record.position)'s inclusion proof from the stored nodes does not reproduce the root: a node on its path, or the record with its chain recomputed, was changed"
+                    )
+                }
                 return .object([
                     "position": .integer(record.position), "stream_version": .integer(record.streamVersion),
                     "type": .string(record.type), "record": .string(Data(value).base64EncodedString()),
-                    "inclusion": .strings(
-                        try reader.inclusionProof(position: record.position, size: size).map {
-                            Data($0.bytes).base64EncodedString()
-                        }),
+                    "inclusion": .strings(proof.map { Data($0.bytes).base64EncodedString() }),
                 ])
             }
             guard let published = try DeviceKeyFile.publishedRecord(reader, device: config.deviceID) else {
-                throw DeviceKeyError.notPublished(device: config.deviceID)
+                throw CheckpointError.noKeyRecord(device: config.deviceID)
             }
             let records = try reader.records(inStream: inspection)
             var photos: [JSONValue] = []
@@ -80,8 +94,9 @@ struct ProveCommand: RunnableCommand {
                 .init("photos", .array(photos)),
             ]
             if let consistency { members.append(.init("consistency", consistency)) }
-            return .object(members)
+            return (.object(members), note)
         }
+        try SignedCheckpoint.remember(note, home: invocation.home)
         invocation.stdout.line(JSONOutput.render(bundle))
     }
 

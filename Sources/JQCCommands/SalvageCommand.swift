@@ -204,8 +204,20 @@ struct Salvage {
                 salvage.seenAfterBreak += 1
                 continue
             }
-            guard let record = try? EventRecord(decoding: value, at: 32), record.position == position else {
-                salvage.firstBreak = "record \(position) cannot be decoded"
+            // Its link holds: the record is judged as `verify --full` judges it,
+            // and one the format does not define is not copied (nor laundered
+            // into a well-formed copy).
+            let record: EventRecord
+            do {
+                _ = try EventRecord.checkedHeader(ofEncoded: value.span.bytes, at: 32)
+                record = try EventRecord(decoding: value, at: 32)
+            } catch {
+                salvage.firstBreak = "record \(position) is not a record this program reads (\(error))"
+                salvage.seenAfterBreak += 1
+                continue
+            }
+            guard record.position == position else {
+                salvage.firstBreak = "record \(position) holds the record written as \(record.position)"
                 salvage.seenAfterBreak += 1
                 continue
             }

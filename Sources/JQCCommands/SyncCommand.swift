@@ -127,8 +127,9 @@ struct SyncCommand: RunnableCommand {
 
     /// The witness step's outcome: a refusal loudly (on stderr, exit status 1), the rest as a line.
     static func say(_ outcome: CheckpointWitness.Outcome, quiet: Bool, _ invocation: Invocation) throws {
-        if case .refused = outcome {
-            throw JQCError.verificationFailed(TerminalText.singleLine(outcome.description))
+        switch outcome {
+        case .refused, .wrongAnswer: throw JQCError.verificationFailed(TerminalText.singleLine(outcome.description))
+        default: break
         }
         if !quiet, !invocation.json { invocation.stdout.line("  " + TerminalText.singleLine(outcome.description)) }
     }

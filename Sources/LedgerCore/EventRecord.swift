@@ -381,10 +381,14 @@ public enum RecordError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformed(String)
     /// Written by a newer format version than this code knows.
     case unknownFormat(UInt64)
+    /// The values a record holds, but not in the one (deterministic) encoding
+    /// jqc writes: the same record could be stored as other bytes.
+    case notDeterministic(String)
 
     public var description: String {
         switch self {
         case .malformed(let why): "malformed record: \(why)"
+        case .notDeterministic(let why): "not in deterministic encoding: \(why)"
         case .unknownFormat(let v):
             "record format \(v) is newer than this program understands (it reads format \(EventRecord.formatVersion)). Upgrade jqc."
         }

@@ -109,7 +109,7 @@ extension LedgerReader {
         }
     }
 
-    private func checkSize(_ size: UInt64) throws {
+    func checkSize(_ size: UInt64) throws {
         let records = try head().position
         guard size <= records else {
             throw MerkleError.outOfRange("the log has \(records) records, not \(size): it was truncated")
@@ -122,5 +122,114 @@ extension LedgerReader {
             (level: level, index: index, hash: try perfectSubtree(level: level, index: index, hasher: hasher))
         }
         return MerkleFrontier(size: size, subtrees: subtrees)
+    }
+}
+
+/// The stored tree does not support the root about to be signed or handed
+/// out: nothing was signed.
+public struct TreeCheckError: Error, CustomStringConvertible, Sendable {
+    /// What differs: a stored node, or (nil) the earlier checkpoint's root.
+    public var node: TreeNodeFinding?
+    /// Why, in words.
+    public var reason: String
+
+    public init(node: TreeNodeFinding?, reason: String) {
+        self.node = node
+        self.reason = reason
+    }
+
+    public var description: String {
+        "NOT SIGNED: the stored Merkle tree does not match the records (\(node.map { "\($0)" } ?? reason)); "
+            + "nothing was signed or handed out. Run 'jqc verify --full' to see what is wrong, and keep the ledger as it is."
+    }
+}
+
+extension LedgerReader {
+    /// The root of the tree of all records, checked against the records
+    /// before it is signed: from `anchor` (a checkpoint this device signed
+    /// earlier, of `size ≤ n` records), the stored subtrees its size
+    /// decomposes into must combine to its root (O(log n)); then the leaves of
+    /// every record after it are recomputed from the records and each node
+    /// they make must be the stored one, and the stored root must be the
+    /// root so made. Without an anchor, every leaf is recomputed (O(n)).
+    /// Throws `TreeCheckError` when the stored tree disagrees.
+    public func checkedTreeRoot(from anchor: (size: UInt64, root: Digest256)?) throws -> (
+        size: UInt64, root: Digest256
+    ) {
+        let hasher = SHA256Hasher()
+        let size = try treeSize()
+        var frontier = MerkleFrontier(size: 0, subtrees: [])
+        if let anchor, anchor.size > 0 {
+            guard anchor.size <= size else {
+                throw TreeCheckError(
+                    node: nil,
+                    reason:
+                        "this device signed a checkpoint of \(anchor.size) records, the log has only \(size): records were removed"
+                )
+            }
+            do {
+                frontier = try self.frontier(size: anchor.size, hasher: hasher)
+            } catch let error as MerkleError {
+                if case .missingNode(let level, let index) = error {
+                    throw TreeCheckError(node: .missing(level: level, index: index), reason: "\(error)")
+                }
+                throw TreeCheckError(node: nil, reason: "\(error)")
+            }
+            guard frontier.root(hasher) == anchor.root else {
+                throw TreeCheckError(
+                    node: nil,
+                    reason:
+                        "the stored nodes of the first \(anchor.size) records do not have the root of the checkpoint this device signed of them"
+                )
+            }
+        }
+        var finding: TreeNodeFinding?
+        let start = frontier.size + 1
+        if start <= size {
+            try forEachStoredRecord(from: start) { position, value in
+                guard position == frontier.size + 1, value.byteCount > 32 else {
+                    throw MerkleError.missingLeaf(position: frontier.size + 1)
+                }
+                let leaf = hasher.digest(prefix: 0x00, value, range: 32..<value.byteCount)
+                try frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
+                    guard finding == nil, let tree = tables.tree else { return }
+                    let stored = try transaction.get(tree, MerkleKey.key(level: level, index: index))
+                    if stored == nil {
+                        finding = .missing(level: level, index: index)
+                    } else if stored != hash.bytes {
+                        finding = .mismatch(level: level, index: index)
+                    }
+                }
+                return position < size
+            }
+        }
+        if let finding { throw TreeCheckError(node: finding, reason: "\(finding)") }
+        let root = frontier.root(hasher)
+        guard frontier.size == size, root == (try treeRoot(size: size)) else {
+            throw TreeCheckError(node: nil, reason: "the stored root of \(size) records is not the records' root")
+        }
+        return (size, root)
+    }
+
+    /// The root of the first `size` records recomputed from the records
+    /// themselves, not from the stored nodes (O(size)): what `checkpoint
+    /// --verify` compares with a checkpoint's root.
+    public func recomputedRoot(size: UInt64) throws -> Digest256 {
+        let hasher = SHA256Hasher()
+        try checkSize(size)
+        var frontier = MerkleFrontier(size: 0, subtrees: [])
+        if size > 0 {
+            try forEachStoredRecord(from: 1) { position, value in
+                guard position == frontier.size + 1, value.byteCount > 32 else {
+                    throw MerkleError.missingLeaf(position: frontier.size + 1)
+                }
+                frontier.append(leaf: hasher.digest(prefix: 0x00, value, range: 32..<value.byteCount), hasher: hasher) {
+                    _, _, _ in
+                }
+                return position < size
+            }
+        }
+        guard frontier.size == size else { throw MerkleError.missingLeaf(position: frontier.size + 1) }
+        return frontier.root(hasher)
     }
 }

@@ -23,6 +23,24 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
     /// record of its stream, or is missing: a record of the stream was changed,
     /// removed or inserted before it.
     case brokenStreamLink(position: UInt64, stream: UUID, version: UInt64)
+    /// A stored node of the Merkle tree is not what the records make.
+    case treeNode(TreeNodeFinding)
+    /// The record's chain link holds, but its bytes are not of the layout the
+    /// format page defines (a key missing or extra, a value of another type).
+    case malformed(position: UInt64, reason: String)
+    /// The record's chain link holds, but its bytes are not the one
+    /// (deterministic) encoding of its values.
+    case notDeterministic(position: UInt64, reason: String)
+    /// The record's chain link holds, and its record format is newer than
+    /// this program reads.
+    case newerFormat(position: UInt64, format: UInt64)
+    /// A format-1 record after a format-2 one (`first`): records are never
+    /// written in an older format, so it was relabelled (losing its back-link).
+    case formatSequence(position: UInt64, first: UInt64)
+    /// The first `size` records do not have the root the checkpoint signs;
+    /// `node`, when the stored tree disagrees with the records there too,
+    /// names the first node that does.
+    case checkpointMismatch(size: UInt64, node: TreeNodeFinding?)
 
     /// The position the finding concerns.
     public var position: UInt64 {
@@ -32,13 +50,40 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .digestMismatch(let p, _, _): p
         case .indexMismatch(let finding): finding.position
         case .brokenStreamLink(let p, _, _): p
+        case .treeNode(let node): node.position
+        case .malformed(let p, _), .notDeterministic(let p, _), .newerFormat(let p, _), .formatSequence(let p, _): p
+        case .checkpointMismatch(let size, let node): node?.position ?? size
         }
     }
 
-    /// The index key the finding concerns, if it is about an index entry.
+    /// The index or table key the finding concerns: `event_ids[<id>]`,
+    /// `stream_index[<stream>/<version>]`, `merkle[<level>/<index>]`, `meta[format]`.
     public var key: String? {
-        if case .indexMismatch(let finding) = self { return finding.key }
-        return nil
+        switch self {
+        case .indexMismatch(let finding): finding.key
+        case .treeNode(let node), .checkpointMismatch(_, let node?): node.key
+        default: nil
+        }
+    }
+
+    /// The finding's kind, as `jqc audit --json` and the format page name it.
+    public var kind: String {
+        switch self {
+        case .changed: "changed"
+        case .missing: "missing"
+        case .reordered: "reordered"
+        case .unreadable: "unreadable"
+        case .truncated: "truncated"
+        case .digestMismatch: "digest_mismatch"
+        case .indexMismatch: "index_mismatch"
+        case .brokenStreamLink: "broken_stream_link"
+        case .treeNode(let node): node.kind
+        case .malformed: "malformed"
+        case .notDeterministic: "not_deterministic"
+        case .newerFormat: "newer_format"
+        case .formatSequence: "format_sequence"
+        case .checkpointMismatch: "checkpoint_mismatch"
+        }
     }
 
     public var description: String {
@@ -61,6 +106,97 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
             "an index disagrees with the log: \(finding)"
         case .brokenStreamLink(let p, let stream, let version):
             "record \(p) (version \(version) of stream \(stream.lowercased)) does not link to the stream's previous record: a record of that stream was changed, removed or inserted"
+        case .treeNode(let node):
+            "\(node)"
+        case .malformed(let p, let reason):
+            "record \(p) is not laid out as a record (\(reason)): it was not written by jqc; its chain link holds, so it was written with the chain recomputed"
+        case .notDeterministic(let p, let reason):
+            "record \(p) is not in the deterministic encoding jqc writes (\(reason)): its chain link holds, so it was rewritten with the chain recomputed"
+        case .newerFormat(let p, let format):
+            "record \(p) has record format \(format), newer than this program reads (format \(EventRecord.formatVersion)); its chain link holds. Upgrade jqc."
+        case .formatSequence(let p, let first):
+            "record \(p) says record format 1, but record \(first) before it is format 2: records are never written in an older format, so it was relabelled (which drops its back-link)"
+        case .checkpointMismatch(let size, let node):
+            "the first \(size) records do not have the root the checkpoint signs, recomputed from the records themselves: a record at or before position \(size) was changed"
+                + (node.map { " (\($0))" } ?? "")
+        }
+    }
+}
+
+/// A stored node of the Merkle tree that disagrees with the records: the node
+/// of 2^level leaves starting at leaf index·2^level, covering records
+/// index·2^level + 1 … (index+1)·2^level.
+public enum TreeNodeFinding: Hashable, Sendable, CustomStringConvertible {
+    /// The stored hash is not the hash of the records it covers.
+    case mismatch(level: Int, index: UInt64)
+    /// The records make the node, the table does not hold it.
+    case missing(level: Int, index: UInt64)
+    /// The table holds a node the records do not make (`key` is the stored key).
+    case extra(key: [UInt8])
+
+    /// The node's level and index, if its key names one.
+    public var node: (level: Int, index: UInt64)? {
+        switch self {
+        case .mismatch(let level, let index), .missing(let level, let index): (level, index)
+        case .extra(let key): Self.node(ofKey: key)
+        }
+    }
+
+    /// The level and index a `merkle` key names: last leaf (u64 BE) ‖ level,
+    /// level ≥ 1 and the last leaf + 1 a multiple of 2^level.
+    static func node(ofKey key: [UInt8]) -> (level: Int, index: UInt64)? {
+        guard key.count == 9, let last = BigEndian.uint64(key), key[8] >= 1, key[8] < 64, last < UInt64.max else {
+            return nil
+        }
+        let level = Int(key[8])
+        let width = UInt64(1) << UInt64(level)
+        guard (last + 1) % width == 0 else { return nil }
+        return (level, (last + 1) / width - 1)
+    }
+
+    /// The last record the node covers.
+    public var position: UInt64 {
+        guard let (level, index) = node else { return 0 }
+        return (index + 1) << UInt64(level)
+    }
+
+    /// `merkle[<level>/<index>]`, or `merkle[<hex key>]` for a key that names no node.
+    public var key: String {
+        guard let (level, index) = node else {
+            if case .extra(let key) = self { return "merkle[\(Hex.encode(key))]" }
+            return "merkle[]"
+        }
+        return "merkle[\(level)/\(index)]"
+    }
+
+    public var kind: String {
+        switch self {
+        case .mismatch: "tree_node_mismatch"
+        case .missing: "tree_node_missing"
+        case .extra: "tree_node_extra"
+        }
+    }
+
+    /// "records a to b" for the node's leaves.
+    private var records: String {
+        guard let (level, index) = node else { return "no records" }
+        let first = index << UInt64(level) + 1
+        return "records \(first) to \(first + (UInt64(1) << UInt64(level)) - 1)"
+    }
+
+    public var description: String {
+        let where_ = node.map { "the Merkle tree's node at level \($0.level), index \($0.index) (\(key), \(records))" }
+        switch self {
+        case .mismatch:
+            return
+                "\(where_!) is not the hash of those records: the node, or one of the records with its chain recomputed, was changed after it was written (a checkpoint signed earlier tells which)"
+        case .missing:
+            return "\(where_!) is missing from the merkle table: the tree was changed outside jqc"
+        case .extra:
+            return where_.map {
+                "\($0) is stored, but the records do not make it: it was planted, or records were removed from the end"
+            }
+                ?? "the merkle table holds \(key), which is not the key of a node: it was planted"
         }
     }
 }
@@ -155,27 +291,36 @@ extension EventLog {
     /// appends made meanwhile are simply not seen and never cause a finding.
     ///
     /// In this order (`Schemas/ledger-format.md` § What `verify` checks):
-    /// 1. the chain: every record's position, stored chain hash and key 1;
-    ///    a digest, if given, at its position;
-    /// 2. every record's `event_ids` and `stream_index` entries point at it
+    /// 1. the chain: every record's position and stored chain hash (a failed
+    ///    link is "changed", whatever else is wrong with the bytes), then its
+    ///    layout, encoding and format, and key 1; a digest, if given, at its
+    ///    position; with `checkpoint`, the root of its size recomputed from
+    ///    the records themselves;
+    /// 2. the back-links and the format sequence;
+    /// 3. every record's `event_ids` and `stream_index` entries point at it
     ///    (a wrong `event_ids` entry pointing at a record with the same id is
     ///    a duplicate id);
-    /// 3. the indexes hold nothing else (an extra entry is named; entries that
+    /// 4. the indexes hold nothing else (an extra entry is named; entries that
     ///    all point past the end mean the log was truncated);
-    /// 4. each stream's versions run 1, 2, 3 … in increasing positions.
+    /// 5. each stream's versions run 1, 2, 3 … in increasing positions;
+    /// 6. every stored node of the Merkle tree is the one the records make,
+    ///    and the table holds no other (recomputed during the walk, from a
+    ///    frontier: one node hash per record).
     ///
-    /// The first problem is reported; a chain problem comes before an index one.
+    /// The first problem is reported.
     public func verify(
-        against digest: LedgerDigest? = nil, progress: ((UInt64, UInt64) -> Void)? = nil
+        against digest: LedgerDigest? = nil, checkpoint: (size: UInt64, root: Digest256)? = nil,
+        progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws -> VerificationReport {
-        try read { reader in try Self.verify(reader, against: digest, progress: progress) }
+        try read { reader in try Self.verify(reader, against: digest, checkpoint: checkpoint, progress: progress) }
     }
 
     static func verify(
-        _ reader: LedgerReader, against digest: LedgerDigest?, progress: ((UInt64, UInt64) -> Void)?
+        _ reader: LedgerReader, against digest: LedgerDigest?, checkpoint: (size: UInt64, root: Digest256)? = nil,
+        progress: ((UInt64, UInt64) -> Void)?
     ) throws -> VerificationReport {
         let total = UInt64(try reader.count())
-        var walk = try walk(reader, digest: digest) { done in progress?(done, total) }
+        var walk = try walk(reader, digest: digest, checkpoint: checkpoint) { done in progress?(done, total) }
         let last = walk.next - 1
         if walk.finding == nil, let digest {
             if digest.position == 0, digest.head != .zero {
@@ -184,12 +329,19 @@ extension EventLog {
                 walk.finding = .truncated(expected: digest.position, found: last)
             }
         }
-        var finding = walk.finding ?? walk.linkFinding ?? walk.indexFinding.map { .indexMismatch($0) }
+        if walk.finding == nil, let checkpoint, checkpoint.size > last {
+            walk.finding = .truncated(expected: checkpoint.size, found: last)
+        }
+        var finding = walk.finding ?? walk.checkpointFinding ?? walk.linkFinding
+        finding = finding ?? walk.indexFinding.map { .indexMismatch($0) }
         if finding == nil {
             finding = try indexTotals(reader, records: last)
         }
         if finding == nil {
             finding = try streamOrder(reader).map { .indexMismatch($0) }
+        }
+        if finding == nil {
+            finding = walk.nodeFinding.map { .treeNode($0) }
         }
         progress?(last, total)
         return VerificationReport(
@@ -201,10 +353,16 @@ extension EventLog {
         var finding: TamperFinding?
         /// The first index problem seen while the chain still held.
         var indexFinding: IndexFinding?
-        /// The first broken back-link seen while the chain still held.
+        /// The first broken back-link (or format out of sequence) seen while the chain still held.
         var linkFinding: TamperFinding?
+        /// The first stored node of the tree that the records do not make.
+        var nodeFinding: TreeNodeFinding?
+        /// The checkpoint's root is not the records' root at its size.
+        var checkpointFinding: TamperFinding?
         /// Each stream's last version seen and its leaf hash.
         var streams: [[UInt8]: (version: UInt64, leaf: Digest256)] = [:]
+        /// The first format-2 record.
+        var firstFormat2: UInt64?
         /// The position after the last one verified.
         var next: UInt64 = 1
         /// The chain hash recomputed at `next - 1`.
@@ -212,79 +370,117 @@ extension EventLog {
         var digestChecked = false
     }
 
-    /// Recomputes the chain from the first record to the last, stopping at
-    /// the first chain problem, and looks up each record's index entries.
+    /// Recomputes the chain and the tree from the first record to the last,
+    /// stopping at the first chain problem, and looks up each record's index
+    /// entries and the tree's stored nodes.
     static func walk(
-        _ reader: LedgerReader, digest: LedgerDigest?, progress: ((UInt64) -> Void)? = nil
+        _ reader: LedgerReader, digest: LedgerDigest?, checkpoint: (size: UInt64, root: Digest256)? = nil,
+        progress: ((UInt64) -> Void)? = nil
     ) throws -> ChainWalk {
         let chain = HashChain()
+        let hasher = chain.hasher
         var walk = ChainWalk()
         let tables = reader.tables
         let transaction = reader.transaction
-        try reader.forEachStoredRecord(from: 1) { position, value in
-            let expected = walk.next
-            if position != expected {
-                walk.finding =
-                    position > expected
-                    ? .missing(position: expected, next: position) : .reordered(position: position, claims: expected)
-                return false
-            }
-            guard value.byteCount > 32 else {
-                walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
-                return false
-            }
-            let header: RecordHeader
-            do {
-                header = try EventRecord.header(ofEncoded: value, at: 32)
-            } catch {
-                walk.finding = .unreadable(position: position, reason: "\(error)")
-                return false
-            }
-            let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
-            let computed = chain.link(previous: walk.previous, leaf: leaf)
-            if !computed.isStored(in: value) {
-                walk.finding =
-                    header.position != position
-                    ? .reordered(position: position, claims: header.position) : .changed(position: position)
-                return false
-            }
-            if header.position != position {
-                walk.finding = .reordered(position: position, claims: header.position)
-                return false
-            }
-            if let digest, digest.position == position {
-                walk.digestChecked = true
-                if computed != digest.head {
-                    walk.finding = .digestMismatch(position: position, expected: digest.head, found: computed)
+        var frontier = MerkleFrontier(size: 0, subtrees: [])
+        if let checkpoint, checkpoint.size == 0, checkpoint.root != Merkle.emptyRoot(hasher) {
+            walk.checkpointFinding = .checkpointMismatch(size: 0, node: nil)
+        }
+        // The stored nodes are read in key order beside the records: an
+        // append writes a leaf's nodes in increasing level at the end of the
+        // table, the very order the frontier makes them in.
+        try TreeNodes.withCursor(tables.tree, in: transaction) { nodes in
+            try reader.forEachStoredRecord(from: 1) { position, value in
+                let expected = walk.next
+                if position != expected {
+                    walk.finding =
+                        position > expected
+                        ? .missing(position: expected, next: position)
+                        : .reordered(position: position, claims: expected)
                     return false
                 }
-            }
-            if walk.indexFinding == nil {
-                walk.indexFinding = try entries(of: header, in: transaction, tables: tables)
-            }
-            if walk.linkFinding == nil, header.format >= 2 {
-                let last = walk.streams[header.stream]
-                let linked: Bool
-                if header.streamVersion == 1 {
-                    linked = header.previousInStream == nil
-                } else if let last, last.version == header.streamVersion - 1, last.leaf.bytes.count == 32 {
-                    linked = header.previousInStream == last.leaf.bytes
-                } else {
-                    // A gap or reordering, reported by the stream check.
-                    linked = true
+                guard value.byteCount > 32 else {
+                    walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
+                    return false
                 }
-                if !linked {
-                    walk.linkFinding = .brokenStreamLink(
-                        position: position, stream: UUID(bytes: header.stream)!, version: header.streamVersion)
+                let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
+                let computed = chain.link(previous: walk.previous, leaf: leaf)
+                if !computed.isStored(in: value) {
+                    // The link decides: whatever else is wrong with the bytes,
+                    // they are not the ones written there.
+                    let claims = try? EventRecord.header(ofEncoded: value, at: 32).position
+                    walk.finding =
+                        claims.map { $0 != position } == true
+                        ? .reordered(position: position, claims: claims!) : .changed(position: position)
+                    return false
                 }
+                let header: RecordHeader
+                do throws(RecordError) {
+                    header = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
+                } catch {
+                    switch error {
+                    case .unknownFormat(let format): walk.finding = .newerFormat(position: position, format: format)
+                    case .notDeterministic(let why): walk.finding = .notDeterministic(position: position, reason: why)
+                    case .malformed(let why): walk.finding = .malformed(position: position, reason: why)
+                    }
+                    return false
+                }
+                if header.position != position {
+                    walk.finding = .reordered(position: position, claims: header.position)
+                    return false
+                }
+                if let digest, digest.position == position {
+                    walk.digestChecked = true
+                    if computed != digest.head {
+                        walk.finding = .digestMismatch(position: position, expected: digest.head, found: computed)
+                        return false
+                    }
+                }
+                if walk.indexFinding == nil {
+                    walk.indexFinding = try entries(of: header, in: transaction, tables: tables)
+                }
+                if walk.linkFinding == nil {
+                    walk.linkFinding = link(of: header, walk: &walk)
+                }
+                walk.streams[header.stream] = (header.streamVersion, leaf)
+                try frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
+                    if walk.nodeFinding == nil { walk.nodeFinding = try nodes.check(level: level, index: index, hash) }
+                }
+                if let checkpoint, checkpoint.size == position, frontier.root(hasher) != checkpoint.root {
+                    walk.checkpointFinding = .checkpointMismatch(size: position, node: walk.nodeFinding)
+                }
+                walk.previous = computed
+                walk.next += 1
+                if let progress, position % 65_536 == 0 { progress(position) }
+                return true
             }
-            walk.streams[header.stream] = (header.streamVersion, leaf)
-            walk.previous = computed
-            walk.next += 1
-            if let progress, position % 65_536 == 0 { progress(position) }
-            return true
+            if walk.finding == nil, walk.nodeFinding == nil { walk.nodeFinding = try nodes.rest() }
         }
         return walk
+    }
+
+    /// The record's back-link (key 13) and its format against the ones before it.
+    static func link(of header: RecordHeader, walk: inout ChainWalk) -> TamperFinding? {
+        let position = header.position
+        if header.format >= 2 {
+            walk.firstFormat2 = walk.firstFormat2 ?? position
+        } else if let first = walk.firstFormat2 {
+            return .formatSequence(position: position, first: first)
+        }
+        guard header.format >= 2 else { return nil }
+        let last = walk.streams[header.stream]
+        let linked: Bool
+        if header.streamVersion == 1 {
+            linked = header.previousInStream == nil
+        } else if let last, last.version == header.streamVersion - 1, last.leaf.bytes.count == 32 {
+            linked = header.previousInStream == last.leaf.bytes
+        } else {
+            // A gap or reordering, reported by the stream check.
+            linked = true
+        }
+        return linked
+            ? nil
+            : .brokenStreamLink(position: position, stream: UUID(bytes: header.stream)!, version: header.streamVersion)
     }
 
     /// Checks that the record's two index entries point back at it.
@@ -411,6 +607,58 @@ extension EventLog {
             return "\(id.lowercased)/\(version)"
         }
         return Hex.encode(key)
+    }
+}
+
+/// The stored nodes of the `merkle` table, read in key order beside the
+/// walk: each node the records make must be the next entry.
+struct TreeNodes {
+    var cursor: Cursor?
+
+    /// Lends `body` the table's nodes; without a table (a read-only store of
+    /// format 1, which has no tree yet) every check passes.
+    static func withCursor<T>(_ table: Table?, in transaction: Transaction, _ body: (inout TreeNodes) throws -> T)
+        throws -> T
+    {
+        guard let table else {
+            var none = TreeNodes(cursor: nil)
+            return try body(&none)
+        }
+        return try transaction.withCursor(table) { cursor in
+            var nodes = TreeNodes(cursor: cursor)
+            return try body(&nodes)
+        }
+    }
+
+    /// Whether the next stored entry is the node (level, index) with `hash`.
+    mutating func check(level: Int, index: UInt64, _ hash: Digest256) throws -> TreeNodeFinding? {
+        guard var cursor else { return nil }
+        defer { self.cursor = cursor }
+        // Compared as (last leaf, level), the key's own order, without making the key.
+        let last = ((index + 1) << UInt64(level)) - 1
+        let found: TreeNodeFinding?? = try cursor.withEntry { stored, value -> TreeNodeFinding? in
+            let order: Int = stored.withUnsafeBytes { raw in
+                guard raw.count == 9 else {
+                    return raw.lexicographicallyPrecedes(MerkleKey.key(level: level, index: index)) ? -1 : 1
+                }
+                let storedLast = UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self))
+                let storedLevel = Int(raw[8])
+                if storedLast != last { return storedLast < last ? -1 : 1 }
+                return storedLevel == level ? 0 : storedLevel < level ? -1 : 1
+            }
+            if order == 0 {
+                return value.byteCount == 32 && hash.isStored(in: value) ? nil : .mismatch(level: level, index: index)
+            }
+            return order < 0 ? .extra(key: Transaction.copy(stored)) : .missing(level: level, index: index)
+        }
+        guard let found else { return .missing(level: level, index: index) }
+        return found
+    }
+
+    /// Any entry after the last node the records make.
+    mutating func rest() throws -> TreeNodeFinding? {
+        guard var cursor else { return nil }
+        return try cursor.withEntry { stored, _ in TreeNodeFinding.extra(key: Transaction.copy(stored)) }
     }
 }
 

@@ -9,10 +9,23 @@ import LedgerCore
 /// consistent in itself. Only a checkpoint taken before the rewrite, or a
 /// witness holding one, tells.
 public enum LedgerForger {
+    /// What the forger does with the stored Merkle tree.
+    public enum Tree: Sendable {
+        /// Empties it and marks the store format 1: the next writable open
+        /// derives the forged tree (a fully consistent rewrite).
+        case rederived
+        /// Leaves every stored node as it was: the records and chain are
+        /// consistent, the tree is the one of the records before.
+        case leftAsItIs
+    }
+
     /// Rewrites every record from `position` on; `change` edits the record at
-    /// `position` itself. Leaves the store at format 1 with no tree: open it
-    /// writable once (any writing command) to derive the forged tree.
-    public static func rewrite(store: String, from position: UInt64, change: (inout EventRecord) -> Void) throws {
+    /// `position` itself. With `.rederived` (the default), leaves the store at
+    /// format 1 with no tree: open it writable once (any writing command) to
+    /// derive the forged tree.
+    public static func rewrite(
+        store: String, from position: UInt64, tree treeHandling: Tree = .rederived, change: (inout EventRecord) -> Void
+    ) throws {
         let env = try Environment(directory: store)
         defer { env.close() }
         guard let events = try env.table("events"), let tree = try env.table("merkle"), let meta = try env.table("meta")
@@ -38,8 +51,10 @@ public enum LedgerForger {
                 leaves[record.stream] = chain.leaf(ofRecord: record.encoded())
                 p += 1
             }
-            try txn.empty(tree)
-            try txn.put(meta, Array("format".utf8), Array("inspection-ledger/1".utf8))
+            if treeHandling == .rederived {
+                try txn.empty(tree)
+                try txn.put(meta, Array("format".utf8), Array("inspection-ledger/1".utf8))
+            }
         }
     }
 

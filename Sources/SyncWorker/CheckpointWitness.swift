@@ -33,6 +33,9 @@ public final class CheckpointWitness {
         case refused(String)
         /// The exchange failed (the server unreachable, a 5xx): tried again next sync.
         case failed(String)
+        /// The server answered 200, but not with the checkpoint that was sent
+        /// (another size, root or note): the witness failed, nothing was acknowledged.
+        case wrongAnswer(String)
 
         public var description: String {
             switch self {
@@ -48,6 +51,8 @@ public final class CheckpointWitness {
                     + "not extend: \(why). The log was changed after it synced; keep this ledger as it is and "
                     + "report it."
             case .failed(let why): "witness: the checkpoint could not be sent (\(why)); it is sent next sync"
+            case .wrongAnswer(let why):
+                "WITNESS FAILED: \(why). The history was NOT witnessed; report it to the server's operator."
             }
         }
     }
@@ -85,7 +90,8 @@ public final class CheckpointWitness {
         let heldSize = held["size"]?.integerValue.map { UInt64(max(0, $0)) }
         let device = self.device
         let heldRoot = held["root"]?.stringValue.flatMap { Data(base64Encoded: $0) }
-        let (note, size, proof, upToDate) = try ledger.log.read { reader -> (String, UInt64, [Digest256], Bool) in
+        let (note, size, root, proof, upToDate) = try ledger.log.read {
+            reader -> (String, UInt64, Digest256, [Digest256], Bool) in
             let size = try reader.treeSize()
             // Only the acknowledgement of the held checkpoint came after it, and
             // today's tree at the held size has the held root: nothing to witness.
@@ -94,14 +100,28 @@ public final class CheckpointWitness {
                 Data(try reader.treeRoot(size: heldSize).bytes) == heldRoot,
                 let last = try reader.record(at: size), last.type == Self.eventType, last.stream == device
             {
-                return ("", size, [], true)
+                return ("", size, .zero, [], true)
             }
-            let checkpoint = Checkpoint(origin: name, size: size, root: try reader.treeRoot(size: size))
+            // The root sent is checked against the records first (from the
+            // checkpoint the server holds, else from every leaf): a damaged
+            // tree is refused here, never signed. A held root the stored tree
+            // does not have (a rewritten log) is checked from every leaf and
+            // sent, for the server to refuse.
+            let anchor = heldSize.flatMap { size in
+                heldRoot.flatMap { Digest256(bytes: Array($0)) }.map { (size: size, root: $0) }
+            }
+            let checked: (size: UInt64, root: Digest256)
+            do {
+                checked = try reader.checkedTreeRoot(from: anchor)
+            } catch is TreeCheckError where anchor != nil {
+                checked = try reader.checkedTreeRoot(from: nil)
+            }
+            let checkpoint = Checkpoint(origin: name, size: checked.size, root: checked.root)
             var proof: [Digest256] = []
             if let heldSize, heldSize > 0, heldSize < size {
                 proof = try reader.consistencyProof(from: heldSize, to: size)
             }
-            return (try checkpoint.signed(by: key), size, proof, false)
+            return (try checkpoint.signed(by: key), size, checkpoint.root, proof, false)
         }
         if upToDate, let heldSize {
             self.outcome = .upToDate(size: heldSize)
@@ -119,10 +139,31 @@ public final class CheckpointWitness {
         } catch {
             return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
         }
-        let acknowledged = answer["size"]?.integerValue.map { UInt64(max(0, $0)) } ?? size
+        // An acknowledgement names the very checkpoint sent; anything else
+        // (another size, root or note, or none) is the witness failing.
+        let sentRoot = Data(root.bytes).base64EncodedString()
+        if let wrong = Self.mismatch(answer, note: note, size: size, root: sentRoot) {
+            return try finish(.wrongAnswer(wrong), ledger: ledger, api: api, clock: clock)
+        }
         return try finish(
-            .acknowledged(size: acknowledged, previous: heldSize), ledger: ledger, api: api, clock: clock,
-            root: answer["root"]?.stringValue)
+            .acknowledged(size: size, previous: heldSize), ledger: ledger, api: api, clock: clock, root: sentRoot)
+    }
+
+    /// Why `answer` does not acknowledge the checkpoint sent (`note` of `size`
+    /// records and `root`), or nil when it does. The note must come back
+    /// exactly: it carries the device's signature, so an equal note is one
+    /// with a valid signature over the same size and root.
+    static func mismatch(_ answer: JSONValue, note: String, size: UInt64, root: String) -> String? {
+        let answeredSize = answer["size"]?.integerValue
+        let answeredRoot = answer["root"]?.stringValue
+        let answeredNote = answer["checkpoint"]?.stringValue
+        if answeredSize == Int64(exactly: size), answeredRoot == root, answeredNote == note { return nil }
+        func shown(_ text: String?) -> String { text.map { TerminalText.singleLine(Redaction.text($0)) } ?? "none" }
+        let what =
+            answeredSize != Int64(exactly: size) || answeredRoot != root
+            ? "a different checkpoint (\(answeredSize.map(String.init) ?? "no size") records, root \(shown(answeredRoot)))"
+            : "a different signed note for the same size and root"
+        return "the witness answered with \(what), not the one sent (\(size) records, root \(root))"
     }
 
     /// The last checkpoint the server acknowledged for the key name
@@ -173,6 +214,8 @@ public final class CheckpointWitness {
             pairs += [("outcome", .text("unsupported")), ("message", .text(why))]
         case .refused(let why):
             pairs += [("outcome", .text("refused")), ("message", .text(why))]
+        case .wrongAnswer(let why):
+            pairs += [("outcome", .text("wrong_answer")), ("message", .text(why))]
         case .failed, .upToDate:
             return outcome
         }

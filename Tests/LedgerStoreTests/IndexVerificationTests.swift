@@ -159,7 +159,7 @@ import Testing
         let (a, _) = try makeLog()
         // A's version 2 (position 3) is rewritten and the chain recomputed:
         // its next record (version 3, position 5) still links to the old one.
-        try rewrite(3...3, relink: false) { $0.event.payload = CBORValue.text("forged").encoded() }
+        try rewrite(3...3, relink: false) { $0.event.payload = CBORValue.textMap([("forged", .text("yes"))]).encoded() }
         #expect(try verify().finding == .brokenStreamLink(position: 5, stream: a, version: 3))
     }
 

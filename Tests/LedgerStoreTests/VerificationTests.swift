@@ -103,13 +103,15 @@ import Testing
             for p in UInt64(3)...20 {
                 let value = try #require(try txn.get(events, BigEndian.bytes(p)))
                 var record = try EventRecord(decoding: value, at: 32)
-                if p == 3 { record.event.payload = CBORValue.text("forged").encoded() }
+                if p == 3 { record.event.payload = CBORValue.textMap([("forged", .text("yes"))]).encoded() }
                 let bytes = record.encoded()
                 previous = chain.next(previous: previous, record: bytes)
                 try txn.put(events, BigEndian.bytes(p), previous.bytes + bytes)
             }
         }
-        #expect(try verify().isIntact)
+        // The stored tree was left as it was: its node over records 3 and 4
+        // (level 1, index 1) is no longer their hash.
+        #expect(try verify().finding == .treeNode(.mismatch(level: 1, index: 1)))
         let report = try verify(against: digest)
         guard case .digestMismatch(let position, let expected, _) = report.finding else {
             Issue.record("expected a digest mismatch, got \(String(describing: report.finding))")

@@ -53,6 +53,30 @@ import Testing
         #expect(recorded.stdout.contains("the server REFUSED the checkpoint"), "\(recorded.stdout)")
     }
 
+    @Test func aWitnessAnsweringWithAnotherCheckpointHasNotAcknowledged() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        _ = try sample.completedInspection(photos: 0, issues: 0)
+        try server.witnessAnswers("another_checkpoint")
+        let sync = try sample.jqc("sync")
+        #expect(sync.status == 1)
+        #expect(
+            sync.stderr.contains(
+                "WITNESS FAILED: the witness answered with a different checkpoint (999999 records, root QkJCQkJC"),
+            "\(sync.stderr)")
+        #expect(sync.stderr.contains("The history was NOT witnessed"))
+        #expect(!sync.stdout.contains("acknowledged"), "\(sync.stdout)")
+        let log = try sample.jqc("log", "--json")
+        #expect(log.stdout.contains("wrong_answer"), "\(log.stdout)")
+        #expect(!log.stdout.contains("\"acknowledged\""), "\(log.stdout)")
+        // An honest answer next time is an acknowledgement again.
+        try server.witnessAnswers("honest")
+        let again = try sample.jqc("sync")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(again.stdout)")
+    }
+
     @Test func aServerWithoutTheWitnessIsSaidNotToWitness() throws {
         let server = try DevServer(["--profile", "reference"])
         let sample = try SampleLedger(serverURL: server.baseURL)

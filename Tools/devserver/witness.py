@@ -144,6 +144,20 @@ def register(app: Flask, api: str, store: Any, envelope: Callable[..., Response]
         return {"device": row["device"], "checkpoint": row["note"], "key": row["key"], "size": row["size"],
                 "root": row["root"], "acknowledged_at": row["acknowledged_at"]}
 
+    # Test-only (behind --admin, like every /__admin route): a witness that
+    # answers with another checkpoint than the one sent, which a device must
+    # not take for an acknowledgement.
+    behaviour = {"answer": "honest"}
+
+    @app.post("/__admin/witness")
+    def admin_witness() -> Response:
+        body = request.get_json(silent=True)
+        answer = body.get("answer") if isinstance(body, dict) else None
+        if answer not in ("honest", "another_checkpoint"):
+            raise ApiError(400, "answer: 'honest' or 'another_checkpoint'")
+        behaviour["answer"] = answer
+        return envelope({"answer": answer})
+
     @app.post(f"{api}/ledger/checkpoints")
     def witness_checkpoint() -> Response:
         authenticated()
@@ -165,6 +179,9 @@ def register(app: Flask, api: str, store: Any, envelope: Callable[..., Response]
             raise ApiError(422, f"checkpoint: its origin {origin!r} is not the key's name {name!r}")
         device = name
         root_b64 = base64.b64encode(root).decode()
+        if behaviour["answer"] == "another_checkpoint":
+            return envelope({"device": device, "checkpoint": note, "key": vkey, "size": 999_999,
+                             "root": base64.b64encode(b"\x42" * 32).decode(), "acknowledged_at": now()})
         with store.write() as c:
             row = held(c, device)
             if row is not None:

@@ -102,6 +102,12 @@ final class DevServer: @unchecked Sendable {
     }
 
     /// `POST /__admin/reset-faults`.
+    /// How the witness answers a checkpoint: "honest", or "another_checkpoint"
+    /// (999,999 records and a made-up root, whatever was sent).
+    func witnessAnswers(_ answer: String) throws {
+        _ = try adminCall(.post, "/__admin/witness", body: .object(["answer": .string(answer)]))
+    }
+
     func resetFaults() throws {
         _ = try adminCall(.post, "/__admin/reset-faults", body: .object([]))
     }
