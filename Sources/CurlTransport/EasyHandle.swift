@@ -87,6 +87,7 @@ final class EasyHandle: @unchecked Sendable {
         case .tooLarge:
             throw .responseTooLarge(url: Redaction.url(request.url), limit: collector.bodyLimit)
         case .stopped(let reason):
+            stop?.noteTransferStopped()
             throw .stopped(reason: reason, detail: "\(operation): given up mid-transfer")
         case nil:
             break

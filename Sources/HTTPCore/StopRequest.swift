@@ -10,6 +10,7 @@ import Synchronization
 /// outcome, or nothing) happens in order, never half-way.
 public final class StopRequest: Sendable {
     private let raisedBy = Mutex<String?>(nil)
+    private let cut = Mutex(false)
 
     public init() {}
 
@@ -25,4 +26,11 @@ public final class StopRequest: Sendable {
     public var reason: String? { raisedBy.withLock { $0 } }
 
     public var isRaised: Bool { reason != nil }
+
+    /// Called by a transport that gave up a transfer in progress for this
+    /// request: the command then ends saying so, with a non-zero status.
+    public func noteTransferStopped() { cut.withLock { $0 = true } }
+
+    /// Whether a transfer was given up half-way because of this request.
+    public var stoppedATransfer: Bool { cut.withLock { $0 } }
 }
