@@ -69,8 +69,8 @@ struct FreeTextRedaction {
         var kept = 0
         while kept < marked.count, marked.origin[kept] < limitOffset { kept += 1 }
         // Placeholders are longer than what they replace: the kept part is
-        // held to `limit` scalars too, never ending inside a placeholder.
-        let outputLimit = Self.offset(afterScalars: limit, in: marked.bytes)
+        // held to half as much again, never ending inside a placeholder.
+        let outputLimit = Self.offset(afterScalars: limit + limit / 2, in: marked.bytes)
         if kept > outputLimit {
             kept = outputLimit
             while kept > 0, marked.replaced[kept], marked.replaced[kept - 1],

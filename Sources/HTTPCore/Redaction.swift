@@ -103,8 +103,10 @@ public enum Redaction {
     /// be printed: every registered secret, an authorization scheme's
     /// credential (`Bearer …`), a `name=value` or `"name": "value"` pair whose
     /// name is a credential's, and URLs are redacted, and text longer than
-    /// `keptLength` is cut ("… (N more characters not shown)"). Plain words
-    /// after "token" are left alone: "refresh token already used" reads as is.
+    /// `keptLength` is cut ("… (N more characters not shown)"; the redacted
+    /// part shown is at most half as long again, placeholders being
+    /// longer). Plain words after "token" are left alone: "refresh token
+    /// already used" reads as is.
     ///
     /// Linear in the length of the text, whatever it holds: the scan is by
     /// hand over bytes (see `FreeTextRedaction`), never a backtracking
