@@ -25,7 +25,9 @@ public func fuzzRedaction(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     for input in [text, String(planted)] {
         let printed = Redaction.text(input, keeping: limit)
         if printed.contains(secret) { fatalError("the secret shows in: \(printed)") }
-        let kept = printed.unicodeScalars.split(separator: "…", maxSplits: 1, omittingEmptySubsequences: false).first.map(\.count) ?? 0
+        let kept =
+            printed.unicodeScalars.split(separator: "…", maxSplits: 1, omittingEmptySubsequences: false).first.map(
+                \.count) ?? 0
         // The original is cut after `limit` scalars; its redacted form
         // (placeholders are longer) after half as much again.
         if kept > limit + limit / 2 + 1 {
