@@ -19,13 +19,17 @@ import Testing
         return sample
     }
 
-    @Test(arguments: [("pull", SIGTERM), ("pull", SIGINT), ("sync", SIGTERM), ("sync", SIGINT)])
-    func aSignalEndsAStalledRequestAtOnceRecordingNothing(_ command: String, _ signal: Int32) throws {
+    @Test(arguments: [
+        (["pull"], SIGTERM), (["pull"], SIGINT), (["sync"], SIGTERM), (["sync"], SIGINT),
+        (["sync", "--watch"], SIGTERM),
+    ])
+    func aSignalEndsAStalledRequestAtOnceRecordingNothing(_ arguments: [String], _ signal: Int32) throws {
+        let command = arguments[0]
         let server = try HostileServer(.stall)
         let sample = try Self.ledger(on: server)
         if command == "sync" { try sample.completedInspection(photos: 0, issues: 0) }
         let before = try sample.eventTypes()
-        let running = try BackgroundJQC(sample.jqc, [command])
+        let running = try BackgroundJQC(sample.jqc, arguments)
         #expect(eventually { !server.requests.isEmpty }, "\(running.stderr)")
         let sent = ContinuousClock.now
         running.send(signal)
@@ -122,5 +126,13 @@ import Testing
         #expect(result.stderr.contains("not an integer"), "\(result.stderr)")
         #expect(result.stderr.contains("jqc login"), "\(result.stderr)")
         #expect(try !sample.eventTypes().contains("field.set"))
+    }
+
+    @Test(arguments: [
+        ("7", true), ("1", true), ("9007199254740993", true), ("0", false), ("-3", false), ("07", false),
+        ("+7", false), ("7.0", false), ("", false), ("local:Dan", false), ("abc-1", false), (" 7", false),
+    ])
+    func whatCountsAsAServerID(_ text: String, _ accepted: Bool) {
+        #expect(APIClient.isServerID(text) == accepted)
     }
 }
