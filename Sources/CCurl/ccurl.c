@@ -34,6 +34,10 @@ CURLcode ccurl_setopt_read_callback(CURL *handle, CURLoption option, curl_read_c
     return curl_easy_setopt(handle, option, callback);
 }
 
+CURLcode ccurl_setopt_xferinfo_callback(CURL *handle, CURLoption option, curl_xferinfo_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
 CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -22,6 +22,9 @@ import Synchronization
 /// - A request sent on a kept-alive connection that the server had already
 ///   closed is sent again once on a new connection by libcurl, when nothing
 ///   at all came back; write requests must carry an idempotency key anyway.
+/// - An answer's body longer than `HTTPRequest.maximumResponseBytes` is given
+///   up while it arrives (`responseTooLarge`), so memory stays bounded.
+/// - A raised `stop` ends every transfer within about a second (`stopped`).
 /// - Nothing is logged, and no error message contains a header value.
 /// - Only `http` and `https` URLs are fetched.
 public final class CurlHTTPClient: HTTPTransport, Sendable {
@@ -59,6 +62,9 @@ public final class CurlHTTPClient: HTTPTransport, Sendable {
     private let free: DispatchSemaphore
     /// How many requests may be in flight at once.
     public let connections: Int
+    /// Raised (by a signal), it ends every transfer within about a second
+    /// and refuses new ones: `TransportError.stopped`.
+    public let stop: StopRequest?
 
     private struct Pool: ~Copyable {
         var idle: [(index: Int, handle: EasyHandle)]
@@ -67,8 +73,11 @@ public final class CurlHTTPClient: HTTPTransport, Sendable {
 
     /// Creates `connections` libcurl handles (initialising libcurl on first
     /// use). Opens no connection: the first `send` on each handle does.
-    public init(configuration: Configuration = Configuration(), connections: Int = 1) throws(TransportError) {
+    public init(configuration: Configuration = Configuration(), connections: Int = 1, stop: StopRequest? = nil)
+        throws(TransportError)
+    {
         self.configuration = configuration
+        self.stop = stop
         let count = max(1, connections)
         var idle: [(index: Int, handle: EasyHandle)] = []
         for index in 0..<count { idle.append((index, try EasyHandle())) }
@@ -81,6 +90,8 @@ public final class CurlHTTPClient: HTTPTransport, Sendable {
     /// response. Blocks while every handle is busy with another request.
     public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         try request.validate()
+        // A caller waiting for a busy handle waits at most until the
+        // transfers in flight notice the stop request; `perform` refuses then.
         free.wait()
         defer { free.signal() }
         // The semaphore guarantees a free handle is there.
@@ -92,7 +103,7 @@ public final class CurlHTTPClient: HTTPTransport, Sendable {
                 pool.idle.append((index, handle))
             }
         }
-        return try handle.perform(request, configuration)
+        return try handle.perform(request, configuration, stop: stop)
     }
 
     /// How many connections this client has opened so far; fewer than the

@@ -45,11 +45,16 @@ final class EasyHandle: @unchecked Sendable {
 
     // MARK: - One transfer
 
-    /// Sends `request` and collects the whole response.
-    func perform(_ request: HTTPRequest, _ configuration: CurlHTTPClient.Configuration) throws(TransportError)
-        -> HTTPResponse
+    /// Sends `request` and collects the whole response, unless `stop` is
+    /// raised first (checked before anything is sent, then by libcurl's
+    /// progress callback, at least about once a second).
+    func perform(_ request: HTTPRequest, _ configuration: CurlHTTPClient.Configuration, stop: StopRequest?)
+        throws(TransportError) -> HTTPResponse
     {
         let operation = "\(request.method) \(Redaction.url(request.url))"
+        if let reason = stop?.reason {
+            throw .stopped(reason: reason, detail: "\(operation): not sent")
+        }
         var headerList: UnsafeMutablePointer<curl_slist>?
         var form: OpaquePointer?
         defer {
@@ -68,7 +73,7 @@ final class EasyHandle: @unchecked Sendable {
         try set(CURLOPT_HTTPHEADER, list: headerList, operation)
         form = try setMethodAndBody(request, operation)
 
-        let collector = ResponseCollector()
+        let collector = ResponseCollector(bodyLimit: request.maximumResponseBytes, stop: stop)
         try setCallbacks(context: Unmanaged.passUnretained(collector).toOpaque(), operation)
         let code = withExtendedLifetime(collector) { curl_easy_perform(handle) }
         // Counted before a failure is thrown: a transfer that timed out may
@@ -76,6 +81,17 @@ final class EasyHandle: @unchecked Sendable {
         var connects = 0
         let connectsCode = ccurl_getinfo_long(handle, CURLINFO_NUM_CONNECTS, &connects)
         if connectsCode == CURLE_OK { connectionsOpened += connects }
+        // The collector's own refusals come back as a write error or an
+        // aborted transfer; it knows which and why.
+        switch collector.refusal {
+        case .tooLarge:
+            throw .responseTooLarge(url: Redaction.url(request.url), limit: collector.bodyLimit)
+        case .stopped(let reason):
+            stop?.noteTransferStopped()
+            throw .stopped(reason: reason, detail: "\(operation): given up mid-transfer")
+        case nil:
+            break
+        }
         try check(code, operation, url: request.url)
         try check(connectsCode, operation)
 
@@ -238,24 +254,35 @@ final class EasyHandle: @unchecked Sendable {
         return form
     }
 
-    /// Points libcurl's body and header callbacks at `context`, a
+    /// Points libcurl's body, header and progress callbacks at `context`, a
     /// `ResponseCollector`. The closures capture nothing, so they convert to
-    /// C function pointers; returning fewer bytes than given would abort.
+    /// C function pointers. Returning fewer bytes than given aborts the
+    /// transfer (an answer past its limit), and so does a non-zero answer
+    /// of the progress callback (a stop request), which libcurl calls at
+    /// least about once a second even while nothing arrives.
     private func setCallbacks(context: UnsafeMutableRawPointer, _ operation: String) throws(TransportError) {
         try check(
             ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
                 let collector = Unmanaged<ResponseCollector>.fromOpaque(context!).takeUnretainedValue()
-                collector.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
-                return size * count
+                return collector.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                    ? size * count : 0
             }, operation)
         try set(CURLOPT_WRITEDATA, pointer: context, operation)
         try check(
             ccurl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
                 let collector = Unmanaged<ResponseCollector>.fromOpaque(context!).takeUnretainedValue()
-                collector.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: size * count))
-                return size * count
+                return collector.receiveHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                    ? size * count : 0
             }, operation)
         try set(CURLOPT_HEADERDATA, pointer: context, operation)
+        try check(
+            ccurl_setopt_xferinfo_callback(handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
+                let collector = Unmanaged<ResponseCollector>.fromOpaque(context!).takeUnretainedValue()
+                return collector.keepGoing() ? 0 : 1
+            }, operation)
+        try set(CURLOPT_XFERINFODATA, pointer: context, operation)
+        // The progress callback is called only with the progress meter on.
+        try set(CURLOPT_NOPROGRESS, 0, operation)
     }
 
     // MARK: - Typed options and information

@@ -8,16 +8,71 @@ import HTTPCore
 final class ResponseCollector {
     private(set) var body: [UInt8] = []
     private(set) var headers = HTTPHeaders()
+    /// The most bytes of body kept; one more and the transfer is given up.
+    let bodyLimit: Int
+    /// Polled by libcurl's progress callback; raised, the transfer ends.
+    let stop: StopRequest?
+    /// Why the collector made libcurl give up, if it did.
+    private(set) var refusal: Refusal?
+    /// Header bytes received, every interim response included.
+    private(set) var headerBytes = 0
 
-    /// Called with each piece of the body, as it arrives.
-    func receiveBody(_ bytes: UnsafeRawBufferPointer) {
+    enum Refusal: Equatable {
+        /// The body (or its announced `Content-Length`) passed `bodyLimit`.
+        case tooLarge
+        /// The stop request was raised, for this reason.
+        case stopped(String)
+    }
+
+    /// Far above any real header block, and bounded: libcurl limits each
+    /// header line, not how many lines a server sends.
+    static let headerLimit = 256 << 10
+
+    init(bodyLimit: Int, stop: StopRequest?) {
+        self.bodyLimit = max(0, bodyLimit)
+        self.stop = stop
+    }
+
+    /// Called with each piece of the body, as it arrives; answers false
+    /// (so the transfer is given up) once the body would pass the limit:
+    /// nothing past the limit is ever held.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count <= bodyLimit - body.count else {
+            refusal = .tooLarge
+            return false
+        }
         body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Called by libcurl's progress callback, at least about once a second:
+    /// answers false once the transfer must stop.
+    func keepGoing() -> Bool {
+        guard let reason = stop?.reason else { return true }
+        refusal = .stopped(reason)
+        return false
+    }
+
+    /// `receiveHeaderLine`, refusing (false) an announced body longer than
+    /// the limit before any of it arrives, and a header block without end.
+    func receiveHeader(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        headerBytes += bytes.count
+        guard headerBytes <= Self.headerLimit else {
+            refusal = .tooLarge
+            return false
+        }
+        receiveHeaderLine(bytes)
+        if let announced = headers["Content-Length"], let length = Int(announced), length > bodyLimit {
+            refusal = .tooLarge
+            return false
+        }
+        return true
     }
 
     /// Called with one complete header line at a time, status lines and the
     /// empty line that ends a header block included.
     /// https://curl.se/libcurl/c/CURLOPT_HEADERFUNCTION.html
-    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+    private func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         var line = String(decoding: bytes, as: UTF8.self)
         // By scalars: "\r\n" is a single Character, so `line.last` never equals "\n".
         while let last = line.unicodeScalars.last, last == "\n" || last == "\r" { line.unicodeScalars.removeLast() }

@@ -35,16 +35,25 @@ public struct HTTPRequest: Sendable, Equatable {
     /// `Idempotency-Key`, that resend makes a second record nobody can see.
     /// On a new connection the loss reaches the caller, who can look first.
     public var freshConnection: Bool
+    /// The most bytes of body the answer may have. A transport refuses a
+    /// longer one while it arrives (`TransportError.responseTooLarge`), so
+    /// an endless or huge answer never fills memory.
+    public var maximumResponseBytes: Int
+
+    /// A JSON answer's limit when the caller names none: far above any
+    /// answer of the API, far below what would hurt a device.
+    public static let defaultMaximumResponseBytes = 8 << 20
 
     public init(
         method: HTTPMethod = .get, url: String, headers: HTTPHeaders = [:], body: HTTPBody = .empty,
-        freshConnection: Bool = false
+        freshConnection: Bool = false, maximumResponseBytes: Int = HTTPRequest.defaultMaximumResponseBytes
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.freshConnection = freshConnection
+        self.maximumResponseBytes = maximumResponseBytes
     }
 }
 

@@ -94,30 +94,31 @@ public enum Redaction {
             + String(pathAndQuery[fragmentStart...])
     }
 
+    /// The most of a free text that is kept, in Unicode scalars: a longer
+    /// message (a proxy's error page, a server echoing a whole request) is
+    /// cut there, saying how much was left out.
+    public static let keptLength = 400
+
     /// Free text (a library's error message, a server's message) as it may
     /// be printed: every registered secret, an authorization scheme's
     /// credential (`Bearer …`), a `name=value` or `"name": "value"` pair whose
-    /// name is a credential's, and URLs are redacted. Plain words after
-    /// "token" are left alone: "refresh token already used" reads as is.
+    /// name is a credential's, and URLs are redacted, and text longer than
+    /// `keptLength` is cut ("… (N more characters not shown)"; the redacted
+    /// part shown is at most half as long again, placeholders being
+    /// longer). Plain words after "token" are left alone: "refresh token
+    /// already used" reads as is.
+    ///
+    /// Linear in the length of the text, whatever it holds: the scan is by
+    /// hand over bytes (see `FreeTextRedaction`), never a backtracking
+    /// pattern, and reads no more than `keptLength` plus the longest secret
+    /// and a margin; the rest is only counted.
     public static func text(_ text: String) -> String {
-        var result = text
-        // Longest first, so a secret containing another is replaced whole.
-        for secret in secrets.withLock({ $0 }).sorted(by: { $0.count > $1.count }) {
-            result = result.replacing(secret, with: placeholder)
-        }
-        // URLs first: the patterns below stop at the placeholder's "<",
-        // so they cannot cut a URL short once its values are replaced.
-        result = result.replacing(#/[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+/#) { match in url(String(match.output)) }
-        result = result.replacing(#/(?i)\b(bearer|basic|digest)(\s+)[^\s,;"'<>]+/#) { match in
-            "\(match.output.1)\(match.output.2)\(placeholder)"
-        }
-        let namedCredential =
-            #/
-            (?i)
-            ( "? [\w-]* (?: auth|token|password|passwd|secret|cookie|session|signature|api[-_]?key ) [\w-]* )
-            ( = | " \s* : \s* " )  # name=value, or "name": "value" in JSON
-            [^\s&,;"'<>]+
-            /#
-        return result.replacing(namedCredential) { match in "\(match.output.1)\(match.output.2)\(placeholder)" }
+        Self.text(text, keeping: keptLength)
+    }
+
+    /// `text(_:)`, cutting after `limit` Unicode scalars.
+    public static func text(_ text: String, keeping limit: Int) -> String {
+        let held = secrets.withLock { Array($0) }
+        return FreeTextRedaction(text, secrets: held, keeping: max(0, limit)).result
     }
 }

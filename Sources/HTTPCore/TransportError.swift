@@ -25,6 +25,14 @@ public enum TransportError: Error, Sendable, Equatable {
     case invalidURL(url: String, reason: String)
     /// A header cannot be sent as given.
     case invalidHeader(name: String, reason: String)
+    /// The answer's body was longer than the request allowed
+    /// (`HTTPRequest.maximumResponseBytes`); the transfer was given up as
+    /// soon as that was known, and nothing of the answer is used.
+    case responseTooLarge(url: String, limit: Int)
+    /// A `StopRequest` was raised (a SIGINT or SIGTERM) before the answer
+    /// was complete; `reason` names what raised it. The request may have
+    /// reached the server.
+    case stopped(reason: String, detail: String)
     /// Anything else the transport reports, with its own code.
     case other(code: Int, message: String)
 
@@ -34,7 +42,7 @@ public enum TransportError: Error, Sendable, Equatable {
     public var isTransient: Bool {
         switch self {
         case .couldNotConnect, .timedOut, .connectionLost: true
-        case .tls, .redirectRefused, .invalidURL, .invalidHeader, .other: false
+        case .tls, .redirectRefused, .invalidURL, .invalidHeader, .responseTooLarge, .stopped, .other: false
         }
     }
 
@@ -42,7 +50,7 @@ public enum TransportError: Error, Sendable, Equatable {
     /// so that a retry must carry the same idempotency key.
     public var requestMayHaveReachedServer: Bool {
         switch self {
-        case .timedOut, .connectionLost, .other: true
+        case .timedOut, .connectionLost, .responseTooLarge, .stopped, .other: true
         case .couldNotConnect, .tls, .redirectRefused, .invalidURL, .invalidHeader: false
         }
     }
@@ -80,9 +88,26 @@ extension TransportError: CustomStringConvertible {
         case .invalidHeader(let name, let reason):
             "The request header \(Redaction.text(name)) cannot be sent: \(reason). This is a bug in the "
                 + "program building the request; report it."
+        case .responseTooLarge(let url, let limit):
+            "The answer to \(Redaction.url(url)) was longer than the limit of \(Self.size(limit)), so it was "
+                + "given up while it arrived and none of it was used. A proxy's page or a misbehaving server "
+                + "sends such answers; check the server address. If the server's data really is that large, "
+                + "raise the limit (JQC_MAX_RESPONSE_BYTES=N, in bytes)."
+        case .stopped(let reason, let detail):
+            "The request was stopped by \(reason) before its answer was complete (\(Redaction.text(detail))). "
+                + "The server may have received it."
         case .other(let code, let message):
             "The request failed (\(Redaction.text(message)), transport code \(code)). Try again; if it keeps "
                 + "failing, report this message."
         }
+    }
+
+    /// `8 MiB (8388608 bytes)`: the limit as set, and as a person reads it.
+    static func size(_ bytes: Int) -> String {
+        for (unit, name) in [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")]
+        where bytes >= unit && bytes % unit == 0 {
+            return "\(bytes / unit) \(name) (\(bytes) bytes)"
+        }
+        return "\(bytes) bytes"
     }
 }

@@ -159,11 +159,20 @@ public enum JQC {
                 actingAs: globals.actingAs)
             do {
                 try command.run(invocation)
-                return ExitStatus.success
             } catch {
+                // A failure after SIGINT/SIGTERM is the stop's doing: say that, not its details.
+                if let stopped = StopSignals.release(commandFailed: true) {
+                    stderr.line("jqc: \(stopped)")
+                    return ExitStatus.refused
+                }
                 stderr.line("jqc: \(TerminalText.safe(message(for: error)))")
                 return ExitStatus.refused
             }
+            if let stopped = StopSignals.release(commandFailed: false) {
+                stderr.line("jqc: \(stopped)")
+                return ExitStatus.refused
+            }
+            return ExitStatus.success
         }
     }
 

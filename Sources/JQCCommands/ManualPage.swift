@@ -33,6 +33,12 @@ enum ManualPage {
             VISUAL, EDITOR: the editor of 'jqc edit' (default vi).
 
             NO_COLOR: no colour in the output.
+
+            JQC_MAX_RESPONSE_BYTES: the largest JSON answer accepted from the server, in bytes (default \
+            8388608, 8 MiB); a longer one is refused while it arrives.
+
+            SIGINT, SIGTERM: a command talking to the server stops its requests within about a second, \
+            records nothing half-done and exits with status 1.
             """
         ),
         (

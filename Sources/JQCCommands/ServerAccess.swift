@@ -50,9 +50,27 @@ extension Invocation {
 
     /// libcurl with the configured CA bundle; TLS verification is never turned off.
     /// `connections` kept-alive connections serve that many requests at once.
+    /// From here on SIGINT and SIGTERM stop the command's transfers (within
+    /// about a second) instead of killing the process (`StopSignals`).
     func httpClient(connections: Int = 1) throws -> CurlHTTPClient {
         let configuration = CurlHTTPClient.Configuration(certificateAuthorityFile: try config().caBundle)
-        return try CurlHTTPClient(configuration: configuration, connections: connections)
+        return try CurlHTTPClient(
+            configuration: configuration, connections: connections, stop: StopSignals.watching().request)
+    }
+
+    /// The answers' size limits: `JQC_MAX_RESPONSE_BYTES` raises (or lowers)
+    /// the limit of JSON answers from its default of 8 MiB.
+    func responseLimits() throws -> APIClient.ResponseLimits {
+        var limits = APIClient.ResponseLimits.standard
+        if let text = environment["JQC_MAX_RESPONSE_BYTES"] {
+            guard let bytes = Int(text), bytes >= 1024 else {
+                throw JQCError.refused(
+                    "JQC_MAX_RESPONSE_BYTES is '\(text)', not a number of bytes ≥ 1024. Set it to the largest "
+                        + "answer the server may send (e.g. 33554432 for 32 MiB), or unset it for 8 MiB.")
+            }
+            limits.json = bytes
+        }
+        return limits
     }
 
     /// The saved session on the configured server, ready for authorized calls.
@@ -62,7 +80,7 @@ extension Invocation {
         guard Self.sameServer(saved.serverURL, url) else {
             throw ServerAccessError.otherServer(session: saved.serverURL, configured: url)
         }
-        let api = APIClient(baseURL: url, transport: try transport ?? httpClient())
+        let api = APIClient(baseURL: url, transport: try transport ?? httpClient(), limits: try responseLimits())
         return ServerSession(saved, api: api, store: SessionStore(path: home.credentialsPath))
     }
 

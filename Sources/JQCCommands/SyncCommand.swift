@@ -82,7 +82,7 @@ struct SyncCommand: RunnableCommand {
         _ = try invocation.serverSession(transport: transport)
         let lock = try SyncLock(path: invocation.home.syncLockPath)
         defer { lock.release() }
-        let signals = StopSignals()
+        let signals = StopSignals.watching()
         var anythingFailed = false
         // In --watch, an offline stretch is reported once, not every interval.
         var offlineReported = false

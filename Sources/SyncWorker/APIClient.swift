@@ -5,7 +5,9 @@ import LedgerCore
 
 /// A user as the server describes them.
 public struct ServerUser: Codable, Hashable, Sendable {
-    /// The server's id, kept as text (the server sends an integer).
+    /// The server's id, kept as the text of an integer ≥ 1: it is the
+    /// recorded actor's id, which can then never be an offline actor's
+    /// `local:NAME`.
     public var id: String
     public var username: String
     public var role: String
@@ -23,14 +25,34 @@ public struct ServerUser: Codable, Hashable, Sendable {
         self.displayName = displayName
     }
 
-    /// Reads the `User` schema; ids may be integers or strings of digits.
+    /// Reads the `User` schema; the id must be a JSON integer ≥ 1.
     init(json: JSONValue) throws(APIError) {
-        guard let id = APIClient.recordID(json["id"]), let username = json["username"]?.stringValue else {
-            throw .malformedResponse("a user without an id or a username")
+        guard let username = json["username"]?.stringValue else {
+            throw .malformedResponse("a user without a username")
         }
+        let id = try APIClient.serverID(json["id"], of: "the user")
         self.init(
             id: id, username: username, role: json["role"]?.stringValue ?? "",
             displayName: json["display_name"]?.stringValue ?? username)
+    }
+}
+
+extension ServerUser {
+    /// A saved session's user, whose id must be an integer's text: one
+    /// saved from a server that sent something else is refused, and the
+    /// message asks for a new login.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let id = try container.decode(String.self, forKey: .id)
+        guard APIClient.isServerID(id) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .id, in: container,
+                debugDescription: "the user id is not an integer ≥ 1, so it cannot name a recorded actor")
+        }
+        self.init(
+            id: id, username: try container.decode(String.self, forKey: .username),
+            role: try container.decode(String.self, forKey: .role),
+            displayName: try container.decode(String.self, forKey: .displayName))
     }
 }
 
@@ -192,12 +214,33 @@ public struct PhotoUpload: Sendable, Equatable {
 public struct APIClient: Sendable {
     public let baseURL: String
     let transport: any HTTPTransport
+    public let limits: ResponseLimits
 
-    public init(baseURL: String, transport: any HTTPTransport) {
+    /// The most bytes of body each kind of answer may have; a longer one is
+    /// given up while it arrives (`TransportError.responseTooLarge`).
+    public struct ResponseLimits: Sendable, Equatable {
+        /// Lists and records read with GET: reference data, history pages.
+        public var json: Int
+        /// The answer to a write (login, refresh, a created record).
+        public var write: Int
+        /// The answer to a photo upload: a path.
+        public var upload: Int
+
+        public init(json: Int = 8 << 20, write: Int = 1 << 20, upload: Int = 64 << 10) {
+            self.json = json
+            self.write = write
+            self.upload = upload
+        }
+
+        public static let standard = ResponseLimits()
+    }
+
+    public init(baseURL: String, transport: any HTTPTransport, limits: ResponseLimits = .standard) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.transport = transport
+        self.limits = limits
     }
 
     // MARK: - Session
@@ -249,8 +292,9 @@ public struct APIClient: Sendable {
         // come from one call per facility then.
         var facilities: [JSONValue] = []
         for facility in listed {
+            // Only an integer id is put into a path: text could name another endpoint.
             guard case .object(var members) = facility, facility["areas"] == nil,
-                let id = Self.recordID(facility["id"])
+                let id = facility["id"]?.integerValue, id >= 1
             else {
                 facilities.append(facility)
                 continue
@@ -268,8 +312,11 @@ public struct APIClient: Sendable {
         for item in items {
             if item["form_schema"] != nil {
                 templates.append(item)
-            } else if let id = Self.recordID(item["id"]) {
+            } else if let id = item["id"]?.integerValue, id >= 1 {
                 templates.append(try call(.get, "/templates/\(id)", token: accessToken))
+            } else {
+                // Without its form and an id to fetch it by, the reader skips it, saying so.
+                templates.append(item)
             }
         }
         return .object(["facilities": .array(facilities), "templates": .array(templates)])
@@ -287,7 +334,8 @@ public struct APIClient: Sendable {
         ]
         if let fieldID = upload.fieldID { parts.append(.field("field_id", fieldID)) }
         let data = try call(
-            .post, "/photos/upload", body: .multipart(parts), token: accessToken, idempotencyKey: idempotencyKey)
+            .post, "/photos/upload", body: .multipart(parts), token: accessToken, idempotencyKey: idempotencyKey,
+            limit: limits.upload)
         guard let path = data["path"]?.stringValue, path.hasPrefix("/uploads/") else {
             throw .malformedResponse("the upload answered without a /uploads/ path")
         }
@@ -321,9 +369,7 @@ public struct APIClient: Sendable {
     {
         let answer = try exchange(
             .post, "/\(resource.rawValue)", json: body, token: accessToken, idempotencyKey: idempotencyKey)
-        guard let id = Self.recordID(answer.data["id"]) else {
-            throw .malformedResponse("/\(resource.rawValue) answered without an id")
-        }
+        let id = try Self.serverID(answer.data["id"], of: "/\(resource.rawValue)'s new record")
         let replayed =
             answer.response.headers["Idempotent-Replayed"]?.trimmingCharacters(in: .whitespaces).lowercased()
             == "true" || answer.response.status == 200
@@ -356,7 +402,7 @@ public struct APIClient: Sendable {
         while true {
             let page = try history(accessToken: accessToken, limit: pageSize, offset: offset)
             for record in page.inspections where Self.isSameInspection(record, body) {
-                if let id = Self.recordID(record["id"]) { return id }
+                return try Self.serverID(record["id"], of: "the matching record of /inspections")
             }
             offset += page.inspections.count
             let oldest = page.inspections.last?["completed_at"]?.stringValue.flatMap(Self.serverTime)
@@ -395,15 +441,17 @@ public struct APIClient: Sendable {
 
     private func call(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, body: HTTPBody? = nil, token: String? = nil,
-        idempotencyKey: String? = nil
+        idempotencyKey: String? = nil, limit: Int? = nil
     ) throws(APIError) -> JSONValue {
-        try exchange(method, path, json: json, body: body, token: token, idempotencyKey: idempotencyKey).data
+        try exchange(
+            method, path, json: json, body: body, token: token, idempotencyKey: idempotencyKey, limit: limit
+        ).data
     }
 
     /// `call`, answering the response too (its status and headers).
     private func exchange(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, body: HTTPBody? = nil, token: String? = nil,
-        idempotencyKey: String? = nil
+        idempotencyKey: String? = nil, limit: Int? = nil
     ) throws(APIError) -> (data: JSONValue, response: HTTPResponse) {
         var headers: HTTPHeaders = ["Accept": "application/json"]
         if let token { headers.set("Authorization", "Bearer \(token)") }
@@ -416,7 +464,8 @@ public struct APIClient: Sendable {
                 HTTPRequest(
                     method: method, url: baseURL + path, headers: headers, body: requestBody,
                     // A write is never resent unseen by libcurl on a new connection (see freshConnection).
-                    freshConnection: idempotencyKey != nil))
+                    freshConnection: idempotencyKey != nil,
+                    maximumResponseBytes: limit ?? (method == .get ? limits.json : limits.write)))
         } catch {
             throw .transport(error)
         }
@@ -453,8 +502,35 @@ public struct APIClient: Sendable {
         }
     }
 
-    /// A record id as text: the server sends integers; strings of digits are
-    /// accepted as they are.
+    /// An id the server answered, which jqc keeps and sends back: a JSON
+    /// integer ≥ 1 (`Schemas/openapi.yaml`), as text. Anything else is a
+    /// contract violation, refused, never adopted: a text id would be sent
+    /// back as text, and a user's could pose as an offline actor.
+    static func serverID(_ value: JSONValue?, of what: String) throws(APIError) -> String {
+        guard let value else { throw .malformedResponse("\(what) came without an id") }
+        guard let integer = value.integerValue, integer >= 1 else {
+            throw .malformedResponse(
+                "\(what) has the id \(excerpt(value)), not an integer ≥ 1 as Schemas/openapi.yaml requires; "
+                    + "it was not adopted")
+        }
+        return String(integer)
+    }
+
+    /// Whether `text` is an id `serverID` could have answered.
+    public static func isServerID(_ text: String) -> Bool {
+        guard let value = Int64(text), value >= 1 else { return false }
+        return String(value) == text
+    }
+
+    /// A value as JSON, at most 40 characters of it, for a message.
+    static func excerpt(_ value: JSONValue) -> String {
+        let text = value.serialized()
+        return text.unicodeScalars.count <= 40
+            ? text : String(String.UnicodeScalarView(text.unicodeScalars.prefix(40))) + "…"
+    }
+
+    /// A record id as text, for labels and comparisons only (never adopted):
+    /// integers, or text as it is.
     static func recordID(_ value: JSONValue?) -> String? {
         guard let value else { return nil }
         if let integer = value.integerValue { return String(integer) }

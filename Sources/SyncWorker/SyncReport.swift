@@ -21,7 +21,9 @@ public struct SyncReport: Sendable {
         public var description: String {
             switch self {
             case .loginRequired(let why), .serverUnreachable(let why), .transportRefused(let why): why
-            case .interrupted: "Sync was interrupted; the item in flight was finished and recorded first."
+            case .interrupted:
+                "Sync was interrupted: every answer that arrived was recorded first; a request cut short is "
+                    + "sent again by the next sync, under the same idempotency key."
             }
         }
     }

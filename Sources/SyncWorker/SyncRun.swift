@@ -512,6 +512,9 @@ public final class SyncRun {
         } catch .loginRequired(let message) {
             report.stop = .loginRequired(APIError.loginRequired(message).description)
             return
+        } catch .transport(.stopped) {
+            report.stop = .interrupted
+            return
         } catch .transport(.couldNotConnect(let detail)) {
             report.stop = .serverUnreachable(
                 "The server could not be reached, so reference data was not refreshed: "
@@ -539,6 +542,10 @@ public final class SyncRun {
             let message = error.description
             stop = .loginRequired(
                 message.contains("jqc login") ? message : message + " Log in again with 'jqc login'.")
+            return false
+        case .transport(.stopped):
+            // SIGINT/SIGTERM cut the request short: nothing is recorded; the next sync sends it again.
+            stop = .interrupted
             return false
         case .transport(let transport) where !transport.isTransient:
             stop = .transportRefused(transport.description)

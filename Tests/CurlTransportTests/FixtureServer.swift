@@ -152,6 +152,8 @@ extension TransportError {
         case .redirectRefused: "redirectRefused"
         case .invalidURL: "invalidURL"
         case .invalidHeader: "invalidHeader"
+        case .responseTooLarge: "responseTooLarge"
+        case .stopped: "stopped"
         case .other: "other"
         }
     }

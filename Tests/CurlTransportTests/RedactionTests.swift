@@ -92,3 +92,98 @@ import Testing
         #expect(Redaction.text("no abc here") == "no abc here", "values too short to be secrets are not registered")
     }
 }
+
+/// Free text from a hostile server: redaction takes time in proportion to
+/// the text (never a backtracking pattern), cuts what is too long, and still
+/// hides every secret.
+@Suite struct LongTextRedactionTests {
+    /// Inputs that made the old pattern backtrack (runs of word characters,
+    /// of credential names, of scheme characters, of separators), 50 KB each.
+    static let hostileTexts: [(String, String)] = [
+        ("word characters", String(repeating: "a", count: 50_000)),
+        ("credential names", String(repeating: "token", count: 10_000)),
+        ("names without values", String(repeating: "password=", count: 6_000)),
+        ("JSON pairs without values", String(repeating: #""secret": ""#, count: 4_000)),
+        ("scheme characters", String(repeating: "a+.-", count: 12_500) + "://"),
+        ("URLs", String(repeating: "https://u:p@h/?token=x&", count: 2_200)),
+        ("schemes without values", String(repeating: "Bearer ", count: 7_000)),
+        ("dashes", String(repeating: "-", count: 50_000) + "auth=x"),
+        ("non-ASCII", String(repeating: "é", count: 25_000)),
+    ]
+
+    @Test(arguments: hostileTexts)
+    func aHugeTextIsRedactedAtOnceAndCut(_ name: String, _ text: String) {
+        let started = ContinuousClock.now
+        let printed = Redaction.text(text)
+        // A generous bound: the old pattern took minutes on these; a hang never meets it.
+        #expect(ContinuousClock.now - started < .seconds(5), "\(name)")
+        #expect(printed.unicodeScalars.count <= Redaction.keptLength * 3 / 2 + 45, "\(name): \(printed.count)")
+        #expect(printed.hasSuffix("more characters not shown)"), "\(name): \(printed.suffix(80))")
+    }
+
+    @Test func aLongMessageIsCutSayingHowMuchWasLeftOut() {
+        let text = String(repeating: "x", count: 50_000)
+        #expect(
+            Redaction.text(text)
+                == String(repeating: "x", count: Redaction.keptLength) + "… (49600 more characters not shown)")
+        #expect(Redaction.text("short", keeping: 5) == "short")
+        #expect(Redaction.text("shorter", keeping: 5) == "short… (2 more characters not shown)")
+        // Scalars, not bytes: a cut never splits a character's encoding.
+        #expect(Redaction.text("ééé", keeping: 2) == "éé… (1 more characters not shown)")
+    }
+
+    @Test func aCredentialInAHugeTextIsStillHidden() {
+        let filler = String(repeating: "x ", count: 25_000)
+        let cases = [
+            "Authorization: Bearer abc.def.ghi " + filler,
+            #"{"password": "pw-1234", "user": "dana"} "# + filler,
+            "see https://u:pw-1234@h/x?access_token=t-5678 " + filler,
+            "refresh_token=t-5678&x=1 " + filler,
+        ]
+        for text in cases {
+            let printed = Redaction.text(text)
+            for secret in ["abc.def.ghi", "pw-1234", "t-5678"] {
+                #expect(!printed.contains(secret), "\(secret) in \(printed.prefix(100))")
+            }
+            #expect(printed.contains(Redaction.placeholder))
+        }
+    }
+
+    /// Copies of a secret, then a piece of it, past the cut: the kept part
+    /// never shows any of it, however much the placeholders shortened the
+    /// text before it, nor a piece of it read only partly at the window's end.
+    @Test(arguments: [0, 1, 7, 399])
+    func aSecretNearTheCutNeverShowsAPiece(_ filler: Int) {
+        let secret = "sec-" + (0..<36).map { _ in String(Int.random(in: 0...9)) }.joined()
+        Redaction.hide(secret)
+        let lead = String(repeating: "x", count: filler)
+        for copies in [1, 10, 12, 40, 100] {
+            // Shorter, the piece is within the kept part, where it is only text.
+            for piece in [8, 20, secret.count - 1] where filler + copies * secret.count >= Redaction.keptLength {
+                let text = lead + String(repeating: secret, count: copies) + secret.prefix(piece)
+                let printed = Redaction.text(text)
+                #expect(!printed.contains(secret.prefix(8)), "\(copies) copies, \(piece): \(printed)")
+                #expect(printed.hasPrefix(lead))
+            }
+        }
+    }
+
+    @Test func aSecretStraddlingTheCutIsReplacedWhole() {
+        let secret = "straddle-" + String(UInt64.random(in: 1_000_000...9_999_999))
+        Redaction.hide(secret)
+        let lead = String(repeating: "y", count: Redaction.keptLength - 4)
+        let printed = Redaction.text(lead + secret + String(repeating: "z", count: 100))
+        #expect(printed == lead + Redaction.placeholder + "… (100 more characters not shown)")
+    }
+
+    /// A secret the server chose to be long and self-similar, in a text made
+    /// of it: still one scan per secret.
+    @Test func aLongSelfSimilarSecretTakesNoLongerToFind() {
+        let secret = String(repeating: "a", count: 4_000) + "b"
+        Redaction.hide(secret)
+        let started = ContinuousClock.now
+        let printed = Redaction.text(String(repeating: "a", count: 60_000) + "b")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(!printed.contains("b"))
+    }
+}

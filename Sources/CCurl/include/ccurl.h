@@ -50,6 +50,10 @@ CURLcode ccurl_setopt_write_callback(CURL *handle, CURLoption option, curl_write
 /// same reason as `ccurl_setopt_write_callback`.
 CURLcode ccurl_setopt_read_callback(CURL *handle, CURLoption option, curl_read_callback callback);
 
+/// For CURLOPT_XFERINFOFUNCTION (progress, and the chance to abort a
+/// transfer at least about once a second even while nothing arrives).
+CURLcode ccurl_setopt_xferinfo_callback(CURL *handle, CURLoption option, curl_xferinfo_callback callback);
+
 // MARK: - Information (curl_easy_getinfo)
 
 /// For `CURLINFO_LONG` items (CURLINFO_RESPONSE_CODE, CURLINFO_NUM_CONNECTS):

@@ -14,6 +14,9 @@ Endpoints (any method):
   /redirect       302 to /echo
   /slow?ms=<n>    answers after n milliseconds
   /drop           reads the request, then closes the connection unanswered
+  /endless        200 with a chunked JSON body that never ends
+  /large?bytes=<n>  200 announcing Content-Length n, then sending n bytes
+  /stall          reads the request and never answers (until --lifetime)
 
 --closed-port instead binds a port without listening on it, so connecting to
 it is refused, and keeps it until exit so no one else can take it.
@@ -120,6 +123,33 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif url.path == "/slow":
             time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
             self.respond(200, {"slept_ms": int(query.get("ms", ["1000"])[0])})
+        elif url.path == "/endless":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"[" + b'{"id": 1, "name": "x"},' * 2000
+            try:
+                while True:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    chunk = b'{"id": 1, "name": "x"},' * 2000
+            except OSError:
+                self.close_connection = True
+        elif url.path == "/large":
+            size = int(query.get("bytes", ["0"])[0])
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            try:
+                block = b" " * 65536
+                while size > 0:
+                    self.wfile.write(block[:size])
+                    size -= len(block)
+            except OSError:
+                self.close_connection = True
+        elif url.path == "/stall":
+            time.sleep(3600)
         elif url.path == "/drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
