@@ -208,6 +208,18 @@ import Testing
         #expect(try jqc("--as", "Dana", "set", inspection, "Floors", "4").status == 0)
     }
 
+    @Test func aNewLedgerWhereAnotherWasRemovedIgnoresItsHeadFile() throws {
+        #expect(FileManager.default.fileExists(atPath: home + "/store-head"))
+        try FileManager.default.removeItem(atPath: home + "/store")
+        try FileManager.default.removeItem(atPath: home + "/config.json")
+        try FileManager.default.removeItem(atPath: home + "/device.key")
+        #expect(try jqc("init").status == 0)
+        #expect(try jqc("pull", "--from", SampleReference.path).status == 0)
+        #expect(try jqc("verify").status == 0)
+        _ = try jqc.startInspection("Restroom QC")
+        #expect(StoreHead.read(home + "/store-head")?.head.position == UInt64(try events()))
+    }
+
     @Test func aReadOnlyCopyIsCheckedAndNotWritten() throws {
         let head = try #require(StoreHead.read(home + "/store-head"))
         #expect(head.head.position == UInt64(try events()))

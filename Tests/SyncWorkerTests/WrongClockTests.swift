@@ -52,6 +52,17 @@ import Testing
         #expect(inspectionPosts == 2)
     }
 
+    @Test func syncRetryTakesARetryingItem() throws {
+        let id = try sample.completedInspection(photos: 0, issues: 0)
+        server.script("/inspections", [.status(503, "down for maintenance")])
+        _ = try run(at: ManualClock(Timestamp(iso8601: "2027-03-01T09:00:00Z")!))
+        #expect(try sample.ledger.outbox().first?.state == .retrying)
+        let retry = try sample.jqc("sync", "retry", String(id.lowercased.prefix(8)))
+        #expect(retry.status == 0, "\(retry.stderr)")
+        #expect(retry.stdout.contains("Queued again: inspection"))
+        #expect(try sample.ledger.outbox().first?.state == .pending)
+    }
+
     @Test func aRetryWithinTheBackoffStillWaits() throws {
         try sample.completedInspection(photos: 0, issues: 0)
         server.script("/inspections", [.status(503, "down for maintenance")])
