@@ -1,4 +1,5 @@
 import Foundation
+import InspectionStore
 import JQCCommands
 import LedgerStore
 import LedgerTestSupport
@@ -185,6 +186,20 @@ import Testing
         #expect(stat(victim, &status) == 0 && status.st_mode & 0o777 == 0o600)
         #expect(FileManager.default.contents(atPath: target) == Data("new".utf8))
         #expect(stat(target, &status) == 0 && status.st_mode & 0o777 == 0o644)
+    }
+
+    @Test func aKilledCapturesRandomlyNamedFileIsStillCleanedUp() throws {
+        let photos = PhotoStore(directory: directory.appending("photos"))
+        mkdir(directory.appending("photos"), 0o700)
+        mkdir(photos.stagingDirectory, 0o700)
+        let hash = String(repeating: "ab", count: 32)
+        // A PID above the kernel's limit never runs; the test's own is alive.
+        let names = ["\(hash).tmp-99999999.1f2e3d", "\(hash).tmp-99999999", "\(hash).tmp-\(getpid()).9a8b"]
+        for name in names {
+            #expect(FileManager.default.createFile(atPath: photos.stagingDirectory + "/" + name, contents: Data()))
+        }
+        #expect(Set(photos.removeStaleTemporaries()) == Set(names.prefix(2)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: photos.stagingDirectory) == [names[2]])
     }
 
     @Test func aFileAtTheOldTemporaryNameIsLeftAlone() throws {
