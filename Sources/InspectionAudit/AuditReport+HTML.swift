@@ -265,6 +265,7 @@ extension AuditReport {
             }
             out += "<td><span class=\"summary\">\(Self.escape(entry.summary))</span>"
             if entry.hadNoEffect { out += " <em>(no effect on the record)</em>" }
+            if entry.recordedBeforePrevious { out += " <strong class=\"bad\">\(TimelineEntry.clockWentBack)</strong>" }
             if !entry.changes.isEmpty, !entry.summaryStatesChanges {
                 out += "<ul class=\"changes\">"
                 for change in entry.changes {

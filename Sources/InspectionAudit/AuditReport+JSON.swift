@@ -177,6 +177,7 @@ extension AuditReport {
             .init("summary", .string(entry.summary)),
             .init("changes", .array(entry.changes.map(Self.changeJSON))),
             .init("no_effect", .bool(entry.hadNoEffect)), .init("problem", .optional(entry.problem)),
+            .init("recorded_before_previous", .bool(entry.recordedBeforePrevious)),
             .init("chain", .string(entry.position > 0 ? chain.standing(of: entry.position) : "missing")),
             .init("chain_hash", .optional(chainHash(at: entry.position))),
             .init(

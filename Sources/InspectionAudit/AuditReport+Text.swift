@@ -188,6 +188,7 @@ extension AuditReport {
         }
         line += shown(entry.summary)
         if entry.hadNoEffect { line += "  [no effect on the record]" }
+        if entry.recordedBeforePrevious { line += "  \(TimelineEntry.clockWentBack)" }
         if entry.position > 0, chain.standing(of: entry.position) == "failed" { line += "  [FAILS THE CHAIN CHECK]" }
         var lines = [line]
         if !entry.summaryStatesChanges { lines += entry.changes.map { "           \(shown($0.text))" } }
@@ -263,7 +264,9 @@ extension AuditReport {
             lines.append("  no sync outcomes recorded")
         } else {
             for entry in outcomes {
-                lines.append("  \(entry.position)  \(entry.record?.recordedAt.iso8601 ?? "")  \(shown(entry.summary))")
+                lines.append(
+                    "  \(entry.position)  \(entry.record?.recordedAt.iso8601 ?? "")  \(shown(entry.summary))"
+                        + (entry.recordedBeforePrevious ? "  \(TimelineEntry.clockWentBack)" : ""))
             }
         }
         return lines

@@ -49,6 +49,13 @@ public struct TimelineEntry: Sendable {
     /// `apply` ignores such events so that any log replays; an auditor
     /// should still see that someone recorded them.
     public var hadNoEffect: Bool
+    /// The record's time is earlier than that of the stream's record before
+    /// it: the device clock went back (or was set wrong) between them, so
+    /// times in this stream are not in order and cannot be read as such.
+    public var recordedBeforePrevious = false
+
+    /// The marker every rendering shows for `recordedBeforePrevious`.
+    public static let clockWentBack = "⚠ recorded before the previous event (the device clock went back)"
 
     /// Whether `summary` already states every change (a field set or
     /// cleared reads `old → new`), so renderings need not list them again.
@@ -78,6 +85,8 @@ public struct AuditTimeline: Sendable {
     /// Pinned templates by content hash: those given, and those the stream
     /// itself pinned.
     public private(set) var templates: [String: Template]
+    /// When the stream's previous record was recorded (for `recordedBeforePrevious`).
+    private var previousRecordedAt: Timestamp?
     /// Where the stream pinned its own template, if it did.
     public private(set) var templatePinnedAt: UInt64?
     /// The position of the last folded entry (0 when there is none).
@@ -184,7 +193,14 @@ public struct AuditTimeline: Sendable {
     }
 
     private mutating func fold(_ record: EventRecord) {
-        var problems: [String] = []
+        let wentBack = previousRecordedAt.map { record.recordedAt < $0 } ?? false
+        previousRecordedAt = record.recordedAt
+        fold(record, problems: [])
+        if wentBack { entries[entries.count - 1].recordedBeforePrevious = true }
+    }
+
+    private mutating func fold(_ record: EventRecord, problems: [String]) {
+        var problems = problems
         if record.stream != inspectionID {
             problems.append(
                 "the record belongs to inspection \(record.stream.lowercased), yet the stream index lists it here")

@@ -95,7 +95,7 @@ public struct PhotoStore: Sendable {
     /// every recording command pay for the size of the photo store).
     public var stagingDirectory: String { directory + "/.incoming" }
 
-    /// Removes the temporary files (`NAME.tmp-PID`) that a capture killed
+    /// Removes the temporary files (`NAME.tmp-PID.RANDOM`) that a capture killed
     /// mid-write left behind in `stagingDirectory`, where process PID is no
     /// longer running. Answers the names removed.
     @discardableResult
@@ -104,8 +104,9 @@ public struct PhotoStore: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: stagingDirectory)) ?? []
         var removed: [String] = []
         for name in names {
+            // `NAME.tmp-PID.RANDOM` (or `NAME.tmp-PID`, as earlier builds named them).
             guard let marker = name.range(of: ".tmp-", options: .backwards),
-                let pid = Int32(name[marker.upperBound...]), pid > 0
+                let pid = Int32(name[marker.upperBound...].prefix { $0 != "." }), pid > 0
             else { continue }
             // ESRCH: no such process. A live writer's file is left alone.
             if kill(pid, 0) != 0 && errno == ESRCH, unlink(stagingDirectory + "/" + name) == 0 {

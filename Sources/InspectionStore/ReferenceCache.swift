@@ -1,3 +1,4 @@
+import Foundation
 import InspectionDomain
 import LMDB
 import LedgerCore
@@ -30,6 +31,37 @@ public final class ReferenceCache: Sendable {
         public init(facilities: [Facility], templates: [Template]) {
             self.facilities = facilities
             self.templates = templates
+        }
+
+        /// Reads `{"facilities": [...], "templates": [...]}` as `init(json:)`
+        /// does, except that a template this jqc cannot use is left out and
+        /// named in `skipped` (one line each) instead of refusing the file:
+        /// the rule a server pull follows too.
+        public static func keepingUsable(json: JSONValue) throws -> (snapshot: Snapshot, skipped: [String]) {
+            guard case .object(var members) = json, let list = json["templates"] else {
+                return (try Snapshot(json: json), [])
+            }
+            var usable: [JSONValue] = []
+            var skipped: [String] = []
+            for (index, item) in (list.arrayValue ?? list["data"]?.arrayValue ?? []).enumerated() {
+                do {
+                    try Template(json: item).validate()
+                    usable.append(item)
+                } catch {
+                    let name = item["name"]?.stringValue.map {
+                        " \"\(TerminalText.singleLine(String($0.prefix(60))))\""
+                    }
+                    let id = Facility.normalizedID(item["id"]).map { TerminalText.singleLine(String($0.prefix(40))) }
+                    skipped.append(
+                        "Template \(id ?? "number \(index + 1)")\(name ?? "") was skipped: \(error). This jqc cannot "
+                            + "record it.")
+                }
+            }
+            if list.arrayValue != nil || list["data"]?.arrayValue != nil {
+                members.removeAll { $0.key == "templates" }
+                members.append(.init("templates", .array(usable)))
+            }
+            return (try Snapshot(json: .object(members)), skipped)
         }
 
         /// Reads `{"facilities": [...], "templates": [...]}`, where each list
@@ -129,5 +161,35 @@ public final class ReferenceCache: Sendable {
         try log.environment.read { txn in
             try txn.get(meta, Array("pulled_at".utf8)).map { String(decoding: $0, as: UTF8.self) }
         }
+    }
+}
+
+extension InspectionLedger {
+    /// Replaces the reference cache with `snapshot` unless that would take
+    /// away what recording needs; then the cache is kept as it was and
+    /// `ReferenceDataError.wouldLose` says why. A snapshot without a usable
+    /// template is refused while the cache holds templates or the pull
+    /// skipped some (`skipped`: a hostile or broken server would otherwise
+    /// leave `jqc start` nothing, offline), and so is one that leaves out a
+    /// template a draft or an outstanding follow-up was started from.
+    @discardableResult
+    public func replaceReference(
+        with snapshot: ReferenceCache.Snapshot, skipped: [String] = [], at time: Timestamp
+    ) throws -> ReferenceCache.Kept {
+        let cached = try reference.allTemplates()
+        if snapshot.templates.isEmpty, !cached.isEmpty || !skipped.isEmpty {
+            throw ReferenceDataError.wouldLose(
+                "it holds no template this jqc can use (\(skipped.count) skipped), and the cache's "
+                    + "\(cached.count) templates would be gone, so no inspection could be started")
+        }
+        let offered = Set(snapshot.templates.map(\.id))
+        let inUse = Set(try summaries(.drafts).map(\.templateID) + summaries(.followUps).map(\.templateID))
+        let dropped = cached.map(\.id).filter { inUse.contains($0) && !offered.contains($0) }
+        if !dropped.isEmpty {
+            throw ReferenceDataError.wouldLose(
+                "it leaves out template\(dropped.count == 1 ? "" : "s") \(ReferenceDataError.list(dropped)), which "
+                    + "open drafts or outstanding follow-ups were started from")
+        }
+        return try reference.replace(with: snapshot, at: time)
     }
 }

@@ -72,10 +72,16 @@ public enum ReferenceDataError: Error, CustomStringConvertible {
     /// One pull or import names the same id for two facilities or two
     /// templates: which one is meant cannot be told, so none is kept.
     case duplicateIDs(facilities: [String], templates: [String])
+    /// Accepting the pull would take away what recording needs (`why`); the
+    /// cache was kept as it was.
+    case wouldLose(String)
 
     public var description: String {
         switch self {
         case .invalid(let why): "the reference data is not usable: \(why). Nothing was changed."
+        case .wouldLose(let why):
+            "the reference data was not accepted: \(why). The cached facilities and templates were kept as they "
+                + "were. Fix the file, or ask the server's administrator; recorded inspections are not affected."
         case .duplicateIDs(let facilities, let templates):
             "the reference data is ambiguous: "
                 + [

@@ -118,6 +118,9 @@ struct AuditCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         let format = self.format ?? (invocation.json ? .json : .text)
+        if let output {
+            try OutputPath.requireOutside(ledger: invocation.home.path, output, what: "the audit report")
+        }
         let auditor = try invocation.auditorLedger()
         defer { auditor.close() }
         let inspection = try auditor.resolveInspection(id)

@@ -41,21 +41,21 @@ struct BackupCommand: RunnableCommand {
         let home = invocation.home
         guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
         let target = LedgerDirectory.resolve(option: destination, environment: invocation.environment)
-        let made = try LedgerCopy.prepareEmptyDirectory(target.path, for: "backup")
+        let destination = try CopyDestination.claim(target.path, ledger: home.path, for: "backup")
         let log = try invocation.openingStore { try EventLog(directory: home.storePath, access: .reading) }
         defer { log.close() }
         let summary: LedgerCopy.Summary
         var keyNotCopied: DeviceKeyError?
         do {
-            try FileStore.makeDirectory(target.storePath)
             try log.copyStore(to: target.storePath)
             let photos = try LedgerCopy.copyPhotos(from: home, to: target)
             try LedgerCopy.copyConfig(from: home, to: target)
             keyNotCopied = try LedgerCopy.copyDeviceKey(from: home, to: target)
             let checked = try LedgerCopy.verifyCopy(at: target, against: log)
+            try StoreHead(checked).recordDurably(at: target.path + "/store-head")  // a restore brings its own
             summary = LedgerCopy.Summary(events: checked.position, head: checked, photos: photos)
         } catch {
-            LedgerCopy.remove(target, madeDirectory: made)
+            destination.remove()
             throw LedgerCopy.spaceNamed(error, at: target.path)
         }
         if invocation.json {
@@ -103,47 +103,6 @@ enum LedgerCopy {
         var events: UInt64
         var head: LedgerDigest
         var photos: Photos
-    }
-
-    /// Makes sure `path` is a new or empty directory; answers whether this
-    /// run created it (so a failure removes exactly what it made).
-    static func prepareEmptyDirectory(_ path: String, for command: String) throws -> Bool {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw JQCError.refused(
-                    "\(path) exists and is not a directory; nothing was written. Name a new directory for the \(command)."
-                )
-            }
-            let entries: [String]
-            do {
-                entries = try FileManager.default.contentsOfDirectory(atPath: path)
-            } catch {
-                throw JQCError.refused(
-                    "\(path) cannot be listed (\(error.localizedDescription)); nothing was written. Name a directory "
-                        + "this user can read and write.")
-            }
-            guard entries.isEmpty else {
-                throw JQCError.refused(
-                    "\(path) is not empty; nothing was written. Name a new (or empty) directory for the \(command), "
-                        + "so no earlier copy is overwritten.")
-            }
-            return false
-        }
-        try FileStore.makeDirectory(path)
-        return true
-    }
-
-    /// Removes what a failed copy wrote into `target`.
-    static func remove(_ target: LedgerDirectory, madeDirectory: Bool) {
-        let files = FileManager.default
-        if madeDirectory {
-            try? files.removeItem(atPath: target.path)
-        } else {
-            for path in [target.storePath, target.photosPath, target.configPath, target.deviceKeyPath] {
-                try? files.removeItem(atPath: path)
-            }
-        }
     }
 
     /// A write that failed for lack of space, named as such.

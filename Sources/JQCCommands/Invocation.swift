@@ -156,12 +156,12 @@ extension Invocation {
     /// Reference data from the server: facilities and templates (with their
     /// form schemas), through the saved session, refreshed once on a 401.
     /// Templates this jqc cannot use are skipped, each with a warning on stderr.
-    func pullFromServer() throws -> ReferenceCache.Snapshot {
+    func pullFromServer() throws -> (snapshot: ReferenceCache.Snapshot, skipped: [String]) {
         let session = try serverSession()
         let pulled = try online(
             "pull reference data", offlineHint: "Offline, import it from a file with 'jqc pull --from FILE'."
         ) { () throws(APIError) in try ReferencePull.fetch(session) }
         for warning in pulled.warnings { stderr.line("jqc: \(warning)") }
-        return pulled.snapshot
+        return (pulled.snapshot, pulled.warnings)
     }
 }

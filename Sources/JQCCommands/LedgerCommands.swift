@@ -47,6 +47,8 @@ struct InitCommand: RunnableCommand {
         do {
             try FileStore.makeDirectory(home.path)
             try FileStore.makeDirectory(home.photosPath)
+            // A head file left by a ledger removed from here is not this new store's (`StoreHead`).
+            unlink(home.path + "/store-head")
             try EventLog(directory: home.storePath, access: .creating).close()
             try config.save(home)
             try DeviceKeyFile.create(home, device: config.deviceID)

@@ -167,6 +167,9 @@ struct LogPrinter {
     private var hashMatches: [String: Bool] = [:]
     /// Each stream's template once found (emptied when templates change).
     private var resolved: [UUID: Template] = [:]
+    /// When each stream's last record seen was recorded, to mark a record
+    /// recorded before it (`TimelineEntry.recordedBeforePrevious`).
+    private var previousTimes: [UUID: Timestamp] = [:]
     /// The current schema version of each type name seen (0: unknown).
     private var currentVersions: [String: Int] = [:]
     /// Lines formatted and not yet handed to stdout (a block at a time;
@@ -221,6 +224,10 @@ struct LogPrinter {
     }
 
     mutating func print(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
+        // Against the stream's record seen before this one (a filtered
+        // listing may not have seen the one just before it).
+        let wentBack = previousTimes[record.stream].map { record.recordedAt < $0 } ?? false
+        previousTimes[record.stream] = record.recordedAt
         guard filter.admits(record) else {
             if record.type == InspectionEventType.templatePinned.rawValue {
                 unreadPins.append(record)
@@ -266,6 +273,13 @@ struct LogPrinter {
         }
         if invocation.json {
             emit { EventExport.appendJSONLine(for: record, event: event, to: &$0) }
+            // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
+            if wentBack {
+                flush()
+                invocation.stderr.line(
+                    "jqc: position \(record.position): \(TimelineEntry.clockWentBack) of inspection "
+                        + "\(record.stream.lowercased.prefix(8))")
+            }
         } else {
             if !upcasts, Self.namesFields(event) { template = try self.template(of: record) }
             var hash: String?
@@ -274,7 +288,8 @@ struct LogPrinter {
             {
                 hash = matches ? started.templateHash : nil
             }
-            let summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
+            var summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
+            if wentBack { summary += "  " + TimelineEntry.clockWentBack }
             emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
         }
     }

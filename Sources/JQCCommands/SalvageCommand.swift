@@ -48,7 +48,7 @@ struct SalvageCommand: RunnableCommand {
                 "\(home.storePath)/data.mdb does not exist, so there is nothing to salvage. Restore a backup.")
         }
         let target = LedgerDirectory.resolve(option: destination, environment: invocation.environment)
-        let made = try LedgerCopy.prepareEmptyDirectory(target.path, for: "salvage")
+        let destination = try CopyDestination.claim(target.path, ledger: home.path, for: "salvage")
         let scratch = target.path + "/.salvage-scratch"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let salvaged: Salvage
@@ -72,7 +72,7 @@ struct SalvageCommand: RunnableCommand {
             try? FileManager.default.removeItem(atPath: scratch)
             summary = try Self.write(best, into: target, from: home)
         } catch {
-            LedgerCopy.remove(target, madeDirectory: made)
+            destination.remove()
             throw LedgerCopy.spaceNamed(error, at: target.path)
         }
         let kept = UInt64(salvaged.events.count)

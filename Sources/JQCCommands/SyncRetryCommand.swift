@@ -16,10 +16,12 @@ struct SyncRetryCommand: RunnableCommand {
         "ID", help: "An outbox item or an inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "retry",
-        abstract: "Queue failed or stalled items again: one outbox item, or every such item of an inspection.",
+        abstract:
+            "Queue failed, stalled or retrying items again: one outbox item, or every such item of an inspection.",
         discussion: """
             ID is a prefix of an outbox item's id (see 'jqc outbox') or of an inspection's id. The attempts \
-            start again from zero and a stalled item is due at once; run 'jqc sync' to send them. A photo whose \
+            start again from zero and a stalled or retrying item is due at once (also one whose next try was \
+            set far ahead by a wrong clock); run 'jqc sync' to send them. A photo whose \
             record already went to the server without it is not queued (it would be a dangling file).
             """,
         group: "Syncing",
@@ -53,7 +55,7 @@ struct SyncRetryCommand: RunnableCommand {
         // file nothing on the server points to: it is not queued again.
         var leftOut: [OutboxItem] = []
         var failed: [OutboxItem] = []
-        for row in rows where row.state == .failed || row.state == .stalled {
+        for row in rows where [.failed, .stalled, .retrying].contains(row.state) {
             if row.item.kind == .photo, let state = try ledger.state(of: row.inspectionID),
                 let photo = state.photo(id: row.item.id),
                 case .synced = state.sync.status(of: state.owner(ofPhoto: photo))
@@ -75,8 +77,8 @@ struct SyncRetryCommand: RunnableCommand {
             if !leftOut.isEmpty { throw JQCError.refused("Nothing was queued again for '\(reference)'.") }
             let states = Set(rows.map(\.state.rawValue)).sorted().joined(separator: ", ")
             throw JQCError.refused(
-                "Nothing to retry for '\(reference)': its items are \(states), not failed or stalled. Pending and "
-                    + "retrying items are sent by 'jqc sync' on their own.")
+                "Nothing to retry for '\(reference)': its items are \(states), not failed, stalled or "
+                    + "retrying. Pending items are sent by 'jqc sync' on their own.")
         }
         let actor = try invocation.actor()
         let device = try invocation.config().deviceID

@@ -8,6 +8,7 @@ import Foundation
 /// be left open: `write` commits when its closure returns and aborts when it
 /// throws. The map is fixed and large (`defaultMapSize`): it only reserves
 /// address space, so it never has to grow and a closure never runs twice.
+/// Under an address-space limit it is sized to fit at each open (`AddressSpace`).
 ///
 /// Opening is defensive: an existing `data.mdb` is checked (`StoreFile`)
 /// before LMDB maps it, a missing one is created only with `Options.create`,
@@ -124,7 +125,7 @@ public final class Environment: @unchecked Sendable {
             try check(mdb_env_set_assert(env, storeAssertion), "mdb_env_set_assert")
             try check(mdb_env_set_maxdbs(env, options.maxTables), "mdb_env_set_maxdbs")
             try check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders")
-            try check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize")
+            try check(mdb_env_set_mapsize(env, try Self.mapSize(options, directory)), "mdb_env_set_mapsize")
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.readOnly && options.noLock { flags |= UInt32(MDB_NOLOCK) }
@@ -139,7 +140,13 @@ public final class Environment: @unchecked Sendable {
         } catch {
             if let slot { StoreFaults.unregister(slot: slot) }
             mdb_env_close(env)
-            if creates && error.code == ENOSPC { Self.removeIfEmpty(directory) }
+            if creates && (error.code == ENOSPC || error.code == ENOMEM) { Self.removeIfEmpty(directory) }
+            // mmap's ENOMEM under a limit is the limit, whatever the estimate said.
+            if error.code == ENOMEM, let limit = AddressSpace.limit,
+                error.operation != "mapping the store at \(directory)"
+            {
+                throw AddressSpace.tooLarge(limit: limit, needed: Self.fileSize(directory), directory: directory)
+            }
             throw error
         }
         state = ConditionLocked(State(handle: env, faultSlot: slot))
@@ -157,6 +164,19 @@ public final class Environment: @unchecked Sendable {
         if rc == ENOSPC || rc == EDQUOT {
             throw LMDBError(code: rc, operation: "reserving the lock file \(lockPath)")
         }
+    }
+
+    /// The map to open with: `options.mapSize`, or less under an
+    /// address-space limit (`AddressSpace`).
+    private static func mapSize(_ options: Options, _ directory: String) throws(LMDBError) -> Int {
+        try AddressSpace.mapSize(
+            wanted: options.mapSize, fileSize: fileSize(directory), readOnly: options.readOnly, directory: directory)
+    }
+
+    /// The size of `data.mdb` (0 when there is none yet).
+    private static func fileSize(_ directory: String) -> Int {
+        var status = stat()
+        return stat(directory + "/data.mdb", &status) == 0 ? Int(status.st_size) : 0
     }
 
     /// Removes what a failed creation made (an empty store directory, a lock
@@ -290,8 +310,14 @@ public final class Environment: @unchecked Sendable {
 
     private func adoptResizedMap() throws(LMDBError) {
         try whileQuiescent { () throws(LMDBError) in
-            // A size of zero adopts the size another process has set.
-            try check(mdb_env_set_mapsize(try env(), 0), "adopting the map size set by another process")
+            // A size of zero adopts the size another process has set; under
+            // an address-space limit the map is sized again for the grown file.
+            let size =
+                AddressSpace.limit == nil
+                ? 0
+                : try AddressSpace.mapSize(
+                    wanted: options.mapSize, fileSize: Self.fileSize(path), readOnly: options.readOnly, directory: path)
+            try check(mdb_env_set_mapsize(try env(), size), "adopting the map size set by another process")
         }
     }
 

@@ -26,6 +26,9 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
         case missing
         /// The disk (or the user's quota) is full.
         case noSpace
+        /// The store's map does not fit the process's address-space limit
+        /// (`ENOMEM`; the message gives the limit and what is needed).
+        case addressSpace
         /// Permission or I/O failure from the operating system.
         case system
         /// Anything else LMDB reports.
@@ -46,6 +49,7 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
         case MDB_CORRUPTED, MDB_PAGE_NOTFOUND: .damaged
         case ENOENT: .missing
         case ENOSPC, EDQUOT: .noSpace
+        case ENOMEM: .addressSpace
         case let c where c > 0: .system
         default: .other
         }

@@ -4,12 +4,18 @@ import Foundation
 /// the new, never a mix: written to a temporary file with the mode asked
 /// for, fsynced, renamed into place, and the directory fsynced so the rename
 /// itself survives a power cut. Used for photos, the config and credentials.
+///
+/// The temporary file is created with `O_CREAT | O_EXCL | O_NOFOLLOW` under a
+/// name nobody can guess (the PID and 64 random bits): in a directory another
+/// user can write (a backup's destination), a symbolic link planted at the
+/// temporary name is never followed, so nobody can make this write (and its
+/// `fchmod`) land on a file of theirs choosing.
 public enum DurableFile {
     /// Writes `data` to `path` with permissions `mode` (applied explicitly:
     /// open() would subject it to the umask). Throws the failing step and the
     /// operating system's reason.
     ///
-    /// The temporary file (`NAME.tmp-PID`) is made beside `path`, or in
+    /// The temporary file (`NAME.tmp-PID.RANDOM`) is made beside `path`, or in
     /// `staging` (a directory on the same filesystem, so the rename stays
     /// atomic) when one is given: then a directory of many files never has to
     /// be listed to find what a killed writer left behind. A missing staging
@@ -21,9 +27,15 @@ public enum DurableFile {
         if let staging, mkdir(staging, 0o700) != 0 && errno != EEXIST {
             throw DurableFileError(path: path, step: "creating \(staging)", code: errno)
         }
-        let temporary =
-            (staging.map { $0 + "/" + name } ?? path) + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        let base = (staging.map { $0 + "/" + name } ?? path) + ".tmp-\(getpid())."
+        var temporary = ""
+        var fd: Int32 = -1
+        // A name already taken is someone else's file (or link): never opened, another name is drawn.
+        for _ in 0..<4 {
+            temporary = base + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw DurableFileError(path: path, step: "creating \(temporary)", code: errno) }
         var failure: DurableFileError?
         if fchmod(fd, mode) != 0 {
@@ -42,7 +54,7 @@ public enum DurableFile {
             throw failure
         }
         let directory = (path as NSString).deletingLastPathComponent
-        let dir = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
+        let dir = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             // A directory that cannot be fsynced (some filesystems) still holds the renamed file.
             _ = fsync(dir)

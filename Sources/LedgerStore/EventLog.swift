@@ -23,6 +23,9 @@ public final class EventLog: Sendable {
     /// storage layers reaches the tables behind the log's back.
     package let environment: Environment
     let tables: Tables
+    /// The ledger's `store-head` file (`StoreHead`), when this store is a
+    /// ledger's: checked on every open, rewritten after each commit.
+    public let headFile: String?
     /// What the last committed write through this log left for the next one
     /// (`WriterMemo`: checked against the stored head before it is used).
     private let writerMemo = Mutex<WriterMemo?>(nil)
@@ -49,6 +52,8 @@ public final class EventLog: Sendable {
     /// `meta` table or format marker is `notALedger`, and a store that fails
     /// the pre-flight check of its file is `damagedStore`.
     package init(directory: String, options: Environment.Options = .init()) throws {
+        let headFile = StoreHead.path(forStore: directory)
+        self.headFile = headFile
         let environment: Environment
         do {
             environment = try Environment(directory: directory, options: options)
@@ -93,6 +98,17 @@ public final class EventLog: Sendable {
                 environment: environment, tables: opened, stored: storedFormat, readOnly: options.readOnly)
             if options.readOnly, storedFormat != Self.format { opened.tree = nil }
             tables = opened
+            // Read before the snapshot is taken: a commit made meanwhile
+            // moves the file only after the store, never ahead of the snapshot.
+            if let headFile, let recorded = StoreHead.read(headFile) {
+                let reader = opened
+                try environment.read { txn in
+                    let log = LedgerReader(transaction: txn, tables: reader)
+                    try recorded.check(
+                        storeHead: try log.head(), storedHash: { position in try log.storedHash(at: position) },
+                        store: directory, file: headFile)
+                }
+            }
             if !creates && !options.readOnly {
                 // A cheap probe of the log's own tree and its newest record: a
                 // command that would write (or show views) on a damaged or
@@ -152,6 +168,7 @@ public final class EventLog: Sendable {
             // Only a committed transaction's memo: `environment.write` has
             // returned, so the commit succeeded.
             writerMemo.withLock { $0 = left }
+            if let headFile, let head = left?.head, head != memo?.head { StoreHead(head).record(at: headFile) }
             return result
         } catch {
             // Nothing was committed; the next writer loads from the store.

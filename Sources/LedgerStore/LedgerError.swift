@@ -28,6 +28,14 @@ public enum LedgerError: Error, CustomStringConvertible {
     case noSpace(path: String, freeBytes: UInt64)
     /// The store filled its fixed map (1 TiB by default); nothing was committed.
     case mapFull(path: String)
+    /// The store's map does not fit the process's address-space limit
+    /// (`why` gives the limit and the size needed); nothing was read or written.
+    case addressSpace(path: String, why: String)
+    /// The store is older than the head this device recorded for it
+    /// (`StoreHead`): commits are missing (a meta page rewritten, an older
+    /// `data.mdb` copied into place), or, with `replaced`, the record at the
+    /// recorded position is another one.
+    case rolledBack(path: String, headFile: String, recorded: LedgerDigest, found: LedgerDigest, replaced: Bool)
     /// A record's chain link does not match its contents or its predecessor:
     /// it was changed after it was written.
     case brokenChain(position: UInt64, what: String)
@@ -62,6 +70,20 @@ public enum LedgerError: Error, CustomStringConvertible {
         case .mapFull(let path):
             "the ledger's store at \(path) has filled its map (the most it was opened to hold); nothing was written. "
                 + "Copy it with 'jqc backup DEST' (which compacts it) and use the copy."
+        case .addressSpace(let path, let why):
+            "the ledger's store at \(path) cannot be opened: \(why). Nothing was changed. Raise the limit (or run "
+                + "jqc without one); the store itself is not damaged."
+        case .rolledBack(let path, let headFile, let recorded, let found, let replaced):
+            (replaced
+                ? "the ledger's store at \(path) was replaced: its record at position \(recorded.position) is not "
+                    + "the one this device recorded there (\(headFile) holds \(recorded))"
+                : "the ledger's store at \(path) went back in time: it ends at position \(found.position), but this "
+                    + "device recorded up to \(recorded.position) (\(headFile)), so "
+                    + "\(recorded.position - found.position) record\(recorded.position - found.position == 1 ? " is" : "s are") "
+                    + "missing (the commits after it were lost, or an older copy of data.mdb was put in place)")
+                + ". Nothing was read or changed. Restore the latest backup (copy its whole directory, 'jqc backup' "
+                + "writes its own store-head), or copy what this store still holds into a new ledger with 'jqc "
+                + "salvage DEST'. If an older store was put here on purpose, remove \(headFile) to accept it."
         case .brokenChain(let position, let what):
             "record \(position) fails its chain check (\(what)): the ledger was changed after it was written, "
                 + "so nothing is shown or recorded on top of it. Run 'jqc verify' to see the damage, then restore a "
@@ -86,6 +108,8 @@ public enum LedgerError: Error, CustomStringConvertible {
             return .noSpace(path: path, freeBytes: freeSpace(at: path))
         case .mapFull:
             return .mapFull(path: path)
+        case .addressSpace:
+            return .addressSpace(path: path, why: error.message)
         default:
             // A short write at commit comes back as EIO; on a (nearly) full disk it is the disk.
             if error.code == EIO, freeSpace(at: path) < 1 << 20 {

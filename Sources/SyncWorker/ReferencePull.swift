@@ -49,7 +49,7 @@ public struct ReferencePull: Sendable {
             } catch {
                 warnings.append(
                     "Template \(label) was skipped: \(error.description) This jqc cannot record it; the other "
-                        + "templates and facilities were kept.")
+                        + "templates and facilities are kept unless that would leave none to record with.")
             }
         }
         return ReferencePull(snapshot: .init(facilities: facilities, templates: templates), warnings: warnings)

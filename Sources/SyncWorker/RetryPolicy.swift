@@ -6,7 +6,9 @@ import LedgerCore
 /// The delay before attempt `n + 1` (after `n` failures) is
 /// `min(cap, base × factor^(n-1))`, spread by ±`jitter` so that devices that
 /// failed together do not all come back at the same moment; a server's
-/// `Retry-After` is honoured when it asks for longer. A transient failure is
+/// `Retry-After` is honoured when it asks for longer (up to an hour). A next
+/// attempt set further ahead than any such wait is due at once (`isDue`):
+/// the clock was wrong when it was set. A transient failure is
 /// retried for as long as it lasts: an outage of minutes or hours must never
 /// need a person. After `SyncFailure.stalledAfterAttempts` failures the item
 /// is shown as stalled (with its last error and next try), still retried
@@ -45,8 +47,29 @@ public struct RetryPolicy: Sendable, Equatable {
         let exponent = Double(max(0, failures - 1))
         let nominal = min(cap, base * Self.power(factor, exponent))
         let spread = nominal * (1 + jitter * (2 * min(max(unit, 0), 1) - 1))
-        let wanted = max(spread, Double(retryAfter ?? 0))
+        let wanted = max(spread, Double(min(retryAfter ?? 0, Self.longestRetryAfter)))
         return max(0, wanted * scale)
+    }
+
+    /// The longest `Retry-After` honoured, in seconds: a server asking for
+    /// more (a year) is waited for this long, so no inspection is parked
+    /// because of one answer.
+    public static let longestRetryAfter = 3600
+
+    /// The longest wait `delay` can ask for, in seconds: the cap with its
+    /// jitter, or the longest `Retry-After` honoured.
+    public var longestDelay: Double {
+        max(cap * (1 + jitter), Double(Self.longestRetryAfter)) * max(scale, 1)
+    }
+
+    /// Whether an item whose next attempt was set for `next` may be sent at
+    /// `now`: when that moment has come, and also when it lies further ahead
+    /// than any wait this policy sets. Such a time was computed while the
+    /// clock was wrong (a year ahead); keeping it would park the evidence
+    /// for a year after the clock is put right.
+    public func isDue(nextAttempt next: Timestamp, at now: Timestamp) -> Bool {
+        let ahead = Double(next.microsecondsSinceEpoch) - Double(now.microsecondsSinceEpoch)
+        return ahead <= 0 || ahead > (longestDelay + 1) * 1_000_000
     }
 
     /// When the next attempt is due after the `failures`th failure at `now`.

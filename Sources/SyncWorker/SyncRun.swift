@@ -269,11 +269,12 @@ public final class SyncRun {
     /// retried until it shows as stalled when retries are due at once.
     static let maximumPasses = SyncFailure.stalledAfterAttempts + 3
 
-    /// Pending, or retrying (stalled too) with its next attempt due; never an item given up.
+    /// Pending, or retrying (stalled too) with its next attempt due (or set
+    /// impossibly far ahead, by a wrong clock); never an item given up.
     func isDue(_ row: OutboxItem, at now: Timestamp) -> Bool {
         switch row.state {
         case .pending: true
-        case .retrying, .stalled: (row.nextAttemptAt ?? now) <= now
+        case .retrying, .stalled: policy.isDue(nextAttempt: row.nextAttemptAt ?? now, at: now)
         default: false
         }
     }
@@ -524,7 +525,13 @@ public final class SyncRun {
             report.reference = .failed(error.description)
             return
         }
-        try ledger.reference.replace(with: pulled.snapshot, at: clock.now())
+        do {
+            try ledger.replaceReference(with: pulled.snapshot, skipped: pulled.warnings, at: clock.now())
+        } catch let refusal as ReferenceDataError {
+            report.reference = .failed(refusal.description)
+            report.referenceWarnings = pulled.warnings
+            return
+        }
         report.reference = .refreshed(
             facilities: pulled.snapshot.facilities.count, templates: pulled.snapshot.templates.count)
         report.referenceWarnings = pulled.warnings

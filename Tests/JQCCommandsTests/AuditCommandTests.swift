@@ -604,6 +604,10 @@ final class AuditScenario: @unchecked Sendable {
         defer { environment.close() }
         guard let events = try environment.table("events") else { throw Failure("no events table") }
         try environment.write { txn in try body(txn, events) }
+        // A forger who edits the store also removes the device's record of its
+        // head (`store-head`), which would refuse a shortened log at once: the
+        // audit's own checks must find the edit without it.
+        unlink(home + "/store-head")
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

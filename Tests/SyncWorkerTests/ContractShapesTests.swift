@@ -106,7 +106,10 @@ import Testing
         let warning = try #require(pulled.warnings.first)
         #expect(warning.hasPrefix("Template 99 \"Drone Survey\" was skipped: "))
         #expect(warning.contains("lidar_scan"))
-        #expect(warning.hasSuffix("This jqc cannot record it; the other templates and facilities were kept."))
+        #expect(
+            warning.hasSuffix(
+                "This jqc cannot record it; the other templates and facilities are kept unless that would leave "
+                    + "none to record with."))
     }
 
     @Test func aLoginAnswerWithoutAUserReadsTheIdentityFromAuthMe() throws {

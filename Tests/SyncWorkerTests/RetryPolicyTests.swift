@@ -55,3 +55,24 @@ import Testing
         #expect(next.microsecondsSinceEpoch - now.microsecondsSinceEpoch == 4_000_000)
     }
 }
+
+/// Which next attempts are due: the ones whose time has come, and the ones
+/// set further ahead than any wait the policy sets (a wrong clock set them).
+@Suite struct RetryDueTests {
+    static let now = Timestamp(microsecondsSinceEpoch: 1_795_000_000_000_000)
+    static let cases: [(seconds: Int64, due: Bool)] = [
+        (-10, true), (0, true), (2, false), (300, false), (3600, false), (3602, true), (86_400, true),
+        (31_536_000, true),
+    ]
+
+    @Test(arguments: cases)
+    func dueWhenTheTimeHasComeOrTheTimeIsImpossible(seconds: Int64, due: Bool) {
+        let next = Timestamp(microsecondsSinceEpoch: Self.now.microsecondsSinceEpoch + seconds * 1_000_000)
+        #expect(RetryPolicy.standard.isDue(nextAttempt: next, at: Self.now) == due)
+    }
+
+    @Test func theLongestRetryAfterHonouredIsAnHour() {
+        #expect(RetryPolicy.standard.delay(afterFailure: 1, unit: 0.5, retryAfter: 31_536_000) == 3600)
+        #expect(RetryPolicy.standard.longestDelay == 3600)
+    }
+}
