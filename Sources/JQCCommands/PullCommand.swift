@@ -1,0 +1,51 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc pull --from FILE` (and, online, `jqc pull`).
+struct PullCommand: RunnableCommand {
+    static let path = ["pull"]
+    static let from = OptionSpec("from", valueName: "FILE", help: "Import from this JSON file instead of the server.")
+    static let spec = CommandSpec(
+        "pull", abstract: "Refresh facilities and templates from the server, or import them from a file.",
+        discussion: """
+            The file holds {"facilities": [...], "templates": [...]} in the server's shapes. Reference data \
+            is a cache: replacing it never touches recorded inspections, which keep the template they pinned. \
+            A template this jqc cannot use is skipped and named; the rest is kept. A pull that would leave no \
+            usable template, or leave out one a draft or an outstanding follow-up was started from, is \
+            refused and the cache kept as it was (exit status 1).
+            """,
+        group: "Setup",
+        options: [from])
+
+    var file: String?
+
+    init(_ parsed: ParsedCommand) throws(UsageError) { file = try parsed.value(of: Self.from) }
+
+    func run(_ invocation: Invocation) throws {
+        let ledger = try invocation.ledger()
+        let snapshot: ReferenceCache.Snapshot
+        let skipped: [String]
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw JQCError.unreadableFile(file, "no such file, or not readable")
+            }
+            (snapshot, skipped) = try ReferenceCache.Snapshot.keepingUsable(json: try JSONValue(parsing: [UInt8](data)))
+            for line in skipped { invocation.stderr.line("jqc: \(line)") }
+        } else {
+            (snapshot, skipped) = try invocation.pullFromServer()
+        }
+        // The counts are what the cache holds afterwards, not what was sent.
+        let kept = try ledger.replaceReference(with: snapshot, skipped: skipped, at: invocation.clock.now())
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object(["facilities": .integer(kept.facilities), "templates": .integer(kept.templates)])))
+        } else {
+            invocation.stdout.line("Pulled \(kept.facilities) facilities and \(kept.templates) templates.")
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc show ID`.
+struct ShowCommand: RunnableCommand {
+    static let path = ["show"]
+    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
+    static let spec = CommandSpec(
+        "show", abstract: "Show an inspection: its form and answers, what is still required, score, issues, sync.",
+        discussion: "Required fields are marked '*', and '!' while still empty.", group: "Reviewing",
+        positionals: [idArgument])
+
+    var id: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require(Self.idArgument) }
+
+    func run(_ invocation: Invocation) throws {
+        let state = try invocation.reading { ledger in
+            guard let state = try ledger.state(of: try ledger.resolveInspection(id)) else {
+                throw LookupError.noInspection(id)
+            }
+            return state
+        }
+        let report = FormReport(state: state)
+        invocation.stdout.line(invocation.json ? JSONOutput.render(report) : report.text)
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc templates` and `jqc templates show ID`.
+struct TemplatesCommand: RunnableCommand {
+    static let path = ["templates"]
+    static let spec = CommandSpec(
+        "templates", abstract: "List the templates (from the last pull); 'templates show ID' draws one.",
+        group: "Setup")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws {
+        let templates = try invocation.reading { try $0.reference.allTemplates() }
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(.array(templates.map(\.listingJSON))))
+            return
+        }
+        guard !templates.isEmpty else {
+            invocation.stdout.line("No templates yet: run 'jqc pull' (or 'jqc pull --from FILE').")
+            return
+        }
+        invocation.stdout.line(
+            TextTable.render(
+                header: ["ID", "NAME", "VERSION", "FIELDS"],
+                rows: templates.map { [$0.id, $0.name, "\($0.version)", "\($0.fields.count)"] }))
+    }
+}
+
+struct TemplatesShowCommand: RunnableCommand {
+    static let path = ["templates", "show"]
+    static let templateArgument = PositionalSpec("TEMPLATE", help: "The template's id or name.")
+    static let spec = CommandSpec(
+        "show", abstract: "Draw a template's form on its 12-column grid.", positionals: [templateArgument])
+
+    var reference: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require(Self.templateArgument) }
+
+    func run(_ invocation: Invocation) throws {
+        let template = try StartCommand.template(named: reference, in: invocation.ledger())
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(template.jsonValue))
+        } else {
+            invocation.stdout.line(TemplateGrid(template: template).text)
+        }
+    }
+}
+
+/// A template drawn as text: one line of boxes per grid row, each box as
+/// wide as its column span.
+struct TemplateGrid {
+    let template: Template
+    static let columnWidth = 7
+
+    var text: String {
+        var lines = [
+            "\(template.name.terminalSafe) (template \(template.id.terminalSafe), version \(template.version))"
+        ]
+        // The cache only stores validated templates, but a ledger kept by
+        // someone else may hold any layout: one outside the grid is described,
+        // not drawn (its spans would overflow the arithmetic below).
+        do {
+            try template.validate()
+        } catch {
+            return (lines + ["cannot be drawn: \(error)"]).joined(separator: "\n").terminalSafe
+        }
+        let rows = Dictionary(grouping: template.fields, by: \.row).sorted { $0.key < $1.key }
+        let ruler = "+" + String(repeating: "-", count: 12 * Self.columnWidth - 1) + "+"
+        lines.append(ruler)
+        for (_, fields) in rows {
+            var line = ""
+            var column = 1
+            for field in fields.sorted(by: { $0.col < $1.col }) {
+                if field.col > column {
+                    line += "|" + String(repeating: " ", count: (field.col - column) * Self.columnWidth - 1)
+                }
+                let width = field.colSpan * Self.columnWidth - 1
+                let name = field.label.terminalSafe
+                var label = field.type.isDisplayOnly ? name : "\(field.required ? "*" : "")\(name)"
+                if !field.type.isDisplayOnly { label += " [\(field.id.rawValue.terminalSafe):\(field.type.rawValue)]" }
+                if label.count > width - 1 { label = String(label.prefix(width - 2)) + "…" }
+                line += "|" + " " + label + String(repeating: " ", count: max(0, width - 1 - label.count))
+                column = field.col + field.colSpan
+            }
+            if column <= 12 { line += "|" + String(repeating: " ", count: (13 - column) * Self.columnWidth - 1) }
+            lines.append(line + "|")
+            lines.append(ruler)
+        }
+        lines.append("* required; [id:type] is how 'jqc set' names a field.")
+        return lines.joined(separator: "\n")
+    }
+}
