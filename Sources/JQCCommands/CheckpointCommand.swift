@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
@@ -85,64 +86,6 @@ struct CheckpointCommand: RunnableCommand {
                     ])))
         } else {
             invocation.stdout.write(note)
-        }
-    }
-}
-
-/// Reading a checkpoint handed over in a file, verified with the key the log records.
-enum CheckpointFile {
-    static func read(_ path: String, log: EventLog, home: LedgerDirectory) throws -> (Checkpoint, NoteKey) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CheckpointError.unreadable(path)
-        }
-        return try verify(String(decoding: data, as: UTF8.self), log: log, home: home)
-    }
-
-    /// A signed checkpoint note verified with a key the log published (a
-    /// file's contents, or a witness's answer).
-    static func verify(_ text: String, log: EventLog, home: LedgerDirectory) throws -> (Checkpoint, NoteKey) {
-        let config = try LedgerConfig.load(home)
-        // Any key the device published counts, if it was published within
-        // the tree the checkpoint signs (a key published later cannot sign
-        // for an earlier log): so a replaced key file keeps old checkpoints valid.
-        let published = try log.read { try DeviceKeyFile.publishedRecords($0, device: config.deviceID) }
-        guard !published.isEmpty else { throw CheckpointError.noKeyRecord(device: config.deviceID) }
-        var firstError: NoteError?
-        for (verifierKey, record) in published.reversed() {
-            let key = try NoteKey(parsing: verifierKey)
-            do {
-                let checkpoint = try Checkpoint(verifying: text, key: key)
-                guard record.position <= checkpoint.size else {
-                    throw NoteError.unverified(
-                        "its key was published at position \(record.position), after the \(checkpoint.size) records it signs"
-                    )
-                }
-                return (checkpoint, key)
-            } catch let error as NoteError {
-                firstError = firstError ?? error
-            }
-        }
-        throw firstError!
-    }
-}
-
-/// A checkpoint that this log does not extend, or cannot be read.
-enum CheckpointError: Error, CustomStringConvertible {
-    case unreadable(String)
-    case notExtended(String)
-    /// The log records no key to check a checkpoint with. Signing now would
-    /// publish a key and sign this very log, whatever was done to it.
-    case noKeyRecord(device: UUID)
-
-    var description: String {
-        switch self {
-        case .unreadable(let path): "cannot read the checkpoint file \(path)"
-        case .notExtended(let why): "NOT INTACT: the log does not extend the checkpoint: \(why)"
-        case .noKeyRecord(let device):
-            "NOT VERIFIED: the log records no signing key for device \(device.lowercased), so no checkpoint can be checked "
-                + "against it: if this device signed checkpoints before, its key record was removed from the log. "
-                + "Do not sign this log ('jqc checkpoint' would sign whatever it now holds); run 'jqc verify --full' "
-                + "and check it against a checkpoint or digest kept elsewhere."
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import Synchronization
