@@ -11,14 +11,18 @@ public enum JQC {
 
     /// Every command, in the order help lists them within their groups.
     static let commands: [any RunnableCommand.Type] = [
-        InitCommand.self, PullCommand.self, FacilitiesCommand.self, TemplatesCommand.self, TemplatesShowCommand.self,
+        InitCommand.self, ConfigCommand.self, ConfigListCommand.self, ConfigGetCommand.self, ConfigSetCommand.self,
+        ConfigUnsetCommand.self, PullCommand.self, FacilitiesCommand.self, TemplatesCommand.self,
+        TemplatesShowCommand.self,
         StartCommand.self, SetCommand.self, FillCommand.self, EditCommand.self, ClearCommand.self, PhotoCommand.self,
         SignCommand.self,
         FlagCommand.self,
         SubmitCommand.self, DiscardCommand.self,
         ShowCommand.self, InspectionsCommand.self, DraftsCommand.self, IssuesCommand.self, FollowUpsCommand.self,
-        OutboxCommand.self,
+        OutboxCommand.self, StatusCommand.self,
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
+        ServiceCommand.self, ServiceInstallCommand.self, ServiceStatusCommand.self, ServiceUninstallCommand.self,
+        ServiceUnitCommand.self,
         HistoryCommand.self,
         VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
         ProveCommand.self, LogCommand.self,
