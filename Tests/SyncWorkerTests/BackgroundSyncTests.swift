@@ -1,0 +1,80 @@
+import Foundation
+import InspectionDomain
+import LedgerTestSupport
+import Testing
+
+/// `jqc sync --daemon`, the background service's command, through the built
+/// `jqc` against the development server: it sends a submitted inspection
+/// within seconds with nobody typing `sync`, keeps running through a
+/// revoked session (saying so once; `status` and `whoami` say "log in
+/// again"), and sends the queued work by itself after `jqc login`.
+@Suite struct BackgroundSyncTests {
+    @Test func theDaemonSendsBySelfWaitsThroughARevokedSessionAndResumesAfterLogin() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let daemon = try BackgroundJQC(sample.jqc, ["sync", "--daemon"])
+        defer { daemon.send(SIGKILL) }
+        #expect(eventually { daemon.stderr.contains("jqc sync: started on ") }, "\(daemon.stderr)")
+
+        try sample.completedInspection(photos: 1, issues: 1)
+        #expect(eventually(timeout: 20) { (try? server.count("inspections")) == 1 }, "\(daemon.stderr)")
+        #expect(
+            eventually { daemon.stderr.contains("jqc sync: sent 2 photos, 1 inspection, 1 issue [") },
+            "\(daemon.stderr)")
+        #expect(eventually { (try? server.count("issues")) == 1 }, "\(daemon.stderr)")
+
+        // The server revokes the session: every access token expires and no refresh is accepted.
+        try server.faults(.object(["expire_tokens_now": .bool(true), "refuse_refresh": .bool(true)]))
+        let queued = try sample.completedInspection(photos: 0, issues: 0)
+        #expect(
+            eventually(timeout: 20) { daemon.stderr.contains("the server refused the session (") },
+            "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("log in again with 'jqc login'"))
+        usleep(1_500_000)
+        #expect(daemon.isRunning, "the daemon exited on a refused session: \(daemon.stderr)")
+        let refusals = daemon.stderr.components(separatedBy: "the server refused the session").count - 1
+        #expect(refusals == 1, "said once: \(daemon.stderr)")
+        let whoami = try sample.jqc("whoami")
+        #expect(whoami.status == 0)
+        #expect(whoami.stdout.contains("the server REFUSED this session at "), "\(whoami.stdout)")
+        let status = try sample.jqc("status")
+        #expect(status.stdout.contains("the server REFUSED this session at "), "\(status.stdout)")
+        #expect(status.stdout.contains("log in again with 'jqc login'"))
+        #expect(status.stdout.contains("submitted, waiting    1 inspection"), "\(status.stdout)")
+        #expect(try server.count("inspections") == 1)
+
+        // A new login (refreshes are still refused): the daemon sees it and sends the queued work.
+        try sample.login()
+        #expect(eventually(timeout: 20) { (try? server.count("inspections")) == 2 }, "\(daemon.stderr)")
+        #expect(try eventually { try sample.ledger.state(of: queued)?.sync.serverID != nil })
+        #expect(!(try sample.jqc("whoami")).stdout.contains("REFUSED"))
+        let after = try sample.jqc("status")
+        #expect(after.stdout.contains("Not on the server yet: nothing"), "\(after.stdout)")
+
+        daemon.send(SIGTERM)
+        #expect(try daemon.wait() == 0, "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("jqc sync: stopped"))
+        // One line per outcome, each with its time.
+        for line in daemon.stderr.split(separator: "\n") {
+            #expect(
+                line.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z jqc sync: "#, options: .regularExpression)
+                    != nil, "\(line)")
+        }
+    }
+
+    @Test func aSecondDaemonIsRefusedAndWatchWithDaemonIsAUsageError() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let daemon = try BackgroundJQC(sample.jqc, ["sync", "--daemon"])
+        defer { daemon.send(SIGKILL) }
+        #expect(eventually { daemon.stderr.contains("jqc sync: started on ") }, "\(daemon.stderr)")
+        let second = try sample.jqc("sync", "--daemon")
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("sync"), "\(second.stderr)")
+        let both = try sample.jqc("sync", "--daemon", "--watch")
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("--daemon with --watch"), "\(both.stderr)")
+    }
+}
