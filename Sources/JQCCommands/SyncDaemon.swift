@@ -23,6 +23,8 @@ struct SyncDaemon {
 
     /// The longest wait while offline.
     static let longestOfflineWait = 300.0
+    /// Seconds between pulls of reference data.
+    static let referencePullInterval = 900
 
     func run() throws {
         let home = invocation.home
@@ -34,6 +36,7 @@ struct SyncDaemon {
         var watch = LedgerWatch(home)
         var offlineStreak = 0
         var waitingFor: String?
+        var lastPull: ContinuousClock.Instant?
         say("started on \(home.path); syncs after each change, when the network returns, and every \(interval) s")
         while !signals.stopRequested {
             var wait = Double(interval)
@@ -47,13 +50,16 @@ struct SyncDaemon {
                 if waitingFor != nil, offlineStreak == 0 { say("resumed") }
                 waitingFor = nil
                 let witness = WitnessSetting.witness(for: config, key: { try DeviceKeyFile.ensure(invocation) })
+                // Reference data changes rarely: pulled on the first run, then at most every 15 minutes.
+                let pulls = lastPull.map { ContinuousClock.now - $0 > .seconds(Self.referencePullInterval) } ?? true
                 let run = try SyncRun(
                     ledger: ledger, session: session, device: config.deviceID, clock: invocation.clock,
-                    policy: policy, shouldStop: { signals.stopRequested },
+                    policy: policy, pullsReferenceData: pulls, shouldStop: { signals.stopRequested },
                     journalPath: home.path + "/sync-inflight", concurrency: concurrency)
                 run.witness = witness
                 let started = ContinuousClock.now
                 let report = try run.run()
+                if pulls, case .refreshed = report.reference { lastPull = ContinuousClock.now }
                 let seconds = Self.seconds(ContinuousClock.now - started)
                 switch report.stop {
                 case .serverUnreachable(let why):
