@@ -38,8 +38,19 @@ struct ServiceInstallCommand: RunnableCommand {
         try FileStore.makeDirectory(service.userUnitDirectory, mode: 0o755)
         try FileStore.writeAtomically(Data(unit.utf8), to: service.userUnitPath, mode: 0o644)
         let out = invocation.stdout
+        let manager = service.hasUserManager
+        if manager { try Self.enable(service) }
+        if invocation.json {
+            out.line(
+                JSONOutput.render(
+                    .object([
+                        "unit": .string(service.userUnitPath), "ledger": .string(invocation.home.path),
+                        "enabled": .bool(manager),
+                    ])))
+            return
+        }
         out.line("Wrote \(service.userUnitPath) (jqc sync --daemon on \(invocation.home.path)).")
-        guard service.hasUserManager else {
+        guard manager else {
             out.line(
                 "No systemd user manager answers here, so nothing was started. From your login session run:")
             out.line("  systemctl --user daemon-reload && systemctl --user enable --now \(SyncService.unitName)")
@@ -48,16 +59,21 @@ struct ServiceInstallCommand: RunnableCommand {
                     + "running yourself.")
             return
         }
+        out.line("Enabled and started \(SyncService.unitName); it starts with your session from now on.")
+        out.line("What it did: journalctl --user -u \(SyncService.unitName)   What is left: jqc status")
+    }
+
+    /// `systemctl --user daemon-reload`, then `enable --now` the unit.
+    static func enable(_ service: SyncService) throws {
         for arguments in [["daemon-reload"], ["enable", "--now", SyncService.unitName]] {
-            guard let answer = service.userManager(arguments), answer.status == 0 else {
+            let answer = service.userManager(arguments)
+            guard let answer, answer.status == 0 else {
                 throw JQCError.refused(
                     "systemctl --user \(arguments.joined(separator: " ")) failed: "
-                        + TerminalText.singleLine(service.userManager(arguments)?.output ?? "no answer")
+                        + TerminalText.singleLine(answer?.output ?? "no answer")
                         + ". The unit is written; run that command yourself to see why.")
             }
         }
-        out.line("Enabled and started \(SyncService.unitName); it starts with your session from now on.")
-        out.line("What it did: journalctl --user -u \(SyncService.unitName)   What is left: jqc status")
     }
 
     /// This jqc's own path (`/proc/self/exe`), so the unit runs the binary that installed it.
@@ -114,6 +130,12 @@ struct ServiceUninstallCommand: RunnableCommand {
                 throw JQCError.io("removing \(service.userUnitPath)", errno)
             }
             if service.hasUserManager { _ = service.userManager(["daemon-reload"]) }
+        }
+        if invocation.json {
+            out.line(JSONOutput.render(.object(["unit": .string(service.userUnitPath), "removed": .bool(exists)])))
+            return
+        }
+        if exists {
             out.line("Removed \(service.userUnitPath); nothing syncs in the background any more ('jqc sync' by hand).")
         } else {
             out.line("\(service.userUnitPath) is not there; nothing was removed.")

@@ -97,4 +97,20 @@ import Testing
         let relative = try jqc("service", "unit", "--exec", "bin/jqc")
         #expect(relative.status == 2)
     }
+
+    /// (definition, command): the `--json` outputs of `jqc service`, against their schemas.
+    static let outputs: [(String, [String])] = [
+        ("service_status", ["service"]), ("service_install", ["service", "install"]),
+        ("service_status", ["service", "status"]), ("service_uninstall", ["service", "uninstall"]),
+    ]
+
+    @Test func everyJSONOutputMatchesItsSchema() throws {
+        let jqc = try jqc(manager: false)
+        for (definition, command) in Self.outputs {
+            let result = try jqc.run(["--json"] + command)
+            #expect(result.status == 0, "\(result.stderr)")
+            let check = try JSONSchemaCheck.validate(definition, result.stdout)
+            #expect(check.status == 0, "jqc --json \(command.joined(separator: " ")): \(check.stderr)")
+        }
+    }
 }
