@@ -43,6 +43,12 @@ import Testing
         #expect(status.stdout.contains("log in again with 'jqc login'"))
         #expect(status.stdout.contains("submitted, waiting    1 inspection"), "\(status.stdout)")
         #expect(try server.count("inspections") == 1)
+        let json = try sample.jqc("--json", "status")
+        #expect(try JSONSchemaCheck.validate("status", json.stdout).status == 0, "\(json.stdout)")
+        let object = try JSONValue(parsing: json.stdout)
+        #expect(object["session"]?["state"]?.stringValue == "refused")
+        #expect(object["not_on_server"]?["waiting"]?["inspections"]?.integerValue == 1)
+        #expect(object["last_sync"]?["sent_at"]?.isNull == false)
 
         // A new login (refreshes are still refused): the daemon sees it and sends the queued work.
         try sample.login()
