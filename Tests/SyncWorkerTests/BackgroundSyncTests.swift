@@ -87,4 +87,27 @@ import Testing
         #expect(both.status == 2)
         #expect(both.stderr.contains("--daemon with --watch"), "\(both.stderr)")
     }
+
+    @Test func whoamiCheckLearnsARefusalThatALoginEnds() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        #expect(!(try sample.jqc("whoami")).stdout.contains("REFUSED"))
+        try server.faults(.object(["expire_tokens_now": .bool(true), "refuse_refresh": .bool(true)]))
+        let check = try sample.jqc("whoami", "--check")
+        #expect(check.status == 1)
+        let whoami = try sample.jqc("whoami")
+        #expect(whoami.status == 0, "the identity is kept: \(whoami.stderr)")
+        #expect(whoami.stdout.contains("Dana Inspector (inspector, inspector, user 1)"), "\(whoami.stdout)")
+        #expect(
+            whoami.stdout.contains("the server REFUSED this session at ")
+                && whoami.stdout.contains(": log in again with 'jqc login'; recording goes on meanwhile"),
+            "\(whoami.stdout)")
+        let json = try sample.jqc("--json", "whoami")
+        #expect(try JSONSchemaCheck.validate("whoami", json.stdout).status == 0, "\(json.stdout)")
+        #expect(try JSONValue(parsing: json.stdout)["refused"]?["refused_at"]?.stringValue != nil)
+        try sample.login()
+        #expect(!(try sample.jqc("whoami")).stdout.contains("REFUSED"))
+        #expect(try JSONValue(parsing: try sample.jqc("--json", "whoami").stdout)["refused"]?.isNull == true)
+    }
 }
