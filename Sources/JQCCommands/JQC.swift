@@ -37,7 +37,9 @@ public enum JQC {
         help: "The ledger directory (default: $JQC_HOME, else $XDG_DATA_HOME/jqc, else ~/.local/share/jqc).")
     /// `--as NAME`, accepted by every command (read by ``ActorName``).
     static let actingAs = OptionSpec(
-        "as", valueName: "NAME", help: "Record as NAME when nobody is logged in (marked unverified).")
+        "as", valueName: "NAME",
+        help: "Record as NAME when nobody is logged in (marked unverified; default: $JQC_ACTOR, else "
+            + "'jqc config set actor NAME').")
     /// `--json`, accepted by every command.
     static let json = FlagSpec("json", help: "Print results as JSON (stable field names, for scripts).")
 
