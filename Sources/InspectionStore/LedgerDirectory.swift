@@ -76,18 +76,30 @@ public struct LedgerConfig: Codable, Sendable, Equatable {
     /// A CA bundle to trust in addition to the system's (verification is never turned off).
     public var caBundle: String?
     public var createdAt: String
+    /// The base URL of a witness of the log's history (the witness protocol
+    /// of `Schemas/ledger-format.md`), if one is configured; none by default,
+    /// and then a sync sends nothing outside the server's contract.
+    public var witnessURL: String?
+    /// The offline actor's name, used when nobody is logged in and no
+    /// `--as NAME` or `JQC_ACTOR` is given.
+    public var actor: String?
 
     enum CodingKeys: String, CodingKey {
         case deviceID = "device_id"
         case serverURL = "server_url"
         case caBundle = "ca_bundle"
         case createdAt = "created_at"
+        case witnessURL = "witness_url"
+        case actor
     }
 
-    public init(deviceID: UUID, serverURL: String?, caBundle: String? = nil, createdAt: Timestamp) {
+    public init(
+        deviceID: UUID, serverURL: String?, caBundle: String? = nil, witnessURL: String? = nil, createdAt: Timestamp
+    ) {
         self.deviceID = deviceID
         self.serverURL = serverURL
         self.caBundle = caBundle
+        self.witnessURL = witnessURL
         self.createdAt = createdAt.iso8601
     }
 

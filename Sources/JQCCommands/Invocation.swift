@@ -1,5 +1,6 @@
 import Foundation
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -126,6 +127,11 @@ public final class Invocation {
             return Actor(id: session.user.id, name: session.user.displayName, verified: true)
         }
         if let named { return Actor(id: "local:\(named)", name: named, verified: false) }
+        // Then `JQC_ACTOR`, then the ledger's `actor` setting (`jqc config set actor NAME`).
+        let settings = LedgerSettings(directory: home, environment: environment)
+        if let name = try settings.inForce(.actor).value {
+            return Actor(id: "local:\(name)", name: name, verified: false)
+        }
         throw JQCError.noActor
     }
 
