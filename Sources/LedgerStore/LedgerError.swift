@@ -39,6 +39,10 @@ public enum LedgerError: Error, CustomStringConvertible {
     /// A record's chain link does not match its contents or its predecessor:
     /// it was changed after it was written.
     case brokenChain(position: UInt64, what: String)
+    /// The store's files cannot be opened for writing: the file system is
+    /// mounted read-only (`EROFS`) or this user may not write them
+    /// (`EACCES`/`EPERM`, `permissionDenied`). Nothing was changed.
+    case unwritable(path: String, permissionDenied: Bool)
 
     public var description: String {
         switch self {
@@ -88,6 +92,15 @@ public enum LedgerError: Error, CustomStringConvertible {
             "record \(position) fails its chain check (\(what)): the ledger was changed after it was written, "
                 + "so nothing is shown or recorded on top of it. Run 'jqc verify' to see the damage, then restore a "
                 + "backup or use 'jqc salvage DEST'."
+        case .unwritable(let path, let permissionDenied):
+            (permissionDenied
+                ? "the ledger's store at \(path) cannot be opened for writing: permission denied (this user may not "
+                    + "write its files). Nothing was recorded. Run jqc as the user who owns the ledger, or give this "
+                    + "user write permission on it"
+                : "the ledger's store at \(path) is on a read-only file system, so nothing can be recorded in it. "
+                    + "Nothing was changed. Remount it read-write, or copy the whole ledger directory somewhere "
+                    + "writable and use the copy")
+                + "; the commands that only read (show, inspections, log, audit, verify) work as it is."
         }
     }
 
@@ -110,6 +123,10 @@ public enum LedgerError: Error, CustomStringConvertible {
             return .mapFull(path: path)
         case .addressSpace:
             return .addressSpace(path: path, why: error.message)
+        case .system where error.code == EROFS:
+            return .unwritable(path: path, permissionDenied: false)
+        case .system where error.code == EACCES || error.code == EPERM:
+            return .unwritable(path: path, permissionDenied: true)
         default:
             // A short write at commit comes back as EIO; on a (nearly) full disk it is the disk.
             if error.code == EIO, freeSpace(at: path) < 1 << 20 {
