@@ -43,6 +43,9 @@ public enum LedgerError: Error, CustomStringConvertible {
     /// mounted read-only (`EROFS`) or this user may not write them
     /// (`EACCES`/`EPERM`, `permissionDenied`). Nothing was changed.
     case unwritable(path: String, permissionDenied: Bool)
+    /// The system refused memory (`ENOMEM`) while `operation` ran, and the
+    /// process has no address-space limit to blame: memory is short.
+    case outOfMemory(path: String, operation: String)
 
     public var description: String {
         switch self {
@@ -101,12 +104,22 @@ public enum LedgerError: Error, CustomStringConvertible {
                     + "Nothing was changed. Remount it read-write, or copy the whole ledger directory somewhere "
                     + "writable and use the copy")
                 + "; the commands that only read (show, inspections, log, audit, verify) work as it is."
+        case .outOfMemory(let path, let operation):
+            "the system refused memory (ENOMEM) while \(operation) for the ledger's store at \(path); this process "
+                + "has no address-space limit, so memory itself is short (or a memory cgroup, or "
+                + "vm.overcommit_memory=2, forbids the map). Nothing was changed; the store is not damaged. Free "
+                + "some memory or close other programs, then run the command again."
         }
     }
 
     /// The ledger's reading of a storage failure in the store at `path`:
     /// damage, a missing store and a full disk are named; the rest is `storage`.
-    public static func from(_ error: LMDBError, store path: String) -> LedgerError {
+    ///
+    /// `addressSpaceLimit` is the process's `RLIMIT_AS` (nil: none), which
+    /// tells an `ENOMEM` of a too-small limit from one of short memory.
+    public static func from(
+        _ error: LMDBError, store path: String, addressSpaceLimit: Int? = AddressSpace.limit
+    ) -> LedgerError {
         switch error.kind {
         case .damaged, .invalidFile:
             // LMDB's own findings are terse ("MDB_CORRUPTED: Located page was wrong type").
@@ -121,6 +134,8 @@ public enum LedgerError: Error, CustomStringConvertible {
             return .noSpace(path: path, freeBytes: freeSpace(at: path))
         case .mapFull:
             return .mapFull(path: path)
+        case .addressSpace where addressSpaceLimit == nil:
+            return .outOfMemory(path: path, operation: error.operation)
         case .addressSpace:
             return .addressSpace(path: path, why: error.message)
         case .system where error.code == EROFS:
