@@ -224,12 +224,14 @@ private func faultHandler(
         return
     }
     let slot = slots[chosen]
+    var free: UInt64 = 0
+    var stats = statvfs()
+    let knownFree = slot.directory.map { statvfs($0, &stats) == 0 } ?? false
+    if knownFree { free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize) / 1024 }
+    // A fault while the store is being opened (its maps not located yet)
+    // on a full disk is LMDB writing its lock file through the map.
+    if !inLock, knownFree, free == 0, slot.dataStart == 0, slot.lockStart == 0 { inLock = true }
     if inLock {
-        var free: UInt64 = 0
-        var stats = statvfs()
-        if let directory = slot.directory, statvfs(directory, &stats) == 0 {
-            free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize) / 1024
-        }
         _ = write(2, slot.spaceBefore, slot.spaceBeforeLength)
         // On the stack: malloc is not safe in a signal handler.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in
