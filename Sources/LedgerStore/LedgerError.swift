@@ -46,6 +46,9 @@ public enum LedgerError: Error, CustomStringConvertible {
     /// The system refused memory (`ENOMEM`) while `operation` ran, and the
     /// process has no address-space limit to blame: memory is short.
     case outOfMemory(path: String, operation: String)
+    /// A page of a view's table (`view:*`, derived from the log) is damaged;
+    /// `emptying` when it was met while a rebuild emptied that table.
+    case damagedView(path: String, table: String, emptying: Bool)
 
     public var description: String {
         switch self {
@@ -109,6 +112,17 @@ public enum LedgerError: Error, CustomStringConvertible {
                 + "has no address-space limit, so memory itself is short (or a memory cgroup, or "
                 + "vm.overcommit_memory=2, forbids the map). Nothing was changed; the store is not damaged. Free "
                 + "some memory or close other programs, then run the command again."
+        case .damagedView(let path, let table, let emptying):
+            emptying
+                ? "a page of the view table \(table) in the ledger's store at \(path) is damaged, so the rebuild "
+                    + "cannot clear that table in place; nothing was changed. The views hold nothing the log does not, "
+                    + "and the damage is in a view's table, not in the log's ('jqc verify' checks the log). Copy the "
+                    + "log into a new ledger with 'jqc salvage DEST' (its views are built fresh) and use that ledger."
+                : "a page of the view table \(table) in the ledger's store at \(path) is damaged; nothing was "
+                    + "changed. The views hold nothing the log does not, and the damage is in a view's table, not in "
+                    + "the log's ('jqc verify' checks the log): 'jqc rebuild' rebuilds the views from the log. If the "
+                    + "rebuild meets the damage too, copy the log into a new ledger with 'jqc salvage DEST' (its views "
+                    + "are built fresh)."
         }
     }
 
@@ -120,6 +134,9 @@ public enum LedgerError: Error, CustomStringConvertible {
     public static func from(
         _ error: LMDBError, store path: String, addressSpaceLimit: Int? = AddressSpace.limit
     ) -> LedgerError {
+        if let (table, emptying) = error.damagedTable, isViewTable(table) {
+            return .damagedView(path: path, table: table, emptying: emptying)
+        }
         switch error.kind {
         case .damaged, .invalidFile:
             // LMDB's own findings are terse ("MDB_CORRUPTED: Located page was wrong type").
@@ -150,6 +167,10 @@ public enum LedgerError: Error, CustomStringConvertible {
             return .storage(error)
         }
     }
+
+    /// Whether `table` is a view's (`view:*`, which `jqc rebuild` makes again
+    /// from the log) rather than one of the log's own.
+    public static func isViewTable(_ table: String) -> Bool { table.hasPrefix("view:") }
 
     /// Bytes free for an unprivileged user on the filesystem holding `path`
     /// (or its nearest existing parent).
