@@ -1,5 +1,4 @@
 import Foundation
-import InspectionAudit
 import LedgerTestSupport
 import Testing
 
@@ -17,15 +16,6 @@ import Testing
 
     static func carrying(_ control: Unicode.Scalar, _ text: String) -> String {
         "\(control)\(text.prefix(3))\(control)\(text.dropFirst(3))"
-    }
-
-    @Test(arguments: controls)
-    func escapingNeutralisesEachControl(control: Unicode.Scalar) {
-        let text = "Paid \(control)0001$ <b>"
-        let escaped = AuditReport.escape(text)
-        #expect(!escaped.unicodeScalars.contains(control), "\(escaped)")
-        #expect(escaped.contains("\\u{\(String(control.value, radix: 16, uppercase: true))}"), "\(escaped)")
-        #expect(escaped.contains("&lt;b&gt;"))
     }
 
     @Test func aTemplateCarryingBidiControlsReachesTheReportNeutralised() throws {
