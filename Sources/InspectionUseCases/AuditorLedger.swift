@@ -42,7 +42,7 @@ public final class AuditorLedger {
     /// pinned templates and re-inspection links).
     public static func open(_ home: LedgerDirectory, views: Bool) throws -> AuditorLedger {
         try home.checkReadable()
-        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        try home.requireLedger()
         if views {
             do {
                 let (ledger, withoutLock) = try InspectionLedger.openForReading(

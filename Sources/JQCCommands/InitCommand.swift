@@ -40,6 +40,7 @@ struct InitCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
+        try home.checkConfigFile()
         if home.exists { throw JQCError.ledgerExists(home.path) }
         let files = FileManager.default
         if files.fileExists(atPath: home.storePath + "/data.mdb") {

@@ -46,7 +46,7 @@ public final class Invocation {
     func log() throws -> EventLog {
         if let openedLedger { return openedLedger.log }
         if let openedLog { return openedLog }
-        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        try home.requireLedger()
         let log = try openingStore { try EventLog(directory: home.storePath, access: .recording) }
         openedLog = log
         return log
@@ -84,7 +84,7 @@ public final class Invocation {
     /// The whole ledger: log, views (rebuilt first if stale), photos, reference data.
     func ledger() throws -> InspectionLedger {
         if let openedLedger { return openedLedger }
-        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        try home.requireLedger()
         openedLog?.close()
         openedLog = nil
         // The notice may be told from any thread the ledger is used on: it
