@@ -95,6 +95,9 @@ public enum EventWording {
             return "sync gave up on \(itemName(e.item, stream: stream)): \(quotedIfNeeded(e.error))"
         case .syncRetryRequested(let e):
             return "retry requested for \(itemName(e.item, stream: stream))"
+        case .syncDismissed(let e):
+            return "dismissed \(itemName(e.item, stream: stream)), failed for good, from the outbox: "
+                + quotedIfNeeded(e.reason)
         case .unrecognized(let stored):
             if let device = DeviceStreamEvent(stored) { return describe(device) }
             if [DeviceStreamEvent.keyPublishedType, DeviceStreamEvent.checkpointWitnessedType].contains(stored.type) {

@@ -19,6 +19,7 @@ public enum JQC {
         ShowCommand.self, InspectionsCommand.self, DraftsCommand.self, IssuesCommand.self, FollowUpsCommand.self,
         OutboxCommand.self,
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
+        SyncDismissCommand.self,
         HistoryCommand.self,
         VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
         ProveCommand.self, LogCommand.self,
