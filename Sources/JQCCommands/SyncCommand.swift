@@ -223,7 +223,8 @@ struct SyncCommand: RunnableCommand {
         if let stop = report.stop {
             switch stop {
             case .loginRequired, .transportRefused: break  // thrown as the command's error
-            case .serverUnreachable(let why): out.line(TerminalText.safe(why))
+            case .serverUnreachable(let why):
+                out.line(invocation.verbose ? TerminalText.safe(why) : ConnectionErrorLine.syncStop(why))
             case .interrupted: out.line(stop.description)
             }
         }
