@@ -23,6 +23,11 @@ import LedgerCore
 /// - `follow_up_required`: a record showing `true` needs a body sent with
 ///   `true`; a record showing `false` matches either, because the server
 ///   clears the badge when a re-inspection of it arrives.
+///
+/// A member the record leaves out altogether (not null: absent) says
+/// nothing and is not compared, except `completed_at`, without which no
+/// record matches: a server showing less can only make more records match,
+/// which is said (`Outcome.ambiguous`), never a second record made.
 public enum InspectionMatch {
     /// What the history says about the body's inspection.
     public enum Outcome: Equatable, Sendable {
@@ -56,14 +61,14 @@ public enum InspectionMatch {
             return mine.lowercased() == theirs.lowercased()
         }
         for key in ["template_id", "facility_id", "area_id", "parent_inspection_id"]
-        where !sameID(record[key], body[key]) {
+        where record[key] != nil && !sameID(record[key], body[key]) {
             return false
         }
         guard sameInstant(server: record["completed_at"], ours: body["completed_at"]) else { return false }
         if let started = record["started_at"], !sameInstant(server: started, ours: body["started_at"]) {
             return false
         }
-        guard sameScore(server: record["overall_score"], ours: body["overall_score"]) else { return false }
+        if let score = record["overall_score"], !sameScore(server: score, ours: body["overall_score"]) { return false }
         if record["follow_up_required"]?.boolValue == true, body["follow_up_required"]?.boolValue != true {
             return false
         }

@@ -73,6 +73,11 @@ import Testing
             changes: ["completed_at": .string("2026-03-01T09:30:00.987")], matches: true),
         Case(description: "completed time unreadable", changes: ["completed_at": .string("yesterday")], matches: false),
         Case(description: "no completed time", changes: ["completed_at": nil], matches: false),
+        Case(
+            description: "a summary without area, score, parent or badge (not compared)",
+            changes: ["area_id": nil, "overall_score": nil, "parent_inspection_id": nil, "follow_up_required": nil],
+            matches: true),
+        Case(description: "the template left out (not compared)", changes: ["template_id": nil], matches: true),
         Case(description: "another score", changes: ["overall_score": .number("48.0")], matches: false),
         Case(description: "the score as a whole number", changes: ["overall_score": .number("52")], matches: true),
         Case(description: "the score with more digits", changes: ["overall_score": .number("52.50")], matches: true),
