@@ -134,8 +134,8 @@ let package = Package(
         .testTarget(
             name: "InspectionUseCasesTests",
             dependencies: [
-                "InspectionUseCases", "InspectionStore", "InspectionDomain", "LedgerStore", "LedgerCore",
-                "LedgerTestSupport",
+                "InspectionUseCases", "InspectionStore", "InspectionAudit", "InspectionDomain", "LedgerStore",
+                "LedgerCore", "LedgerTestSupport",
             ]
         ),
         .testTarget(

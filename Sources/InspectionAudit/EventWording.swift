@@ -100,9 +100,49 @@ public enum EventWording {
             return "sync gave up on \(itemName(e.item, stream: stream)): \(quotedIfNeeded(e.error))"
         case .syncRetryRequested(let e):
             return "retry requested for \(itemName(e.item, stream: stream))"
+        case .syncDismissed(let e):
+            return "dismissed \(itemName(e.item, stream: stream)), failed for good, from the outbox: "
+                + quotedIfNeeded(e.reason)
         case .unrecognized(let stored):
+            if let device = DeviceStreamEvent(stored) { return describe(device) }
+            if [DeviceStreamEvent.keyPublishedType, DeviceStreamEvent.checkpointWitnessedType].contains(stored.type) {
+                return "a \(stored.type) event of version \(stored.schemaVersion) whose payload this jqc cannot read "
+                    + "(\(stored.payload.count) payload bytes)"
+            }
             return "an event of a type this jqc does not know: \(shown(stored.type)) version \(stored.schemaVersion) "
                 + "(\(stored.payload.count) payload bytes)"
+        }
+    }
+
+    /// One line for an event of a device's own stream.
+    public static func describe(_ event: DeviceStreamEvent) -> String {
+        switch event {
+        case .keyPublished(let e):
+            let key = "\(shown(e.algorithm)) key \(shown(e.keyID))"
+            if e.endorsement != nil {
+                return "rotated the device's signing key to \(key), endorsed by the previous key"
+            }
+            if e.previousKeyLost {
+                return "rotated the device's signing key to \(key); the previous key was declared lost"
+            }
+            return "published the device's signing key: \(key) (\(shown(e.key)))"
+        case .checkpointWitnessed(let e):
+            let server = shown(e.server)
+            let why = e.message.map { ": \(quotedIfNeeded($0))" } ?? ""
+            switch e.outcome {
+            case "acknowledged":
+                let size = e.size.map { " of \($0) record\($0 == 1 ? "" : "s")" } ?? ""
+                return "the witness at \(server) acknowledged the device's checkpoint\(size)"
+            case "refused":
+                return "the witness at \(server) refused the device's checkpoint (it does not extend the one the "
+                    + "witness holds)\(why)"
+            case "unsupported":
+                return "the server \(server) offers no witness, so the history was not witnessed\(why)"
+            case "wrong_answer":
+                return "the witness at \(server) answered with another checkpoint than the one sent\(why)"
+            default:
+                return "the witness at \(server) answered \(shown(e.outcome))\(why)"
+            }
         }
     }
 
@@ -134,6 +174,7 @@ public enum EventWording {
         case .text(let text): quoted(text)
         case .photo(let photo): "photo \(short(photo.photoID)) (sha256 \(shortHash(photo.sha256.hex)))"
         case .passFail(let answer) where answer == .unanswered: "\"\" (unanswered)"
+        case .rating(let rating) where rating == 0: "— (unanswered)"
         case .some(let value): escaped(value.displayText)
         }
     }

@@ -75,6 +75,13 @@ public enum FieldValue: Hashable, Sendable {
         }
     }
 
+    /// The value as a form shows it: `displayText`, except that an
+    /// unanswered rating (0) is "—", as an unanswered field is.
+    public var shownText: String {
+        if case .rating(0) = self { return "—" }
+        return displayText
+    }
+
     // MARK: - Validation
 
     /// The value checked against `field` and put in its canonical form: an

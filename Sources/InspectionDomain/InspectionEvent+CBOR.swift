@@ -103,6 +103,8 @@ extension InspectionEvent {
             return .textMap(e.item.cborPairs + [("error", .text(e.error))])
         case .syncRetryRequested(let e):
             return .textMap(e.item.cborPairs)
+        case .syncDismissed(let e):
+            return .textMap(e.item.cborPairs + [("reason", .text(e.reason))])
         case .unrecognized(let stored):
             // Stored bytes are one CBOR item; if not, show them as bytes.
             do {
@@ -168,6 +170,7 @@ extension InspectionEvent {
         case .syncAttemptFailed: event = .syncAttemptFailed(try SyncAttemptFailed.read(from: &r))
         case .syncGaveUp: event = .syncGaveUp(try SyncGaveUp.read(from: &r))
         case .syncRetryRequested: event = .syncRetryRequested(try SyncRetryRequested.read(from: &r))
+        case .syncDismissed: event = .syncDismissed(try SyncDismissed.read(from: &r))
         }
         try r.finish()
         return event
@@ -551,5 +554,21 @@ extension SyncRetryRequested {
             if try !item.read(key, from: &r) { try r.skip() }
         }
         return SyncRetryRequested(item: try item.item(r))
+    }
+}
+
+extension SyncDismissed {
+    static func read(from r: inout PayloadReader) throws(DomainError) -> SyncDismissed {
+        var item = SyncItemKeys()
+        var reason: String?
+        for _ in 0..<(try r.mapCount()) {
+            let key = try r.text()
+            if try item.read(key, from: &r) { continue }
+            switch key {
+            case "reason": reason = try r.text()
+            default: try r.skip()
+            }
+        }
+        return SyncDismissed(item: try item.item(r), reason: try r.required(reason, "reason"))
     }
 }

@@ -85,6 +85,8 @@ extension InspectionEvent {
             return .object(e.item.jsonMembers + [.init("error", .string(e.error))])
         case .syncRetryRequested(let e):
             return .object(e.item.jsonMembers)
+        case .syncDismissed(let e):
+            return .object(e.item.jsonMembers + [.init("reason", .string(e.reason))])
         case .unrecognized:
             return JSONValue(cbor: payloadValue)
         }

@@ -220,6 +220,19 @@ public struct SyncRetryRequested: Hashable, Sendable {
     public init(item: SyncItem) { self.item = item }
 }
 
+/// `sync.dismissed`: a person acknowledged that an item failed for good and
+/// will not reach the server, with why; it leaves the outbox (the failure and
+/// this acknowledgement stay in the log; `sync.retry_requested` queues it again).
+public struct SyncDismissed: Hashable, Sendable {
+    public var item: SyncItem
+    public var reason: String
+
+    public init(item: SyncItem, reason: String) {
+        self.item = item
+        self.reason = reason
+    }
+}
+
 /// An event's type, schema version and payload bytes as stored, for types
 /// this program does not know and for upcasting old versions.
 public struct StoredPayload: Hashable, Sendable {

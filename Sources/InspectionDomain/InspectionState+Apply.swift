@@ -110,6 +110,12 @@ extension InspectionState {
             sync.failures[gaveUp.item] = failure
         case .syncRetryRequested(let retry):
             sync.failures[retry.item] = nil
+        case .syncDismissed(let dismissed):
+            // Only an item failed for good can be acknowledged; anything else keeps its course.
+            if var failure = sync.failures[dismissed.item], failure.gaveUp {
+                failure.dismissed = dismissed.reason
+                sync.failures[dismissed.item] = failure
+            }
         case .unrecognized:
             break
         }

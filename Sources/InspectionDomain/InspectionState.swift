@@ -133,6 +133,9 @@ public struct SyncFailure: Hashable, Sendable {
     public var nextAttemptAt: Timestamp?
     /// True after `sync.gave_up`: the worker will not try again by itself.
     public var gaveUp = false
+    /// After `sync.dismissed`: why a person acknowledged that it failed for
+    /// good; it is no longer in the outbox.
+    public var dismissed: String?
 }
 
 /// Where one item stands with the server.

@@ -126,6 +126,27 @@ public final class ReferenceCache: Sendable {
         }
     }
 
+    /// Empties the cache (facilities, templates and when it was pulled), in
+    /// one transaction, and answers what it held before. Recorded
+    /// inspections keep the templates they pinned in the log.
+    @discardableResult
+    public func clear() throws -> Kept {
+        let facilities = self.facilities
+        let templates = self.templates
+        let meta = self.meta
+        do {
+            return try log.environment.write { txn in
+                let held = Kept(facilities: try txn.count(facilities), templates: try txn.count(templates))
+                try txn.empty(facilities)
+                try txn.empty(templates)
+                _ = try txn.delete(meta, Array("pulled_at".utf8))
+                return held
+            }
+        } catch let error as LMDBError {
+            throw LedgerError.from(error, store: log.environment.path)
+        }
+    }
+
     public func allFacilities() throws -> [Facility] {
         try log.environment.read { txn in
             var result: [Facility] = []

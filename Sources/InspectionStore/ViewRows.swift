@@ -319,6 +319,7 @@ public struct OutboxItem: Hashable, Sendable {
             var row: OutboxItem? =
                 switch status {
                 case .synced: nil
+                case .failed(let failure) where failure.dismissed != nil: nil
                 case .pending:
                     OutboxItem(
                         item: entry.item, inspectionID: state.id, state: .pending, attempts: 0, nextAttemptAt: nil,

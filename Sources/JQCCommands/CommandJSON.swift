@@ -121,6 +121,14 @@ extension SyncReport {
             "failed": .array(gaveUp.map(\.jsonValue)), "retrying": .array(retrying.map(\.jsonValue)),
             "failed_earlier": .array(failedEarlier.map(\.jsonValue)), "left_out": .array(leftOut.map(\.jsonValue)),
             "skipped": .integer(skipped.count), "reference": reference, "stopped": stopped,
+            "skipped_items": .array(
+                skippedItems.map {
+                    .object([
+                        "kind": .string($0.item.kind.rawValue), "id": .string($0.item.id.lowercased),
+                        "inspection_id": .string($0.inspectionID.lowercased), "reason": .string($0.reason),
+                        "next_attempt_at": .time($0.nextAttemptAt),
+                    ])
+                }),
             "next_attempt_at": .time(nextAttemptAt), "passes": .integer(passes),
             "elapsed_seconds": .double(elapsedSeconds),
         ])

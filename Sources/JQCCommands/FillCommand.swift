@@ -176,7 +176,7 @@ final class FormWalk {
             say("  columns: " + columns.map(TerminalText.singleLine).joined(separator: ", ") + " (rows ';', cells ',')")
         }
         if field.type.holdsPhoto { say("  give the path of an image file") }
-        let current = state.values[field.id].map { TerminalText.safe($0.displayText) } ?? "—"
+        let current = state.values[field.id].map { TerminalText.safe($0.shownText) } ?? "—"
         say("  now: \(current)")
     }
 

@@ -95,7 +95,7 @@ struct FormReport: JSONRepresentable {
                 continue
             }
             let marker = missing.contains(field.id) ? "!" : (field.required ? "*" : " ")
-            let value = state.values[field.id].map(\.displayText.terminalSafe) ?? "—"
+            let value = state.values[field.id].map(\.shownText.terminalSafe) ?? "—"
             lines.append(
                 " \(marker) [\(field.id.rawValue.terminalSafe)] \(field.label.terminalSafe) (\(field.type.rawValue)): \(value)"
             )

@@ -73,11 +73,18 @@ struct HistoryCommand: RunnableCommand {
                     [
                         text(i["id"]), String(text(i["completed_at"]).prefix(16)), text(i["template_name"]),
                         text(i["facility_name"]) + (i["area_name"]?.stringValue.map { " / \($0)" } ?? ""),
-                        text(i["inspector_name"]), text(i["overall_score"]), text(i["follow_up_required"]),
+                        text(i["inspector_name"]), Self.score(i["overall_score"]), text(i["follow_up_required"]),
                         String(text(i["client_id"]).prefix(8)),
                     ]
                 }))
         let last = offset + page.inspections.count
         invocation.stdout.line("\(offset + 1)-\(last) of \(page.total)")
+    }
+
+    /// A score as every listing prints it (two decimals, as `jqc inspections`),
+    /// whatever form the server sent it in (`52`, `48.0`); "-" for none.
+    static func score(_ value: JSONValue?) -> String {
+        guard let number = value?.doubleValue, number.isFinite else { return "-" }
+        return String(format: "%.2f", number)
     }
 }

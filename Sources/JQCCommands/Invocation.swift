@@ -18,6 +18,8 @@ public final class Invocation {
     public let json: Bool
     /// `--as NAME`: who to record as when nobody is logged in.
     public let actingAs: String?
+    /// `--verbose`: a connection error's whole detail instead of its one line.
+    public var verbose = false
     private var openedLog: EventLog?
     private var openedLedger: InspectionLedger?
     /// The ledger opened read-only by `readingLedger()`.

@@ -2,24 +2,50 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
 /// `jqc issues`.
 struct IssuesCommand: RunnableCommand {
     static let path = ["issues"]
+    static let severity = OptionSpec(
+        "severity", valueName: "SEVERITY", help: "Only this severity: low, medium, high or critical.")
+    static let facility = OptionSpec("facility", valueName: "FACILITY", help: "Only this facility (its id or name).")
     static let spec = CommandSpec(
-        "issues", abstract: "List the issues flagged on this device.", group: "Reviewing")
+        "issues", abstract: "List the issues flagged on this device.", group: "Reviewing",
+        options: [severity, facility])
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
+    var filter = IssueFilter()
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        filter.facility = try parsed.value(of: Self.facility)
+        if let text = try parsed.value(of: Self.severity) {
+            do {
+                filter.severity = try IssueSeverity(parsing: text)
+            } catch {
+                throw parsed.invalid(Self.severity, value: text, reason: "expected low, medium, high or critical")
+            }
+        }
+    }
 
     func run(_ invocation: Invocation) throws {
-        let rows = try invocation.reading { try $0.issues() }.sorted { $0.flaggedAt < $1.flaggedAt }
+        let all = try invocation.reading { try $0.issues() }
+        let rows = filter.apply(all).sorted { $0.flaggedAt < $1.flaggedAt }
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(rows))
             return
         }
         guard !rows.isEmpty else {
+            if !filter.isEmpty, !all.isEmpty {
+                var parts: [String] = []
+                if let severity = filter.severity { parts.append("severity \(severity.rawValue)") }
+                if let facility = filter.facility { parts.append("facility \"\(facility.terminalSafe)\"") }
+                invocation.stdout.line(
+                    "None of the \(all.count) issue\(all.count == 1 ? "" : "s") matches \(parts.joined(separator: ", "))."
+                )
+                return
+            }
             invocation.stdout.line("No issues.")
             return
         }

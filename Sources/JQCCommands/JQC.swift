@@ -23,6 +23,7 @@ public enum JQC {
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
         ServiceCommand.self, ServiceInstallCommand.self, ServiceStatusCommand.self, ServiceUninstallCommand.self,
         ServiceUnitCommand.self,
+        SyncDismissCommand.self,
         HistoryCommand.self, HistoryShowCommand.self,
         VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
         ProveCommand.self, LogCommand.self,
@@ -45,18 +46,23 @@ public enum JQC {
 
     static let globalOptions = [ledger, actingAs]
 
-    static let globalFlags = [json]
+    /// `--verbose`, accepted by every command.
+    static let verbose = FlagSpec("verbose", help: "Say everything about a connection error, not just one line.")
+
+    static let globalFlags = [json, verbose]
 
     /// What every command reads from the global options.
     struct Globals {
         var ledger: String?
         var actingAs: String?
         var json: Bool
+        var verbose: Bool
 
         init(_ parsed: ParsedCommand) throws(UsageError) {
             ledger = try parsed.value(of: JQC.ledger)
             actingAs = try ActorName.parse(parsed)
             json = try parsed.isSet(JQC.json)
+            verbose = try parsed.isSet(JQC.verbose)
         }
     }
 
@@ -163,6 +169,7 @@ public enum JQC {
                 home: LedgerDirectory.resolve(option: globals.ledger, environment: environment),
                 environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: globals.json,
                 actingAs: globals.actingAs)
+            invocation.verbose = globals.verbose
             do {
                 try command.run(invocation)
             } catch {

@@ -65,7 +65,8 @@ struct LoginCommand: RunnableCommand {
         } catch .transport(let error) where error.isTransient {
             throw ServerAccessError.offline(
                 what: "log in", error,
-                hint: "Recording works offline under the last identity; log in when the server is reachable.")
+                hint: "Recording works offline under the last identity; log in when the server is reachable.",
+                verbose: invocation.verbose)
         } catch {
             throw ServerAccessError.failed(what: "log in", error)
         }

@@ -9,6 +9,8 @@ import LedgerStore
 struct PullCommand: RunnableCommand {
     static let path = ["pull"]
     static let from = OptionSpec("from", valueName: "FILE", help: "Import from this JSON file instead of the server.")
+    static let clear = FlagSpec(
+        "clear", help: "Empty the reference cache instead (offline); recorded inspections keep their templates.")
     static let spec = CommandSpec(
         "pull", abstract: "Refresh facilities and templates from the server, or import them from a file.",
         discussion: """
@@ -19,14 +21,37 @@ struct PullCommand: RunnableCommand {
             refused and the cache kept as it was (exit status 1).
             """,
         group: "Setup",
-        options: [from])
+        options: [from], flags: [clear])
 
     var file: String?
+    var clearing: Bool
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { file = try parsed.value(of: Self.from) }
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        file = try parsed.value(of: Self.from)
+        clearing = try parsed.isSet(Self.clear)
+        if clearing, file != nil {
+            throw parsed.unexpected(Self.from, "with \(Self.clear.spelling) (it empties the cache, importing nothing)")
+        }
+    }
 
     func run(_ invocation: Invocation) throws {
         let ledger = try invocation.ledger()
+        if clearing {
+            let held = try ledger.reference.clear()
+            if invocation.json {
+                invocation.stdout.line(
+                    JSONOutput.render(
+                        .object([
+                            "cleared": .bool(true), "facilities": .integer(held.facilities),
+                            "templates": .integer(held.templates),
+                        ])))
+            } else {
+                invocation.stdout.line(
+                    "Cleared the reference cache (\(held.facilities) facilities, \(held.templates) templates). "
+                        + "Recorded inspections keep the templates they pinned; 'jqc pull' fetches them again.")
+            }
+            return
+        }
         let snapshot: ReferenceCache.Snapshot
         let skipped: [String]
         if let file {

@@ -132,7 +132,7 @@ func report(_ events: [InspectionEvent], _ state: InspectionState, _ invocation:
         switch event {
         case .fieldSet(let answer):
             let label = state.template?.field(id: answer.fieldID)?.label ?? answer.fieldID.rawValue
-            invocation.stdout.line("\(TerminalText.singleLine(label)) = \(TerminalText.safe(answer.value.displayText))")
+            invocation.stdout.line("\(TerminalText.singleLine(label)) = \(TerminalText.safe(answer.value.shownText))")
         case .fieldCleared(let cleared):
             let label = state.template?.field(id: cleared.fieldID)?.label ?? cleared.fieldID.rawValue
             invocation.stdout.line("\(TerminalText.singleLine(label)) cleared")

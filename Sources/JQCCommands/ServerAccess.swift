@@ -19,7 +19,8 @@ enum ServerAccessError: Error, CustomStringConvertible {
     /// The saved session belongs to another server than the configured one.
     case otherServer(session: String, configured: String)
     /// The server could not be reached; `what` names the command's work.
-    case offline(what: String, TransportError, hint: String)
+    /// One line (`ConnectionErrorLine`) unless `verbose`.
+    case offline(what: String, TransportError, hint: String, verbose: Bool)
     /// Any other refusal or failure of the API.
     case failed(what: String, APIError)
 
@@ -33,8 +34,10 @@ enum ServerAccessError: Error, CustomStringConvertible {
         case .otherServer(let session, let configured):
             "The saved session is for \(session), but this ledger's server is \(configured). Log in to the "
                 + "configured server with 'jqc login'."
-        case .offline(let what, let error, let hint):
-            "Could not \(what): the server could not be reached. \(error.description) \(hint)"
+        case .offline(let what, let error, let hint, let verbose):
+            verbose
+                ? "Could not \(what): the server could not be reached. \(error.description) \(hint)"
+                : "Could not \(what): \(ConnectionErrorLine.cause(error)). \(hint) \(ConnectionErrorLine.advice)"
         case .failed(let what, let error):
             "Could not \(what). \(error.description)"
         }
@@ -98,7 +101,7 @@ extension Invocation {
         do {
             return try call()
         } catch .transport(let error) where error.isTransient {
-            throw ServerAccessError.offline(what: what, error, hint: offlineHint)
+            throw ServerAccessError.offline(what: what, error, hint: offlineHint, verbose: verbose)
         } catch {
             throw ServerAccessError.failed(what: what, error)
         }

@@ -150,6 +150,8 @@ struct StartCommand: RunnableCommand {
         if byName.count == 1 { return byName[0] }
         throw JQCError.notFound(
             kind: "area of \(facility.name)", reference: reference,
-            hint: "Its areas: \(facility.areas.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")).")
+            hint: facility.areas.isEmpty
+                ? "It has no areas: start without --area."
+                : "Its areas: \(facility.areas.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")).")
     }
 }

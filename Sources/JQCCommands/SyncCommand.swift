@@ -216,6 +216,11 @@ struct SyncCommand: RunnableCommand {
             let label = failure.isStalled ? "stalled after \(failure.attempts) attempts, will retry" : "will retry"
             out.line("  \(label): \(describe(failure))\(when)")
         }
+        for skipped in report.skippedItems {
+            out.line(
+                "  skipped: \(skipped.item.kind.rawValue) \(skipped.item.id.lowercased.prefix(8)) of inspection "
+                    + "\(skipped.inspectionID.lowercased.prefix(8)): \(skipped.wording)")
+        }
         if !report.leftOut.isEmpty {
             out.line(
                 "  \(report.leftOut.count) photo(s) failed for good earlier and their records went to the server "
@@ -238,7 +243,8 @@ struct SyncCommand: RunnableCommand {
         if let stop = report.stop {
             switch stop {
             case .loginRequired, .transportRefused: break  // thrown as the command's error
-            case .serverUnreachable(let why): out.line(TerminalText.safe(why))
+            case .serverUnreachable(let why):
+                out.line(invocation.verbose ? TerminalText.safe(why) : ConnectionErrorLine.syncStop(why))
             case .interrupted: out.line(stop.description)
             }
         }

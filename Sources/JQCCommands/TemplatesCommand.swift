@@ -92,6 +92,34 @@ struct TemplateGrid {
             lines.append(ruler)
         }
         lines.append("* required; [id:type] is how 'jqc set' names a field.")
+        lines.append("")
+        lines.append("Fields (whole labels, every option):")
+        lines.append(contentsOf: Self.fieldLines(template))
         return lines.joined(separator: "\n")
+    }
+
+    /// One line per field in form order (row, then column): its id, whole
+    /// label, type, whether it is required, and what it accepts.
+    static func fieldLines(_ template: Template) -> [String] {
+        let fields = template.fields.sorted { ($0.row, $0.col) < ($1.row, $1.col) }
+        let idWidth = fields.map { $0.id.rawValue.terminalSafe.count }.max() ?? 0
+        return fields.map { field in
+            let id = field.id.rawValue.terminalSafe
+            var line = "  " + id + String(repeating: " ", count: idWidth - id.count) + "  "
+            line += field.label.terminalSafe
+            if field.type.isDisplayOnly { return line + " (\(field.type.rawValue), nothing to answer)" }
+            var kind = field.type.rawValue
+            switch field.type {
+            case .rating: kind += " 1–5 (0 leaves it unanswered)"
+            case .passFail: kind += ": pass, fail"
+            case .checkbox: kind += ": yes, no"
+            case _ where field.type.offersOptions:
+                kind += ": " + (field.options ?? []).map(\.terminalSafe).joined(separator: ", ")
+            case .table:
+                kind += ", columns: " + (field.columns ?? []).map(\.terminalSafe).joined(separator: ", ")
+            default: break
+            }
+            return line + " — " + kind + (field.required ? ", required" : "")
+        }
     }
 }

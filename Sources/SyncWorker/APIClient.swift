@@ -113,12 +113,16 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
     /// The refresh got no complete answer (twice): the saved pair is kept and
     /// the same refresh token is sent again next time.
     case refreshInterrupted(String)
+    /// The look-up after a lost answer found several records of the server's
+    /// history matching the inspection (their ids), and nothing tells which
+    /// is it: neither adopted nor sent again; looked up again next time.
+    case noUniqueMatch(ids: [String])
 
     /// Whether the same request may succeed later by itself.
     public var isTransient: Bool {
         switch self {
         case .transport(let error): error.isTransient
-        case .unavailable, .malformedResponse, .refreshInterrupted: true
+        case .unavailable, .malformedResponse, .refreshInterrupted, .noUniqueMatch: true
         case .unauthorized, .refused, .loginRequired: false
         }
     }
@@ -130,7 +134,7 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .transport(let error): error.requestMayHaveReachedServer
         case .unavailable(let status, _, _): status == 502 || status == 504
-        case .malformedResponse: true
+        case .malformedResponse, .noUniqueMatch: true
         case .unauthorized, .refused, .loginRequired, .refreshInterrupted: false
         }
     }
@@ -140,7 +144,7 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .unauthorized, .loginRequired: 401
         case .unavailable(let status, _, _), .refused(let status, _): status
-        case .transport, .malformedResponse, .refreshInterrupted: nil
+        case .transport, .malformedResponse, .refreshInterrupted, .noUniqueMatch: nil
         }
     }
 
@@ -168,6 +172,8 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
         case .refreshInterrupted(let message):
             "The session's refresh got no complete answer (\(Redaction.text(message))). The saved session was "
                 + "kept; the next sync asks again with it, and nothing was counted against any item."
+        case .noUniqueMatch:
+            serverMessage
         }
     }
 
@@ -181,7 +187,19 @@ public enum APIError: Error, CustomStringConvertible, Equatable {
             "HTTP \(status): \(Redaction.text(message))"
         case .malformedResponse(let what): "unreadable answer: \(Redaction.text(what))"
         case .refreshInterrupted(let message): "session refresh interrupted: \(Redaction.text(message))"
+        case .noUniqueMatch(let ids): Self.noUniqueMatchMessage(ids)
         }
+    }
+
+    /// Why an inspection whose answer was lost was neither adopted nor sent
+    /// again, and what to do about it.
+    static func noUniqueMatchMessage(_ ids: [String]) -> String {
+        let shown = ids.prefix(5).joined(separator: ", ") + (ids.count > 5 ? ", …" : "")
+        return "\(ids.count) records on the server (ids \(shown)) match this inspection by template, facility, "
+            + "area, completion time, score, follow-up and parent, and the server keeps nothing that tells which "
+            + "is it, so it was not sent again (that could make one more); it is looked up again at each sync. "
+            + "Remove the records that are not this inspection on the server (the next sync adopts the one "
+            + "left), or acknowledge it with 'jqc sync dismiss ID --reason TEXT'"
     }
 }
 
@@ -392,44 +410,46 @@ public struct APIClient: Sendable {
     /// Looks up an inspection this device may have created already, when
     /// the outcome of its `POST /inspections` is unknown: the server's history
     /// (`GET /inspections?status=completed`, newest first) is read page by
-    /// page until a record matches `body` (the same `client_id`, or the same
-    /// template, facility, `started_at` and `completed_at`) or the pages reach
-    /// records completed before it. Answers the record's id, or nil.
+    /// page until the pages reach records completed before it, and every
+    /// record is matched against `body` by `InspectionMatch` (the same
+    /// `client_id`, or what the reference backend's summary carries).
+    /// Answers the one matching record's id, or nil when none matches; more
+    /// than one is `APIError.noUniqueMatch`: nothing tells which is this
+    /// inspection, so it must not be adopted, nor sent again blindly.
     public func findInspection(like body: JSONValue, accessToken: String) throws(APIError) -> String? {
-        let completed = body["completed_at"]?.stringValue.flatMap(Self.serverTime)
-        var offset = 0
-        let pageSize = 100
-        while true {
-            let page = try history(accessToken: accessToken, limit: pageSize, offset: offset)
-            for record in page.inspections where Self.isSameInspection(record, body) {
-                return try Self.serverID(record["id"], of: "the matching record of /inspections")
-            }
-            offset += page.inspections.count
-            let oldest = page.inspections.last?["completed_at"]?.stringValue.flatMap(Self.serverTime)
-            if page.inspections.isEmpty || offset >= page.total { return nil }
-            // Newest first: once a page ends before ours was completed, ours is not further on.
-            if let oldest, let completed, oldest.microsecondsSinceEpoch < completed.microsecondsSinceEpoch - 1_000_000 {
-                return nil
-            }
+        switch try lookUpInspection(like: body, accessToken: accessToken) {
+        case .none: return nil
+        case .unique(let id): return id
+        case .ambiguous(let ids): throw .noUniqueMatch(ids: ids)
         }
     }
 
-    /// The same record: the same `client_id`, or (a server that keeps none)
-    /// the same template, facility, start and completion.
-    static func isSameInspection(_ record: JSONValue, _ body: JSONValue) -> Bool {
-        if let mine = body["client_id"]?.stringValue, let theirs = record["client_id"]?.stringValue, !theirs.isEmpty {
-            return mine.lowercased() == theirs.lowercased()
+    /// `findInspection`'s look-up, answering every outcome as a value. A
+    /// matching record whose id is not an integer ≥ 1 is a malformed answer.
+    public func lookUpInspection(
+        like body: JSONValue, accessToken: String
+    ) throws(APIError) -> InspectionMatch.Outcome {
+        let completed = body["completed_at"]?.stringValue.flatMap(Self.serverTime)
+        var offset = 0
+        let pageSize = 100
+        var matching: [JSONValue] = []
+        while true {
+            let page = try history(accessToken: accessToken, limit: pageSize, offset: offset)
+            for record in page.inspections where InspectionMatch.matches(record, body) {
+                _ = try Self.serverID(record["id"], of: "the matching record of /inspections")
+                matching.append(record)
+            }
+            // A record with our client_id is the one: the natural key, nothing else can be it too.
+            if matching.contains(where: { $0["client_id"]?.stringValue?.isEmpty == false }) { break }
+            offset += page.inspections.count
+            let oldest = page.inspections.last?["completed_at"]?.stringValue.flatMap(Self.serverTime)
+            if page.inspections.isEmpty || offset >= page.total { break }
+            // Newest first: once a page ends before ours was completed, ours is not further on.
+            if let oldest, let completed, oldest.microsecondsSinceEpoch < completed.microsecondsSinceEpoch - 1_000_000 {
+                break
+            }
         }
-        func sameTime(_ key: String) -> Bool {
-            guard let a = record[key]?.stringValue, let b = body[key]?.stringValue else { return false }
-            if a == b { return true }
-            guard let x = serverTime(a), let y = serverTime(b) else { return false }
-            // A server may keep milliseconds only.
-            return abs(x.microsecondsSinceEpoch - y.microsecondsSinceEpoch) < 1_000
-        }
-        return recordID(record["template_id"]) == recordID(body["template_id"])
-            && recordID(record["facility_id"]) == recordID(body["facility_id"]) && sameTime("started_at")
-            && sameTime("completed_at")
+        return InspectionMatch.outcome(of: body, in: matching)
     }
 
     /// A server's time, with or without its zone (a naive time is UTC).

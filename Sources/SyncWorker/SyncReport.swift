@@ -50,6 +50,26 @@ public struct SyncReport: Sendable {
         public var isStalled: Bool { nextAttemptAt != nil && attempts >= SyncFailure.stalledAfterAttempts }
     }
 
+    /// An item of the outbox this run neither sent nor failed, with why and
+    /// when it is tried next (`skippedItems`).
+    public struct Skipped: Sendable, Equatable {
+        public var item: SyncItem
+        public var inspectionID: UUID
+        /// Why it was not sent: not due yet after a failure, waiting for what
+        /// it depends on, or not reached because the run stopped.
+        public var reason: String
+        /// When it is tried next: the recorded next attempt, or nil for the
+        /// next sync (or as soon as what it waits for is on the server).
+        public var nextAttemptAt: Timestamp?
+
+        /// The reason with the next try, as `jqc sync` prints it.
+        public var wording: String {
+            if let nextAttemptAt { return "\(reason); next try \(nextAttemptAt.iso8601.prefix(19))Z" }
+            if reason.hasPrefix("waiting for") { return "\(reason); it goes once that is on the server" }
+            return "\(reason); next try at the next sync"
+        }
+    }
+
     /// Items the server accepted in this run, in the order they were sent.
     public internal(set) var sent: [SyncItem] = []
     /// Items of `sent` that a look-up found already on the server (an
@@ -73,6 +93,8 @@ public struct SyncReport: Sendable {
     /// Items left in the outbox that this run neither sent nor failed: not
     /// due yet, waiting for what they depend on, or not reached.
     public internal(set) var skipped: [SyncItem] = []
+    /// `skipped`, each with its reason and next try.
+    public internal(set) var skippedItems: [Skipped] = []
     public internal(set) var reference: Reference = .notAttempted
     /// Templates the pull skipped, each named with why.
     public internal(set) var referenceWarnings: [String] = []
@@ -120,10 +142,36 @@ public struct SyncReport: Sendable {
                         httpStatus: row.lastHTTPStatus, nextAttemptAt: nil, attempts: row.attempts))
             } else {
                 skipped.append(row.item)
+                skippedItems.append(Self.skipped(row, stop: stop))
             }
         }
         nextAttemptAt = remaining.filter { $0.state == .retrying || $0.state == .stalled }.compactMap(\.nextAttemptAt)
             .min()
+    }
+
+    /// Why `row` was left in the outbox by a run that ended with `stop`.
+    static func skipped(_ row: OutboxItem, stop: Stop?) -> Skipped {
+        var reason: String
+        if let error = row.lastError, row.state == .retrying || row.state == .stalled, row.nextAttemptAt != nil {
+            let status = row.lastHTTPStatus.map { "HTTP \($0): " } ?? ""
+            let already = error.hasPrefix("HTTP ") ? error : status + error
+            reason = "not due yet: attempt \(row.attempts) failed (\(already))"
+        } else if let detail = row.detail {
+            reason = detail
+        } else if let stop {
+            let why: String =
+                switch stop {
+                case .loginRequired: "the server no longer accepts the session"
+                case .serverUnreachable: "the server could not be reached"
+                case .transportRefused: "the connection was refused by this device's settings"
+                case .interrupted: "the sync was stopped"
+                }
+            reason = "not reached: \(why)"
+        } else {
+            reason = "not reached in this run"
+        }
+        reason = TerminalText.singleLine(reason)
+        return Skipped(item: row.item, inspectionID: row.inspectionID, reason: reason, nextAttemptAt: row.nextAttemptAt)
     }
 
     /// An item's last outcome in a run.

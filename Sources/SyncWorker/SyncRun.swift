@@ -63,9 +63,10 @@ import Synchronization
 /// for inspections: an inspection whose send may have been applied (its last
 /// recorded failure had no complete answer or was a 502/504, or the
 /// `InFlightJournal` shows a send cut short by a crash) is
-/// looked up in `GET /inspections` (same `client_id`, else the same template,
-/// facility, `started_at` and `completed_at`) before it is sent again, and
-/// the id found is adopted. Issues cannot be looked up: no endpoint of the
+/// looked up in `GET /inspections` (same `client_id`, else what the summary
+/// carries: `InspectionMatch`) before it is sent again, and the id found is
+/// adopted; several alike records adopt nothing and send nothing (a failed
+/// attempt naming them, `APIError.noUniqueMatch`). Issues cannot be looked up: no endpoint of the
 /// reference backend returns issues, so exactly-once for an issue whose
 /// answer was lost after the server committed it is impossible there. The
 /// window is kept small (the journal notes an issue only right before its

@@ -8,6 +8,15 @@ import Testing
     let records = AuditSamples.records(AuditSamples.everyEvent())
 
     @Test func everyEventTypeIsInTheTimelineInOrder() {
+        // The samples, and a dismissal of a photo that failed for good (kept
+        // out of `AuditSamples`, whose positions other suites count on).
+        let samples = AuditSamples.everyEvent()
+        let photo = SyncItem(kind: .photo, id: AuditSamples.photo(1).photoID)
+        let records = AuditSamples.records(
+            samples + [
+                (.syncGaveUp(SyncGaveUp(item: photo, error: "gone")), samples[0].1),
+                (.syncDismissed(SyncDismissed(item: photo, reason: "lost with the phone")), samples[0].1),
+            ])
         let timeline = AuditTimeline(inspectionID: AuditSamples.inspection, entries: AuditSamples.entries(records))
         #expect(timeline.entries.map(\.position) == Array(1...UInt64(records.count)))
         let types = Set(timeline.entries.compactMap { $0.event?.eventType })

@@ -9,9 +9,14 @@ import Testing
 /// auditor's side: every event type is worded, every field type goes from
 /// the CLI's input to the log, the score, the schema and the audit's words.
 @Suite struct DeveloperGuideTests {
-    /// Events that end an inspection, kept out of `AuditSamples.everyEvent()`
-    /// (a timeline of samples goes on after them).
-    static let endingEvents: [InspectionEvent] = [.discarded(InspectionDiscarded(reason: "wrong facility"))]
+    /// Events kept out of `AuditSamples.everyEvent()`: one that ends an
+    /// inspection (a timeline of samples goes on after it), and the
+    /// dismissal, which needs a failure for good before it (whose positions
+    /// `LogFilterTests` counts; `AuditTimelineTests` adds both).
+    static let endingEvents: [InspectionEvent] = [
+        .discarded(InspectionDiscarded(reason: "wrong facility")),
+        .syncDismissed(SyncDismissed(item: SyncItem(kind: .photo, id: AuditSamples.issue), reason: "lost")),
+    ]
 
     @Test func everyEventTypeIsWordedForAuditors() {
         // Recipe 1 step 8: a sample of every type in AuditSamples.everyEvent().

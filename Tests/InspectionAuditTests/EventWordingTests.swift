@@ -79,6 +79,11 @@ import Testing
                 + "re-inspection of 02b566d5…, 1 answer copied from it"
         ),
         (
+            .syncDismissed(
+                SyncDismissed(item: SyncItem(kind: .photo, id: AuditSamples.issue), reason: "wrong room")),
+            "dismissed photo 02b566d5…, failed for good, from the outbox: wrong room"
+        ),
+        (
             .unrecognized(StoredPayload(type: "inspection.renamed", schemaVersion: 4, payload: [0xA0])),
             "an event of a type this jqc does not know: inspection.renamed version 4 (1 payload bytes)"
         ),

@@ -38,6 +38,7 @@ import Testing
             #"cleared Notes (9): "Tap drips" → (unanswered)"#,
             "high: Leaking tap", "submitted the inspection: score", "follow-up required",
             "failed (HTTP 503): Service Unavailable, retry at", "sync gave up on issue", "retry requested for issue",
+            "failed for good, from the outbox: sent by hand",
             "uploaded photo", "→ /uploads/", "the server accepted the inspection as 481",
         ] {
             #expect(summaries.contains { $0.contains(expected) }, "no timeline entry says \(expected)")
@@ -65,7 +66,7 @@ import Testing
         #expect(photos.allSatisfy { ($0["file"] as? [String: Any])?["status"] as? String == "matches" })
         let sync = try #require(report["sync"] as? [String: Any])
         #expect(sync["state"] as? String == "synced")
-        #expect((sync["outcomes"] as? [Any])?.count == 8)
+        #expect((sync["outcomes"] as? [Any])?.count == 9, "the dismissal is one of them")
 
         let text = try jqc("audit", String(scenario.parent.prefix(8)))
         #expect(text.status == 0, "\(text.stderr)")
@@ -540,6 +541,7 @@ final class AuditScenario: @unchecked Sendable {
                     willRetry: true, nextAttemptAt: later)),
             .syncGaveUp(
                 SyncGaveUp(item: SyncItem(kind: .issue, id: issue), error: "validation: description too short")),
+            .syncDismissed(SyncDismissed(item: SyncItem(kind: .issue, id: issue), reason: "sent by hand")),
             .syncRetryRequested(SyncRetryRequested(item: SyncItem(kind: .issue, id: issue))),
         ]
         for captured in state.photos {

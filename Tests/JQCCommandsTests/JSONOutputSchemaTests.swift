@@ -85,6 +85,7 @@ import Testing
         ("checkpoint", ["checkpoint"]), ("checkpoint_verified", ["checkpoint", "--verify", "CHECKPOINT"]),
         ("verify_checkpoint", ["verify", "--checkpoint", "CHECKPOINT"]),
         ("verify", ["verify", "--full", "--checkpoint", "CHECKPOINT"]), ("prove", ["prove", "DONE"]),
+        ("pull", ["pull", "--clear"]),
     ]
 
     @Test(arguments: outputs.indices)

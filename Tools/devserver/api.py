@@ -276,7 +276,8 @@ def create_app(config: Config, store: Store) -> Flask:
     def after(resp: Response) -> Response:
         if request.path.startswith("/__admin"):
             return resp
-        rule = request.url_rule.rule if request.url_rule is not None else "(unmatched)"
+        # An unmatched request is counted with its path, so a test can say which request was outside the API.
+        rule = request.url_rule.rule if request.url_rule is not None else f"{request.path} (unmatched)"
         rule = re.sub(r"<(?:[^:>]+:)?([^>]+)>", r"{\1}", rule)
         status = "dropped" if request.environ.get(DROP_FLAG) else str(resp.status_code)
         state.count_request(f"{request.method} {rule}", status)
@@ -770,9 +771,13 @@ def create_app(config: Config, store: Store) -> Flask:
             for r in rows
         ]
         if reference:
+            # Its summary: the follow-up badge, the parent link, the score,
+            # the template, facility and area, when it was completed; no
+            # client_id, template version or start time.
             for item in items:
                 del item["client_id"]
                 del item["template_version"]
+                del item["started_at"]
         return envelope({"inspections": items, "total": total})
 
     # -- test-only admin -----------------------------------------------------

@@ -189,7 +189,7 @@ def compare(device: Device, records: dict[str, Any], profile: str) -> list[str]:
         matches = [s for s in server_inspections
                    if str(s["template_id"]) == str(item["template_id"])
                    and str(s["facility_id"]) == str(item["facility_id"])
-                   and same_instant(instant(s["started_at"]), started)
+                   and ("started_at" not in s or same_instant(instant(s["started_at"]), started))
                    and same_instant(instant(s["completed_at"]), completed)]
         name = f"inspection {item['id'][:8]}"
         for record in matches:

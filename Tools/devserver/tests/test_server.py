@@ -772,6 +772,10 @@ def test_reference_profile_behaves_like_the_reference_backend(start_server) -> N
     history = envelope_data(requests.get(f"{server.api}/inspections", headers=auth(token)))
     assert history["total"] == 3
     assert all("client_id" not in i and "template_version" not in i for i in history["inspections"])
+    # the reference app's summary: no start time; completion, score, follow-up and parent link shown
+    assert all("started_at" not in i for i in history["inspections"])
+    assert all({"completed_at", "overall_score", "follow_up_required", "parent_inspection_id", "area_id"} <= set(i)
+               for i in history["inspections"])
     issue = {"inspection_id": min(ids), "facility_id": 101, "severity": "low", "description": "Dusty vents"}
     assert requests.post(f"{server.api}/issues", json=issue, headers=auth(token)).status_code == 201
     # the shapes are still the document's: an unknown field or a bad value is refused
