@@ -5,6 +5,7 @@ import Foundation
 import HTTPCore
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -16,12 +17,27 @@ struct HistoryCommand: RunnableCommand {
     static let offset = OptionSpec("offset", valueName: "K", help: "How many to skip first.", defaultDescription: "0")
     static let spec = CommandSpec(
         "history", abstract: "List the server's completed inspections, newest first (online only).",
-        discussion: "Offline, 'jqc inspections' lists what this device recorded.",
+        discussion: """
+            Offline, 'jqc inspections' lists what this device recorded. Filters combine: every one given must \
+            hold, on what the server's summary carries; names are matched ignoring case; TIME is RFC 3339 \
+            (2026-11-29T14:03:07Z) or a date (2026-11-29), compared with the completion time. Filtered, \
+            --limit and --offset count the matching records, and at most the newest 10000 records are read.
+            """,
         group: "Syncing",
-        options: [limit, offset])
+        options: [limit, offset, facility, area, since, until, inspector, followUp])
+    static let facility = OptionSpec("facility", valueName: "FACILITY", help: "Only this facility (its id or name).")
+    static let area = OptionSpec("area", valueName: "AREA", help: "Only this area (its id or name).")
+    static let since = OptionSpec(
+        "since", valueName: "TIME", help: "Only those completed at or after this time (a date is its midnight, UTC).")
+    static let until = OptionSpec(
+        "until", valueName: "TIME", help: "Only those completed at or before this time (a date is the whole day).")
+    static let inspector = OptionSpec("inspector", valueName: "NAME", help: "Only those by this inspector.")
+    static let followUp = OptionSpec(
+        "follow-up", valueName: "YES|NO", help: "Only those whose follow-up is (yes) or is not (no) required.")
 
     var limit: Int
     var offset: Int
+    var filter: HistoryFilter
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         limit = try parsed.integer(of: Self.limit, default: 30)
@@ -32,16 +48,36 @@ struct HistoryCommand: RunnableCommand {
         guard (0...Int(Int32.max)).contains(offset) else {
             throw parsed.invalid(Self.offset, value: "\(offset)", reason: "expected 0 to \(Int32.max)")
         }
+        filter = HistoryFilter(
+            facility: try parsed.value(of: Self.facility), area: try parsed.value(of: Self.area),
+            since: try InspectionsCommand.time(parsed, Self.since),
+            until: try InspectionsCommand.time(parsed, Self.until),
+            inspector: try parsed.value(of: Self.inspector))
+        if let text = try parsed.value(of: Self.followUp) {
+            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "yes": filter.followUp = true
+            case "no": filter.followUp = false
+            default: throw parsed.invalid(Self.followUp, value: text, reason: "expected yes or no")
+            }
+        }
     }
 
     func run(_ invocation: Invocation) throws {
         let session = try invocation.serverSession()
+        let filter = self.filter
+        var complete = true
         let page = try invocation.online(
             "list the server's history",
             offlineHint: "The history is online only; 'jqc inspections' lists what this device recorded."
         ) { () throws(APIError) in
             try session.authorized { token throws(APIError) in
-                try session.api.history(accessToken: token, limit: limit, offset: offset)
+                guard !filter.isEmpty else {
+                    return try session.api.history(accessToken: token, limit: limit, offset: offset)
+                }
+                let found = try session.api.filteredHistory(
+                    accessToken: token, limit: limit, offset: offset, admits: filter.admits)
+                complete = found.complete
+                return (found.inspections, found.matched)
             }
         }
         if invocation.json {
@@ -53,9 +89,15 @@ struct HistoryCommand: RunnableCommand {
                     ])))
             return
         }
+        let searched =
+            complete ? "" : " (only the newest \(APIClient.filteredHistoryLimit) records were read)"
         guard !page.inspections.isEmpty else {
-            invocation.stdout.line(
-                page.total == 0 ? "The server has no completed inspections yet." : "No more: \(page.total) in all.")
+            if !filter.isEmpty, page.total == 0 {
+                invocation.stdout.line("None of the server's records matches the filter\(searched).")
+            } else {
+                invocation.stdout.line(
+                    page.total == 0 ? "The server has no completed inspections yet." : "No more: \(page.total) in all.")
+            }
             return
         }
         func text(_ value: JSONValue?) -> String {
@@ -78,7 +120,8 @@ struct HistoryCommand: RunnableCommand {
                     ]
                 }))
         let last = offset + page.inspections.count
-        invocation.stdout.line("\(offset + 1)-\(last) of \(page.total)")
+        invocation.stdout.line(
+            "\(offset + 1)-\(last) of \(page.total)\(filter.isEmpty ? "" : " matching the filter")\(searched)")
     }
 
     /// A score as every listing prints it (two decimals, as `jqc inspections`),

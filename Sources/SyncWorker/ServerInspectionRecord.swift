@@ -63,3 +63,32 @@ extension APIClient {
         }
     }
 }
+
+extension APIClient {
+    /// The most history records a filtered listing reads (100 pages).
+    public static let filteredHistoryLimit = 10_000
+
+    /// The history's records that `admits` keeps, newest first: `limit` of
+    /// them after skipping `offset`, with how many it kept in all among the
+    /// records it read (every one, unless the history holds more than
+    /// `filteredHistoryLimit`: then `complete` is false). A row that is not
+    /// a record of the contract is kept by no filter.
+    public func filteredHistory(
+        accessToken: String, limit: Int, offset: Int, admits: (ServerInspectionRecord) -> Bool
+    ) throws(APIError) -> (inspections: [JSONValue], matched: Int, complete: Bool) {
+        var kept: [JSONValue] = []
+        var matched = 0
+        var read = 0
+        while read < Self.filteredHistoryLimit {
+            let page = try history(accessToken: accessToken, limit: 100, offset: read)
+            for row in page.inspections {
+                guard let record = try? ServerInspectionRecord(row: row), admits(record) else { continue }
+                if matched >= offset && kept.count < limit { kept.append(row) }
+                matched += 1
+            }
+            read += page.inspections.count
+            if page.inspections.isEmpty || read >= page.total { return (kept, matched, true) }
+        }
+        return (kept, matched, false)
+    }
+}

@@ -93,3 +93,29 @@ import Testing
         #expect(try me.eventTypes().isEmpty)
     }
 }
+
+/// `jqc history` with filters, through the built `jqc` against the development server.
+@Suite struct HistoryFilterCommandTests {
+    @Test func filtersKeepOnlyTheMatchingRecordsAndSaySo() throws {
+        let server = try DevServer()
+        let colleague = try SampleLedger(serverURL: server.baseURL)
+        try colleague.login()
+        _ = try colleague.completedInspection(photos: 0, issues: 0, followUp: true)
+        _ = try colleague.completedInspection(photos: 0, issues: 0, followUp: false)
+        try #require(try colleague.jqc("sync").status == 0)
+
+        let followUps = try colleague.jqc("history", "--follow-up", "yes")
+        #expect(followUps.status == 0, "\(followUps.stderr)")
+        #expect(followUps.stdout.contains("1-1 of 1 matching the filter"), "\(followUps.stdout)")
+        let none = try colleague.jqc("history", "--facility", "No Such Place")
+        #expect(none.stdout.contains("None of the server's records matches the filter."), "\(none.stdout)")
+        let since = try JSONValue(parsing: try colleague.jqc("--json", "history", "--since", "2000-01-01").stdout)
+        #expect(since["inspections"]?.arrayValue?.count == 2)
+        #expect(since["total"]?.integerValue == 2)
+        let later = try JSONValue(parsing: try colleague.jqc("--json", "history", "--until", "2000-01-01").stdout)
+        #expect(later["inspections"]?.arrayValue?.isEmpty == true)
+        let wrong = try colleague.jqc("history", "--follow-up", "maybe")
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("expected yes or no"), "\(wrong.stderr)")
+    }
+}
