@@ -95,6 +95,14 @@ public enum EventWording {
             return "sync gave up on \(itemName(e.item, stream: stream)): \(quotedIfNeeded(e.error))"
         case .syncRetryRequested(let e):
             return "retry requested for \(itemName(e.item, stream: stream))"
+        case .handedOver(let e):
+            let to = e.to.map { " to \(shown($0))" } ?? ""
+            return e.mode == .handover
+                ? "handed over\(to): this device records nothing more on it"
+                : "shared a copy\(to), keeping the right to record"
+        case .received(let e):
+            return "received from device \(short(e.fromDevice)) (\(e.mode == .handover ? "handed over" : "shared"), "
+                + "\(e.records.count) records proven against its signed checkpoint)"
         case .unrecognized(let stored):
             return "an event of a type this jqc does not know: \(shown(stored.type)) version \(stored.schemaVersion) "
                 + "(\(stored.payload.count) payload bytes)"

@@ -100,6 +100,10 @@ extension InspectionEvent {
             return .textMap(e.item.cborPairs + [("error", .text(e.error))])
         case .syncRetryRequested(let e):
             return .textMap(e.item.cborPairs)
+        case .handedOver(let e):
+            return e.cbor
+        case .received(let e):
+            return e.cbor
         case .unrecognized(let stored):
             // Stored bytes are one CBOR item; if not, show them as bytes.
             do {
@@ -165,6 +169,8 @@ extension InspectionEvent {
         case .syncAttemptFailed: event = .syncAttemptFailed(try SyncAttemptFailed.read(from: &r))
         case .syncGaveUp: event = .syncGaveUp(try SyncGaveUp.read(from: &r))
         case .syncRetryRequested: event = .syncRetryRequested(try SyncRetryRequested.read(from: &r))
+        case .handedOver: event = .handedOver(try InspectionHandedOver.read(from: &r))
+        case .received: event = .received(try InspectionReceived.read(from: &r))
         }
         try r.finish()
         return event

@@ -81,6 +81,10 @@ extension InspectionEvent {
             return .object(e.item.jsonMembers + [.init("error", .string(e.error))])
         case .syncRetryRequested(let e):
             return .object(e.item.jsonMembers)
+        case .handedOver(let e):
+            return e.json
+        case .received(let e):
+            return e.json
         case .unrecognized:
             return JSONValue(cbor: payloadValue)
         }

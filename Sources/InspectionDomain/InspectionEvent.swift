@@ -19,6 +19,8 @@ public enum InspectionEventType: String, CaseIterable, Hashable, Sendable {
     case syncAttemptFailed = "sync.attempt_failed"
     case syncGaveUp = "sync.gave_up"
     case syncRetryRequested = "sync.retry_requested"
+    case handedOver = "inspection.handed_over"
+    case received = "inspection.received"
 
     /// The type stored as `name`, or nil for one this program does not know.
     ///
@@ -58,6 +60,8 @@ public enum InspectionEvent: Hashable, Sendable {
     case syncAttemptFailed(SyncAttemptFailed)
     case syncGaveUp(SyncGaveUp)
     case syncRetryRequested(SyncRetryRequested)
+    case handedOver(InspectionHandedOver)
+    case received(InspectionReceived)
     /// An event of a type this program does not know, kept byte for byte so
     /// it can be exported and never breaks a replay.
     case unrecognized(StoredPayload)
@@ -79,6 +83,8 @@ public enum InspectionEvent: Hashable, Sendable {
         case .syncAttemptFailed: .syncAttemptFailed
         case .syncGaveUp: .syncGaveUp
         case .syncRetryRequested: .syncRetryRequested
+        case .handedOver: .handedOver
+        case .received: .received
         case .unrecognized: nil
         }
     }

@@ -109,6 +109,11 @@ extension InspectionState {
             sync.failures[gaveUp.item] = failure
         case .syncRetryRequested(let retry):
             sync.failures[retry.item] = nil
+        case .handedOver(let handed):
+            guard status != .notStarted else { return }
+            handedOver = HandOff(mode: handed.mode, to: handed.to, at: recordedAt, by: actor)
+        case .received(let received):
+            applyReceived(received, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
         case .unrecognized:
             break
         }
