@@ -146,6 +146,24 @@ extension InspectionReceived {
     }
 }
 
+extension InspectionEvent {
+    /// The photo captures the event records: its own, or the sender's that a
+    /// reception carries (whose files it stored).
+    public var photoCaptures: [PhotoCaptured] {
+        switch self {
+        case .photoCaptured(let captured): return [captured]
+        case .received(let received):
+            return received.decodedRecords.compactMap { record in
+                guard record.type == InspectionEventType.photoCaptured.rawValue,
+                    case .photoCaptured(let captured)? = try? InspectionEvent.decode(record)
+                else { return nil }
+                return captured
+            }
+        default: return []
+        }
+    }
+}
+
 // MARK: - Payloads
 
 extension CarriedRecord {
