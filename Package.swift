@@ -68,7 +68,9 @@ let package = Package(
         // MARK: - Use cases: what a person does with a ledger, apart from how it is typed
         .target(
             name: "InspectionUseCases",
-            dependencies: ["InspectionStore", "InspectionAudit", "InspectionDomain", "LedgerStore", "LedgerCore"]
+            dependencies: [
+                "InspectionStore", "InspectionAudit", "InspectionDomain", "LedgerStore", "LedgerCore", "SyncWorker",
+            ]
         ),
 
         // MARK: - The command line

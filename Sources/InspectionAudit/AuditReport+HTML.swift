@@ -246,7 +246,7 @@ extension AuditReport {
             "<table class=\"timeline\">\n<thead><tr><th>Position</th><th>Recorded at (UTC)</th><th>Actor</th>"
             + "<th>Device</th><th>What happened</th><th>Chain</th></tr></thead>\n<tbody>\n"
         for entry in timeline.entries {
-            let standing = entry.position > 0 ? chain.standing(of: entry.position) : "missing"
+            let standing = chain.standing(ofEntryAt: entry.position).rawValue
             var classes = ["event", standing]
             if entry.problem != nil { classes.append("problem") }
             if entry.hadNoEffect { classes.append("no-effect") }

@@ -58,7 +58,7 @@ extension AuditReport {
         let finding: JSONValue
         if case .notIntact(let found) = chain.result {
             finding = .object([
-                .init("kind", .string(found.kind)), .init("position", .integer(found.position)),
+                .init("kind", .string(found.kind.rawValue)), .init("position", .integer(found.position)),
                 .init("message", .string(found.message)),
             ])
         } else {
@@ -178,7 +178,7 @@ extension AuditReport {
             .init("changes", .array(entry.changes.map(Self.changeJSON))),
             .init("no_effect", .bool(entry.hadNoEffect)), .init("problem", .optional(entry.problem)),
             .init("recorded_before_previous", .bool(entry.recordedBeforePrevious)),
-            .init("chain", .string(entry.position > 0 ? chain.standing(of: entry.position) : "missing")),
+            .init("chain", .string(chain.standing(ofEntryAt: entry.position).rawValue)),
             .init("chain_hash", .optional(chainHash(at: entry.position))),
             .init(
                 "event",

@@ -189,7 +189,7 @@ extension AuditReport {
         line += shown(entry.summary)
         if entry.hadNoEffect { line += "  [no effect on the record]" }
         if entry.recordedBeforePrevious { line += "  \(TimelineEntry.clockWentBack)" }
-        if entry.position > 0, chain.standing(of: entry.position) == "failed" { line += "  [FAILS THE CHAIN CHECK]" }
+        if entry.position > 0, chain.standing(of: entry.position) == .failed { line += "  [FAILS THE CHAIN CHECK]" }
         var lines = [line]
         if !entry.summaryStatesChanges { lines += entry.changes.map { "           \(shown($0.text))" } }
         if let problem = entry.problem { lines.append("           ! \(shown(problem))") }

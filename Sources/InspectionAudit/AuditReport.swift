@@ -168,14 +168,40 @@ public struct ChainCheck: Sendable {
 
     /// The first thing found wrong.
     public struct Finding: Hashable, Sendable {
-        /// `changed`, `missing`, `reordered`, `unreadable`, `truncated`,
-        /// `digest_mismatch`, `index_mismatch` or `broken_stream_link`.
-        public var kind: String
+        /// What kind of damage it is: the `kind` of the report's JSON.
+        public enum Kind: String, Hashable, Sendable, CaseIterable {
+            // Found by the walk of the whole chain.
+            case changed
+            case missing
+            case reordered
+            case unreadable
+            case truncated
+            case digestMismatch = "digest_mismatch"
+            case indexMismatch = "index_mismatch"
+            case brokenStreamLink = "broken_stream_link"
+            case treeNodeMismatch = "tree_node_mismatch"
+            case treeNodeMissing = "tree_node_missing"
+            case treeNodeExtra = "tree_node_extra"
+            case malformed
+            case notDeterministic = "not_deterministic"
+            case newerFormat = "newer_format"
+            case formatSequence = "format_sequence"
+            case checkpointMismatch = "checkpoint_mismatch"
+            // Found by the proofs of one inspection's records.
+            case wrongRecord = "wrong_record"
+            case notExtended = "not_extended"
+
+            /// Whether the finding puts every record up to it in doubt
+            /// rather than naming one record that failed.
+            var concernsTheWholeLog: Bool { self == .digestMismatch || self == .truncated }
+        }
+
+        public var kind: Kind
         /// The position concerned (0 when none: an index mismatch).
         public var position: UInt64
         public var message: String
 
-        public init(kind: String, position: UInt64, message: String) {
+        public init(kind: Kind, position: UInt64, message: String) {
             self.kind = kind
             self.position = position
             self.message = message
@@ -252,21 +278,39 @@ public struct ChainCheck: Sendable {
         }
     }
 
+    /// What the chain proves about one record.
+    public enum Standing: String, Sendable {
+        /// Proven unchanged.
+        case verified
+        /// The first finding is there.
+        case failed
+        /// After the finding, or not walked or proven.
+        case notVerified = "not_verified"
+        /// The stream index names a record the log does not hold (no position).
+        case missing
+    }
+
     /// What the chain proves about one record: `verified`, `failed` (the
-    /// first finding is there) or `not_verified` (after it, or not walked).
-    public func standing(of position: UInt64) -> String {
+    /// first finding is there) or `notVerified` (after it, or not walked).
+    public func standing(of position: UInt64) -> Standing {
         if let proof {
             // Only the inspection's own records are proven; linked ones are not.
-            if case .notIntact(let finding) = result, finding.position == position, position > 0 { return "failed" }
-            return proof.proven.contains(position) ? "verified" : "not_verified"
+            if case .notIntact(let finding) = result, finding.position == position, position > 0 { return .failed }
+            return proof.proven.contains(position) ? .verified : .notVerified
         }
         if case .notIntact(let finding) = result, finding.position == position, position > 0,
-            finding.kind != "digest_mismatch", finding.kind != "truncated"
+            !finding.kind.concernsTheWholeLog
         {
-            return "failed"
+            return .failed
         }
-        if case .skipped = result { return "not_verified" }
-        return position > 0 && position <= verifiedThrough ? "verified" : "not_verified"
+        if case .skipped = result { return .notVerified }
+        return position > 0 && position <= verifiedThrough ? .verified : .notVerified
+    }
+
+    /// The standing of a timeline entry: `missing` for a hole in the stream
+    /// (position 0), else the standing of its record.
+    public func standing(ofEntryAt position: UInt64) -> Standing {
+        position > 0 ? standing(of: position) : .missing
     }
 }
 

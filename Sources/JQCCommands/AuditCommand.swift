@@ -3,6 +3,7 @@ import Foundation
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -170,122 +171,24 @@ struct AuditCommand: RunnableCommand {
     func makeReport(
         _ inspection: UUID, auditor: AuditorLedger, invocation: Invocation, embedPhotos: Bool
     ) throws -> AuditReport {
-        let entries = try auditor.history(of: inspection)
-        var through: AsOf?
-        if let asOf {
-            guard let (position, time) = AuditReport.position(of: asOf, in: entries) else {
-                let first = entries.compactMap { entry -> EventRecord? in
-                    if case .record(let record) = entry { return record }
-                    return nil
-                }.first
-                throw JQCError.refused(
-                    "inspection \(inspection.lowercased) had no events at or before \(asOf)"
-                        + (first.map { ": its first is at position \($0.position), recorded \($0.recordedAt.iso8601)" }
-                            ?? "") + ". Choose a later moment.")
-            }
-            through = AsOf(requested: asOfText ?? "\(asOf)", position: position, recordedAt: time)
-        }
-
-        // The template: pinned in this stream, else found by its content hash.
-        let hash = AuditTimeline.templateHash(in: entries)
-        var notes: [String] = []
-        var evidence = TemplateEvidence(
-            hash: hash ?? "", template: nil, pinnedAt: nil, source: "nowhere in this log")
-        if let hash, let own = AuditTimeline.pinnedTemplates(in: entries)[hash] {
-            evidence = TemplateEvidence(
-                hash: hash, template: own.template, pinnedAt: own.position,
-                source: "in this inspection's stream at position \(own.position)")
-        }
-        let links = try auditor.links(of: inspection, templateHash: evidence.template == nil ? hash : nil)
-        notes += links.notes
-        if let hash, let found = links.template {
-            evidence = TemplateEvidence(
-                hash: hash, template: found.template, pinnedAt: found.pinnedAt, source: found.source)
-        }
-        var templates: [String: Template] = [:]
-        if let found = evidence.template { templates[evidence.hash] = found }
-        let timeline = AuditTimeline(
-            inspectionID: inspection, entries: entries, templates: templates, through: through?.position)
-
-        // A linked inspection is folded up to the same moment: a position
-        // bounds every stream alike, a time each stream's own last event.
-        func linked(_ id: UUID) throws -> AuditTimeline? {
-            let entries = try auditor.history(of: id)
-            var cutoff: UInt64?
-            if let asOf {
-                guard let (position, _) = AuditReport.position(of: asOf, in: entries) else { return nil }
-                cutoff = position
-            }
-            return AuditTimeline(inspectionID: id, entries: entries, templates: timeline.templates, through: cutoff)
-        }
-        var children: [LinkedInspection] = []
-        for child in links.children {
-            // A child started after the report's moment did not exist yet.
-            guard let childTimeline = try linked(child), childTimeline.state.status != .notStarted else { continue }
-            let problem =
-                childTimeline.state.parentInspectionID == inspection
-                ? nil
-                : "re-inspection \(child.lowercased) is listed by the views, but its own stream does not name "
-                    + "this inspection as its parent"
-            children.append(LinkedInspection(timeline: childTimeline, problem: problem))
-        }
-        var parent: LinkedInspection?
-        if let parentID = timeline.state.parentInspectionID {
-            let parentTimeline =
-                try linked(parentID) ?? AuditTimeline(inspectionID: parentID, entries: [], through: 0)
-            parent = LinkedInspection(
-                timeline: parentTimeline,
-                problem: parentTimeline.entries.isEmpty
-                    ? "the parent \(parentID.lowercased) has no events in this log" : nil)
-        }
-
-        var chain: ChainCheck
-        if verify, full {
-            chain = try auditor.checkChain(against: digest) { done, total in
-                invocation.progress("verifying the chain: \(done)/\(total) records")
-            }
-            invocation.endProgress()
-        } else if verify {
-            let anchor: AuditorLedger.Anchor
-            if let checkpointFile {
-                let (checkpoint, key) = try CheckpointFile.read(checkpointFile, log: auditor.log, home: invocation.home)
-                anchor = .init(checkpoint: checkpoint, kind: .file, source: checkpointFile, signer: key.name)
-            } else if witness {
-                anchor = try witnessAnchor(auditor, invocation)
-            } else {
-                anchor = try auditor.checkpointNow(invocation.home)
-            }
-            chain = try auditor.proveInspection(inspection, entries: entries, anchor: anchor)
+        let verification: AuditAssembly.Verification
+        if !verify {
+            verification = .skipped
+        } else if full {
+            verification = .fullWalk(digest: digest)
+        } else if let checkpointFile {
+            verification = .proofs(.checkpointFile(checkpointFile))
+        } else if witness {
+            verification = .proofs(.given { try witnessAnchor(auditor, invocation) })
         } else {
-            chain = try auditor.uncheckedChain()
+            verification = .proofs(.madeNow)
         }
-        chain.witness = try auditor.witnessEvidence(invocation.home)
-
-        var files: [String: PhotoFile] = [:]
-        for (_, captured) in timeline.capturedPhotos {
-            let hex = captured.photo.sha256.hex
-            guard files[hex] == nil else { continue }
-            let status: PhotoFileStatus =
-                switch auditor.photos.check(sha256: hex) {
-                case .matches: .matches
-                case .missing: .missing
-                case .altered(let actual): .altered(actualSHA256: actual)
-                }
-            let contents =
-                embedPhotos && status != .missing ? auditor.photos.contents(sha256: hex).map { [UInt8]($0) } : nil
-            files[hex] = PhotoFile(status: status, contents: contents)
-        }
-
-        let form = AuditReport.form(of: timeline, children: children)
-        if auditor.withoutLock {
-            notes.append("the ledger directory is read-only, so it was opened without LMDB's lock file")
-        }
-        var report = AuditReport(
-            inspectionID: inspection, generatedAt: invocation.clock.now(), ledgerPath: invocation.home.path,
-            chain: chain, asOf: through, timeline: timeline, form: form, template: evidence, parent: parent,
-            children: children, photoFiles: files, syncState: SyncState.of(form).rawValue, notes: notes)
-        report.chainHashes = try auditor.log.chainHashes(at: timeline.entries.map(\.position).filter { $0 > 0 })
-        return report
+        let assembly = AuditAssembly(
+            asOf: asOf, asOfText: asOfText, verification: verification, embedPhotos: embedPhotos)
+        return try assembly.report(
+            inspection, auditor: auditor, now: invocation.clock.now(),
+            progress: { done, total in invocation.progress("verifying the chain: \(done)/\(total) records") },
+            walked: { invocation.endProgress() })
     }
 
     /// The sync server's latest checkpoint of this device, verified with a
@@ -320,5 +223,12 @@ enum AuditWitnessError: Error, CustomStringConvertible {
             "the server \(server) holds no checkpoint of \(name): the log's history was never witnessed there. "
                 + "Run 'jqc sync' on the device first."
         }
+    }
+}
+
+extension Invocation {
+    /// The ledger opened read-only for an auditor (see `AuditorLedger`).
+    func auditorLedger(views: Bool = true) throws -> AuditorLedger {
+        try openingStore { try AuditorLedger.open(home, views: views) }
     }
 }

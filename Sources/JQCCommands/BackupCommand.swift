@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
@@ -87,103 +88,5 @@ struct BackupCommand: RunnableCommand {
                     + summary.photos.mismatched.prefix(5).joined(separator: ", ")
                     + ". Run 'jqc check --photos' and 'jqc audit' on the inspections that name them.")
         }
-    }
-}
-
-/// What `backup` and `salvage` share: a new directory to copy into, the
-/// photos, the configuration, and checking the copy.
-enum LedgerCopy {
-    struct Photos {
-        var copied = 0
-        /// Files whose bytes no longer hash to their name.
-        var mismatched: [String] = []
-    }
-
-    struct Summary {
-        var events: UInt64
-        var head: LedgerDigest
-        var photos: Photos
-    }
-
-    /// A write that failed for lack of space, named as such.
-    static func spaceNamed(_ error: any Error, at path: String) -> any Error {
-        if let failure = error as? DurableFileError, failure.code == ENOSPC || failure.code == EDQUOT {
-            return LedgerError.noSpace(path: path, freeBytes: LedgerError.freeSpace(at: path))
-        }
-        return error
-    }
-
-    /// Copies every photo file (not the temporary files of an unfinished
-    /// capture) and checks each copy against its name.
-    static func copyPhotos(from home: LedgerDirectory, to target: LedgerDirectory) throws -> Photos {
-        try FileStore.makeDirectory(target.photosPath)
-        var photos = Photos()
-        var names: [String] = []
-        if FileManager.default.fileExists(atPath: home.photosPath) {
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: home.photosPath)
-            } catch {
-                throw JQCError.unreadableFile(home.photosPath, "the photo directory cannot be listed")
-            }
-        }
-        let store = PhotoStore(directory: target.photosPath)
-        for name in names.sorted() where PhotoStore.isPhotoName(name) {
-            guard let data = FileManager.default.contents(atPath: home.photosPath + "/" + name) else {
-                throw JQCError.unreadableFile(home.photosPath + "/" + name, "it could not be read")
-            }
-            try DurableFile.write(data, to: target.photosPath + "/" + name, mode: 0o600)
-            photos.copied += 1
-            if store.check(sha256: name) != .matches { photos.mismatched.append(name) }
-        }
-        return photos
-    }
-
-    /// Copies the device's signing key (0600), so a restored ledger signs
-    /// with the key its log published. A ledger made before keys has none.
-    /// The key is checked first: a key file jqc would refuse (exposed, not
-    /// a regular file, another device's) is not copied on, and the reason is
-    /// returned for a warning; the rest of the backup goes ahead.
-    static func copyDeviceKey(from home: LedgerDirectory, to target: LedgerDirectory) throws -> DeviceKeyError? {
-        let device = try LedgerConfig.load(home).deviceID
-        do {
-            guard try DeviceKeyFile.load(home, device: device) != nil else { return nil }
-        } catch {
-            return error
-        }
-        guard let data = FileManager.default.contents(atPath: home.deviceKeyPath) else {
-            throw JQCError.unreadableFile(home.deviceKeyPath, "it could not be read")
-        }
-        try DurableFile.write(data, to: target.deviceKeyPath, mode: 0o600)
-        return nil
-    }
-
-    static func copyConfig(from home: LedgerDirectory, to target: LedgerDirectory) throws {
-        guard let data = FileManager.default.contents(atPath: home.configPath) else {
-            throw LedgerDirectoryError.noLedger(home.path)
-        }
-        try DurableFile.write(data, to: target.configPath, mode: 0o644)
-    }
-
-    /// Opens the copy read-only, verifies its whole chain and checks that it
-    /// ends on the hash `source` stores at the same position.
-    static func verifyCopy(at target: LedgerDirectory, against source: EventLog) throws -> LedgerDigest {
-        let copy = try EventLog(directory: target.storePath, access: .reading)
-        defer { copy.close() }
-        let report = try copy.verify()
-        if let finding = report.finding {
-            throw JQCError.verificationFailed(
-                "the copy at \(target.path) does not verify (\(finding)); it was removed. Run 'jqc verify' on the "
-                    + "ledger itself.")
-        }
-        let head = report.head
-        if head.position > 0 {
-            let original = try source.read { reader in try reader.storedHash(at: head.position) }
-            guard original == head.head else {
-                throw JQCError.verificationFailed(
-                    "the copy at \(target.path) ends on another hash than the ledger at position \(head.position); "
-                        + "it was removed. Run 'jqc verify' on the ledger itself.")
-            }
-        }
-        return head
     }
 }

@@ -126,12 +126,12 @@ enum CompletionScript {
 enum Completer {
     static let severities = ["low", "medium", "high", "critical"]
 
-    static func run(_ words: [String], environment: [String: String], stdout: OutputStream) {
+    static func run(_ words: [String], environment: [String: String], stdout: TextOutput) {
         let words = words.isEmpty ? [""] : words
         let current = words.last ?? ""
         let invocation = Invocation(
             home: LedgerDirectory.resolve(option: ledgerOption(in: words), environment: environment),
-            environment: environment, stdout: stdout, stderr: OutputStream(), clock: SystemClock(), json: false,
+            environment: environment, stdout: stdout, stderr: TextOutput(), clock: SystemClock(), json: false,
             actingAs: nil)
         var candidates: [String] = []
         for request in JQC.program.completion(for: words) {

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionDomain
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 

@@ -10,8 +10,8 @@ import SyncWorker
 public final class Invocation {
     public let home: LedgerDirectory
     public let environment: [String: String]
-    public let stdout: OutputStream
-    public let stderr: OutputStream
+    public let stdout: TextOutput
+    public let stderr: TextOutput
     public let clock: LedgerClock
     /// `--json`: results as JSON for scripts.
     public let json: Bool
@@ -23,7 +23,7 @@ public final class Invocation {
     var openedForReading: InspectionLedger?
 
     public init(
-        home: LedgerDirectory, environment: [String: String], stdout: OutputStream, stderr: OutputStream,
+        home: LedgerDirectory, environment: [String: String], stdout: TextOutput, stderr: TextOutput,
         clock: LedgerClock, json: Bool, actingAs: String?
     ) {
         self.home = home
@@ -146,7 +146,7 @@ public final class Invocation {
     func endProgress() { Self.endProgress(on: stderr) }
 
     /// Clears the progress line, if `stream` is a terminal that shows one.
-    static func endProgress(on stream: OutputStream) {
+    static func endProgress(on stream: TextOutput) {
         guard stream.isTerminal else { return }
         stream.write("\r\u{1B}[2K")
     }

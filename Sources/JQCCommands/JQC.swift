@@ -100,7 +100,7 @@ public enum JQC {
 
     /// Runs `jqc` with `arguments` (without the program name) and returns the exit status.
     public static func main(
-        arguments: [String], environment: [String: String], stdout: OutputStream, stderr: OutputStream,
+        arguments: [String], environment: [String: String], stdout: TextOutput, stderr: TextOutput,
         clock: LedgerClock = SystemClock()
     ) -> Int32 {
         defer {

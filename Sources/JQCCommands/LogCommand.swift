@@ -3,6 +3,7 @@ import Foundation
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionDomain
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
@@ -128,39 +129,6 @@ struct VerifyCommand: RunnableCommand {
         }
         if let finding = report.finding {
             throw JQCError.verificationFailed("NOT INTACT: \(finding)")
-        }
-    }
-}
-
-/// The proof that the log extends a checkpoint: a consistency proof from the
-/// checkpoint's size to today's, checked against both roots.
-enum CheckpointProof {
-    static func extends(_ checkpoint: Checkpoint, log: EventLog) throws -> (size: UInt64, hashes: Int) {
-        try log.read { reader in
-            let size = try reader.treeSize()
-            guard checkpoint.size <= size else {
-                throw CheckpointError.notExtended(
-                    "the checkpoint has \(checkpoint.size) records, the log only \(size): it was truncated")
-            }
-            // The head's own chain link, so the newest record is bound too.
-            do {
-                _ = try reader.verifiedHead()
-            } catch let error as HeadCheckError {
-                throw CheckpointError.notExtended("\(error.finding)")
-            }
-            let root = try reader.treeRoot(size: size)
-            guard checkpoint.size > 0 else { return (size, 0) }
-            let proof = try reader.consistencyProof(from: checkpoint.size, to: size)
-            guard
-                Merkle.verifyConsistency(
-                    from: checkpoint.size, to: size, first: checkpoint.root, second: root, proof: proof)
-            else {
-                throw CheckpointError.notExtended(
-                    "the log's first \(checkpoint.size) records are not the ones the checkpoint signed: "
-                        + "a record at or before position \(checkpoint.size) was changed, removed or reordered "
-                        + "(run 'jqc verify --full' to find which)")
-            }
-            return (size, proof.count)
         }
     }
 }

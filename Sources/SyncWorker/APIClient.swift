@@ -439,7 +439,7 @@ public struct APIClient: Sendable {
 
     // MARK: - The envelope
 
-    private func call(
+    func call(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, body: HTTPBody? = nil, token: String? = nil,
         idempotencyKey: String? = nil, limit: Int? = nil
     ) throws(APIError) -> JSONValue {

@@ -258,31 +258,11 @@ public final class CheckpointWitness {
 }
 
 extension APIClient {
-    /// One call of the witness extension, answered in the usual envelope.
+    /// One call of the witness extension, through the same envelope rules as
+    /// every other call (`ok: false`, `Retry-After`, the answer's size limit).
     func witnessCall(_ method: HTTPMethod, _ path: String, json: JSONValue? = nil, token: String) throws(APIError)
         -> JSONValue
     {
-        var headers: HTTPHeaders = ["Accept": "application/json"]
-        headers.set("Authorization", "Bearer \(token)")
-        let body: HTTPBody = json.map { .json(Array($0.serialized().utf8)) } ?? .empty
-        let response: HTTPResponse
-        do {
-            response = try transport.send(
-                HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body))
-        } catch {
-            throw .transport(error)
-        }
-        let envelope = try? JSONValue(parsing: response.body)
-        let message = envelope?["error"]?.stringValue ?? "HTTP \(response.status)"
-        switch response.status {
-        case 200..<300:
-            guard let envelope, envelope["ok"]?.boolValue == true else {
-                throw .malformedResponse("HTTP \(response.status) without an ok envelope")
-            }
-            return envelope["data"] ?? .null
-        case 401: throw .unauthorized(message)
-        case 408, 429, 500...: throw .unavailable(status: response.status, message: message, retryAfter: nil)
-        default: throw .refused(status: response.status, message: message)
-        }
+        try call(method, path, json: json, token: token)
     }
 }

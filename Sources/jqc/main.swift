@@ -6,5 +6,5 @@ import JQCCommands
 JQC.installStoreGuards()
 let status = JQC.main(
     arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
-    stdout: OutputStream(fileDescriptor: 1), stderr: OutputStream(fileDescriptor: 2))
+    stdout: TextOutput(fileDescriptor: 1), stderr: TextOutput(fileDescriptor: 2))
 exit(status)

@@ -30,15 +30,15 @@ import Testing
         let chain = ChainCheck(
             result: .notIntact(
                 .init(
-                    kind: "changed", position: 4,
+                    kind: .changed, position: 4,
                     message: "record 4 was changed after it was written: its bytes no longer match the hash chain")),
             checked: 3, head: LedgerDigest(position: 3, head: .zero), digest: nil, verifiedThrough: 3, seconds: 0.001)
         let report = AuditSamples.report(records, chain: chain)
         #expect(!report.isClean)
         #expect(report.headline.hasPrefix("NOT INTACT: record 4 was changed"))
-        #expect(chain.standing(of: 3) == "verified")
-        #expect(chain.standing(of: 4) == "failed")
-        #expect(chain.standing(of: 5) == "not_verified")
+        #expect(chain.standing(of: 3) == .verified)
+        #expect(chain.standing(of: 4) == .failed)
+        #expect(chain.standing(of: 5) == .notVerified)
         let timeline = try #require(try json(report)["timeline"] as? [[String: Any]])
         #expect(timeline[3]["chain"] as? String == "failed")
         #expect(report.text.contains("FAILS THE CHAIN CHECK"))
@@ -48,7 +48,7 @@ import Testing
     @Test func aWrongDigestProvesNoRangeOfRecords() throws {
         let chain = ChainCheck(
             result: .notIntact(
-                .init(kind: "digest_mismatch", position: 18, message: "the log no longer extends the digest")),
+                .init(kind: .digestMismatch, position: 18, message: "the log no longer extends the digest")),
             checked: 18, head: LedgerDigest(position: 18, head: .zero), digest: nil, verifiedThrough: 0, seconds: 0.001)
         let report = AuditSamples.report(records, chain: chain)
         #expect(!report.text.contains("1–0"))

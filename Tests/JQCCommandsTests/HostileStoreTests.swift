@@ -258,7 +258,7 @@ import Testing
         let early = ManualClock(Timestamp(iso8601: "2020-01-01T00:00:00Z")!)
         let status = JQC.main(
             arguments: ["--as", "Dana", "set", inspection, "Floors", "2"], environment: ["JQC_HOME": home],
-            stdout: OutputStream(), stderr: OutputStream(), clock: early)
+            stdout: TextOutput(), stderr: TextOutput(), clock: early)
         #expect(status == 0)
     }
 

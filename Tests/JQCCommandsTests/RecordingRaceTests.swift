@@ -29,8 +29,8 @@ import Testing
 
     func invocation(actingAs name: String? = "Dana") -> Invocation {
         Invocation(
-            home: LedgerDirectory(path: directory.appending("ledger")), environment: [:], stdout: OutputStream(),
-            stderr: OutputStream(), clock: SystemClock(), json: false, actingAs: name)
+            home: LedgerDirectory(path: directory.appending("ledger")), environment: [:], stdout: TextOutput(),
+            stderr: TextOutput(), clock: SystemClock(), json: false, actingAs: name)
     }
 
     func values() throws -> [String: Any] {

@@ -2,7 +2,6 @@ import Foundation
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
-import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -14,15 +13,15 @@ import SyncWorker
 /// read-only medium, or a directory made read-only with `chmod -R a-w`;
 /// see `ReadOnlyOpening`). Everything it reads goes through the store's
 /// own types: it never names a table.
-final class AuditorLedger {
-    let home: LedgerDirectory
-    let log: EventLog
+public final class AuditorLedger {
+    public let home: LedgerDirectory
+    public let log: EventLog
     /// The whole ledger (views, reference data), when its tables exist: a
     /// ledger that was only `init`ed has none yet.
-    let ledger: InspectionLedger?
-    let photos: PhotoStore
+    public let ledger: InspectionLedger?
+    public let photos: PhotoStore
     /// Whether the lock file had to be skipped.
-    let withoutLock: Bool
+    public let withoutLock: Bool
 
     private init(home: LedgerDirectory, log: EventLog, ledger: InspectionLedger?, withoutLock: Bool) {
         self.home = home
@@ -34,14 +33,14 @@ final class AuditorLedger {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         // The ledger owns the log when there is one.
         if let ledger { ledger.close() } else { log.close() }
     }
 
     /// Opens `home` read-only; with `views`, also the inspection views (for
     /// pinned templates and re-inspection links).
-    static func open(_ home: LedgerDirectory, views: Bool) throws -> AuditorLedger {
+    public static func open(_ home: LedgerDirectory, views: Bool) throws -> AuditorLedger {
         try home.checkReadable()
         guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
         if views {
@@ -61,7 +60,7 @@ final class AuditorLedger {
 
     /// The inspection's stream read through the stream index (never by
     /// scanning the log), keeping every hole.
-    func history(of id: UUID) throws -> [StreamEntry] {
+    public func history(of id: UUID) throws -> [StreamEntry] {
         try log.history(ofStream: id)
     }
 
@@ -69,15 +68,12 @@ final class AuditorLedger {
     /// (one hex digit included), found in the log's own stream index (not in
     /// a view), so discarded drafts and inspections whose views are damaged
     /// are found too.
-    func resolveInspection(_ reference: String) throws -> UUID {
+    public func resolveInspection(_ reference: String) throws -> UUID {
         guard let prefix = IDPrefix(reference) else { throw LookupError.notAnID(reference) }
         let matches = try log.streams(matching: prefix)
         switch matches.count {
         case 0:
-            throw JQCError.notFound(
-                kind: "inspection", reference: reference,
-                hint: "No stream of this ledger's log has that id. 'jqc log' lists every event, discarded drafts "
-                    + "included.")
+            throw AuditLookupError.noStream(reference)
         case 1: return matches[0]
         default: throw LookupError.ambiguous(reference, matches)
         }
@@ -86,17 +82,17 @@ final class AuditorLedger {
     // MARK: - What lies outside the stream
 
     /// Where the template an inspection pinned was found.
-    struct FoundTemplate {
-        var template: Template
-        var pinnedAt: UInt64?
-        var source: String
+    public struct FoundTemplate: Sendable {
+        public var template: Template
+        public var pinnedAt: UInt64?
+        public var source: String
     }
 
     /// The re-inspections and the pinned template of an inspection, from the
     /// views when they are up to date (each answer is checked: a template by
     /// its content hash, a child by its own stream), else by one scan of the
     /// log. The notes say how they were found and what could not be read.
-    func links(of id: UUID, templateHash: String?) throws -> (
+    public func links(of id: UUID, templateHash: String?) throws -> (
         template: FoundTemplate?, children: [UUID], notes: [String]
     ) {
         if let ledger, try ledger.views.staleProjections().isEmpty {
@@ -154,7 +150,9 @@ final class AuditorLedger {
 
     /// Walks the whole chain (the one full scan of an audit) and states the
     /// result without the store's types, with how long it took.
-    func checkChain(against digest: LedgerDigest?, progress: @escaping (UInt64, UInt64) -> Void) throws -> ChainCheck {
+    public func checkChain(against digest: LedgerDigest?, progress: @escaping (UInt64, UInt64) -> Void) throws
+        -> ChainCheck
+    {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         let report = try log.verify(against: digest, progress: progress)
@@ -166,7 +164,7 @@ final class AuditorLedger {
                 result: .intact, checked: report.checked, head: report.head, digest: digest,
                 verifiedThrough: report.checked, seconds: seconds)
         }
-        let kind = finding.kind
+        let kind = ChainCheck.Finding.Kind(finding)
         let verifiedThrough: UInt64 =
             switch finding {
             case .truncated(_, let found): found
@@ -183,17 +181,24 @@ final class AuditorLedger {
     }
 
     /// A checkpoint to anchor the proofs to, and where it came from.
-    struct Anchor {
-        var checkpoint: Checkpoint
-        var kind: ProofEvidence.Anchor
-        var source: String?
-        var signer: String?
+    public struct Anchor: Sendable {
+        public var checkpoint: Checkpoint
+        public var kind: ProofEvidence.Anchor
+        public var source: String?
+        public var signer: String?
+
+        public init(checkpoint: Checkpoint, kind: ProofEvidence.Anchor, source: String?, signer: String?) {
+            self.checkpoint = checkpoint
+            self.kind = kind
+            self.source = source
+            self.signer = signer
+        }
     }
 
     /// Today's tree as a checkpoint, signed by the device key when this
     /// ledger directory holds the key the log published (an auditor's copy
     /// may not: the proofs hold all the same, against the tree as it is).
-    func checkpointNow(_ home: LedgerDirectory) throws -> Anchor {
+    public func checkpointNow(_ home: LedgerDirectory) throws -> Anchor {
         let config = try LedgerConfig.load(home)
         let checkpoint = try log.read { reader in
             let size = try reader.treeSize()
@@ -223,7 +228,7 @@ final class AuditorLedger {
     /// the leaf the tree holds at its position, versions 1, 2, 3 … linked by
     /// their back-links, the head's chain link holds, and today's tree
     /// extends the checkpoint. Records of other inspections are not read.
-    func proveInspection(_ id: UUID, entries: [StreamEntry], anchor: Anchor) throws -> ChainCheck {
+    public func proveInspection(_ id: UUID, entries: [StreamEntry], anchor: Anchor) throws -> ChainCheck {
         var start = timespec()
         clock_gettime(CLOCK_MONOTONIC, &start)
         func elapsed() -> Double {
@@ -237,7 +242,7 @@ final class AuditorLedger {
             treeSize: 0, root: "", proven: [], records: entries.count, anchor: anchor.kind, source: anchor.source,
             checkpointSize: checkpoint.size, checkpointRoot: Data(checkpoint.root.bytes).base64EncodedString(),
             signer: anchor.signer, consistencyHashes: 0)
-        func failed(_ kind: String, _ position: UInt64, _ message: String) -> ChainCheck {
+        func failed(_ kind: ChainCheck.Finding.Kind, _ position: UInt64, _ message: String) -> ChainCheck {
             ChainCheck(
                 result: .notIntact(.init(kind: kind, position: position, message: message)),
                 checked: UInt64(evidence.proven.count), head: head, digest: nil, verifiedThrough: 0,
@@ -249,19 +254,19 @@ final class AuditorLedger {
             case .record: continue
             case .missing(let version, let position):
                 return failed(
-                    "missing", position,
+                    .missing, position,
                     "record \(position) was removed: the stream index names it as version \(version) of this "
                         + "inspection, the log holds no record there")
             case .unreadable(let version, let position, let reason):
                 return failed(
-                    "unreadable", position, "record \(position) (version \(version)) cannot be read: \(reason)")
+                    .unreadable, position, "record \(position) (version \(version)) cannot be read: \(reason)")
             }
         }
         if checkpoint.size > 0 {
             do {
                 evidence.consistencyHashes = try CheckpointProof.extends(checkpoint, log: log).hashes
             } catch CheckpointError.notExtended(let why) {
-                return failed("not_extended", checkpoint.size, "the log does not extend the checkpoint: \(why)")
+                return failed(.notExtended, checkpoint.size, "the log does not extend the checkpoint: \(why)")
             }
         }
         let report = try log.proveStream(id, checkpoint: checkpoint)
@@ -276,14 +281,14 @@ final class AuditorLedger {
         if case .notInTree(let position) = finding,
             let (culprit, message) = try changedLeaf(near: position, size: report.treeSize)
         {
-            return failed("changed", culprit, message)
+            return failed(.changed, culprit, message)
         }
-        let kind: String =
+        let kind: ChainCheck.Finding.Kind =
             switch finding {
-            case .notInTree: "changed"
-            case .brokenLink: "broken_stream_link"
-            case .wrongRecord: "wrong_record"
-            case .notExtended: "not_extended"
+            case .notInTree: .changed
+            case .brokenLink: .brokenStreamLink
+            case .wrongRecord: .wrongRecord
+            case .notExtended: .notExtended
             }
         return failed(kind, finding.position ?? checkpoint.size, finding.description)
     }
@@ -319,7 +324,7 @@ final class AuditorLedger {
 
     /// Whether a sync server witnessed the log's history, as the device's
     /// stream records it (`sync.checkpoint_witnessed`).
-    func witnessEvidence(_ home: LedgerDirectory) throws -> WitnessEvidence {
+    public func witnessEvidence(_ home: LedgerDirectory) throws -> WitnessEvidence {
         let device = try LedgerConfig.load(home).deviceID
         let recorded = try CheckpointWitness.recorded(in: log, device: device)
         let acknowledged = recorded.last { $0.outcome == "acknowledged" }
@@ -336,14 +341,45 @@ final class AuditorLedger {
     }
 
     /// The chain left unchecked (`--no-verify`), with the stored head.
-    func uncheckedChain() throws -> ChainCheck {
+    public func uncheckedChain() throws -> ChainCheck {
         ChainCheck(result: .skipped, checked: 0, head: try log.head(), digest: nil, verifiedThrough: 0, seconds: nil)
     }
 }
 
-extension Invocation {
-    /// The ledger opened read-only for an auditor (see `AuditorLedger`).
-    func auditorLedger(views: Bool = true) throws -> AuditorLedger {
-        try openingStore { try AuditorLedger.open(home, views: views) }
+/// An inspection an auditor named that the log does not hold.
+public enum AuditLookupError: Error, CustomStringConvertible {
+    case noStream(String)
+
+    public var description: String {
+        switch self {
+        case .noStream(let reference):
+            "no inspection matches '\(reference)'. No stream of this ledger's log has that id. 'jqc log' lists "
+                + "every event, discarded drafts included."
+        }
+    }
+}
+
+extension ChainCheck.Finding.Kind {
+    /// The kind of a finding of the chain walk.
+    init(_ finding: TamperFinding) {
+        self =
+            switch finding {
+            case .changed: .changed
+            case .missing: .missing
+            case .reordered: .reordered
+            case .unreadable: .unreadable
+            case .truncated: .truncated
+            case .digestMismatch: .digestMismatch
+            case .indexMismatch: .indexMismatch
+            case .brokenStreamLink: .brokenStreamLink
+            case .treeNode(.mismatch): .treeNodeMismatch
+            case .treeNode(.missing): .treeNodeMissing
+            case .treeNode(.extra): .treeNodeExtra
+            case .malformed: .malformed
+            case .notDeterministic: .notDeterministic
+            case .newerFormat: .newerFormat
+            case .formatSequence: .formatSequence
+            case .checkpointMismatch: .checkpointMismatch
+            }
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// memory and reach the descriptor 64 KiB at a time, and on `flush()`, which
 /// `JQC.main` calls before it returns. A system call per line capped such a
 /// command at the kernel's rate of small writes.
-public final class OutputStream: Sendable {
+public final class TextOutput: Sendable {
     private struct State {
         var pending: [UInt8] = []
         var buffering = false

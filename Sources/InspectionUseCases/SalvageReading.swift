@@ -1,0 +1,118 @@
+import Foundation
+import LedgerCore
+
+/// What one reading of a damaged store gave: the verified prefix and why it
+/// ended. Built from the raw entries a reader printed (`jqc salvage-read`:
+/// one `POSITION HEX` line per entry, `# COUNT` for the table's count, `! WHY`
+/// where it stopped), checked link by link: hostile bytes, every line.
+public struct SalvageReading: Sendable {
+    public var events: [PendingEvent] = []
+    public var lastHash: Digest256?
+    public var firstBreak: String?
+    /// Records the reader printed after the first break.
+    public var seenAfterBreak = 0
+    /// How many records the store's `events` table counts, if it could say.
+    public var storedCount: UInt64?
+
+    public init() {}
+
+    /// Checks the reader's `output`; `stopped`, when the reader did not end
+    /// cleanly, is what it said (its last line of stderr, or how it ended).
+    public init(output: Data, stopped: String?) {
+        var salvage = SalvageReading()
+        var previous = Digest256.zero
+        var expected: UInt64 = 1
+        let chain = HashChain()
+        for line in output.split(separator: UInt8(ascii: "\n")) {
+            if salvage.firstBreak != nil {
+                salvage.seenAfterBreak += 1
+                continue
+            }
+            if line.first == UInt8(ascii: "#") {
+                salvage.storedCount = UInt64(String(decoding: line.dropFirst(2), as: UTF8.self))
+                continue
+            }
+            if line.first == UInt8(ascii: "!") {
+                salvage.firstBreak =
+                    "the store could not be read past position \(expected - 1): "
+                    + Self.reason(String(decoding: line.dropFirst(2), as: UTF8.self))
+                continue
+            }
+            let fields = line.split(separator: UInt8(ascii: " "))
+            guard fields.count == 2, let position = UInt64(String(decoding: fields[0], as: UTF8.self)),
+                let value = Self.hexBytes(fields[1]), value.count > 32,
+                let stored = Digest256(bytes: Array(value[0..<32]))
+            else {
+                salvage.firstBreak = "the entry after position \(expected - 1) could not be read"
+                continue
+            }
+            guard position == expected else {
+                salvage.firstBreak = "position \(expected) is missing"
+                salvage.seenAfterBreak += 1
+                continue
+            }
+            guard chain.link(previous: previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count)) == stored
+            else {
+                salvage.firstBreak = "record \(position) fails its chain check (it was changed after it was written)"
+                salvage.seenAfterBreak += 1
+                continue
+            }
+            // Its link holds: the record is judged as `verify --full` judges it,
+            // and one the format does not define is not copied (nor laundered
+            // into a well-formed copy).
+            let record: EventRecord
+            do {
+                _ = try EventRecord.checkedHeader(ofEncoded: value.span.bytes, at: 32)
+                record = try EventRecord(decoding: value, at: 32)
+            } catch {
+                salvage.firstBreak = "record \(position) is not a record this program reads (\(error))"
+                salvage.seenAfterBreak += 1
+                continue
+            }
+            guard record.position == position else {
+                salvage.firstBreak = "record \(position) holds the record written as \(record.position)"
+                salvage.seenAfterBreak += 1
+                continue
+            }
+            salvage.events.append(record.event)
+            salvage.lastHash = stored
+            previous = stored
+            expected += 1
+        }
+        if salvage.firstBreak == nil, let stopped {
+            salvage.firstBreak = "the store could not be read past position \(expected - 1): " + Self.reason(stopped)
+        }
+        self = salvage
+    }
+
+    /// What the reader said when it stopped, without the advice around it.
+    static func reason(_ text: String) -> String {
+        var why = text
+        if why.hasPrefix("jqc: ") { why = String(why.dropFirst(5)) }
+        if let damage = why.range(of: "is damaged: ") { why = String(why[damage.upperBound...]) }
+        if let advice = why.range(of: ". Nothing was changed.") { why = String(why[..<advice.lowerBound]) }
+        return TerminalText.singleLine(why)
+    }
+
+    static func hexBytes(_ text: Data.SubSequence) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 2)
+        var high: UInt8?
+        for c in text {
+            let nibble: UInt8
+            switch c {
+            case 48...57: nibble = c - 48
+            case 97...102: nibble = c - 87
+            default: return nil
+            }
+            if let h = high {
+                bytes.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+
+/// Everything a sync run's workers share, as one value: the run's stop, its
+/// folded states, what it found and recorded, and the wave being sent.
+/// `SyncRun` keeps it behind one `Mutex`, held while a worker decides and
+/// records and never while a request is on the network.
+struct SyncBook: Sendable {
+    /// Why the run stopped early, if it did (set by whichever worker found it).
+    var stop: SyncReport.Stop?
+    /// Items found on the server by a look-up in this run, not sent again.
+    var adopted: [SyncItem] = []
+    /// Issues sent again after a lost answer in this run, the server's answer no replay.
+    var possiblySentTwice: [SyncItem] = []
+    /// Folded states of this pass, kept in step with what the run records.
+    var states: [UUID: InspectionState] = [:]
+    var keys: [UUID: IdempotencyKeys] = [:]
+    var outcomes: [SyncItem: SyncReport.Outcome] = [:]
+    /// Items in the order their first outcome was recorded.
+    var order: [SyncItem] = []
+    /// The wave being sent.
+    var wave = Wave()
+
+    /// One wave's progress: the next item to take, each item's result, and
+    /// the first error that ends it.
+    struct Wave: Sendable {
+        var next = 0
+        var results: [Bool] = []
+        var failure: (any Error)?
+    }
+
+    mutating func startWave(of count: Int) {
+        wave = Wave(next: 0, results: Array(repeating: false, count: count), failure: nil)
+    }
+}
+
+/// An outbox row with its place in the run's count ("3 of 12").
+struct WaveItem: Sendable {
+    let row: OutboxItem
+    let position: (index: Int, total: Int)
+}
+
+/// What a sender does next with an item: it is finished (and says whether
+/// anything was sent or recorded), or it needs one request made.
+enum SendStep: Sendable {
+    case finished(progressed: Bool)
+    case request(SyncCall)
+}
+
+/// A request a sender asks the worker to make with the lock let go.
+enum SyncCall: Sendable {
+    case uploadPhoto(PhotoUpload, key: String)
+    case lookUpInspection(body: JSONValue, key: String)
+    case createInspection(body: JSONValue, key: String)
+    /// `sentBefore`: an earlier send may have created it (a lost answer, or a crash in the journal).
+    case createIssue(body: JSONValue, issueID: UUID, key: String, sentBefore: Bool)
+}
+
+/// The server's answer to a `SyncCall`.
+enum SyncAnswer: Sendable {
+    case uploaded(path: String)
+    case found(serverID: String?)
+    case created(APIClient.Created)
+    case failed(APIError)
+}
+
+// MARK: - Dispatching to the senders
+
+extension SyncRun {
+    /// Starts sending one item, under the lock: the sender of its kind decides.
+    func begin(_ item: WaveItem, _ book: inout SyncBook) throws -> SendStep {
+        let row = item.row
+        guard let state = try state(of: row.inspectionID, &book) else { return .finished(progressed: false) }
+        // The outbox row may lag behind what this pass recorded (it was read before).
+        if case .synced = state.sync.status(of: row.item) { return .finished(progressed: false) }
+        if case .failed = state.sync.status(of: row.item) { return .finished(progressed: false) }
+        switch row.item.kind {
+        case .photo: return try beginPhoto(item, state, &book)
+        case .inspection: return try beginInspection(item, state, &book)
+        case .issue: return try beginIssue(item, state, &book)
+        }
+    }
+
+    /// Makes a sender's request, with the lock let go: other workers go on meanwhile.
+    func perform(_ call: SyncCall) -> SyncAnswer {
+        do throws(APIError) {
+            switch call {
+            case .uploadPhoto(let upload, let key):
+                return .uploaded(
+                    path: try session.authorized { token throws(APIError) in
+                        try session.api.uploadPhoto(upload, accessToken: token, idempotencyKey: key)
+                    })
+            case .lookUpInspection(let body, _):
+                return .found(
+                    serverID: try session.authorized { token throws(APIError) in
+                        try session.api.findInspection(like: body, accessToken: token)
+                    })
+            case .createInspection(let body, let key):
+                return .created(
+                    try session.authorized { token throws(APIError) in
+                        try session.api.create(.inspections, body: body, accessToken: token, idempotencyKey: key)
+                    })
+            case .createIssue(let body, _, let key, _):
+                return .created(
+                    try session.authorized { token throws(APIError) in
+                        try session.api.create(.issues, body: body, accessToken: token, idempotencyKey: key)
+                    })
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// Settles an answer, under the lock, with the sender that asked for it.
+    func settle(_ call: SyncCall, _ answer: SyncAnswer, _ item: WaveItem, _ book: inout SyncBook) throws
+        -> SendStep
+    {
+        guard let state = try state(of: item.row.inspectionID, &book) else { return .finished(progressed: false) }
+        switch call {
+        case .uploadPhoto: return try settlePhoto(answer, item, state, &book)
+        case .lookUpInspection(let body, let key):
+            return try settleLookUp(answer, body: body, key: key, item, state, &book)
+        case .createInspection: return try settleInspection(answer, item, state, &book)
+        case .createIssue(_, let issueID, _, let sentBefore):
+            return try settleIssue(answer, issueID: issueID, sentBefore: sentBefore, item, state, &book)
+        }
+    }
+
+    /// Tells the run's `progress` about an item's step (called with the lock held).
+    func tell(_ item: WaveItem, _ step: SyncProgress.Step) {
+        guard let progress else { return }
+        progress(
+            SyncProgress(
+                item: item.row.item, inspectionID: item.row.inspectionID, index: item.position.index,
+                total: item.position.total, step: step))
+    }
+
+    // MARK: - Reading the ledger
+
+    func state(of id: UUID, _ book: inout SyncBook) throws -> InspectionState? {
+        if let cached = book.states[id] { return cached }
+        guard let state = try ledger.state(of: id) else { return nil }
+        book.states[id] = state
+        return state
+    }
+
+    func idempotencyKey(for row: OutboxItem, _ book: inout SyncBook) throws -> String {
+        if let known = book.keys[row.inspectionID] { return known.key(for: row.item) }
+        let found = try IdempotencyKeys(records: try ledger.log.records(inStream: row.inspectionID))
+        book.keys[row.inspectionID] = found
+        return found.key(for: row.item)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+
+// MARK: - Inspections
+
+extension SyncRun {
+    /// An inspection goes out once every photo is settled and its parent (for
+    /// a re-inspection) has a server id; one whose earlier send may have been
+    /// applied is looked up first.
+    func beginInspection(_ item: WaveItem, _ state: InspectionState, _ book: inout SyncBook) throws -> SendStep {
+        let row = item.row
+        // Every photo settled: uploaded, or failed for good (then sent as "").
+        if let waiting = state.waitingReason(for: row.item) {
+            tell(item, .waiting(waiting))
+            return .finished(progressed: false)
+        }
+        var parentServerID: String?
+        if let parentID = state.parentInspectionID {
+            guard let parent = try self.state(of: parentID, &book) else {
+                try giveUp(
+                    item,
+                    error: "Its parent inspection \(parentID.lowercased) is not in this ledger, so the link cannot be "
+                        + "sent. Restore the ledger the parent was recorded in.", httpStatus: nil, state, &book)
+                return .finished(progressed: true)
+            }
+            switch parent.sync.status(of: SyncItem(kind: .inspection, id: parentID)) {
+            case .synced:
+                parentServerID = parent.sync.serverID
+            case .failed(let failure):
+                try giveUp(
+                    item,
+                    error:
+                        "Its parent inspection \(parentID.lowercased.prefix(8)) failed to sync (\(failure.lastError)), "
+                        + "and a re-inspection cannot be sent without it. Run 'jqc sync retry "
+                        + "\(parentID.lowercased.prefix(8))', then 'jqc sync retry \(row.item.id.lowercased.prefix(8))'.",
+                    httpStatus: nil, state, &book)
+                return .finished(progressed: true)
+            case .pending, .retrying:
+                tell(
+                    item,
+                    .waiting("waiting for its parent inspection \(parentID.lowercased.prefix(8)) to reach the server"))
+                return .finished(progressed: false)
+            }
+        }
+        let body = SyncRequests.inspection(
+            state, photoPath: { state.sync.uploadedPhotos[$0] }, parentServerID: parentServerID)
+        let key = try idempotencyKey(for: row, &book)
+        if journal.isAmbiguous(row.item) || Self.mayHaveBeenApplied(state.sync.failures[row.item]) {
+            // An earlier send may have created it: look before sending again.
+            tell(item, .lookingUp)
+            return .request(.lookUpInspection(body: body, key: key))
+        }
+        return try create(item, body: body, key: key)
+    }
+
+    /// Notes the send in the journal (a crash from here on leaves it ambiguous) and asks for it.
+    private func create(_ item: WaveItem, body: JSONValue, key: String) throws -> SendStep {
+        try journal.willSend(item.row.item)
+        tell(item, .sending)
+        return .request(.createInspection(body: body, key: key))
+    }
+
+    func settleLookUp(
+        _ answer: SyncAnswer, body: JSONValue, key: String, _ item: WaveItem, _ state: InspectionState,
+        _ book: inout SyncBook
+    ) throws -> SendStep {
+        switch answer {
+        case .found(let found?):
+            journal.settled(item.row.item)
+            book.adopted.append(item.row.item)
+            try record([.inspectionAccepted(InspectionAccepted(serverID: found))], item, &book)
+            tell(item, .sent("already on the server as id \(found), not sent again"))
+            return .finished(progressed: true)
+        case .found(nil):
+            return try create(item, body: body, key: key)
+        case .failed(let error):
+            return .finished(progressed: try failed(item, error, state, &book))
+        case .uploaded, .created:
+            preconditionFailure("a look-up is answered with a server id or none")
+        }
+    }
+
+    func settleInspection(_ answer: SyncAnswer, _ item: WaveItem, _ state: InspectionState, _ book: inout SyncBook)
+        throws -> SendStep
+    {
+        switch answer {
+        case .created(let created):
+            journal.settled(item.row.item)
+            try record([.inspectionAccepted(InspectionAccepted(serverID: created.id))], item, &book)
+            tell(item, .sent("server id \(created.id)"))
+            return .finished(progressed: true)
+        case .failed(let error):
+            if !error.mayHaveBeenApplied { journal.settled(item.row.item) }
+            return .finished(progressed: try failed(item, error, state, &book))
+        case .uploaded, .found:
+            preconditionFailure("a create is answered with what it created")
+        }
+    }
+}
