@@ -47,6 +47,24 @@ public struct HandoverFile: Sendable {
         }
     }
 
+    init(
+        mode: HandoverMode, to: String?, fromDevice: UUID, inspection: UUID, checkpoint: String, publicKey: String,
+        keyRecord: Entry, records: [Entry], photos: [Photo], templateRecord: Entry,
+        photoFiles: [(sha256: Digest256, data: Data)]
+    ) {
+        self.mode = mode
+        self.to = to
+        self.fromDevice = fromDevice
+        self.inspection = inspection
+        self.checkpoint = checkpoint
+        self.publicKey = publicKey
+        self.keyRecord = keyRecord
+        self.records = records
+        self.photos = photos
+        self.templateRecord = templateRecord
+        self.photoFiles = photoFiles
+    }
+
     static let members = ["format", "mode", "to", "from_device", "bundle", "template_record", "photo_files"]
     static let bundleMembers = ["format", "inspection", "checkpoint", "public_key", "key_record", "records", "photos"]
     static let entryMembers = ["position", "stream_version", "type", "record", "inclusion"]

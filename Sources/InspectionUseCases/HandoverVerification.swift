@@ -12,9 +12,15 @@ public enum HandoverVerification {
     public struct Verified: Sendable {
         public var template: TemplatePinned
         public var records: [EventRecord]
+        /// The size of the sender's signed checkpoint.
+        public var checkpointSize: UInt64
     }
 
-    public static func verify(_ file: HandoverFile) throws(Reception.Refusal) -> Verified {
+    /// An audit re-checks a reception's payload without the photo files
+    /// (it checks the photo store) and without the file's `to`.
+    public static func verify(_ file: HandoverFile, checkingPhotoFiles: Bool = true, checkingTo: Bool = true)
+        throws(Reception.Refusal) -> Verified
+    {
         func refuse(_ reason: String) -> Reception.Refusal { Reception.Refusal(reason: reason) }
         let hasher = SHA256Hasher()
         // 1. The key, the signature and the origin.
@@ -108,7 +114,7 @@ public enum HandoverVerification {
         guard captures.count == file.photos.count,
             zip(captures, file.photos).allSatisfy({ $0.0 == $1.photoID && $0.1 == $1.sha256 && $0.2 == $1.position })
         else { throw refuse("bundle.photos is not the list of the records' photo captures") }
-        guard file.photoFiles.count == file.photos.count else {
+        guard !checkingPhotoFiles || file.photoFiles.count == file.photos.count else {
             throw refuse("photo_files has \(file.photoFiles.count) files for \(file.photos.count) photos")
         }
         for (index, (photo, data)) in zip(file.photos, file.photoFiles).enumerated() {
@@ -121,7 +127,7 @@ public enum HandoverVerification {
         guard let last = records.last, case .handedOver(let handed)? = try? InspectionEvent.decode(last) else {
             throw refuse("the last record is not the sender's inspection.handed_over")
         }
-        guard handed.mode == file.mode, handed.to == file.to else {
+        guard handed.mode == file.mode, !checkingTo || handed.to == file.to else {
             throw refuse("mode or to differs from the sender's inspection.handed_over record")
         }
         // The template: proven in the same tree, the one the start names.
@@ -150,6 +156,6 @@ public enum HandoverVerification {
                 throw refuse("the \(decoded.type) record at \(decoded.position) cannot be read: \(error)")
             }
         }
-        return Verified(template: pinned, records: records)
+        return Verified(template: pinned, records: records, checkpointSize: checkpoint.size)
     }
 }

@@ -129,6 +129,35 @@ import Testing
         #expect(try JQCRunner.succeeded(receiver("log", "--inspection", id)).stdout.contains("received from device"))
     }
 
+    @Test func theReceiversAuditNamesBothDevicesAndProvesTheSendersPart() throws {
+        try JQCRunner.succeeded(receiver("--as", "Ben", "receive", sender.file))
+        try JQCRunner.succeeded(receiver("--as", "Ben", "set", sender.inspection, "Odor=Acceptable"))
+        let config = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: sender.directory.appending("a/config.json"))))
+                as? [String: Any])
+        let senderDevice = try #require(config["device_id"] as? String).lowercased()
+        let audit = try JQCRunner.succeeded(receiver("audit", sender.inspection, "--format", "json"))
+        let report = try #require(try json(audit) as? [String: Any])
+        let check = try JSONSchemaCheck.validate("audit", audit.stdout)
+        #expect(check.status == 0, "\(check.stderr)")
+        let timeline = try #require(report["timeline"] as? [[String: Any]])
+        let devices = Set(timeline.compactMap { $0["device"] as? String })
+        #expect(devices.count == 2, "\(devices)")
+        #expect(devices.contains(senderDevice))
+        // The sender's records are proven by its checkpoint, the receiver's by its own tree.
+        for entry in timeline {
+            let carried = entry["device"] as? String == senderDevice
+            #expect((entry["chain"] as? String == "sender_checkpoint") == carried, "\(entry["summary"] ?? "")")
+        }
+        let actors = Set(timeline.compactMap { ($0["actor"] as? [String: Any])?["name"] as? String })
+        #expect(actors == ["Dana", "Ben"])
+        let notes = try #require(report["notes"] as? [String])
+        #expect(notes.contains { $0.contains("proven against its signed checkpoint") }, "\(notes)")
+        let html = try JQCRunner.succeeded(receiver("audit", sender.inspection, "--format", "html"))
+        #expect(html.stdout.contains("proven against its signed checkpoint"))
+    }
+
     @Test func receivingTheSameFileTwiceRecordsNothing() throws {
         try JQCRunner.succeeded(receiver("--as", "Ben", "receive", sender.file))
         let count = try logCount()
