@@ -71,17 +71,6 @@ enum AuditSamples {
             (.photoUploaded(PhotoUploaded(photoID: photo(1).photoID, serverPath: "/uploads/a1.png")), sync),
             (.inspectionAccepted(InspectionAccepted(serverID: "481")), sync),
             (.issueAccepted(IssueAccepted(issueID: issue, serverID: "77")), sync),
-            // A copy shared afterwards, and one received (carrying nothing here).
-            (.handedOver(InspectionHandedOver(mode: .share, to: "Dana's tablet")), dana),
-            (
-                .received(
-                    InspectionReceived(
-                        fromDevice: photo(9).photoID, mode: .share, checkpoint: "", publicKey: "",
-                        keyRecord: CarriedRecord(position: 1, record: [], inclusion: []),
-                        templateRecord: CarriedRecord(position: 2, record: [], inclusion: []), records: [],
-                        fileSHA256: SHA256Hasher().digest([9]))),
-                dana
-            ),
         ]
     }
 

@@ -11,7 +11,17 @@ import Testing
 @Suite struct DeveloperGuideTests {
     /// Events that end an inspection, kept out of `AuditSamples.everyEvent()`
     /// (a timeline of samples goes on after them).
-    static let endingEvents: [InspectionEvent] = [.discarded(InspectionDiscarded(reason: "wrong facility"))]
+    static let endingEvents: [InspectionEvent] = [
+        .discarded(InspectionDiscarded(reason: "wrong facility")),
+        // A handover ends the inspection on this device; a reception starts it on another.
+        .handedOver(InspectionHandedOver(mode: .handover, to: "Ben")),
+        .received(
+            InspectionReceived(
+                fromDevice: AuditSamples.photo(9).photoID, mode: .handover, checkpoint: "", publicKey: "",
+                keyRecord: CarriedRecord(position: 1, record: [], inclusion: []),
+                templateRecord: CarriedRecord(position: 2, record: [], inclusion: []), records: [],
+                fileSHA256: SHA256Hasher().digest([9]))),
+    ]
 
     @Test func everyEventTypeIsWordedForAuditors() {
         // Recipe 1 step 8: a sample of every type in AuditSamples.everyEvent().
