@@ -68,6 +68,8 @@ import Testing
 
     @Test func theSenderNeitherListsItAsADraftNorSendsIt() throws {
         #expect(try JQCRunner.succeeded(sender.jqc("drafts")).stdout.contains("No drafts"))
+        let shown = try JQCRunner.succeeded(sender.jqc("show", sender.inspection)).stdout
+        #expect(shown.contains("handed over to \"Ben\""), "\(shown)")
         let outbox = try #require(try json(sender.jqc("--json", "outbox")) as? [Any])
         #expect(outbox.isEmpty)
     }
