@@ -75,6 +75,11 @@ public struct PhotoStore: Sendable {
         return PreparedPhoto(description: StoredPhoto(sha256: hash, size: data.count, mediaType: mediaType), data: data)
     }
 
+    /// Whether the store has a file named `sha256` (its contents unread).
+    public func holds(sha256: String) -> Bool {
+        PhotoStore.isPhotoName(sha256) && FileManager.default.fileExists(atPath: directory + "/" + sha256)
+    }
+
     /// Stores a prepared file under its hash (once: the same bytes are kept
     /// once). Answers whether this call wrote the file, so that a caller
     /// whose event then fails to commit can `discard` exactly what it added.

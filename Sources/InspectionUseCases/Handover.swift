@@ -67,7 +67,16 @@ public struct Handover {
         inspection id: UUID, to: String?, mode: HandoverMode, output: String, actor: Actor, clock: any LedgerClock
     ) throws -> Written {
         try OutputPath.requireOutside(ledger: identity.directory.path, output, what: "the handover file")
-        // The key first: a device that cannot sign records no handover.
+        // What the file needs is checked first: a handover is never recorded
+        // for a file that cannot then be written.
+        if let before = try ledger.state(of: id), !before.isHandedAway, before.status == .draft {
+            for captured in before.photos where !ledger.photos.holds(sha256: captured.photo.sha256.hex) {
+                throw Failure.photoMissing(photo: captured.photo.photoID, sha256: captured.photo.sha256.hex)
+            }
+            guard try ledger.log.read({ try Self.templateRecord(before.templateHash, stream: id, reader: $0) }) != nil
+            else { throw Failure.templateRecordMissing(hash: before.templateHash) }
+        }
+        // The key next: a device that cannot sign records no handover.
         let key = try identity.signingKey(ledger: ledger, at: clock.now())
         let recorded = try ledger.record(
             [.handOver(mode: mode, to: to)], on: id, by: actor, device: identity.device, clock: clock)

@@ -87,6 +87,30 @@ import Testing
         #expect(try receiver.ledger.photos.contents(sha256: state.photos[0].photo.sha256.hex) != nil)
     }
 
+    @Test func aMissingPhotoFileRecordsNoHandover() throws {
+        let sender = try Device(actor: "Ana")
+        let template = try #require(try sender.ledger.reference.template(id: "11"))
+        let id = UUID()
+        try sender.record(
+            [
+                .start(
+                    StartInspection(
+                        template: template, templateAlreadyPinned: false, facilityID: "101",
+                        facilityName: "Riverside Medical Center"))
+            ], on: id)
+        let photo = PhotoReference(
+            photoID: UUID(), sha256: SHA256Hasher().digest([1, 2, 3]), size: 3, mediaType: "image/png")
+        try sender.record([.capturePhoto(photo, for: .inspection)], on: id)
+        let count = try sender.recordCount()
+        #expect(throws: Handover.Failure.self) {
+            try Handover(ledger: sender.ledger, identity: sender.identity).write(
+                inspection: id, to: nil, mode: .handover, output: sender.temporary.appending("h.json"),
+                actor: sender.actor, clock: sender.clock)
+        }
+        #expect(try sender.recordCount() == count)
+        #expect(try sender.ledger.state(of: id)?.isHandedAway == false)
+    }
+
     @Test func theSameFileTwiceRecordsNothing() throws {
         let (sender, _, file) = try Self.handedOver()
         defer { withExtendedLifetime(sender) {} }
