@@ -403,8 +403,14 @@ extension AuditReport {
         return out
     }
 
-    /// Text made safe for HTML content and attribute values.
+    /// Text made safe for HTML content and attribute values: markup
+    /// characters as entities, and control characters, bidi embeddings,
+    /// overrides, isolates and marks (U+202A–U+202E, U+2066–U+2069,
+    /// U+200E/F, U+061C) as the visible `\u{XXXX}` escapes the text outputs
+    /// show (`TerminalText.safe`), so that no recorded or template text can
+    /// reverse the reading order of what follows it in the report.
     public static func escape(_ text: String) -> String {
+        let text = TerminalText.safe(text)
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text {

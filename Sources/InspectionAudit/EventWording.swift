@@ -39,6 +39,11 @@ public enum EventWording {
                 if !e.prefilled.isEmpty {
                     text += ", \(e.prefilled.count) answer\(e.prefilled.count == 1 ? "" : "s") copied from it"
                 }
+            } else if let server = e.parentServerID {
+                text += "; re-inspection of the server's record \(shown(server))"
+                if !e.prefilled.isEmpty {
+                    text += ", \(e.prefilled.count) answer\(e.prefilled.count == 1 ? "" : "s") copied from its form"
+                }
             }
             return text
         case .templatePinned(let e):

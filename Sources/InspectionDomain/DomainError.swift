@@ -79,6 +79,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     case parentNotCompleted(parent: UUID, status: InspectionStatus)
     /// A re-inspection needs a parent whose follow-up is still open.
     case parentNeedsNoFollowUp(parent: UUID)
+    /// A re-inspection of a server record needs that record's follow-up still open.
+    case serverParentNeedsNoFollowUp(serverID: String)
     /// The inspection's template is not in the state (its `template.pinned` event was not applied).
     case templateNotPinned(inspection: UUID, templateHash: String)
     /// A start command named something empty or malformed (facility name, area, …).
@@ -155,6 +157,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
             "Cannot start a re-inspection of \(parent.lowercased): it is \(status), not completed. Submit it first."
         case .parentNeedsNoFollowUp(let parent):
             "Cannot start a re-inspection of \(parent.lowercased): it does not need a follow-up (none was asked for, or a re-inspection already resolved it)."
+        case .serverParentNeedsNoFollowUp(let serverID):
+            "Cannot start a re-inspection of the server's record \(serverID): it does not need a follow-up (none was asked for, or a re-inspection already resolved it). 'jqc history show \(serverID)' shows it."
         case .templateNotPinned(let id, let hash):
             "Inspection \(id.lowercased) cannot be changed: its template \(hash) is not known here. Rebuild the views; if it persists, the ledger lacks the template.pinned event."
         case .invalidStart(let reason):

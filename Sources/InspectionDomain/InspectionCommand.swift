@@ -72,6 +72,24 @@ public struct StartInspection: Equatable, Sendable {
     public var areaName: String?
     /// The parent's state, for a re-inspection.
     public var parent: InspectionState?
+    /// The parent on the server only, for a re-inspection of a record this
+    /// ledger does not hold (`ServerParent`).
+    public var serverParent: ServerParent?
+
+    /// A server record being re-inspected: its id, and the answers its form
+    /// gave (already read against the template; empty when the server sent
+    /// no form).
+    public struct ServerParent: Equatable, Sendable {
+        public var serverID: String
+        public var followUpRequired: Bool
+        public var answers: [FieldAnswer]
+
+        public init(serverID: String, followUpRequired: Bool, answers: [FieldAnswer]) {
+            self.serverID = serverID
+            self.followUpRequired = followUpRequired
+            self.answers = answers
+        }
+    }
 
     /// A new inspection from `template` at a facility (and optionally an area).
     public init(

@@ -32,7 +32,7 @@ extension InspectionEvent {
     public var payloadValue: CBORValue {
         switch self {
         case .started(let e):
-            return .textMap([
+            var pairs: [(String, CBORValue)] = [
                 ("template_id", .text(e.templateID)), ("template_hash", .text(e.templateHash)),
                 ("facility_id", .text(e.facilityID)), ("facility_name", .text(e.facilityName)),
                 ("area_id", .optionalText(e.areaID)), ("area_name", .optionalText(e.areaName)),
@@ -49,7 +49,10 @@ extension InspectionEvent {
                             )
                         })
                 ),
-            ])
+            ]
+            // Written only when set, so every other start keeps the bytes it always had.
+            if let server = e.parentServerID { pairs.append(("parent_server_id", .text(server))) }
+            return .textMap(pairs)
         case .templatePinned(let e):
             return .textMap([("template_hash", .text(e.templateHash)), ("template", e.template.canonicalCBOR)])
         case .fieldSet(let e):
@@ -245,7 +248,7 @@ extension InspectionStarted {
     enum Key: String, PayloadKey {
         case templateID = "template_id", templateHash = "template_hash", facilityID = "facility_id"
         case facilityName = "facility_name", areaID = "area_id", areaName = "area_name"
-        case parent = "parent_inspection_id", prefilled
+        case parent = "parent_inspection_id", parentServerID = "parent_server_id", prefilled
         static let encodedKeys = encode()
     }
 
@@ -262,6 +265,7 @@ extension InspectionStarted {
         var areaID: String??
         var areaName: String??
         var parent: UUID??
+        var parentServerID: String?
         var prefilled: [FieldAnswer]?
         for _ in 0..<(try r.mapCount()) {
             switch try r.key(Key.self) {
@@ -272,6 +276,7 @@ extension InspectionStarted {
             case .areaID?: areaID = .some(try r.nullableText())
             case .areaName?: areaName = .some(try r.nullableText())
             case .parent?: parent = .some(try r.nullableUUID("parent_inspection_id"))
+            case .parentServerID?: parentServerID = try r.text()
             case .prefilled?: prefilled = try readPrefilled(from: &r)
             case nil: try r.skip()
             }
@@ -282,7 +287,7 @@ extension InspectionStarted {
             facilityID: try r.required(facilityID, "facility_id"),
             facilityName: try r.required(facilityName, "facility_name"), areaID: try r.required(areaID, "area_id"),
             areaName: try r.required(areaName, "area_name"),
-            parentInspectionID: try r.required(parent, "parent_inspection_id"),
+            parentInspectionID: try r.required(parent, "parent_inspection_id"), parentServerID: parentServerID,
             prefilled: try r.required(prefilled, "prefilled"))
     }
 

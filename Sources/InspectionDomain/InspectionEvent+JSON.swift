@@ -12,23 +12,27 @@ extension InspectionEvent {
     public var jsonObject: JSONValue {
         switch self {
         case .started(let e):
-            return .object([
+            var members: [JSONValue.Member] = [
                 .init("template_id", .string(e.templateID)), .init("template_hash", .string(e.templateHash)),
                 .init("facility_id", .string(e.facilityID)), .init("facility_name", .string(e.facilityName)),
                 .init("area_id", .optional(e.areaID)), .init("area_name", .optional(e.areaName)),
                 .init("parent_inspection_id", .optional(e.parentInspectionID?.lowercased)),
-                .init(
-                    "prefilled",
-                    .object(
-                        e.prefilled.map { answer in
-                            .init(
-                                answer.fieldID.rawValue,
-                                .object([
-                                    .init("field_type", .string(answer.fieldType.rawValue)),
-                                    .init("value", answer.value.jsonValue),
-                                ]))
-                        })),
-            ])
+            ]
+            if let server = e.parentServerID { members.append(.init("parent_server_id", .string(server))) }
+            return .object(
+                members + [
+                    .init(
+                        "prefilled",
+                        .object(
+                            e.prefilled.map { answer in
+                                .init(
+                                    answer.fieldID.rawValue,
+                                    .object([
+                                        .init("field_type", .string(answer.fieldType.rawValue)),
+                                        .init("value", answer.value.jsonValue),
+                                    ]))
+                            }))
+                ])
         case .templatePinned(let e):
             return .object([.init("template_hash", .string(e.templateHash)), .init("template", e.template.jsonValue)])
         case .fieldSet(let e):

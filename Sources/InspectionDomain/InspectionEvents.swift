@@ -14,13 +14,19 @@ public struct InspectionStarted: Hashable, Sendable {
     public var areaName: String?
     /// The inspection this one re-inspects, when it is a re-inspection.
     public var parentInspectionID: UUID?
+    /// The server's id of the record this one re-inspects, when that record
+    /// is not in this ledger (a colleague's, from `jqc history`); written
+    /// only when set, as `parent_server_id`.
+    public var parentServerID: String?
     /// Answers copied from the parent (a re-inspection), in field id order.
     public var prefilled: [FieldAnswer]
 
     public init(
         templateID: String, templateHash: String, facilityID: String, facilityName: String, areaID: String? = nil,
-        areaName: String? = nil, parentInspectionID: UUID? = nil, prefilled: [FieldAnswer] = []
+        areaName: String? = nil, parentInspectionID: UUID? = nil, parentServerID: String? = nil,
+        prefilled: [FieldAnswer] = []
     ) {
+        self.parentServerID = parentServerID
         self.templateID = templateID
         self.templateHash = templateHash
         self.facilityID = facilityID

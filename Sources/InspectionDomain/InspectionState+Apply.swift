@@ -39,6 +39,7 @@ extension InspectionState {
             areaID = started.areaID
             areaName = started.areaName
             parentInspectionID = started.parentInspectionID
+            parentServerID = started.parentServerID
             for answer in started.prefilled { values[answer.fieldID] = answer.value }
             startedAt = recordedAt
             startedBy = actor

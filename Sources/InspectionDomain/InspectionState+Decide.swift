@@ -56,6 +56,10 @@ extension InspectionState {
                     prefilled.append(FieldAnswer(field: field, value: value))
                 }
             }
+        } else if let server = start.serverParent {
+            guard server.followUpRequired else { throw .serverParentNeedsNoFollowUp(serverID: server.serverID) }
+            let copied = Set(template.fields.filter { $0.type.copiesToReinspection }.map(\.id))
+            prefilled = server.answers.filter { copied.contains($0.fieldID) }
         }
         let hash = template.contentHash
         var events: [InspectionEvent] = []
@@ -68,7 +72,8 @@ extension InspectionState {
                 InspectionStarted(
                     templateID: template.id, templateHash: hash, facilityID: facilityID,
                     facilityName: start.facilityName, areaID: areaID, areaName: start.areaName,
-                    parentInspectionID: start.parent?.id, prefilled: prefilled)))
+                    parentInspectionID: start.parent?.id, parentServerID: start.serverParent?.serverID,
+                    prefilled: prefilled)))
         return events
     }
 

@@ -23,6 +23,8 @@ public struct InspectionState: Hashable, Sendable {
     public var areaName: String?
     /// Set for a re-inspection: the completed inspection it follows up.
     public var parentInspectionID: UUID?
+    /// The server record this one re-inspects, when it is not in this ledger.
+    public var parentServerID: String?
 
     /// The current answers; a cleared field has no entry.
     public var values: [FieldID: FieldValue] = [:]

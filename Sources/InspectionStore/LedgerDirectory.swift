@@ -42,9 +42,38 @@ public struct LedgerDirectory: Sendable, Equatable {
 
     /// Fails with "permission denied" when the ledger exists but this user
     /// may not read it: otherwise an unreadable directory looks like no
-    /// ledger at all.
+    /// ledger at all. Fails too when `config.json` is not a regular file
+    /// (`checkConfigFile`).
     public func checkReadable() throws {
         try ReadOnlyOpening.checkReadable([path, configPath, storePath, storePath + "/data.mdb"])
+        try checkConfigFile()
+    }
+
+    /// Fails with `LedgerDirectoryError.configNotAFile` when something other
+    /// than a regular file (a directory, a named pipe, a socket, a device)
+    /// stands where `config.json` goes: it is neither a ledger nor a place
+    /// `jqc init` may create one, and reading a pipe would wait forever.
+    public func checkConfigFile() throws(LedgerDirectoryError) {
+        var info = stat()
+        guard stat(configPath, &info) == 0 else { return }
+        let kind: String
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a named pipe"
+        case S_IFSOCK: kind = "a socket"
+        case S_IFCHR, S_IFBLK: kind = "a device"
+        default: kind = "not a regular file"
+        }
+        throw .configNotAFile(
+            path: configPath, kind: kind, storeExists: FileManager.default.fileExists(atPath: storePath + "/data.mdb"))
+    }
+
+    /// Fails unless a ledger was made here: `config.json` not a regular file
+    /// (`checkConfigFile`), or no `config.json` at all (`noLedger`).
+    public func requireLedger() throws(LedgerDirectoryError) {
+        try checkConfigFile()
+        guard exists else { throw .noLedger(path) }
     }
 
     /// A decoding failure in a few words, without the decoder's debug dump.
@@ -76,23 +105,36 @@ public struct LedgerConfig: Codable, Sendable, Equatable {
     /// A CA bundle to trust in addition to the system's (verification is never turned off).
     public var caBundle: String?
     public var createdAt: String
+    /// The base URL of a witness of the log's history (the witness protocol
+    /// of `Schemas/ledger-format.md`), if one is configured; none by default,
+    /// and then a sync sends nothing outside the server's contract.
+    public var witnessURL: String?
+    /// The offline actor's name, used when nobody is logged in and no
+    /// `--as NAME` or `JQC_ACTOR` is given.
+    public var actor: String?
 
     enum CodingKeys: String, CodingKey {
         case deviceID = "device_id"
         case serverURL = "server_url"
         case caBundle = "ca_bundle"
         case createdAt = "created_at"
+        case witnessURL = "witness_url"
+        case actor
     }
 
-    public init(deviceID: UUID, serverURL: String?, caBundle: String? = nil, createdAt: Timestamp) {
+    public init(
+        deviceID: UUID, serverURL: String?, caBundle: String? = nil, witnessURL: String? = nil, createdAt: Timestamp
+    ) {
         self.deviceID = deviceID
         self.serverURL = serverURL
         self.caBundle = caBundle
+        self.witnessURL = witnessURL
         self.createdAt = createdAt.iso8601
     }
 
     /// The configuration `jqc init` wrote in `directory`.
     public static func load(_ directory: LedgerDirectory) throws -> LedgerConfig {
+        try directory.checkConfigFile()
         guard let data = FileManager.default.contents(atPath: directory.configPath) else {
             throw LedgerDirectoryError.noLedger(directory.path)
         }
@@ -123,6 +165,9 @@ public enum LedgerDirectoryError: Error, Equatable, CustomStringConvertible {
     case notADirectory(path: String, blocking: String)
     /// Making a directory failed for another reason (errno).
     case cannotCreate(path: String, code: Int32)
+    /// Something other than a regular file (`kind`: "a directory", …) is
+    /// where `config.json` goes; `storeExists` when `store/data.mdb` is there.
+    case configNotAFile(path: String, kind: String, storeExists: Bool)
 
     public var description: String {
         switch self {
@@ -139,6 +184,13 @@ public enum LedgerDirectoryError: Error, Equatable, CustomStringConvertible {
                     + "--ledger, JQC_HOME or XDG_DATA_HOME at a directory."
         case .cannotCreate(let path, let code):
             "creating \(path) failed: \(String(cString: strerror(code)))"
+        case .configNotAFile(let path, let kind, let storeExists):
+            "\(path) is \(kind), not the ledger's configuration file, so jqc cannot use this ledger and 'jqc init' "
+                + "cannot make one here; nothing was changed. Move it away (mv '\(path)' '\(path).moved'), then "
+                + (storeExists
+                    ? "restore config.json from a backup (see 'jqc backup'): it holds this device's id, and the store "
+                        + "beside it is this device's log."
+                    : "run 'jqc init' to create the ledger.")
         }
     }
 }

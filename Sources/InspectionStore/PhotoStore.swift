@@ -56,11 +56,16 @@ public struct PhotoStore: Sendable {
     }
 
     /// Reads and checks the file at `path` without storing anything.
-    public func prepare(fileAt path: String) throws -> PreparedPhoto {
-        let data = try Self.readRegularFile(path)
-        guard !data.isEmpty else { throw Failure.empty(path: path) }
-        guard data.count <= Self.maximumSize else { throw Failure.tooLarge(path: path, size: data.count) }
-        guard let mediaType = Self.mediaType(of: data) else { throw Failure.notAnImage(path: path) }
+    ///
+    /// `exactPath` is the path's bytes when they are not valid UTF-8 (a
+    /// name in another encoding): the file is opened by them, and messages
+    /// show the name with each invalid byte as `\xHH`.
+    public func prepare(fileAt path: String, exactPath: [UInt8]? = nil) throws -> PreparedPhoto {
+        let data = try Self.readRegularFile(path, exactPath: exactPath)
+        let shown = exactPath.map(Self.shownName) ?? TerminalText.singleLine(path)
+        guard !data.isEmpty else { throw Failure.empty(path: shown) }
+        guard data.count <= Self.maximumSize else { throw Failure.tooLarge(path: shown, size: data.count) }
+        guard let mediaType = Self.mediaType(of: data) else { throw Failure.notAnImage(path: shown) }
         let hash = SHA256Hasher().digest(Array(data)).hex
         return PreparedPhoto(description: StoredPhoto(sha256: hash, size: data.count, mediaType: mediaType), data: data)
     }
@@ -171,10 +176,16 @@ public struct PhotoStore: Sendable {
     /// bytes. What is not a regular file is named as what it is: a directory,
     /// a FIFO (which would block) or a device like /dev/zero (which never
     /// ends) is refused before a byte is read, and the reason is the real one.
-    static func readRegularFile(_ path: String) throws -> Data {
-        let shown = TerminalText.singleLine(path)
+    static func readRegularFile(_ path: String, exactPath: [UInt8]? = nil) throws -> Data {
+        let shown = exactPath.map(Self.shownName) ?? TerminalText.singleLine(path)
         // O_NONBLOCK: opening a FIFO nobody writes to must not hang.
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK
+        let fd =
+            exactPath.map { bytes in
+                (bytes + [0]).withUnsafeBufferPointer { raw in
+                    raw.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, flags) }
+                }
+            } ?? open(path, flags)
         guard fd >= 0 else {
             let code = errno
             if code == ENOENT && path.contains("\u{FFFD}") {
@@ -213,6 +224,26 @@ public struct PhotoStore: Sendable {
         return data
     }
 
+    /// A file name's bytes as text to show: its valid UTF-8 as it is (with
+    /// controls escaped, `TerminalText`), each invalid byte as `\xHH`.
+    static func shownName(_ bytes: [UInt8]) -> String {
+        var shown = ""
+        var start = 0
+        while start < bytes.count {
+            // The longest valid prefix from `start` is kept as text.
+            var end = bytes.count
+            while end > start, String(validating: bytes[start..<end], as: UTF8.self) == nil { end -= 1 }
+            if end > start {
+                shown += TerminalText.singleLine(String(decoding: bytes[start..<end], as: UTF8.self))
+                start = end
+            } else {
+                shown += "\\x" + String(bytes[start], radix: 16, uppercase: true).leftPadded(to: 2)
+                start += 1
+            }
+        }
+        return shown
+    }
+
     /// Recognises images by their first bytes, not their file name.
     static func mediaType(of data: Data) -> String? {
         let b = [UInt8](data.prefix(12))
@@ -228,5 +259,11 @@ public struct PhotoStore: Sendable {
             return "image/heic"
         }
         return nil
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -42,7 +42,7 @@ public final class AuditorLedger {
     /// pinned templates and re-inspection links).
     public static func open(_ home: LedgerDirectory, views: Bool) throws -> AuditorLedger {
         try home.checkReadable()
-        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        try home.requireLedger()
         if views {
             do {
                 let (ledger, withoutLock) = try InspectionLedger.openForReading(
@@ -325,10 +325,13 @@ public final class AuditorLedger {
     /// Whether a sync server witnessed the log's history, as the device's
     /// stream records it (`sync.checkpoint_witnessed`).
     public func witnessEvidence(_ home: LedgerDirectory) throws -> WitnessEvidence {
-        let device = try LedgerConfig.load(home).deviceID
-        let recorded = try CheckpointWitness.recorded(in: log, device: device)
+        let config = try LedgerConfig.load(home)
+        let recorded = try CheckpointWitness.recorded(in: log, device: config.deviceID)
         let acknowledged = recorded.last { $0.outcome == "acknowledged" }
         var since: String?
+        if recorded.isEmpty, WitnessSetting.configured(config) == nil {
+            since = "no witness is configured; configure one with 'jqc config set witness URL'"
+        }
         if let last = recorded.last, last.outcome != "acknowledged" {
             since =
                 last.outcome == "refused"

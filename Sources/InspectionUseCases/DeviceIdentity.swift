@@ -56,7 +56,14 @@ public struct DeviceIdentity: Sendable {
             return key
         case .create:
             let key = try DeviceKeyFile.create(directory, device: device)
-            try record(key, endorsement: nil, ledger: ledger, at: time)
+            do {
+                try record(key, endorsement: nil, ledger: ledger, at: time)
+            } catch {
+                // Not published (a full disk refused the event): the key it
+                // made goes too, so the refused command leaves nothing new.
+                unlink(directory.deviceKeyPath)
+                throw error
+            }
             return key
         }
     }
@@ -84,7 +91,13 @@ public struct DeviceIdentity: Sendable {
         let key = try NoteKey.generate(name: DeviceKeyFile.name(device))
         try FileStore.writeAtomically(Data((key.signerKey! + "\n").utf8), to: pendingKeyPath, mode: 0o600)
         let endorsement = try old.map { try Self.endorsement(of: key, by: $0) }
-        try record(key, endorsement: endorsement, lost: old == nil && !published.isEmpty, ledger: ledger, at: time)
+        do {
+            try record(key, endorsement: endorsement, lost: old == nil && !published.isEmpty, ledger: ledger, at: time)
+        } catch {
+            // The rotation did not happen: its pending key is not kept.
+            unlink(pendingKeyPath)
+            throw error
+        }
         try moveIntoPlace()
         return Rotation(key: key.verifierKey, previous: published.last?.key, endorsed: endorsement != nil)
     }

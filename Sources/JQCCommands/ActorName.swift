@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionUseCases
 
 /// The name given with `--as`, as it is recorded.
 ///
@@ -23,14 +24,5 @@ enum ActorName {
 
     /// Whether `scalar` puts ink on the screen: not white space, not a
     /// control, format (zero-width, bidi) or unassigned code point.
-    static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.properties.isWhitespace { return false }
-        switch scalar.properties.generalCategory {
-        case .control, .format, .unassigned, .surrogate, .privateUse, .spaceSeparator, .lineSeparator,
-            .paragraphSeparator:
-            return false
-        default:
-            return true
-        }
-    }
+    static func isVisible(_ scalar: Unicode.Scalar) -> Bool { LedgerSettings.isVisible(scalar) }
 }

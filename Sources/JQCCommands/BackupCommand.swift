@@ -40,7 +40,7 @@ struct BackupCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
-        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        try home.requireLedger()
         let target = LedgerDirectory.resolve(option: destination, environment: invocation.environment)
         let destination = try CopyDestination.claim(target.path, ledger: home.path, for: "backup")
         let log = try invocation.openingStore { try EventLog(directory: home.storePath, access: .reading) }

@@ -33,7 +33,7 @@ struct FlagCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let ledger = try invocation.ledger()
         let inspection = try invocation.inspectionID(id)
-        let prepared = try photo.map { try ledger.photos.prepare(fileAt: $0) }
+        let prepared = try photo.map { try ledger.photos.prepare(fileAt: $0, exactPath: RawArgument.bytes(of: $0)) }
         let flag = FlagIssue(
             issueID: UUID(), severity: severity, description: description,
             photo: prepared.map(invocation.prepareReference))

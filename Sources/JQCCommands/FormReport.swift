@@ -54,6 +54,7 @@ struct FormReport: JSONRepresentable {
             ]),
             "facility": .object(["id": .string(state.facilityID), "name": .string(state.facilityName)]),
             "area": area, "parent_id": .id(state.parentInspectionID),
+            "parent_server_id": .optional(state.parentServerID),
             "started_at": .time(state.startedAt), "started_by": .optional(state.startedBy?.name),
             "completed_at": .time(state.completedAt), "score": .double(state.score),
             "score_so_far": .double(scoreSoFar), "follow_up_required": .bool(state.followUpRequired),
@@ -81,6 +82,7 @@ struct FormReport: JSONRepresentable {
         }
         if let completed = state.completedAt { lines.append("  submitted \(completed.iso8601)") }
         if let parent = state.parentInspectionID { lines.append("  re-inspection of \(parent.lowercased)") }
+        if let server = state.parentServerID { lines.append("  re-inspection of the server's record \(server)") }
         if let handedOver = state.handedOver {
             lines.append(
                 "  \(handedOver.mode == .handover ? "handed over" : "shared") to "

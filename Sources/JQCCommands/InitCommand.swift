@@ -13,14 +13,18 @@ struct InitCommand: RunnableCommand {
     static let server = OptionSpec(
         "server", valueName: "URL", help: "The server's API base URL, e.g. https://jqc.example/api/v1.")
     static let caBundle = OptionSpec("ca-bundle", valueName: "FILE", help: "A CA bundle to trust for the server (PEM).")
+    static let witness = OptionSpec(
+        "witness", valueName: "URL",
+        help: "A witness that keeps this device's checkpoints (the witness protocol); none by default.")
     static let spec = CommandSpec(
         "init", abstract: "Create a ledger (the directory, the event log and this device's id).",
         discussion: "The server URL can be given now or later; nothing here needs the network.",
         group: "Setup",
-        options: [server, caBundle])
+        options: [server, caBundle, witness])
 
     var server: String?
     var caBundle: String?
+    var witness: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         server = try parsed.value(of: Self.server)
@@ -28,10 +32,15 @@ struct InitCommand: RunnableCommand {
         if let server, !(server.hasPrefix("https://") || server.hasPrefix("http://")) {
             throw parsed.invalid(Self.server, value: server, reason: "expected an http:// or https:// URL")
         }
+        witness = try parsed.value(of: Self.witness)
+        if let witness, !(witness.hasPrefix("https://") || witness.hasPrefix("http://")) {
+            throw parsed.invalid(Self.witness, value: witness, reason: "expected an http:// or https:// URL")
+        }
     }
 
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
+        try home.checkConfigFile()
         if home.exists { throw JQCError.ledgerExists(home.path) }
         let files = FileManager.default
         if files.fileExists(atPath: home.storePath + "/data.mdb") {
@@ -43,7 +52,8 @@ struct InitCommand: RunnableCommand {
         // (a full disk), so no half-made ledger is left to be mistaken for one.
         let made = [home.path, home.photosPath, home.storePath].filter { !files.fileExists(atPath: $0) }
         let config = LedgerConfig(
-            deviceID: UUID(), serverURL: server, caBundle: caBundle, createdAt: invocation.clock.now())
+            deviceID: UUID(), serverURL: server, caBundle: caBundle, witnessURL: witness,
+            createdAt: invocation.clock.now())
         do {
             try FileStore.makeDirectory(home.path)
             try FileStore.makeDirectory(home.photosPath)
@@ -68,12 +78,13 @@ struct InitCommand: RunnableCommand {
                 JSONOutput.render(
                     .object([
                         "ledger": .string(home.path), "device_id": .string(config.deviceID.lowercased),
-                        "server_url": .optional(config.serverURL),
+                        "server_url": .optional(config.serverURL), "witness_url": .optional(config.witnessURL),
                     ])))
         } else {
             invocation.stdout.line("Created a ledger at \(home.path)")
             invocation.stdout.line("Device id \(config.deviceID.lowercased)")
             if let server { invocation.stdout.line("Server \(server)") }
+            if let witness { invocation.stdout.line("Witness \(witness)") }
         }
     }
 }

@@ -15,7 +15,7 @@ extension Invocation {
     func readingLedger() throws -> InspectionLedger {
         if let openedForReading { return openedForReading }
         try home.checkReadable()
-        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        try home.requireLedger()
         let opened: InspectionLedger
         do {
             opened = try openingStore {

@@ -1,5 +1,6 @@
 import Foundation
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -45,7 +46,7 @@ public final class Invocation {
     func log() throws -> EventLog {
         if let openedLedger { return openedLedger.log }
         if let openedLog { return openedLog }
-        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        try home.requireLedger()
         let log = try openingStore { try EventLog(directory: home.storePath, access: .recording) }
         openedLog = log
         return log
@@ -83,7 +84,7 @@ public final class Invocation {
     /// The whole ledger: log, views (rebuilt first if stale), photos, reference data.
     func ledger() throws -> InspectionLedger {
         if let openedLedger { return openedLedger }
-        guard home.exists else { throw LedgerDirectoryError.noLedger(home.path) }
+        try home.requireLedger()
         openedLog?.close()
         openedLog = nil
         // The notice may be told from any thread the ledger is used on: it
@@ -126,6 +127,11 @@ public final class Invocation {
             return Actor(id: session.user.id, name: session.user.displayName, verified: true)
         }
         if let named { return Actor(id: "local:\(named)", name: named, verified: false) }
+        // Then `JQC_ACTOR`, then the ledger's `actor` setting (`jqc config set actor NAME`).
+        let settings = LedgerSettings(directory: home, environment: environment)
+        if let name = try settings.inForce(.actor).value {
+            return Actor(id: "local:\(name)", name: name, verified: false)
+        }
         throw JQCError.noActor
     }
 

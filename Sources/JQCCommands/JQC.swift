@@ -11,15 +11,19 @@ public enum JQC {
 
     /// Every command, in the order help lists them within their groups.
     static let commands: [any RunnableCommand.Type] = [
-        InitCommand.self, PullCommand.self, FacilitiesCommand.self, TemplatesCommand.self, TemplatesShowCommand.self,
+        InitCommand.self, ConfigCommand.self, ConfigListCommand.self, ConfigGetCommand.self, ConfigSetCommand.self,
+        ConfigUnsetCommand.self, PullCommand.self, FacilitiesCommand.self, TemplatesCommand.self,
+        TemplatesShowCommand.self,
         StartCommand.self, SetCommand.self, FillCommand.self, EditCommand.self, ClearCommand.self, PhotoCommand.self,
         SignCommand.self,
         FlagCommand.self,
         SubmitCommand.self, DiscardCommand.self, HandoverCommand.self, ReceiveCommand.self,
         ShowCommand.self, InspectionsCommand.self, DraftsCommand.self, IssuesCommand.self, FollowUpsCommand.self,
-        OutboxCommand.self,
+        OutboxCommand.self, StatusCommand.self,
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,
-        HistoryCommand.self,
+        ServiceCommand.self, ServiceInstallCommand.self, ServiceStatusCommand.self, ServiceUninstallCommand.self,
+        ServiceUnitCommand.self,
+        HistoryCommand.self, HistoryShowCommand.self,
         VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
         ProveCommand.self, LogCommand.self,
         AuditCommand.self,
@@ -33,7 +37,9 @@ public enum JQC {
         help: "The ledger directory (default: $JQC_HOME, else $XDG_DATA_HOME/jqc, else ~/.local/share/jqc).")
     /// `--as NAME`, accepted by every command (read by ``ActorName``).
     static let actingAs = OptionSpec(
-        "as", valueName: "NAME", help: "Record as NAME when nobody is logged in (marked unverified).")
+        "as", valueName: "NAME",
+        help: "Record as NAME when nobody is logged in (marked unverified; default: $JQC_ACTOR, else "
+            + "'jqc config set actor NAME').")
     /// `--json`, accepted by every command.
     static let json = FlagSpec("json", help: "Print results as JSON (stable field names, for scripts).")
 

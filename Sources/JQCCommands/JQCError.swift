@@ -32,7 +32,8 @@ public enum JQCError: Error, CustomStringConvertible {
         case .verificationFailed(let what):
             what
         case .noActor:
-            "nobody to record this as: log in with 'jqc login', or name yourself with --as NAME (recorded as unverified)."
+            "nobody to record this as: log in with 'jqc login', or name yourself with --as NAME, JQC_ACTOR=NAME or "
+                + "'jqc config set actor NAME' (recorded as unverified)."
         case .notFound(let kind, let reference, let hint):
             "no \(kind) matches '\(reference)'. \(hint)"
         case .ambiguous(let kind, let reference, let candidates):

@@ -21,7 +21,14 @@ struct OutboxCommand: RunnableCommand {
             return
         }
         guard !items.isEmpty else {
-            invocation.stdout.line("The outbox is empty: the server has everything.")
+            // Drafts send nothing until submitted: never say "everything" while one exists.
+            let drafts = try invocation.reading { try $0.summaries(.drafts) }.count
+            invocation.stdout.line(
+                drafts == 0
+                    ? "The outbox is empty: the server has everything."
+                    : "The outbox is empty, but \(drafts) draft\(drafts == 1 ? " is" : "s are") only on this "
+                        + "device: nothing of an inspection is sent before 'jqc submit ID' ('jqc status' counts "
+                        + "what is not on the server).")
             return
         }
         invocation.stdout.line(

@@ -91,7 +91,7 @@ extension Invocation {
     /// photo store only once the decision accepts it, then recorded by hash.
     func capture(_ file: String, for target: PhotoTarget, on inspection: UUID) throws -> InspectionLedger.Recorded {
         let photos = try ledger().photos
-        let prepared = try photos.prepare(fileAt: file)
+        let prepared = try photos.prepare(fileAt: file, exactPath: RawArgument.bytes(of: file))
         var added = false
         do {
             return try record(.capturePhoto(prepareReference(prepared), for: target), on: inspection) {

@@ -2,8 +2,10 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
+import SyncWorker
 
 /// `jqc start`: a new inspection from a template at a facility, or a re-inspection.
 struct StartCommand: RunnableCommand {
@@ -11,13 +13,16 @@ struct StartCommand: RunnableCommand {
     static let template = OptionSpec("template", short: "t", valueName: "TEMPLATE", help: "The template's id or name.")
     static let facility = OptionSpec("facility", short: "f", valueName: "FACILITY", help: "The facility's id or name.")
     static let area = OptionSpec("area", short: "a", valueName: "AREA", help: "An area of the facility, by id or name.")
-    static let reinspect = OptionSpec("reinspect", valueName: "ID", help: "Re-inspect this completed inspection.")
+    static let reinspect = OptionSpec(
+        "reinspect", valueName: "ID", help: "Re-inspect this completed inspection: its id here, or its server id.")
     static let spec = CommandSpec(
         "start", abstract: "Start an inspection from a template at a facility (or re-inspect one).",
         discussion: """
             Templates and facilities are named by id or by name (see 'jqc templates', 'jqc facilities'). \
             With --reinspect, the template, facility and area come from the completed inspection that needs \
-            follow-up, and its non-scoring answers are copied.
+            follow-up, and its non-scoring answers are copied. An inspection this device does not hold (a \
+            colleague's) is re-inspected by its server id, online: the template comes from the pulled reference \
+            data, the answers from the server's form when it sends one.
             """,
         group: "Inspecting",
         options: [template, facility, area, reinspect])
@@ -46,10 +51,18 @@ struct StartCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let ledger = try invocation.ledger()
         let start: StartInspection
+        var fromServer: ServerReinspection?
         if let reinspect {
-            let parentID = try invocation.inspectionID(reinspect)
-            guard let parent = try ledger.state(of: parentID) else { throw LookupError.noInspection(reinspect) }
-            start = try StartInspection.reinspection(of: parent)
+            do {
+                let parentID = try invocation.inspectionID(reinspect)
+                guard let parent = try ledger.state(of: parentID) else { throw LookupError.noInspection(reinspect) }
+                start = try StartInspection.reinspection(of: parent)
+            } catch LookupError.noInspection where APIClient.isServerID(reinspect) {
+                // Not recorded here: a record on the server (a colleague's, from 'jqc history').
+                let record = try HistoryShowCommand.record(reinspect, invocation)
+                fromServer = try ServerReinspection(of: record, in: ledger)
+                start = fromServer!.start
+            }
         } else {
             let template = try Self.template(named: template!, in: ledger)
             let facility = try Self.facility(named: facility!, in: ledger)
@@ -74,6 +87,19 @@ struct StartCommand: RunnableCommand {
             invocation.stdout.line(
                 "  \(TerminalText.singleLine(start.template.name)) at \(TerminalText.singleLine(state.facilityName))\(area)"
             )
+            if let server = state.parentServerID, let fromServer {
+                let copied = state.values.count
+                invocation.stdout.line(
+                    "  re-inspection of the server's record \(server); "
+                        + (fromServer.serverSentForm
+                            ? "\(copied) \(copied == 1 ? "answer" : "answers") copied from its form"
+                            : "the server sent no form with it, so nothing was pre-filled"))
+                if !fromServer.notCopied.isEmpty {
+                    invocation.stdout.line(
+                        "  not copied (their values do not fit this device's template): "
+                            + fromServer.notCopied.map(TerminalText.singleLine).joined(separator: ", "))
+                }
+            }
             if let parent = state.parentInspectionID {
                 let copied = state.values.count
                 invocation.stdout.line(

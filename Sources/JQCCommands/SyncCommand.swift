@@ -25,6 +25,11 @@ struct SyncCommand: RunnableCommand {
         defaultDescription: "\(SyncCommand.defaultConcurrency)")
     static let watch = FlagSpec(
         "watch", help: "Keep syncing whenever the server is reachable, until Ctrl-C or SIGTERM.")
+    static let daemon = FlagSpec(
+        "daemon",
+        help: "Run as the background service: sync after each change of the ledger, when the network returns and "
+            + "every --interval (default 60 s); back off offline; wait through a refused session until 'jqc login'; "
+            + "one line per outcome on stderr.")
     static let spec = CommandSpec(
         "sync", abstract: "Send the outbox to the server (photos, inspections, issues), then refresh reference data.",
         discussion: """
@@ -42,9 +47,10 @@ struct SyncCommand: RunnableCommand {
             Exit status 1 when something failed for good or the session needs a new login.
             """,
         group: "Syncing",
-        options: [interval, progress, concurrency], flags: [watch])
+        options: [interval, progress, concurrency], flags: [watch, daemon])
 
     var watch: Bool
+    var daemon: Bool
     var interval: Int
     var concurrency: Int
     var progress: SyncProgressMode
@@ -53,7 +59,12 @@ struct SyncCommand: RunnableCommand {
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         watch = try parsed.isSet(Self.watch)
-        interval = try parsed.integer(of: Self.interval, default: 30)
+        daemon = try parsed.isSet(Self.daemon)
+        interval = try parsed.integer(of: Self.interval, default: daemon ? 60 : 30)
+        if watch, daemon {
+            throw UsageError.unexpectedArgument(
+                "\(Self.daemon.spelling) with \(Self.watch.spelling)", context: parsed.context)
+        }
         concurrency = try parsed.integer(of: Self.concurrency, default: Self.defaultConcurrency)
         let mode = try parsed.value(of: Self.progress) ?? "auto"
         guard let progress = SyncProgressMode(rawValue: mode) else {
@@ -68,14 +79,19 @@ struct SyncCommand: RunnableCommand {
         if !(1...86_400).contains(interval) {
             throw parsed.invalid(Self.interval, value: "\(interval)", reason: "expected 1 to 86400 seconds (a day)")
         }
-        if try parsed.value(of: Self.interval) != nil, !watch {
+        if try parsed.value(of: Self.interval) != nil, !watch, !daemon {
             throw parsed.unexpected(Self.interval, "without \(Self.watch.spelling)")
         }
     }
 
     func run(_ invocation: Invocation) throws {
+        if daemon {
+            try SyncDaemon(invocation: invocation, concurrency: concurrency, interval: interval).run()
+            return
+        }
         let ledger = try invocation.ledger()
-        let device = try invocation.config().deviceID
+        let config = try invocation.config()
+        let device = config.deviceID
         let policy = try Self.policy(invocation.environment)
         let transport = try invocation.httpClient(connections: concurrency)
         // Checked before taking the lock, so a missing login is said plainly.
@@ -86,7 +102,8 @@ struct SyncCommand: RunnableCommand {
         var anythingFailed = false
         // In --watch, an offline stretch is reported once, not every interval.
         var offlineReported = false
-        let witness = CheckpointWitness(key: { try DeviceKeyFile.ensure(invocation) }, device: device)
+        // Only a configured witness is asked (`WitnessSetting`); with none the step is skipped.
+        let witness = WitnessSetting.witness(for: config, key: { try DeviceKeyFile.ensure(invocation) })
         repeat {
             let session = try invocation.serverSession(transport: transport)
             let started = ContinuousClock.now
@@ -104,11 +121,14 @@ struct SyncCommand: RunnableCommand {
             if case .serverUnreachable = report.stop { offline = true } else { offline = false }
             let quiet = watch && offline && offlineReported && report.sent.isEmpty && report.retrying.isEmpty
             if !quiet { Self.summarize(report, elapsed: elapsed, watching: watch, invocation) }
-            if let outcome = witness.outcome { try Self.say(outcome, quiet: quiet, invocation) }
+            if let outcome = witness?.outcome { try Self.say(outcome, quiet: quiet, invocation) }
             offlineReported = offline
             anythingFailed = report.needsAttention
             switch report.stop {
-            case .loginRequired(let why), .transportRefused(let why):
+            case .loginRequired(let why):
+                try SessionRefusal.learned(why, invocation)
+                throw JQCError.refused(why)
+            case .transportRefused(let why):
                 throw JQCError.refused(why)
             default:
                 break

@@ -31,14 +31,18 @@ struct WhoamiCommand: RunnableCommand {
         }
         var user = saved.user
         var confirmation = "from the saved session"
+        var refusal = SessionRefusal.of(saved, in: invocation.home)
         if check {
             let session = try invocation.serverSession()
             do {
                 user = try session.authorized { token throws(APIError) in try session.api.me(accessToken: token) }
                 confirmation = "confirmed by the server"
+                refusal = nil
+                SessionRefusal.clear(in: invocation.home)
             } catch .transport(let error) where error.isTransient {
                 confirmation = "offline: the last known identity, not checked (\(error.description))"
             } catch {
+                if case .loginRequired(let why) = error { try SessionRefusal.learned(why, invocation) }
                 throw ServerAccessError.failed(what: "check the session", error)
             }
         }
@@ -46,6 +50,11 @@ struct WhoamiCommand: RunnableCommand {
             guard case .object(var members) = user.jsonValue(server: saved.serverURL) else { return }
             members.append(.init("saved_at", .string(saved.savedAt)))
             members.append(.init("checked", .bool(confirmation == "confirmed by the server")))
+            members.append(
+                .init(
+                    "refused",
+                    refusal.map { .object(["refused_at": .string($0.refusedAt), "message": .string($0.message)]) }
+                        ?? .null))
             invocation.stdout.line(JSONOutput.render(.object(members)))
             return
         }
@@ -54,5 +63,24 @@ struct WhoamiCommand: RunnableCommand {
                 + "user \(user.id.terminalSafe))")
         invocation.stdout.line("  server \(saved.serverURL); logged in \(saved.savedAt)")
         invocation.stdout.line("  \(confirmation)")
+        if let refusal {
+            invocation.stdout.line(
+                "  the server REFUSED this session at \(refusal.refusedAt) (\(TerminalText.singleLine(refusal.message)))"
+                    + ": log in again with 'jqc login'; recording goes on meanwhile, as this identity")
+        }
+    }
+}
+
+extension SessionRefusal {
+    /// Keeps what a sync or `whoami --check` learned: the server refused
+    /// the saved session (its refresh), so `whoami` and `status` say so
+    /// until a new `jqc login`.
+    static func learned(_ why: String, _ invocation: Invocation) throws {
+        guard let saved = try invocation.session() else { return }
+        try record(
+            SessionRefusal(
+                sessionSavedAt: saved.savedAt, refusedAt: invocation.clock.now().iso8601,
+                message: TerminalText.singleLine(why)),
+            in: invocation.home)
     }
 }

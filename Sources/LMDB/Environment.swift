@@ -116,7 +116,7 @@ public final class Environment: @unchecked Sendable {
             throw LMDBError(code: MDB_CORRUPTED, operation: "checking \(directory)/data.mdb", message: what)
         }
         if !options.noLock {
-            try Self.reserveLockFile(directory, creating: creates)
+            try Self.reserveLockFile(directory)
         }
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
@@ -155,13 +155,25 @@ public final class Environment: @unchecked Sendable {
     /// Allocates `lock.mdb` before LMDB maps it (see `lockFileSize`). A
     /// filesystem that cannot allocate ahead (or a read-only directory) is
     /// left to LMDB; only a full disk is an error.
-    private static func reserveLockFile(_ directory: String, creating: Bool) throws(LMDBError) {
+    ///
+    /// A missing lock file (deleted, or never made by a read-only open) is
+    /// made here even when opening for reading, as LMDB would make it: left
+    /// to LMDB it would be sparse, and on a full disk the first write
+    /// through its map would be a SIGBUS instead of "no space". One made
+    /// here that cannot be reserved is removed again.
+    private static func reserveLockFile(_ directory: String) throws(LMDBError) {
         let lockPath = directory + "/lock.mdb"
-        let fd = open(lockPath, O_RDWR | O_CLOEXEC | (creating ? O_CREAT : 0), 0o600)
+        var made = false
+        var fd = open(lockPath, O_RDWR | O_CLOEXEC, 0o600)
+        if fd < 0 && errno == ENOENT {
+            fd = open(lockPath, O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, 0o600)
+            made = fd >= 0
+        }
         guard fd >= 0 else { return }
         defer { Foundation.close(fd) }
         let rc = posix_fallocate(fd, 0, lockFileSize)
         if rc == ENOSPC || rc == EDQUOT {
+            if made { unlink(lockPath) }
             throw LMDBError(code: rc, operation: "reserving the lock file \(lockPath)")
         }
     }

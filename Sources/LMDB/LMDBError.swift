@@ -38,6 +38,16 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: Int32
     public var message: String
     public var operation: String
+    /// The table the failed call worked on, when it was one table's
+    /// (emptying it: its name after a U+0001, see `damagedTable`).
+    public var table: String?
+
+    /// The table whose page a damage was met in, and whether the table was
+    /// being emptied (`Transaction.empty`, a rebuild's first step).
+    public var damagedTable: (name: String, emptying: Bool)? {
+        guard kind == .damaged, let table else { return nil }
+        return table.hasPrefix("\u{1}") ? (String(table.dropFirst()), true) : (table, false)
+    }
 
     public var kind: Kind {
         switch code {
@@ -55,10 +65,11 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public init(code: Int32, operation: String) {
+    public init(code: Int32, operation: String, table: String? = nil) {
         self.code = code
         self.operation = operation
         self.message = String(cString: mdb_strerror(code))
+        self.table = table
     }
 
     /// An error with its own message (the pre-flight check's findings).
@@ -73,6 +84,8 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
 
 /// Throws an `LMDBError` for any non-zero return code.
 @inline(__always)
-func check(_ rc: Int32, _ operation: @autoclosure () -> String) throws(LMDBError) {
-    if rc != 0 { throw LMDBError(code: rc, operation: operation()) }
+func check(_ rc: Int32, _ operation: @autoclosure () -> String, table: @autoclosure () -> String? = nil)
+    throws(LMDBError)
+{
+    if rc != 0 { throw LMDBError(code: rc, operation: operation(), table: table()) }
 }

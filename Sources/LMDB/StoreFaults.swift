@@ -9,7 +9,8 @@ import Foundation
 /// parent says trips an assertion that calls `abort()`. The pre-flight check
 /// (`StoreFile`) catches what it can before mapping; what remains ends here:
 /// - LMDB's assertion callback (set on every environment) prints the
-///   wording's `damaged` message and exits 1;
+///   wording's `damaged` message (or its `damagedTable` message for the
+///   table the thread was working on, `TableInUse`) and exits 1;
 /// - once `install` has run (the `jqc` executable does it first thing), a
 ///   SIGBUS or SIGSEGV inside an open environment's map prints that store's
 ///   message and exits 1. A fault in `lock.mdb` is a full disk (the lock file
@@ -24,13 +25,19 @@ public enum StoreFaults {
         public var damaged: @Sendable (_ store: String, _ what: String) -> String
         /// The message for a full disk: the store's path and the free space in KiB (as text).
         public var noSpace: @Sendable (_ store: String, _ freeKiB: String) -> String
+        /// The message for damage met in one table (`TableInUse`): the
+        /// store's path, the table, whether it was being emptied; nil to use
+        /// `damaged` (the CLI words the views' tables, which a rebuild replaces).
+        public var damagedTable: @Sendable (_ store: String, _ table: String, _ emptying: Bool) -> String?
 
         public init(
             damaged: @escaping @Sendable (String, String) -> String,
-            noSpace: @escaping @Sendable (String, String) -> String
+            noSpace: @escaping @Sendable (String, String) -> String,
+            damagedTable: @escaping @Sendable (String, String, Bool) -> String? = { _, _, _ in nil }
         ) {
             self.damaged = damaged
             self.noSpace = noSpace
+            self.damagedTable = damagedTable
         }
 
         public static let standard = Wording(
@@ -183,7 +190,8 @@ func storeAssertion(_ environment: OpaquePointer?, _ message: UnsafePointer<CCha
     let directory = StoreFaults.paths[key] ?? "(unknown)"
     let words = StoreFaults.currentWording
     StoreFaults.lock.unlock()
-    let line = words.damaged(directory, "LMDB found an inconsistent page (\(text))") + "\n"
+    let inTable = TableInUse.current.flatMap { words.damagedTable(directory, $0.table, $0.emptying) }
+    let line = (inTable ?? words.damaged(directory, "LMDB found an inconsistent page (\(text))")) + "\n"
     let bytes = Array(line.utf8)
     _ = bytes.withUnsafeBytes { raw in Foundation.write(2, raw.baseAddress, raw.count) }
     _exit(1)
@@ -224,12 +232,14 @@ private func faultHandler(
         return
     }
     let slot = slots[chosen]
+    var free: UInt64 = 0
+    var stats = statvfs()
+    let knownFree = slot.directory.map { statvfs($0, &stats) == 0 } ?? false
+    if knownFree { free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize) / 1024 }
+    // A fault while the store is being opened (its maps not located yet)
+    // on a full disk is LMDB writing its lock file through the map.
+    if !inLock, knownFree, free == 0, slot.dataStart == 0, slot.lockStart == 0 { inLock = true }
     if inLock {
-        var free: UInt64 = 0
-        var stats = statvfs()
-        if let directory = slot.directory, statvfs(directory, &stats) == 0 {
-            free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize) / 1024
-        }
         _ = write(2, slot.spaceBefore, slot.spaceBeforeLength)
         // On the stack: malloc is not safe in a signal handler.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { digits in

@@ -4,6 +4,17 @@ import CLMDB
 public struct Table: Hashable, Sendable {
     let dbi: MDB_dbi
     public let name: String
+    /// The name, and the label of emptying the table, interned for
+    /// `TableInUse`.
+    let label: UInt
+    let emptyingLabel: UInt
+
+    init(dbi: MDB_dbi, name: String) {
+        self.dbi = dbi
+        self.name = name
+        label = TableInUse.intern(name)
+        emptyingLabel = TableInUse.intern(TableInUse.emptyingLabel(name))
+    }
 }
 
 /// A read or write transaction, only ever lent to a closure by `Environment`.
@@ -43,10 +54,10 @@ public struct Transaction {
         var v = MDB_val()
         let rc = key.withUnsafeBytes { raw in
             var k = MDB_val(raw)
-            return mdb_get(handle, table.dbi, &k, &v)
+            return TableInUse.during(table.label) { mdb_get(handle, table.dbi, &k, &v) }
         }
         if rc == MDB_NOTFOUND { return nil }
-        try check(rc, "reading from \(table.name)")
+        try check(rc, "reading from \(table.name)", table: table.name)
         return Self.bytes(v)
     }
 
@@ -55,10 +66,10 @@ public struct Transaction {
             value.withUnsafeBytes { rawValue in
                 var k = MDB_val(rawKey)
                 var v = MDB_val(rawValue)
-                return mdb_put(handle, table.dbi, &k, &v, flags.rawValue)
+                return TableInUse.during(table.label) { mdb_put(handle, table.dbi, &k, &v, flags.rawValue) }
             }
         }
-        try check(rc, "writing to \(table.name)")
+        try check(rc, "writing to \(table.name)", table: table.name)
     }
 
     /// Deletes `key`; answers whether it was there.
@@ -66,16 +77,17 @@ public struct Transaction {
     public func delete(_ table: Table, _ key: [UInt8]) throws(LMDBError) -> Bool {
         let rc = key.withUnsafeBytes { raw in
             var k = MDB_val(raw)
-            return mdb_del(handle, table.dbi, &k, nil)
+            return TableInUse.during(table.label) { mdb_del(handle, table.dbi, &k, nil) }
         }
         if rc == MDB_NOTFOUND { return false }
-        try check(rc, "deleting from \(table.name)")
+        try check(rc, "deleting from \(table.name)", table: table.name)
         return true
     }
 
     /// Removes every entry of `table`, keeping the table.
     public func empty(_ table: Table) throws(LMDBError) {
-        try check(mdb_drop(handle, table.dbi, 0), "emptying \(table.name)")
+        let rc = TableInUse.during(table.emptyingLabel) { mdb_drop(handle, table.dbi, 0) }
+        try check(rc, "emptying \(table.name)", table: TableInUse.emptyingLabel(table.name))
     }
 
     /// The number of entries in `table`.
@@ -102,10 +114,10 @@ public struct Transaction {
         var v = MDB_val()
         let rc = key.withUnsafeBytes { raw in
             var k = MDB_val(raw)
-            return mdb_get(handle, table.dbi, &k, &v)
+            return TableInUse.during(table.label) { mdb_get(handle, table.dbi, &k, &v) }
         }
         if rc == MDB_NOTFOUND { return nil }
-        try check(rc, "reading from \(table.name)")
+        try check(rc, "reading from \(table.name)", table: table.name)
         return try Self.lend(v, body)
     }
 
@@ -169,13 +181,13 @@ public struct Cursor {
         if let key {
             rc = key.withUnsafeBytes { raw in
                 k = MDB_val(raw)
-                return mdb_cursor_get(handle, &k, &v, op)
+                return TableInUse.during(table.label) { mdb_cursor_get(handle, &k, &v, op) }
             }
         } else {
-            rc = mdb_cursor_get(handle, &k, &v, op)
+            rc = TableInUse.during(table.label) { mdb_cursor_get(handle, &k, &v, op) }
         }
         if rc == MDB_NOTFOUND { return nil }
-        try check(rc, "moving a cursor on \(table.name)")
+        try check(rc, "moving a cursor on \(table.name)", table: table.name)
         return (k, v)
     }
 

@@ -1,46 +1,5 @@
 import Foundation
 
-/// Why a CBOR item could not be read.
-public enum CBORError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The bytes ended in the middle of an item.
-    case truncated(offset: Int)
-    /// An item of another type was found where the reader expected `expected`.
-    case unexpectedType(expected: String, found: UInt8, offset: Int)
-    /// The item uses a feature this ledger never writes (indefinite lengths,
-    /// tags, reserved additional information).
-    case unsupported(String, offset: Int)
-    /// A text string was not valid UTF-8.
-    case invalidUTF8(offset: Int)
-    /// A number does not fit the type asked for.
-    case outOfRange(offset: Int)
-    /// A string, array or map declares more bytes or items than the data
-    /// has left (every item takes at least one byte).
-    case lengthExceedsData(declared: UInt64, available: Int, offset: Int)
-    /// Arrays and maps nest deeper than `CBORReader.maximumDepth`.
-    case nestedTooDeeply(offset: Int)
-    /// Well-formed, but not in the deterministic encoding (RFC 8949 §4.2.1)
-    /// the ledger writes: a longer head than the value needs, map keys out
-    /// of order or repeated, a float wider than its value needs.
-    case notDeterministic(String, offset: Int)
-
-    public var description: String {
-        switch self {
-        case .truncated(let offset): "CBOR data ends early at byte \(offset)"
-        case .unexpectedType(let expected, let found, let offset):
-            "expected a CBOR \(expected) at byte \(offset), found initial byte 0x\(String(found, radix: 16))"
-        case .unsupported(let what, let offset): "unsupported CBOR \(what) at byte \(offset)"
-        case .invalidUTF8(let offset): "CBOR text at byte \(offset) is not valid UTF-8"
-        case .outOfRange(let offset): "CBOR number at byte \(offset) is out of range"
-        case .lengthExceedsData(let declared, let available, let offset):
-            "CBOR item at byte \(offset) declares a length of \(declared) but only \(available) bytes follow"
-        case .nestedTooDeeply(let offset):
-            "CBOR arrays and maps nest deeper than \(CBORReader.maximumDepth) levels at byte \(offset)"
-        case .notDeterministic(let what, let offset):
-            "CBOR item at byte \(offset) is not in deterministic encoding: \(what)"
-        }
-    }
-}
-
 /// A forward-only reader of CBOR items over borrowed bytes.
 ///
 /// Decoding the replayed events goes through this reader directly, without
@@ -64,7 +23,7 @@ public struct CBORReader: ~Escapable {
     /// The bytes read.
     public let span: RawSpan
     /// The offset of the next unread byte.
-    public private(set) var offset: Int
+    public internal(set) var offset: Int
 
     /// A reader of `span` at `offset`; an offset outside it reads as its end.
     @_lifetime(copy span)
@@ -379,143 +338,6 @@ public struct CBORReader: ~Escapable {
         return start..<offset
     }
 
-    // MARK: - Deterministic encoding (RFC 8949 §4.2.1)
-
-    /// Reads a head, which must be in its shortest form (a float's width is
-    /// checked by `skipDeterministicItem`, which knows its value).
-    @inline(__always)
-    public mutating func readDeterministicHead() throws(CBORError) -> (major: UInt8, info: UInt8, argument: UInt64) {
-        let start = offset
-        let head = try readHead()
-        if head.major != 7 {
-            let shortest: Bool
-            switch head.info {
-            case 24: shortest = head.argument >= 24
-            case 25: shortest = head.argument > 0xFF
-            case 26: shortest = head.argument > 0xFFFF
-            case 27: shortest = head.argument > 0xFFFF_FFFF
-            default: shortest = true
-            }
-            guard shortest else {
-                throw .notDeterministic(
-                    "its head takes more bytes than the value \(head.argument) needs", offset: start)
-            }
-        }
-        return head
-    }
-
-    /// Skips one item, checking on the way that it is exactly what
-    /// deterministic encoding writes: shortest heads, definite lengths, valid
-    /// UTF-8, map keys in bytewise order of their encodings and not repeated,
-    /// floats in the narrowest width that holds them (NaN as 0xF97E00), no
-    /// tags and no simple values but false, true and null. With `textKeys`,
-    /// the item must be a map whose keys are text strings. Hashing the stored
-    /// bytes then covers the one encoding of their value: nothing is re-encoded.
-    @discardableResult
-    public mutating func skipDeterministicItem(textKeys: Bool = false) throws(CBORError) -> Range<Int> {
-        if textKeys {
-            guard offset < span.byteCount else { throw .truncated(offset: offset) }
-            guard byte(at: offset) >> 5 == 5 else {
-                throw .unexpectedType(expected: "map", found: byte(at: offset), offset: offset)
-            }
-        }
-        return try skipDeterministicItem(depth: 0, textKeys: textKeys)
-    }
-
-    mutating func skipDeterministicItem(depth: Int, textKeys: Bool = false) throws(CBORError) -> Range<Int> {
-        let start = offset
-        let head = try readDeterministicHead()
-        switch head.major {
-        case 0, 1:
-            break
-        case 2:
-            offset += try boundedLength(head.argument, head: start)
-        case 3:
-            let count = try boundedLength(head.argument, head: start)
-            let textStart = offset
-            offset += count
-            let valid = span.withUnsafeBytes { raw in
-                let utf8 = UnsafeRawBufferPointer(rebasing: raw[textStart..<(textStart + count)])
-                    .assumingMemoryBound(to: UInt8.self)
-                return Self.isASCII(utf8) || String(validating: utf8, as: UTF8.self) != nil
-            }
-            guard valid else { throw .invalidUTF8(offset: textStart) }
-        case 4:
-            guard depth < Self.maximumDepth else { throw .nestedTooDeeply(offset: start) }
-            for _ in 0..<(try boundedLength(head.argument, head: start)) {
-                try skipDeterministicItem(depth: depth + 1)
-            }
-        case 5:
-            guard depth < Self.maximumDepth else { throw .nestedTooDeeply(offset: start) }
-            var previous: Range<Int>?
-            for _ in 0..<(try boundedLength(head.argument, perItem: 2, head: start)) {
-                if textKeys, offset < span.byteCount, byte(at: offset) >> 5 != 3 {
-                    throw .unexpectedType(expected: "text key", found: byte(at: offset), offset: offset)
-                }
-                let key = try skipDeterministicItem(depth: depth + 1)
-                if let previous, !precedes(previous, key) {
-                    throw .notDeterministic("its map keys are out of order or repeated", offset: key.lowerBound)
-                }
-                previous = key
-                try skipDeterministicItem(depth: depth + 1)
-            }
-        case 6:
-            throw .unsupported("tag", offset: start)
-        default:
-            try checkSimple(head, at: start)
-        }
-        return start..<offset
-    }
-
-    /// False, true, null, or a float in the narrowest width that holds it.
-    private func checkSimple(_ head: (major: UInt8, info: UInt8, argument: UInt64), at start: Int) throws(CBORError) {
-        switch head.info {
-        case 20, 21, 22:
-            return
-        case 25:
-            let bits = UInt16(truncatingIfNeeded: head.argument)
-            // A half-precision NaN has all exponent bits and a non-zero fraction.
-            if bits & 0x7C00 == 0x7C00, bits & 0x03FF != 0, bits != 0x7E00 {
-                throw .notDeterministic("a NaN other than 0xF97E00", offset: start)
-            }
-        case 26:
-            let value = Double(Float(bitPattern: UInt32(truncatingIfNeeded: head.argument)))
-            if value.isNaN || Self.fitsHalf(value) {
-                throw .notDeterministic("a single-precision float that half precision holds", offset: start)
-            }
-        case 27:
-            let value = Double(bitPattern: head.argument)
-            if value.isNaN || Double(Float(value)) == value {
-                throw .notDeterministic("a double-precision float that a narrower width holds", offset: start)
-            }
-        default:
-            throw .unsupported("simple value \(head.info == 24 ? head.argument : UInt64(head.info))", offset: start)
-        }
-    }
-
-    private static func fitsHalf(_ value: Double) -> Bool {
-        #if arch(x86_64) || arch(arm64)
-            return Double(Float16(value)) == value
-        #else
-            return false
-        #endif
-    }
-
-    /// Whether the encoded item at `a` comes before the one at `b` in
-    /// bytewise order (a prefix first).
-    @inline(__always)
-    private func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        // Keys of different lengths or types differ in their first byte (the head).
-        let first = (byte(at: a.lowerBound), byte(at: b.lowerBound))
-        if first.0 != first.1 { return first.0 < first.1 }
-        return span.withUnsafeBytes { raw in
-            let common = min(a.count, b.count)
-            let order =
-                common == 0 ? 0 : memcmp(raw.baseAddress! + a.lowerBound, raw.baseAddress! + b.lowerBound, common)
-            return order < 0 || (order == 0 && a.count < b.count)
-        }
-    }
-
     /// Reads the next item as a generic value.
     public mutating func readValue() throws(CBORError) -> CBORValue {
         try readValue(depth: 0)
@@ -561,51 +383,5 @@ public struct CBORReader: ~Escapable {
         default:
             throw .unsupported("tag", offset: start)
         }
-    }
-}
-
-/// Recently read texts, by their bytes, for `CBORReader.readText(cache:)`.
-///
-/// Direct-mapped: a text's bytes hash to one of 64 slots, so a lookup is one
-/// hash and one comparison however many texts repeat (a scan meets every
-/// event type, actor and device name). A slot holds the last text that
-/// hashed to it; a collision only costs a fresh decode.
-public struct TextCache: Sendable {
-    /// Empty until the first text is remembered: a cache is made for every
-    /// single record read, most of which remember nothing worth keeping.
-    private var slots: [(bytes: [UInt8], text: String)?] = []
-    private static let size = 64
-
-    public init() {}
-
-    /// A slot from the length and the first and last eight bytes: enough to
-    /// tell the ledger's repeated texts apart (a collision only costs a
-    /// decode), without reading every byte.
-    @inline(__always)
-    private static func slot(_ bytes: UnsafeRawBufferPointer) -> Int {
-        var hash = UInt64(bytes.count) &* 0x9E37_79B9_7F4A_7C15
-        if bytes.count >= 8 {
-            hash ^= bytes.loadUnaligned(as: UInt64.self)
-            hash = (hash ^ (hash >> 29)) &* 0xBF58_476D_1CE4_E5B9
-            hash ^= bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
-        } else {
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        }
-        hash = (hash ^ (hash >> 32)) &* 0x94D0_49BB_1331_11EB
-        return Int(truncatingIfNeeded: hash >> 58) & (size - 1)
-    }
-
-    func lookup(_ text: UnsafeRawBufferPointer) -> String? {
-        guard !slots.isEmpty, let entry = slots[Self.slot(text)], entry.bytes.count == text.count else { return nil }
-        let equal = entry.bytes.withUnsafeBytes { e in
-            text.count == 0 || memcmp(text.baseAddress!, e.baseAddress!, text.count) == 0
-        }
-        return equal ? entry.text : nil
-    }
-
-    mutating func remember(_ bytes: [UInt8], _ text: String) {
-        guard !bytes.isEmpty else { return }
-        if slots.isEmpty { slots = Array(repeating: nil, count: Self.size) }
-        slots[bytes.withUnsafeBytes { Self.slot($0) }] = (bytes, text)
     }
 }

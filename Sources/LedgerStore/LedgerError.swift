@@ -39,6 +39,16 @@ public enum LedgerError: Error, CustomStringConvertible {
     /// A record's chain link does not match its contents or its predecessor:
     /// it was changed after it was written.
     case brokenChain(position: UInt64, what: String)
+    /// The store's files cannot be opened for writing: the file system is
+    /// mounted read-only (`EROFS`) or this user may not write them
+    /// (`EACCES`/`EPERM`, `permissionDenied`). Nothing was changed.
+    case unwritable(path: String, permissionDenied: Bool)
+    /// The system refused memory (`ENOMEM`) while `operation` ran, and the
+    /// process has no address-space limit to blame: memory is short.
+    case outOfMemory(path: String, operation: String)
+    /// A page of a view's table (`view:*`, derived from the log) is damaged;
+    /// `emptying` when it was met while a rebuild emptied that table.
+    case damagedView(path: String, table: String, emptying: Bool)
 
     public var description: String {
         switch self {
@@ -88,12 +98,45 @@ public enum LedgerError: Error, CustomStringConvertible {
             "record \(position) fails its chain check (\(what)): the ledger was changed after it was written, "
                 + "so nothing is shown or recorded on top of it. Run 'jqc verify' to see the damage, then restore a "
                 + "backup or use 'jqc salvage DEST'."
+        case .unwritable(let path, let permissionDenied):
+            (permissionDenied
+                ? "the ledger's store at \(path) cannot be opened for writing: permission denied (this user may not "
+                    + "write its files). Nothing was recorded. Run jqc as the user who owns the ledger, or give this "
+                    + "user write permission on it"
+                : "the ledger's store at \(path) is on a read-only file system, so nothing can be recorded in it. "
+                    + "Nothing was changed. Remount it read-write, or copy the whole ledger directory somewhere "
+                    + "writable and use the copy")
+                + "; the commands that only read (show, inspections, log, audit, verify) work as it is."
+        case .outOfMemory(let path, let operation):
+            "the system refused memory (ENOMEM) while \(operation) for the ledger's store at \(path); this process "
+                + "has no address-space limit, so memory itself is short (or a memory cgroup, or "
+                + "vm.overcommit_memory=2, forbids the map). Nothing was changed; the store is not damaged. Free "
+                + "some memory or close other programs, then run the command again."
+        case .damagedView(let path, let table, let emptying):
+            emptying
+                ? "a page of the view table \(table) in the ledger's store at \(path) is damaged, so the rebuild "
+                    + "cannot clear that table in place; nothing was changed. The views hold nothing the log does not, "
+                    + "and the damage is in a view's table, not in the log's ('jqc verify' checks the log). Copy the "
+                    + "log into a new ledger with 'jqc salvage DEST' (its views are built fresh) and use that ledger."
+                : "a page of the view table \(table) in the ledger's store at \(path) is damaged; nothing was "
+                    + "changed. The views hold nothing the log does not, and the damage is in a view's table, not in "
+                    + "the log's ('jqc verify' checks the log): 'jqc rebuild' rebuilds the views from the log. If the "
+                    + "rebuild meets the damage too, copy the log into a new ledger with 'jqc salvage DEST' (its views "
+                    + "are built fresh)."
         }
     }
 
     /// The ledger's reading of a storage failure in the store at `path`:
     /// damage, a missing store and a full disk are named; the rest is `storage`.
-    public static func from(_ error: LMDBError, store path: String) -> LedgerError {
+    ///
+    /// `addressSpaceLimit` is the process's `RLIMIT_AS` (nil: none), which
+    /// tells an `ENOMEM` of a too-small limit from one of short memory.
+    public static func from(
+        _ error: LMDBError, store path: String, addressSpaceLimit: Int? = AddressSpace.limit
+    ) -> LedgerError {
+        if let (table, emptying) = error.damagedTable, isViewTable(table) {
+            return .damagedView(path: path, table: table, emptying: emptying)
+        }
         switch error.kind {
         case .damaged, .invalidFile:
             // LMDB's own findings are terse ("MDB_CORRUPTED: Located page was wrong type").
@@ -108,8 +151,14 @@ public enum LedgerError: Error, CustomStringConvertible {
             return .noSpace(path: path, freeBytes: freeSpace(at: path))
         case .mapFull:
             return .mapFull(path: path)
+        case .addressSpace where addressSpaceLimit == nil:
+            return .outOfMemory(path: path, operation: error.operation)
         case .addressSpace:
             return .addressSpace(path: path, why: error.message)
+        case .system where error.code == EROFS:
+            return .unwritable(path: path, permissionDenied: false)
+        case .system where error.code == EACCES || error.code == EPERM:
+            return .unwritable(path: path, permissionDenied: true)
         default:
             // A short write at commit comes back as EIO; on a (nearly) full disk it is the disk.
             if error.code == EIO, freeSpace(at: path) < 1 << 20 {
@@ -118,6 +167,10 @@ public enum LedgerError: Error, CustomStringConvertible {
             return .storage(error)
         }
     }
+
+    /// Whether `table` is a view's (`view:*`, which `jqc rebuild` makes again
+    /// from the log) rather than one of the log's own.
+    public static func isViewTable(_ table: String) -> Bool { table.hasPrefix("view:") }
 
     /// Bytes free for an unprivileged user on the filesystem holding `path`
     /// (or its nearest existing parent).

@@ -153,6 +153,7 @@ public enum ReadOnlyOpening {
         switch error {
         case let error as LMDBError: lmdb = error
         case LedgerError.storage(let error): lmdb = error
+        case LedgerError.unwritable: return true
         default: return false
         }
         return lmdb.code == EACCES || lmdb.code == EROFS || lmdb.code == EPERM

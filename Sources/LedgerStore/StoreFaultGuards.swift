@@ -14,6 +14,10 @@ extension LedgerError {
                 noSpace: { store, free in
                     prefix + "no space left on the device holding \(store) (\(free) KiB free); the command did not "
                         + "finish and its transaction was not committed. Free some space and run it again."
+                },
+                damagedTable: { store, table, emptying in
+                    guard LedgerError.isViewTable(table) else { return nil }
+                    return prefix + LedgerError.damagedView(path: store, table: table, emptying: emptying).description
                 }))
     }
 }

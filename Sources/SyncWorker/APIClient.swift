@@ -441,18 +441,21 @@ public struct APIClient: Sendable {
 
     func call(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, body: HTTPBody? = nil, token: String? = nil,
-        idempotencyKey: String? = nil, limit: Int? = nil
+        idempotencyKey: String? = nil, limit: Int? = nil, base: String? = nil
     ) throws(APIError) -> JSONValue {
         try exchange(
-            method, path, json: json, body: body, token: token, idempotencyKey: idempotencyKey, limit: limit
+            method, path, json: json, body: body, token: token, idempotencyKey: idempotencyKey, limit: limit,
+            base: base
         ).data
     }
 
     /// `call`, answering the response too (its status and headers).
     private func exchange(
         _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, body: HTTPBody? = nil, token: String? = nil,
-        idempotencyKey: String? = nil, limit: Int? = nil
+        idempotencyKey: String? = nil, limit: Int? = nil, base: String? = nil
     ) throws(APIError) -> (data: JSONValue, response: HTTPResponse) {
+        // Another server (a witness of its own) is asked by its own URL; the API's path hint is only for ours.
+        let baseURL = base ?? self.baseURL
         var headers: HTTPHeaders = ["Accept": "application/json"]
         if let token { headers.set("Authorization", "Bearer \(token)") }
         if let idempotencyKey { headers.set("Idempotency-Key", idempotencyKey) }

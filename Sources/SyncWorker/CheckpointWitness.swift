@@ -64,12 +64,33 @@ public final class CheckpointWitness {
     /// The outcome of the last `run`, for the command's summary.
     public private(set) var outcome: Outcome?
 
+    /// The witness's base URL (`witness_url` of the ledger's config); nil is the sync server's own.
+    let baseURL: String?
+
     /// - Parameters:
     ///   - key: gives the device's signing key, its public half published in the log.
     ///   - device: the device id, the stream the outcomes are recorded in.
-    public init(key: @escaping () throws -> NoteKey, device: UUID) {
+    ///   - baseURL: where the witness is (`WitnessSetting`); nil asks the sync server.
+    ///     The session's token goes only to the sync server's own URL, never elsewhere.
+    public init(key: @escaping () throws -> NoteKey, device: UUID, baseURL: String? = nil) {
         self.signingKey = key
         self.device = device
+        self.baseURL = baseURL
+    }
+
+    /// One call to the witness: through the session (refreshed on a 401)
+    /// when it is the sync server, else without credentials.
+    private func call(_ session: ServerSession, _ method: HTTPMethod, _ path: String, json: JSONValue? = nil)
+        throws(APIError) -> JSONValue
+    {
+        let api = session.api
+        let base = baseURL ?? api.baseURL
+        guard WitnessSetting.sameURL(base, api.baseURL) else {
+            return try api.witnessCall(method, path, json: json, token: nil, base: base)
+        }
+        return try session.authorized { token throws(APIError) in
+            try api.witnessCall(method, path, json: json, token: token, base: base)
+        }
     }
 
     /// Sends the latest checkpoint and records what the server said.
@@ -81,9 +102,7 @@ public final class CheckpointWitness {
         let name = key.name
         let held: JSONValue
         do {
-            held = try session.authorized { token throws(APIError) in
-                try api.witnessCall(.get, "/ledger/checkpoints/latest?device=\(Self.query(name))", token: token)
-            }
+            held = try call(session, .get, "/ledger/checkpoints/latest?device=\(Self.query(name))")
         } catch {
             return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
         }
@@ -133,9 +152,7 @@ public final class CheckpointWitness {
         ])
         let answer: JSONValue
         do {
-            answer = try session.authorized { token throws(APIError) in
-                try api.witnessCall(.post, "/ledger/checkpoints", json: body, token: token)
-            }
+            answer = try call(session, .post, "/ledger/checkpoints", json: body)
         } catch {
             return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
         }
@@ -204,7 +221,7 @@ public final class CheckpointWitness {
         _ outcome: Outcome, ledger: InspectionLedger, api: APIClient, clock: any LedgerClock, root: String? = nil
     ) throws -> Outcome {
         self.outcome = outcome
-        var pairs: [(String, CBORValue)] = [("server", .text(api.baseURL))]
+        var pairs: [(String, CBORValue)] = [("server", .text(baseURL ?? api.baseURL))]
         switch outcome {
         case .acknowledged(let size, _):
             pairs += [("outcome", .text("acknowledged")), ("size", .unsigned(size))]
@@ -259,10 +276,11 @@ public final class CheckpointWitness {
 
 extension APIClient {
     /// One call of the witness extension, through the same envelope rules as
-    /// every other call (`ok: false`, `Retry-After`, the answer's size limit).
-    func witnessCall(_ method: HTTPMethod, _ path: String, json: JSONValue? = nil, token: String) throws(APIError)
-        -> JSONValue
-    {
-        try call(method, path, json: json, token: token)
+    /// every other call (`ok: false`, `Retry-After`, the answer's size limit),
+    /// at `base` when the witness is not the sync server.
+    func witnessCall(
+        _ method: HTTPMethod, _ path: String, json: JSONValue? = nil, token: String?, base: String? = nil
+    ) throws(APIError) -> JSONValue {
+        try call(method, path, json: json, token: token, base: base)
     }
 }

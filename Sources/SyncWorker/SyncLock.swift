@@ -23,7 +23,8 @@ public final class SyncLock {
             switch self {
             case .held(let path):
                 "Another sync of this ledger is running (it holds \(path)). Only one runs at a time. Wait for it "
-                    + "to finish, or stop it (Ctrl-C for 'jqc sync --watch')."
+                    + "to finish, or stop it (Ctrl-C for 'jqc sync --watch'). If it is the background service "
+                    + "('jqc service status'), it sends the outbox by itself: 'jqc status' shows what is left."
             case .unavailable(let path, let why):
                 "The sync lock \(path) could not be taken (\(why)). Check that the ledger directory is writable."
             }

@@ -15,7 +15,8 @@ extension SyncRun {
             tell(item, .waiting(waiting))
             return .finished(progressed: false)
         }
-        var parentServerID: String?
+        // A re-inspection of a server record carries its id; one of a record here waits for the parent's.
+        var parentServerID = state.parentServerID
         if let parentID = state.parentInspectionID {
             guard let parent = try self.state(of: parentID, &book) else {
                 try giveUp(

@@ -37,7 +37,7 @@ import Testing
         #expect(try jqc("--as", "Dana", "submit", submitted).status == 0)
         let draft = try start("Restroom QC")
 
-        #expect(try candidates("sta") == ["start", "stats"])
+        #expect(try candidates("sta") == ["start", "status", "stats"])
         #expect(try candidates("templates", "") == ["show"])
         #expect(try candidates("set", "") == [String(draft.prefix(8)), String(submitted.prefix(8))], "drafts first")
         #expect(try candidates("set", String(draft.prefix(4)), "Soap").first == "Soap dispensers stocked=")
@@ -65,7 +65,7 @@ import Testing
             """)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("-F _jqc") && result.stdout.contains(" jqc\n"), "\(result.stdout)")
-        #expect(result.stdout.contains("commands:start\ncommands:stats\n"))
+        #expect(result.stdout.contains("commands:start\ncommands:status\ncommands:stats\n"))
         #expect(result.stdout.contains("field:Floors="))
     }
 

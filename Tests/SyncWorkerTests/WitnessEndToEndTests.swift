@@ -8,11 +8,43 @@ import Testing
 /// The server as a witness (`CheckpointWitness`), through the built `jqc`
 /// against the development server: a sync leaves the device's checkpoint
 /// with the server; a log rewritten afterwards, consistently in itself, is
-/// refused by the next sync and by `jqc audit --witness`.
+/// refused by the next sync and by `jqc audit --witness`. The witness is
+/// asked only when one is configured (`jqc init --witness`, `jqc config set witness`).
 @Suite struct WitnessEndToEndTests {
-    @Test func aRewriteAfterASyncIsRefusedByTheWitness() throws {
+    @Test func withoutAWitnessASyncSendsNothingOutsideTheContractAndSaysNothingOfIt() throws {
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let id = try sample.completedInspection(photos: 0, issues: 0).lowercased
+        for _ in 0..<2 {
+            let sync = try sample.jqc("sync")
+            #expect(sync.status == 0, "\(sync.stderr)")
+            #expect(!sync.stdout.lowercased().contains("witness"), "\(sync.stdout)")
+            #expect(!sync.stderr.lowercased().contains("witness"), "\(sync.stderr)")
+        }
+        guard case .object(let members) = try server.stats()["requests"] else {
+            Issue.record("the server's stats have no requests")
+            return
+        }
+        let routes = members.map(\.key)
+        #expect(!routes.isEmpty)
+        #expect(!routes.contains { $0.contains("/ledger/checkpoints") }, "\(routes)")
+        #expect(!(try sample.eventTypes()).contains("sync.checkpoint_witnessed"))
+        let audit = try sample.jqc("audit", id)
+        #expect(audit.status == 0, "\(audit.stderr)")
+        let said = audit.stdout.components(separatedBy: "\n").filter { $0.contains("witness") }.map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        #expect(
+            said == [
+                "witness: the history was NOT witnessed (no witness is configured; configure one with "
+                    + "'jqc config set witness URL')"
+            ], "\(audit.stdout)")
+    }
+
+    @Test func aRewriteAfterASyncIsRefusedByTheWitness() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
         try sample.login()
         let id = try sample.completedInspection(photos: 1, issues: 0).lowercased
 
@@ -55,7 +87,7 @@ import Testing
 
     @Test func aWitnessAnsweringWithAnotherCheckpointHasNotAcknowledged() throws {
         let server = try DevServer()
-        let sample = try SampleLedger(serverURL: server.baseURL)
+        let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
         try sample.login()
         _ = try sample.completedInspection(photos: 0, issues: 0)
         try server.witnessAnswers("another_checkpoint")
@@ -79,7 +111,7 @@ import Testing
 
     @Test func aServerWithoutTheWitnessIsSaidNotToWitness() throws {
         let server = try DevServer(["--profile", "reference"])
-        let sample = try SampleLedger(serverURL: server.baseURL)
+        let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
         try sample.login()
         let id = try sample.completedInspection(photos: 0, issues: 0).lowercased
         let sync = try sample.jqc("sync")

@@ -32,9 +32,10 @@ final class SampleLedger: @unchecked Sendable {
     }
 
     /// A ledger whose server is `serverURL`, with `Tools/fixtures/reference.json`
-    /// (or `reference`) in its cache.
-    init(serverURL: String, reference: JSONValue? = nil) throws {
-        let made = try JQCRunner(ledger: directory.appending("ledger"))("init", "--server", serverURL)
+    /// (or `reference`) in its cache, and `witness` as its witness (none by default).
+    init(serverURL: String, reference: JSONValue? = nil, witness: String? = nil) throws {
+        let made = try JQCRunner(ledger: directory.appending("ledger")).run(
+            ["init", "--server", serverURL] + (witness.map { ["--witness", $0] } ?? []))
         guard made.status == 0 else { throw SampleFailure("jqc init failed: \(made.stderr)") }
         let config = try JSONValue(
             parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory.appending("ledger/config.json")))))

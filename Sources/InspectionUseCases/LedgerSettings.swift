@@ -1,0 +1,162 @@
+import Foundation
+import InspectionStore
+
+/// A setting `jqc config` reads and writes in the ledger's `config.json`.
+public enum LedgerSetting: String, CaseIterable, Sendable {
+    /// The sync server's API base URL (`server_url`).
+    case server
+    /// The witness of the log's history (`witness_url`); none by default.
+    case witness
+    /// The offline actor's name (`actor`); `JQC_ACTOR` wins over it, a login over both.
+    case actor
+
+    /// What the setting is, for `jqc help config` and refusals.
+    public var meaning: String {
+        switch self {
+        case .server: "the sync server's API base URL, e.g. https://jqc.example/api/v1"
+        case .witness: "a witness that keeps this device's checkpoints (a URL); none by default"
+        case .actor: "the name recorded when nobody is logged in and no --as NAME is given"
+        }
+    }
+}
+
+/// Where a setting's value in force comes from.
+public enum SettingSource: String, Sendable {
+    /// `config.json`.
+    case config
+    /// An environment variable (`JQC_ACTOR`).
+    case environment
+    /// Neither: the setting has no value.
+    case none
+}
+
+/// Why a setting cannot take a value.
+public enum LedgerSettingError: Error, Equatable, CustomStringConvertible {
+    case unknownSetting(String)
+    case notAURL(LedgerSetting, String)
+    case invisibleName(String)
+
+    public var description: String {
+        switch self {
+        case .unknownSetting(let name):
+            "there is no setting '\(name)'; nothing was changed. The settings are "
+                + LedgerSetting.allCases.map(\.rawValue).joined(separator: ", ") + " ('jqc config list' shows them)."
+        case .notAURL(let setting, let value):
+            "\(setting.rawValue) '\(value)' is not an http:// or https:// URL; nothing was changed. Give "
+                + setting.meaning + "."
+        case .invisibleName(let value):
+            "actor '\(value)' has no visible character; nothing was changed. Give the inspector's name, e.g. "
+                + "jqc config set actor \"Dana\"."
+        }
+    }
+}
+
+/// Reads and changes the settings of one ledger (`config.json`), the
+/// environment's `JQC_ACTOR` taken into account for the actor.
+public struct LedgerSettings {
+    public let directory: LedgerDirectory
+    public let environment: [String: String]
+
+    public init(directory: LedgerDirectory, environment: [String: String]) {
+        self.directory = directory
+        self.environment = environment
+    }
+
+    /// The setting named `name`, or a refusal listing the settings.
+    public static func setting(named name: String) throws(LedgerSettingError) -> LedgerSetting {
+        guard let setting = LedgerSetting(rawValue: name) else { throw .unknownSetting(name) }
+        return setting
+    }
+
+    /// The value stored in `config.json`, nil when unset.
+    public func stored(_ setting: LedgerSetting) throws -> String? {
+        Self.value(of: setting, in: try LedgerConfig.load(directory))
+    }
+
+    /// The value in force and where it comes from: for the actor, a valid
+    /// `JQC_ACTOR` comes before `config.json`.
+    public func inForce(_ setting: LedgerSetting) throws -> (value: String?, source: SettingSource) {
+        if setting == .actor, let named = try Self.environmentActor(environment) {
+            return (named, .environment)
+        }
+        let value = try stored(setting)
+        return (value, value == nil ? .none : .config)
+    }
+
+    /// Stores `value` (checked first) and answers the value it replaced.
+    @discardableResult
+    public func set(_ setting: LedgerSetting, to value: String) throws -> String? {
+        let checked = try Self.checked(value, for: setting)
+        var config = try LedgerConfig.load(directory)
+        let previous = Self.value(of: setting, in: config)
+        Self.assign(checked, to: setting, in: &config)
+        try config.save(directory)
+        return previous
+    }
+
+    /// Removes the setting and answers the value it had.
+    @discardableResult
+    public func unset(_ setting: LedgerSetting) throws -> String? {
+        var config = try LedgerConfig.load(directory)
+        let previous = Self.value(of: setting, in: config)
+        Self.assign(nil, to: setting, in: &config)
+        if previous != nil { try config.save(directory) }
+        return previous
+    }
+
+    /// `value` as it is stored: a URL must be http(s), a name keeps at
+    /// least one visible character and loses surrounding white space.
+    public static func checked(_ value: String, for setting: LedgerSetting) throws(LedgerSettingError) -> String {
+        switch setting {
+        case .server, .witness:
+            let url = value.trimmingCharacters(in: .whitespaces)
+            let host =
+                url.hasPrefix("https://") ? url.dropFirst(8) : url.hasPrefix("http://") ? url.dropFirst(7) : nil
+            guard let host, !host.isEmpty, !host.hasPrefix("/"), !url.contains(where: { $0.isWhitespace })
+            else { throw .notAURL(setting, value) }
+            return url
+        case .actor:
+            let name = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard name.unicodeScalars.contains(where: isVisible) else { throw .invisibleName(value) }
+            return name
+        }
+    }
+
+    /// `JQC_ACTOR`, trimmed; nil when unset or empty; refused when it has
+    /// nothing visible (it would record events by nobody an auditor could read).
+    public static func environmentActor(_ environment: [String: String]) throws(LedgerSettingError) -> String? {
+        guard let given = environment["JQC_ACTOR"], !given.isEmpty else { return nil }
+        return try checked(given, for: .actor)
+    }
+
+    /// Whether `scalar` puts ink on the screen: not white space, not a
+    /// control, format (zero-width, bidi) or unassigned code point.
+    public static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.properties.isWhitespace { return false }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .unassigned, .surrogate, .privateUse, .spaceSeparator, .lineSeparator,
+            .paragraphSeparator:
+            return false
+        default:
+            return true
+        }
+    }
+
+    static func value(of setting: LedgerSetting, in config: LedgerConfig) -> String? {
+        let value: String? =
+            switch setting {
+            case .server: config.serverURL
+            case .witness: config.witnessURL
+            case .actor: config.actor
+            }
+        return value?.isEmpty == true ? nil : value
+    }
+
+    static func assign(_ value: String?, to setting: LedgerSetting, in config: inout LedgerConfig) {
+        switch setting {
+        case .server: config.serverURL = value
+        case .witness: config.witnessURL = value
+        case .actor: config.actor = value
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import InspectionStore
+import LedgerCore
+
+/// Whether a sync asks a witness to keep the device's checkpoint, and
+/// which: only the one the ledger's config names (`witness_url`, set by
+/// `jqc config set witness URL` or `jqc init --witness URL`). With none, a
+/// sync sends nothing outside the server's contract and says nothing about
+/// witnessing; `jqc status` and `jqc audit` say once that the history is not
+/// witnessed and how to configure a witness.
+public enum WitnessSetting {
+    /// What `status` and `audit` say when no witness is configured.
+    public static let notConfigured =
+        "witness: none configured, so no one outside this device keeps a checkpoint of its history; "
+        + "configure one with 'jqc config set witness URL' (a server offering the witness protocol, "
+        + "e.g. the sync server's URL)"
+
+    /// The witness step of a sync of a ledger with `config`, or nil when no
+    /// witness is configured (`SyncRun.witness` then stays nil and the run
+    /// skips the step).
+    public static func witness(
+        for config: LedgerConfig, key: @escaping () throws -> NoteKey
+    ) -> CheckpointWitness? {
+        guard let url = configured(config) else { return nil }
+        return CheckpointWitness(key: key, device: config.deviceID, baseURL: url)
+    }
+
+    /// The configured witness's base URL, nil when there is none.
+    public static func configured(_ config: LedgerConfig) -> String? {
+        guard let url = config.witnessURL, !url.isEmpty else { return nil }
+        return url
+    }
+
+    /// Whether two base URLs name the same place (trailing slashes aside).
+    public static func sameURL(_ a: String, _ b: String) -> Bool {
+        func trimmed(_ url: String) -> Substring {
+            var text = Substring(url)
+            while text.hasSuffix("/") { text.removeLast() }
+            return text
+        }
+        return trimmed(a) == trimmed(b)
+    }
+}

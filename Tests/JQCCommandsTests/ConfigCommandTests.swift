@@ -1,0 +1,99 @@
+import Foundation
+import InspectionDomain
+import LedgerTestSupport
+import Testing
+
+/// `jqc config` through the built `jqc`: its wording, the offline actor
+/// from the config and `JQC_ACTOR` (a login still wins, `--as` before both),
+/// and `init --witness`.
+@Suite struct ConfigCommandTests {
+    let directory = TemporaryDirectory(prefix: "config-command")
+    let jqc: JQCRunner
+
+    init() throws {
+        jqc = JQCRunner(ledger: directory.appending("ledger"))
+        try #require(try jqc("init").status == 0)
+        try #require(try jqc("pull", "--from", SampleReference.path).status == 0)
+    }
+
+    /// (arguments, status, stdout, stderr fragment): each line as the user sees it.
+    static let wording: [([String], Int32, String, String)] = [
+        (["config", "list"], 0, "server  (none)\nwitness (none)\nactor   (none)\n", ""),
+        (
+            ["config", "set", "server", "https://jqc.example/api/v1"], 0, "server set to https://jqc.example/api/v1.\n",
+            ""
+        ),
+        (
+            ["config", "set", "witness", "https://w.example/api/v1"], 0,
+            "witness set to https://w.example/api/v1.\nEach sync now sends this device's checkpoint to the witness.\n",
+            ""
+        ),
+        (["config", "unset", "actor"], 0, "actor was not set; nothing was changed.\n", ""),
+        (
+            ["config", "get", "witness"], 1, "",
+            "witness is not set (a witness that keeps this device's checkpoints (a URL); none by default). "
+                + "Set it with 'jqc config set witness URL'."
+        ),
+        (
+            ["config", "set", "server", "jqc.example"], 1, "",
+            "server 'jqc.example' is not an http:// or https:// URL; nothing was changed."
+        ),
+        (["config", "get", "colour"], 1, "", "there is no setting 'colour'; nothing was changed."),
+        (["config", "set", "actor"], 2, "", "VALUE"),
+    ]
+
+    @Test(arguments: wording.indices)
+    func eachAnswerIsWorded(index: Int) throws {
+        let (arguments, status, stdout, stderr) = Self.wording[index]
+        let result = try jqc.run(arguments)
+        #expect(result.status == status, "\(result.stderr)")
+        if !stdout.isEmpty { #expect(result.stdout == stdout) }
+        if !stderr.isEmpty { #expect(result.stderr.contains(stderr), "\(result.stderr)") }
+    }
+
+    @Test func setGetAndUnsetAWitness() throws {
+        #expect(try jqc("config", "set", "witness", "https://w.example/api/v1").status == 0)
+        let got = try jqc("config", "get", "witness")
+        #expect(got.status == 0)
+        #expect(got.stdout == "https://w.example/api/v1\n")
+        let unset = try jqc("config", "unset", "witness")
+        #expect(
+            unset.stdout
+                == "witness unset (was https://w.example/api/v1).\n"
+                + "Syncs no longer send checkpoints to a witness; the history is not witnessed.\n")
+        #expect(try jqc("config", "get", "witness").status == 1)
+    }
+
+    @Test func initTakesAWitness() throws {
+        let other = JQCRunner(ledger: directory.appending("other"))
+        let made = try other("init", "--witness", "https://w.example/api/v1")
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.stdout.contains("Witness https://w.example/api/v1"))
+        #expect(try other("config", "get", "witness").stdout == "https://w.example/api/v1\n")
+        let refused = try JQCRunner(ledger: directory.appending("third"))("init", "--witness", "w.example")
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("expected an http:// or https:// URL"), "\(refused.stderr)")
+    }
+
+    /// Who a draft is started by, as `show --json` reports it.
+    func startedBy(_ result: ProcessResult) throws -> String? {
+        try #require(result.status == 0, "\(result.stderr)")
+        return try JSONValue(parsing: result.stdout)["started_by"]?.stringValue
+    }
+
+    @Test func theOfflineActorComesFromAsThenTheEnvironmentThenTheConfig() throws {
+        let start = ["--json", "start", "--template", "Restroom QC", "--facility", "Riverside Medical Center"]
+        let none = try jqc.run(Array(start.dropFirst()))
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("JQC_ACTOR=NAME or 'jqc config set actor NAME'"), "\(none.stderr)")
+        #expect(try jqc("config", "set", "actor", "  Casey  ").stdout == "actor set to Casey.\n")
+        #expect(try startedBy(jqc.run(start)) == "Casey")
+        #expect(try startedBy(jqc.run(start, environmentOverride: ["JQC_ACTOR": "Robin"])) == "Robin")
+        #expect(try startedBy(jqc.run(["--as", "Sam"] + start, environmentOverride: ["JQC_ACTOR": "Robin"])) == "Sam")
+        let listed = try jqc.run(["config", "list"], environmentOverride: ["JQC_ACTOR": "Robin"])
+        #expect(listed.stdout.contains("actor   Robin (from JQC_ACTOR)\n"), "\(listed.stdout)")
+        let blank = try jqc.run(start, environmentOverride: ["JQC_ACTOR": "\u{200B}"])
+        #expect(blank.status == 1)
+        #expect(blank.stderr.contains("has no visible character"), "\(blank.stderr)")
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import LMDB
+import LedgerStore
+import LedgerTestSupport
+import Testing
+
+/// A ledger that cannot be written (a read-only bind mount as root, a
+/// directory without write permission otherwise): every recording command
+/// says why in the ledger's words, never LMDB's, and what still works.
+@Suite struct ReadOnlyLedgerTests {
+    let directory = TemporaryDirectory()
+    let jqc: JQCRunner
+    let inspection: String
+
+    init() throws {
+        jqc = JQCRunner(ledger: directory.appending("ledger"))
+        inspection = try jqc.recordSampleInspection()
+    }
+
+    /// The commands that record (or must open the store for writing).
+    func recordingCommands() -> [[String]] {
+        [
+            ["sync"], ["--as", "Dana", "set", inspection, "Notes", "read-only"],
+            ["pull", "--from", SampleReference.path],
+            ["checkpoint"], ["--as", "Dana", "discard", inspection], ["rebuild"],
+            [
+                "--as", "Dana", "start", "--template", "Restroom QC", "--facility", "Riverside Medical Center",
+                "--area", "1001",
+            ],
+        ]
+    }
+
+    /// The ledger made unwritable: a read-only bind mount of it (as root),
+    /// else its directories without write permission. Answers the path to
+    /// use and whether it is the read-only file system.
+    func unwritableLedger() throws -> (path: String, readOnlyFileSystem: Bool, undo: () -> Void) {
+        let home = directory.appending("ledger")
+        let point = directory.appending("mounted")
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: false)
+        if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount"),
+            try ProcessRun.run("/bin/mount", ["--bind", home, point]).status == 0
+        {
+            let remounted = try ProcessRun.run("/bin/mount", ["-o", "remount,bind,ro", point])
+            #expect(remounted.status == 0, "\(remounted.stderr)")
+            return (point, true, { _ = try? ProcessRun.run("/bin/umount", [point]) })
+        }
+        for path in [home, home + "/store"] { chmod(path, 0o555) }
+        chmod(home + "/store/data.mdb", 0o444)
+        return (
+            home, false,
+            {
+                for path in [home, home + "/store"] { chmod(path, 0o755) }
+                chmod(home + "/store/data.mdb", 0o644)
+            }
+        )
+    }
+
+    @Test func everyRecordingCommandNamesTheReadOnlyLedger() throws {
+        let (path, readOnlyFileSystem, undo) = try unwritableLedger()
+        defer { undo() }
+        let runner = JQCRunner(ledger: path)
+        for command in recordingCommands() {
+            let result = try runner.run(command)
+            #expect(result.status == 1 && !result.signalled, "\(command): \(result.stdout)")
+            #expect(!result.stderr.contains("LMDB code"), "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("storage failed"), "\(command): \(result.stderr)")
+            let why = readOnlyFileSystem ? "is on a read-only file system" : "permission denied"
+            #expect(result.stderr.contains(why), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains(readOnlyFileSystem ? "Remount it read-write" : "write permission"))
+            #expect(result.stderr.contains("the commands that only read"), "\(command): \(result.stderr)")
+        }
+        // What the message promises still works.
+        let shown = try runner("show", inspection)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(try runner("verify").status == 0)
+    }
+
+    @Test(arguments: [(EROFS, "read-only file system"), (EACCES, "permission denied"), (EPERM, "permission denied")])
+    func theStoreReadsTheSystemsRefusal(code: Int32, words: String) {
+        let error = LedgerError.from(LMDBError(code: code, operation: "opening"), store: "/ledger/store")
+        #expect("\(error)".contains(words), "\(error)")
+        #expect(!"\(error)".contains("LMDB code"))
+        // A read-only opening still falls back to opening without the lock file.
+        #expect(ReadOnlyOpening.isLockRefusal(error))
+    }
+}

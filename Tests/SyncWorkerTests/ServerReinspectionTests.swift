@@ -1,0 +1,95 @@
+import Foundation
+import InspectionDomain
+import LedgerTestSupport
+import Testing
+
+/// A colleague's follow-up, re-inspected from the server's history on a
+/// device that never held it, through the built `jqc` against the
+/// development server.
+@Suite struct ServerReinspectionTests {
+    /// A colleague's inspection needing follow-up, synced; its server id.
+    static func colleaguesFollowUp(_ server: DevServer) throws -> (SampleLedger, String) {
+        let colleague = try SampleLedger(serverURL: server.baseURL)
+        try colleague.login()
+        _ = try colleague.completedInspection(photos: 0, issues: 0, followUp: true)
+        try #require(try colleague.jqc("sync").status == 0)
+        let history = try JSONValue(parsing: try colleague.jqc("--json", "history").stdout)
+        let id = try #require(history["inspections"]?.arrayValue?.first?["id"]?.integerValue)
+        return (colleague, String(id))
+    }
+
+    @Test func aColleaguesFollowUpIsShownReinspectedAndResolved() throws {
+        let server = try DevServer()
+        let (colleague, serverID) = try Self.colleaguesFollowUp(server)
+        let me = try SampleLedger(serverURL: server.baseURL)
+        try me.login()
+
+        let detail = try me.jqc("history", "show", serverID)
+        #expect(detail.status == 0, "\(detail.stderr)")
+        #expect(detail.stdout.contains("Server record \(serverID)"))
+        #expect(detail.stdout.contains("follow-up:  required: 'jqc start --reinspect \(serverID)' re-inspects it here"))
+        #expect(detail.stdout.contains("parent:     —"))
+        #expect(detail.stdout.contains("form ("))
+        let json = try me.jqc("--json", "history", "show", serverID)
+        let check = try JSONSchemaCheck.validate("history_show", json.stdout)
+        #expect(check.status == 0, "\(check.stderr)")
+
+        let started = try me.jqc("start", "--reinspect", serverID)
+        #expect(started.status == 0, "\(started.stderr)")
+        #expect(started.stdout.contains("re-inspection of the server's record \(serverID); "))
+        #expect(started.stdout.contains("copied from its form"))
+        let shown = try JSONValue(parsing: try me.jqc("--json", "inspections").stdout)
+        let idText = try #require(shown.arrayValue?.first?["id"]?.stringValue)
+        let id = try #require(UUID(uuidString: idText))
+        let state = try #require(try me.ledger.state(of: id))
+        #expect(state.parentServerID == serverID)
+        #expect(state.parentInspectionID == nil)
+        // The copied answers are the colleague's non-scoring ones.
+        let theirID = try #require(try colleague.ledger.summaries().first?.id)
+        let theirs = try #require(try colleague.ledger.state(of: theirID))
+        for (field, value) in state.values { #expect(theirs.values[field] == value, "field \(field)") }
+        #expect(!state.values.isEmpty)
+
+        try me.answer(id)
+        try me.record(.submit(followUpRequired: false), on: id)
+        let synced = try me.jqc("sync")
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let after = try me.jqc("history", "show", serverID)
+        #expect(after.stdout.contains("follow-up:  not required"), "\(after.stdout)")
+        let history = try JSONValue(parsing: try me.jqc("--json", "history").stdout)
+        let mine = history["inspections"]?.arrayValue?.first { $0["id"]?.integerValue.map(String.init) != serverID }
+        #expect(mine?["parent_inspection_id"]?.integerValue.map(String.init) == serverID)
+        let log = try me.jqc("log", "--type", "inspection.started")
+        #expect(log.stdout.contains("re-inspection of the server's record \(serverID)"), "\(log.stdout)")
+    }
+
+    @Test func aRecordNeitherHereNorOnTheServerIsNamed() throws {
+        let server = try DevServer()
+        let me = try SampleLedger(serverURL: server.baseURL)
+        try me.login()
+        let started = try me.jqc("start", "--reinspect", "999999")
+        #expect(started.status == 1)
+        #expect(started.stderr.contains("no inspection matches '999999'"), "\(started.stderr)")
+        #expect(started.stderr.contains("Neither this device nor the server's history has it"))
+        #expect(try me.eventTypes().isEmpty)
+        let shown = try me.jqc("history", "show", "abc")
+        #expect(shown.status == 2)
+        #expect(shown.stderr.contains("expected a server id"), "\(shown.stderr)")
+    }
+
+    @Test func aRecordThatNeedsNoFollowUpIsRefused() throws {
+        let server = try DevServer()
+        let colleague = try SampleLedger(serverURL: server.baseURL)
+        try colleague.login()
+        _ = try colleague.completedInspection(photos: 0, issues: 0, followUp: false)
+        try #require(try colleague.jqc("sync").status == 0)
+        let history = try JSONValue(parsing: try colleague.jqc("--json", "history").stdout)
+        let serverID = String(try #require(history["inspections"]?.arrayValue?.first?["id"]?.integerValue))
+        let me = try SampleLedger(serverURL: server.baseURL)
+        try me.login()
+        let started = try me.jqc("start", "--reinspect", serverID)
+        #expect(started.status == 1)
+        #expect(started.stderr.contains("it does not need a follow-up"), "\(started.stderr)")
+        #expect(try me.eventTypes().isEmpty)
+    }
+}
