@@ -246,7 +246,7 @@ extension AuditReport {
             "<table class=\"timeline\">\n<thead><tr><th>Position</th><th>Recorded at (UTC)</th><th>Actor</th>"
             + "<th>Device</th><th>What happened</th><th>Chain</th></tr></thead>\n<tbody>\n"
         for entry in timeline.entries {
-            let standing = chain.standing(ofEntryAt: entry.position).rawValue
+            let standing = chain.standing(of: entry).rawValue
             var classes = ["event", standing]
             if entry.problem != nil { classes.append("problem") }
             if entry.hadNoEffect { classes.append("no-effect") }
@@ -274,7 +274,7 @@ extension AuditReport {
                 out += "</ul>"
             }
             if let problem = entry.problem { out += "<p class=\"problem\">\(Self.escape(problem))</p>" }
-            if let hash = chainHash(at: entry.position) {
+            if entry.carriedIn == nil, let hash = chainHash(at: entry.position) {
                 out += "<p class=\"chain-hash\">chain hash <code class=\"hash\">\(Self.escape(hash))</code></p>"
             }
             out += "</td><td>\(Self.escape(standing.replacingOccurrences(of: "_", with: " ")))</td></tr>\n"

@@ -179,8 +179,8 @@ extension AuditReport {
             .init("changes", .array(entry.changes.map(Self.changeJSON))),
             .init("no_effect", .bool(entry.hadNoEffect)), .init("problem", .optional(entry.problem)),
             .init("recorded_before_previous", .bool(entry.recordedBeforePrevious)),
-            .init("chain", .string(chain.standing(ofEntryAt: entry.position).rawValue)),
-            .init("chain_hash", .optional(chainHash(at: entry.position))),
+            .init("chain", .string(chain.standing(of: entry).rawValue)),
+            .init("chain_hash", .optional(entry.carriedIn == nil ? chainHash(at: entry.position) : nil)),
             .init(
                 "event",
                 record.flatMap { record in entry.event.map { EventExport.envelope(for: record, event: $0) } } ?? .null),

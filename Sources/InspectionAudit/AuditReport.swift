@@ -288,6 +288,10 @@ public struct ChainCheck: Sendable {
         case notVerified = "not_verified"
         /// The stream index names a record the log does not hold (no position).
         case missing
+        /// A record of another device's log carried by a reception: proven
+        /// against that device's signed checkpoint (the report's notes say
+        /// whether it verified), not by this log's chain.
+        case senderCheckpoint = "sender_checkpoint"
     }
 
     /// What the chain proves about one record: `verified`, `failed` (the
@@ -311,6 +315,11 @@ public struct ChainCheck: Sendable {
     /// (position 0), else the standing of its record.
     public func standing(ofEntryAt position: UInt64) -> Standing {
         position > 0 ? standing(of: position) : .missing
+    }
+
+    /// The standing of `entry`: a carried record's is its sender's checkpoint.
+    public func standing(of entry: TimelineEntry) -> Standing {
+        entry.carriedIn != nil ? .senderCheckpoint : standing(ofEntryAt: entry.position)
     }
 }
 

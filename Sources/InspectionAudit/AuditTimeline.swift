@@ -54,6 +54,11 @@ public struct TimelineEntry: Sendable {
     /// times in this stream are not in order and cannot be read as such.
     public var recordedBeforePrevious = false
 
+    /// For a record of another device's log carried by a reception: the
+    /// position, in this log, of the `inspection.received` that carries it
+    /// (its own `position` is in the sender's log).
+    public var carriedIn: UInt64?
+
     /// The marker every rendering shows for `recordedBeforePrevious`.
     public static let clockWentBack = "⚠ recorded before the previous event (the device clock went back)"
 
@@ -128,8 +133,19 @@ public struct AuditTimeline: Sendable {
     /// A start that cannot be decoded is skipped here: the fold decodes it
     /// again and reports it as a problem of its entry.
     public static func templateHash(in entries: [StreamEntry]) -> String? {
-        for case .record(let record) in entries where record.type == InspectionEventType.started.rawValue {
-            if case .started(let started) = try? InspectionEvent.decode(record) { return started.templateHash }
+        for case .record(let record) in entries {
+            if record.type == InspectionEventType.started.rawValue,
+                case .started(let started) = try? InspectionEvent.decode(record)
+            {
+                return started.templateHash
+            }
+            // A received inspection's start is the sender's, carried.
+            if record.type == InspectionEventType.received.rawValue,
+                case .received(let received) = try? InspectionEvent.decode(record),
+                let hash = received.startedTemplateHash
+            {
+                return hash
+            }
         }
         return nil
     }
@@ -220,6 +236,17 @@ public struct AuditTimeline: Sendable {
         if case .templatePinned(let pinned) = event {
             templates[pinned.templateHash] = pinned.template
             if templatePinnedAt == nil { templatePinnedAt = record.position }
+        }
+        if case .received(let received) = event {
+            // The sender's records first, each an entry of its own with its
+            // device, actor and time; the reception then folds none twice.
+            for carried in received.decodedRecords where carried.stream == inspectionID {
+                fold(carried, problems: [])
+                entries[entries.count - 1].carriedIn = record.position
+                entries[entries.count - 1].summary =
+                    "[device \(EventWording.short(carried.device)), its log's position \(carried.position)] "
+                    + entries[entries.count - 1].summary
+            }
         }
         let before = state
         state.apply(event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)

@@ -103,6 +103,14 @@ public enum EventWording {
         case .syncDismissed(let e):
             return "dismissed \(itemName(e.item, stream: stream)), failed for good, from the outbox: "
                 + quotedIfNeeded(e.reason)
+        case .handedOver(let e):
+            let to = e.to.map { " to \(shown($0))" } ?? ""
+            return e.mode == .handover
+                ? "handed over\(to): this device records nothing more on it"
+                : "shared a copy\(to), keeping the right to record"
+        case .received(let e):
+            return "received from device \(short(e.fromDevice)) (\(e.mode == .handover ? "handed over" : "shared"), "
+                + "\(e.records.count) records proven against its signed checkpoint)"
         case .unrecognized(let stored):
             if let device = DeviceStreamEvent(stored) { return describe(device) }
             if [DeviceStreamEvent.keyPublishedType, DeviceStreamEvent.checkpointWitnessedType].contains(stored.type) {

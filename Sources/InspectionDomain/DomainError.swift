@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 
 /// A field named the way every message names it: id, label and type, e.g.
 /// `field 2 "Floors" (rating)`, so a person can find it on the form.
@@ -70,6 +71,10 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     case requiredFieldsEmpty(UUID, missing: [FieldDescription])
     /// Only drafts can be discarded.
     case discardNotDraft(UUID, status: InspectionStatus)
+    /// The inspection was handed over to another device, which records it now.
+    case handedOver(UUID, to: String, at: Timestamp)
+    /// A handover file cannot be written for the inspection.
+    case handoverRefused(UUID, reason: String)
     /// A re-inspection needs a submitted parent.
     case parentNotCompleted(parent: UUID, status: InspectionStatus)
     /// A re-inspection needs a parent whose follow-up is still open.
@@ -137,6 +142,11 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
             "Inspection \(id.lowercased) was already started. Continue it instead of starting it again."
         case .inspectionNotEditable(let id, let status):
             "Inspection \(id.lowercased) cannot change: it is \(status), and only a draft can be edited: a submitted inspection stays as it was recorded."
+        case .handedOver(let id, let to, let at):
+            "Inspection \(id.lowercased) was handed over to \(to) at \(at.iso8601) and is recorded there now: "
+                + "nothing more is recorded on it here. Continue it on that device."
+        case .handoverRefused(let id, let reason):
+            "Inspection \(id.lowercased) cannot be handed over: \(reason). Nothing was recorded."
         case .requiredFieldsEmpty(let id, let missing):
             "Inspection \(id.lowercased) cannot be submitted: required fields are empty: \(missing.map(\.description).joined(separator: ", ")). Fill them in, then submit again."
         case .discardNotDraft(let id, let status):

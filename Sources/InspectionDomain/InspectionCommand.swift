@@ -17,6 +17,9 @@ public enum InspectionCommand: Equatable, Sendable {
     case submit(followUpRequired: Bool)
     /// Abandon a draft (it stays in the log, hidden from views).
     case discard(reason: String?)
+    /// Record that a handover file of the draft is written (`share`: a copy;
+    /// `handover`: this device records nothing more on it).
+    case handOver(mode: HandoverMode, to: String?)
 }
 
 /// A field's new value in the form it arrived.

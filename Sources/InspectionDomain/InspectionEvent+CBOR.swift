@@ -105,6 +105,10 @@ extension InspectionEvent {
             return .textMap(e.item.cborPairs)
         case .syncDismissed(let e):
             return .textMap(e.item.cborPairs + [("reason", .text(e.reason))])
+        case .handedOver(let e):
+            return e.cbor
+        case .received(let e):
+            return e.cbor
         case .unrecognized(let stored):
             // Stored bytes are one CBOR item; if not, show them as bytes.
             do {
@@ -171,6 +175,8 @@ extension InspectionEvent {
         case .syncGaveUp: event = .syncGaveUp(try SyncGaveUp.read(from: &r))
         case .syncRetryRequested: event = .syncRetryRequested(try SyncRetryRequested.read(from: &r))
         case .syncDismissed: event = .syncDismissed(try SyncDismissed.read(from: &r))
+        case .handedOver: event = .handedOver(try InspectionHandedOver.read(from: &r))
+        case .received: event = .received(try InspectionReceived.read(from: &r))
         }
         try r.finish()
         return event

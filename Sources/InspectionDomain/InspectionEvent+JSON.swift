@@ -87,6 +87,10 @@ extension InspectionEvent {
             return .object(e.item.jsonMembers)
         case .syncDismissed(let e):
             return .object(e.item.jsonMembers + [.init("reason", .string(e.reason))])
+        case .handedOver(let e):
+            return e.json
+        case .received(let e):
+            return e.json
         case .unrecognized:
             return JSONValue(cbor: payloadValue)
         }

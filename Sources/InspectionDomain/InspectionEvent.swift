@@ -20,6 +20,8 @@ public enum InspectionEventType: String, CaseIterable, Hashable, Sendable {
     case syncGaveUp = "sync.gave_up"
     case syncRetryRequested = "sync.retry_requested"
     case syncDismissed = "sync.dismissed"
+    case handedOver = "inspection.handed_over"
+    case received = "inspection.received"
 
     /// The type stored as `name`, or nil for one this program does not know.
     ///
@@ -60,6 +62,8 @@ public enum InspectionEvent: Hashable, Sendable {
     case syncGaveUp(SyncGaveUp)
     case syncRetryRequested(SyncRetryRequested)
     case syncDismissed(SyncDismissed)
+    case handedOver(InspectionHandedOver)
+    case received(InspectionReceived)
     /// An event of a type this program does not know, kept byte for byte so
     /// it can be exported and never breaks a replay.
     case unrecognized(StoredPayload)
@@ -82,6 +86,8 @@ public enum InspectionEvent: Hashable, Sendable {
         case .syncGaveUp: .syncGaveUp
         case .syncRetryRequested: .syncRetryRequested
         case .syncDismissed: .syncDismissed
+        case .handedOver: .handedOver
+        case .received: .received
         case .unrecognized: nil
         }
     }

@@ -116,6 +116,11 @@ extension InspectionState {
                 failure.dismissed = dismissed.reason
                 sync.failures[dismissed.item] = failure
             }
+        case .handedOver(let handed):
+            guard status != .notStarted else { return }
+            handedOver = HandOff(mode: handed.mode, to: handed.to, at: recordedAt, by: actor)
+        case .received(let received):
+            applyReceived(received, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
         case .unrecognized:
             break
         }

@@ -11,6 +11,10 @@ extension InspectionState {
     /// them. An empty list means there is nothing to record (setting a field
     /// to the value it has, clearing an empty field).
     public func decide(_ command: InspectionCommand) throws(DomainError) -> [InspectionEvent] {
+        if case .handOver(let mode, let to) = command { return try decideHandOver(mode, to: to) }
+        if let handedOver, handedOver.mode == .handover {
+            throw .handedOver(id, to: handedOver.destination, at: handedOver.at)
+        }
         switch command {
         case .start(let start): return try decideStart(start)
         case .setField(let reference, let input): return try decideSetField(reference, input)
@@ -19,6 +23,7 @@ extension InspectionState {
         case .flagIssue(let issue): return try decideFlagIssue(issue)
         case .submit(let followUp): return try decideSubmit(followUpRequired: followUp)
         case .discard(let reason): return try decideDiscard(reason: reason)
+        case .handOver(let mode, let to): return try decideHandOver(mode, to: to)
         }
     }
 
@@ -167,5 +172,27 @@ extension InspectionState {
         guard status == .draft else { throw .discardNotDraft(id, status: status) }
         let trimmed = reason?.trimmingWhiteSpace
         return [.discarded(InspectionDiscarded(reason: trimmed?.isEmpty == false ? trimmed : nil))]
+    }
+}
+
+// MARK: - Handover
+
+extension InspectionState {
+    /// `inspection.handed_over`, or nothing when the inspection was handed
+    /// over already (the file is written again from what was recorded).
+    func decideHandOver(_ mode: HandoverMode, to: String?) throws(DomainError) -> [InspectionEvent] {
+        if isHandedAway { return [] }
+        guard status != .notStarted else { throw .inspectionNotStarted(id) }
+        guard status == .draft else {
+            throw .handoverRefused(id, reason: "it is \(status), and only a draft is handed over")
+        }
+        guard receivedFrom.isEmpty else {
+            throw .handoverRefused(
+                id,
+                reason: "it was received from another device, and handing a received inspection on is not "
+                    + "supported yet: finish it here")
+        }
+        let name = to?.trimmingWhiteSpace
+        return [.handedOver(InspectionHandedOver(mode: mode, to: name?.isEmpty == false ? name : nil))]
     }
 }

@@ -48,6 +48,14 @@ public struct InspectionState: Hashable, Sendable {
     public var discardedAt: Timestamp?
     public var discardReason: String?
 
+    /// Set by this device's `inspection.handed_over`: where the inspection
+    /// went (with mode `handover`, nothing more is recorded here).
+    public var handedOver: HandOff?
+    /// Every `inspection.received` of the stream, in order.
+    public var receivedFrom: [Reception] = []
+    /// The ids of the other devices' events folded from receptions.
+    public var carriedEventIDs: Set<UUID> = []
+
     /// What the server has acknowledged, and what failed.
     public var sync = SyncFacts()
     /// How many events of the stream have been applied (its version).

@@ -69,12 +69,10 @@ final class InspectionFold {
         guard !records.isEmpty else { return nil }
         let fold = InspectionFold()
         for record in records {
-            if record.type == InspectionEventType.started.rawValue, fold.states[id]?.template == nil {
+            if fold.states[id]?.template == nil, let hash = try startedTemplateHash(record) {
                 // The template may have been pinned by an earlier inspection.
-                if case .started(let started) = try EventUpcaster.decode(record, template: nil),
-                    let template = try pinnedTemplate(started.templateHash, reader.transaction, tables)
-                {
-                    fold.templates[started.templateHash] = template
+                if let template = try pinnedTemplate(hash, reader.transaction, tables) {
+                    fold.templates[hash] = template
                 }
             }
             try fold.consume(record)
@@ -97,6 +95,22 @@ final class InspectionFold {
             if let child = resolver(among: candidates) { state.resolveFollowUp(by: child) }
         }
         return state
+    }
+
+    /// The template hash a record starts its inspection with: an
+    /// `inspection.started`'s, or that of the start an `inspection.received`
+    /// carries (decoded only for these two types).
+    static func startedTemplateHash(_ record: EventRecord) throws -> String? {
+        if record.type == InspectionEventType.started.rawValue {
+            if case .started(let started) = try EventUpcaster.decode(record, template: nil) {
+                return started.templateHash
+            }
+        } else if record.type == InspectionEventType.received.rawValue,
+            case .received(let received) = try event(of: record)
+        {
+            return received.startedTemplateHash
+        }
+        return nil
     }
 
     static func pinnedTemplate(_ hash: String, _ txn: Transaction, _ tables: InspectionTables) throws -> Template? {

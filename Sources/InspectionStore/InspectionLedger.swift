@@ -123,12 +123,10 @@ public final class InspectionLedger: Sendable {
         try log.read { reader in
             let fold = InspectionFold()
             for record in try reader.records(inStream: id) where record.position <= position {
-                if record.type == InspectionEventType.started.rawValue, fold.templates.isEmpty,
-                    case .started(let started) = try EventUpcaster.decode(record, template: nil),
-                    let template = try InspectionFold.pinnedTemplate(
-                        started.templateHash, reader.transaction, tables)
+                if fold.templates.isEmpty, let hash = try InspectionFold.startedTemplateHash(record),
+                    let template = try InspectionFold.pinnedTemplate(hash, reader.transaction, tables)
                 {
-                    fold.templates[started.templateHash] = template
+                    fold.templates[hash] = template
                 }
                 try fold.consume(record)
             }

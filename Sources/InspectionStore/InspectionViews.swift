@@ -96,7 +96,7 @@ public final class InspectionView: Projection, Sendable {
             guard state.status != .notStarted else { return }
             try rows.put(tables.inspections.name, key, InspectionSummary(state).cbor.encoded())
         case .drafts:
-            if state.status == .draft {
+            if state.status == .draft && !state.isHandedAway {
                 try rows.put(tables.drafts.name, key, [])
             } else {
                 try rows.delete(tables.drafts.name, key)
@@ -145,6 +145,8 @@ public final class InspectionView: Projection, Sendable {
         static let started = InspectionEventType.started.rawValue
         static let submitted = InspectionEventType.submitted.rawValue
         static let discarded = InspectionEventType.discarded.rawValue
+        static let handedOver = InspectionEventType.handedOver.rawValue
+        static let received = InspectionEventType.received.rawValue
 
         mutating func absorb(_ other: any ProjectionRebuilder) throws {
             guard let other = other as? DraftsRebuilder else { throw InspectionView.mismatchedPartition }
@@ -157,6 +159,13 @@ public final class InspectionView: Projection, Sendable {
             if type == Self.started {
                 if open[record.stream] == nil { open[record.stream] = true }
             } else if type == Self.submitted || type == Self.discarded, open[record.stream] == true {
+                open[record.stream] = false
+            } else if type == Self.received, open[record.stream] == nil {
+                // Only a draft is handed over: the receiver holds a draft.
+                open[record.stream] = true
+            } else if type == Self.handedOver, open[record.stream] == true,
+                case .handedOver(let handed) = try InspectionFold.event(of: record), handed.mode == .handover
+            {
                 open[record.stream] = false
             }
         }

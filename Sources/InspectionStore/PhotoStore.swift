@@ -70,6 +70,21 @@ public struct PhotoStore: Sendable {
         return PreparedPhoto(description: StoredPhoto(sha256: hash, size: data.count, mediaType: mediaType), data: data)
     }
 
+    /// Checks bytes that arrived without a file of their own (a handover
+    /// file's photos) as `prepare(fileAt:)` checks a file; `name` says which.
+    public func prepare(data: Data, name: String) throws -> PreparedPhoto {
+        guard !data.isEmpty else { throw Failure.empty(path: name) }
+        guard data.count <= Self.maximumSize else { throw Failure.tooLarge(path: name, size: data.count) }
+        guard let mediaType = Self.mediaType(of: data) else { throw Failure.notAnImage(path: name) }
+        let hash = SHA256Hasher().digest(Array(data)).hex
+        return PreparedPhoto(description: StoredPhoto(sha256: hash, size: data.count, mediaType: mediaType), data: data)
+    }
+
+    /// Whether the store has a file named `sha256` (its contents unread).
+    public func holds(sha256: String) -> Bool {
+        PhotoStore.isPhotoName(sha256) && FileManager.default.fileExists(atPath: directory + "/" + sha256)
+    }
+
     /// Stores a prepared file under its hash (once: the same bytes are kept
     /// once). Answers whether this call wrote the file, so that a caller
     /// whose event then fails to commit can `discard` exactly what it added.

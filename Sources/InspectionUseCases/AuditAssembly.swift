@@ -99,7 +99,9 @@ public struct AuditAssembly {
             children: children, photoFiles: photoFiles(of: timeline, auditor.photos),
             syncState: SyncState.of(form).rawValue,
             notes: notes)
-        report.chainHashes = try auditor.log.chainHashes(at: timeline.entries.map(\.position).filter { $0 > 0 })
+        report.notes += ReceivedProof.notes(of: timeline)
+        report.chainHashes = try auditor.log.chainHashes(
+            at: timeline.entries.filter { $0.carriedIn == nil }.map(\.position).filter { $0 > 0 })
         return report
     }
 

@@ -92,8 +92,11 @@ struct CheckCommand: RunnableCommand {
         var named: [String: UInt64] = [:]
         try auditor.log.read { reader in
             try reader.forEachRecord { record in
-                guard record.type == InspectionEventType.photoCaptured.rawValue else { return true }
-                if case .photoCaptured(let captured) = try EventUpcaster.decode(record, template: nil) {
+                guard
+                    record.type == InspectionEventType.photoCaptured.rawValue
+                        || record.type == InspectionEventType.received.rawValue
+                else { return true }
+                for captured in try EventUpcaster.decode(record, template: nil).photoCaptures {
                     let hash = captured.photo.sha256.hex
                     if named[hash] == nil { named[hash] = record.position }
                 }

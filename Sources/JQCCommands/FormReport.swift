@@ -83,6 +83,17 @@ struct FormReport: JSONRepresentable {
         if let completed = state.completedAt { lines.append("  submitted \(completed.iso8601)") }
         if let parent = state.parentInspectionID { lines.append("  re-inspection of \(parent.lowercased)") }
         if let server = state.parentServerID { lines.append("  re-inspection of the server's record \(server)") }
+        if let handedOver = state.handedOver {
+            lines.append(
+                "  \(handedOver.mode == .handover ? "handed over" : "shared") to "
+                    + "\(handedOver.destination.terminalSafe) at \(handedOver.at.iso8601)"
+                    + (handedOver.mode == .handover ? ": nothing more is recorded on it here" : ""))
+        }
+        for reception in state.receivedFrom {
+            lines.append(
+                "  received from device \(reception.fromDevice.lowercased.prefix(8)) at \(reception.at.iso8601) "
+                    + "(\(reception.records) of its records)")
+        }
         lines.append("")
         let missing = Set(state.missingRequiredFields().map(\.id))
         for field in template?.fields ?? [] {

@@ -17,7 +17,7 @@ public enum JQC {
         StartCommand.self, SetCommand.self, FillCommand.self, EditCommand.self, ClearCommand.self, PhotoCommand.self,
         SignCommand.self,
         FlagCommand.self,
-        SubmitCommand.self, DiscardCommand.self,
+        SubmitCommand.self, DiscardCommand.self, HandoverCommand.self, ReceiveCommand.self,
         ShowCommand.self, InspectionsCommand.self, DraftsCommand.self, IssuesCommand.self, FollowUpsCommand.self,
         OutboxCommand.self, StatusCommand.self,
         LoginCommand.self, LogoutCommand.self, WhoamiCommand.self, SyncCommand.self, SyncRetryCommand.self,

@@ -49,53 +49,16 @@ struct ProveCommand: RunnableCommand {
             // every proof handed out against the root: a bundle whose records
             // fail their own proofs is never written.
             let (checkpoint, note) = try SignedCheckpoint.today(reader, key: key, home: invocation.home)
-            let size = checkpoint.size
-            let hasher = SHA256Hasher()
             let consistency = try trusted.map {
-                try Self.consistency(from: $0, reader: reader, size: size, root: checkpoint.root)
-            }
-            func entry(_ record: EventRecord) throws -> JSONValue {
-                let value = try reader.encodedRecord(at: record.position)
-                let proof = try reader.inclusionProof(position: record.position, size: size)
-                guard
-                    Merkle.verifyInclusion(
-                        leafHash: hasher.digest(prefix: 0x00, value, range: value.indices), leaf: record.position - 1,
-                        size: size, proof: proof, root: checkpoint.root, hasher: hasher)
-                else {
-                    throw TreeCheckError(
-                        node: nil,
-                        reason:
-                            "record \(record.position)'s inclusion proof from the stored nodes does not reproduce the root: a node on its path, or the record with its chain recomputed, was changed"
-                    )
-                }
-                return .object([
-                    "position": .integer(record.position), "stream_version": .integer(record.streamVersion),
-                    "type": .string(record.type), "record": .string(Data(value).base64EncodedString()),
-                    "inclusion": .strings(proof.map { Data($0.bytes).base64EncodedString() }),
-                ])
+                try Self.consistency(from: $0, reader: reader, size: checkpoint.size, root: checkpoint.root)
             }
             guard let published = try DeviceKeyFile.publishedRecord(reader, device: config.deviceID) else {
                 throw CheckpointError.noKeyRecord(device: config.deviceID)
             }
-            let records = try reader.records(inStream: inspection)
-            var photos: [JSONValue] = []
-            for record in records where record.type == InspectionEventType.photoCaptured.rawValue {
-                if case .photoCaptured(let captured) = try InspectionEvent.decode(record) {
-                    photos.append(
-                        .object([
-                            "photo_id": .string(captured.photo.photoID.lowercased),
-                            "sha256": .string(captured.photo.sha256.hex), "position": .integer(record.position),
-                        ]))
-                }
-            }
-            var members: [JSONValue.Member] = [
-                .init("format", .string("jqc-proof-bundle/1")), .init("inspection", .string(inspection.lowercased)),
-                .init("checkpoint", .string(note)), .init("public_key", .string(published.key)),
-                .init("key_record", try entry(published.record)), .init("records", .array(try records.map(entry))),
-                .init("photos", .array(photos)),
-            ]
-            if let consistency { members.append(.init("consistency", consistency)) }
-            return (.object(members), note)
+            let bundle = try ProofBundle.make(
+                reader, inspection: inspection, checkpoint: checkpoint, note: note, published: published,
+                consistency: consistency)
+            return (bundle, note)
         }
         try SignedCheckpoint.remember(note, home: invocation.home)
         invocation.stdout.line(JSONOutput.render(bundle))

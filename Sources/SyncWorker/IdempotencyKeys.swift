@@ -19,7 +19,19 @@ public struct IdempotencyKeys: Sendable, Equatable {
 
     /// Reads the causing events from one inspection's stream.
     public init(records: [EventRecord]) throws {
+        // A received inspection's captures and flags are the sender's
+        // records its reception carries: keyed by their event ids too.
+        var expanded: [EventRecord] = []
         for record in records {
+            if record.type == InspectionEventType.received.rawValue,
+                case .received(let received) = try InspectionEvent.decode(record)
+            {
+                expanded += received.decodedRecords
+            } else {
+                expanded.append(record)
+            }
+        }
+        for record in expanded {
             switch record.type {
             case InspectionEventType.photoCaptured.rawValue:
                 if case .photoCaptured(let captured) = try EventUpcaster.decode(record, template: nil),

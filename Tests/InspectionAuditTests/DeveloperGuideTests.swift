@@ -12,10 +12,19 @@ import Testing
     /// Events kept out of `AuditSamples.everyEvent()`: one that ends an
     /// inspection (a timeline of samples goes on after it), and the
     /// dismissal, which needs a failure for good before it (whose positions
-    /// `LogFilterTests` counts; `AuditTimelineTests` adds both).
+    /// `LogFilterTests` counts; `AuditTimelineTests` adds both), and the
+    /// handover and reception (a handover ends the inspection on this device).
     static let endingEvents: [InspectionEvent] = [
         .discarded(InspectionDiscarded(reason: "wrong facility")),
         .syncDismissed(SyncDismissed(item: SyncItem(kind: .photo, id: AuditSamples.issue), reason: "lost")),
+        // A handover ends the inspection on this device; a reception starts it on another.
+        .handedOver(InspectionHandedOver(mode: .handover, to: "Ben")),
+        .received(
+            InspectionReceived(
+                fromDevice: AuditSamples.photo(9).photoID, mode: .handover, checkpoint: "", publicKey: "",
+                keyRecord: CarriedRecord(position: 1, record: [], inclusion: []),
+                templateRecord: CarriedRecord(position: 2, record: [], inclusion: []), records: [],
+                fileSHA256: SHA256Hasher().digest([9]))),
     ]
 
     @Test func everyEventTypeIsWordedForAuditors() {

@@ -52,6 +52,11 @@ import Testing
         ),
         (.inspectionAccepted(InspectionAccepted(serverID: "481")), "the server accepted the inspection as 481"),
         (
+            .handedOver(InspectionHandedOver(mode: .handover, to: "Lee")),
+            "handed over to Lee: this device records nothing more on it"
+        ),
+        (.handedOver(InspectionHandedOver(mode: .share, to: nil)), "shared a copy, keeping the right to record"),
+        (
             .issueAccepted(IssueAccepted(issueID: AuditSamples.issue, serverID: "77")),
             "the server accepted issue 02b566d5… as 77"
         ),

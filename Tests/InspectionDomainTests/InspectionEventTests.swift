@@ -58,6 +58,9 @@ import Testing
                 SyncGaveUp(item: SyncItem(kind: .issue, id: Samples.uuid(50)), error: "parent inspection failed")),
             .syncRetryRequested(SyncRetryRequested(item: item)),
             .syncDismissed(SyncDismissed(item: item, reason: "the photo was of the wrong room")),
+            .handedOver(InspectionHandedOver(mode: .handover, to: "Dana's tablet")),
+            .handedOver(InspectionHandedOver(mode: .share, to: nil)),
+            .received(Samples.received()),
         ]
         for (field, value) in try FieldValueTests.everyKind() {
             events.append(.fieldSet(FieldAnswer(field: field, value: value)))
@@ -98,7 +101,8 @@ import Testing
                 "photo.captured", "issue.flagged", "inspection.submitted", "inspection.discarded",
                 "sync.photo_uploaded",
                 "sync.inspection_accepted", "sync.issue_accepted", "sync.attempt_failed", "sync.gave_up",
-                "sync.retry_requested", "sync.dismissed",
+                "sync.retry_requested", "sync.dismissed", "inspection.handed_over",
+                "inspection.received",
             ])
     }
 

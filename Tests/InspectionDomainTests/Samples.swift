@@ -36,6 +36,20 @@ enum Samples {
         Timestamp(microsecondsSinceEpoch: start.microsecondsSinceEpoch + Int64(n) * 1_000_000)
     }
 
+    /// An `inspection.received` payload carrying `records` (CBOR records of
+    /// the sender's stream; two placeholder records when none are given).
+    static func received(_ records: [[UInt8]] = [[0xA0], [0xA1, 0x00, 0x00]]) -> InspectionReceived {
+        let hash = SHA256Hasher().digest(Array("node".utf8))
+        func carried(_ n: Int, _ bytes: [UInt8]) -> CarriedRecord {
+            CarriedRecord(position: UInt64(n), record: bytes, inclusion: [hash, hash])
+        }
+        return InspectionReceived(
+            fromDevice: uuid(77), mode: .handover, checkpoint: "jqc/device\n3\nroot\n\n— jqc/device sig\n",
+            publicKey: "jqc/device+01234567+AQ==", keyRecord: carried(1, [0xA0]), templateRecord: carried(2, [0xA0]),
+            records: records.enumerated().map { carried($0.offset + 3, $0.element) },
+            fileSHA256: SHA256Hasher().digest(Array("file".utf8)))
+    }
+
     static func uuid(_ n: Int) -> UUID {
         UUID(uuidString: String(format: "0190a1b2-c3d4-7e5f-8a6b-%012x", n))!
     }

@@ -76,6 +76,7 @@ import Testing
         ("flag", ["--as", "Dana", "flag", "DRAFT", "--severity", "medium", "--description", "Door"]),
         ("recorded", ["--as", "Dana", "sign", "DRAFT", "Inspector signature", "PNG"]),
         ("discard", ["--as", "Dana", "discard", "DRAFT"]), ("check", ["check", "--photos"]),
+        ("handover", ["--as", "Dana", "handover", "DRAFT", "-o", "NEW/handover.json", "--to", "Ben"]),
         ("backup", ["backup", "NEW/backup"]), ("salvage", ["salvage", "NEW/salvage"]),
         ("init", ["--ledger", "NEW/ledger", "init"]),
         ("init", ["--ledger", "NEW/witnessed", "init", "--witness", "https://w.example/api/v1"]),

@@ -4,7 +4,8 @@ import LedgerCore
 import LedgerStore
 
 /// Signing a checkpoint of today's tree only when the records support it,
-/// and remembering it as the anchor of the next check.
+/// and remembering it as the anchor of the next check (`jqc checkpoint`,
+/// `jqc prove`, `jqc handover`).
 ///
 /// The last checkpoint this device signed is kept beside the store, in
 /// `last-checkpoint` (the signed note, 0600): the next `checkpoint` or `prove`
@@ -12,22 +13,23 @@ import LedgerStore
 /// (`LedgerReader.checkedTreeRoot`). Without one (or when it does not verify
 /// with the device's key) every leaf is recomputed once; a damaged node is
 /// refused either way.
-enum SignedCheckpoint {
-    static let fileName = "last-checkpoint"
+public enum SignedCheckpoint {
+    public static let fileName = "last-checkpoint"
 
-    static func path(_ home: LedgerDirectory) -> String { home.path + "/" + fileName }
+    public static func path(_ home: LedgerDirectory) -> String { home.path + "/" + fileName }
 
     /// The last checkpoint this device signed, if it verifies with `key`.
     /// A missing file or one that does not verify is no anchor: the check
     /// then recomputes every leaf, which is only slower, never weaker.
-    static func anchor(_ home: LedgerDirectory, key: NoteKey) -> Checkpoint? {
+    public static func anchor(_ home: LedgerDirectory, key: NoteKey) -> Checkpoint? {
         guard let data = FileManager.default.contents(atPath: path(home)) else { return nil }
         return try? Checkpoint(verifying: String(decoding: data, as: UTF8.self), key: key)
     }
 
     /// Today's tree as a checkpoint, its root checked against the records
     /// (`TreeCheckError` otherwise), signed by `key`.
-    static func today(_ reader: LedgerReader, key: NoteKey, home: LedgerDirectory) throws -> (Checkpoint, String) {
+    public static func today(_ reader: LedgerReader, key: NoteKey, home: LedgerDirectory) throws -> (Checkpoint, String)
+    {
         let anchor = anchor(home, key: key).map { (size: $0.size, root: $0.root) }
         let (size, root) = try reader.checkedTreeRoot(from: anchor)
         let checkpoint = Checkpoint(origin: key.name, size: size, root: root)
@@ -35,7 +37,7 @@ enum SignedCheckpoint {
     }
 
     /// Keeps `note` as the anchor of the next check.
-    static func remember(_ note: String, home: LedgerDirectory) throws {
+    public static func remember(_ note: String, home: LedgerDirectory) throws {
         try DurableFile.write(Data(note.utf8), to: path(home), mode: 0o600)
     }
 }

@@ -1,0 +1,146 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// Handing a draft to another device: `inspection.handed_over` recorded in
+/// its stream, then one file (`jqc-handover/1`,
+/// `Schemas/ledger-format.md` § Handover files) with a proof bundle of the
+/// stream that includes that record, the template's `template.pinned` record
+/// proven in the same tree, and the photo files.
+public struct Handover {
+    public let ledger: InspectionLedger
+    public let identity: DeviceIdentity
+
+    public init(ledger: InspectionLedger, identity: DeviceIdentity) {
+        self.ledger = ledger
+        self.identity = identity
+    }
+
+    /// The format name of a handover file.
+    public static let format = "jqc-handover/1"
+
+    /// What `write` did.
+    public struct Written: Sendable, Equatable {
+        public var inspection: UUID
+        public var path: String
+        /// False when the inspection was handed over before: the file was
+        /// written again and nothing recorded.
+        public var recorded: Bool
+        public var mode: HandoverMode
+        public var to: String?
+        public var records: Int
+        public var photos: Int
+        /// The size of the signed checkpoint the bundle is proven against.
+        public var checkpointSize: UInt64
+        /// SHA-256 of the file written.
+        public var sha256: Digest256
+    }
+
+    /// Why no handover file was written.
+    public enum Failure: Error, CustomStringConvertible {
+        case photoMissing(photo: UUID, sha256: String)
+        case templateRecordMissing(hash: String)
+        case noKeyRecord(device: UUID)
+
+        public var description: String {
+            switch self {
+            case .photoMissing(let photo, let hash):
+                "photo \(photo.lowercased) (file \(hash)) is not in the photo store, so no complete handover file "
+                    + "can be written; no file was written. Run 'jqc check --photos' and restore the file."
+            case .templateRecordMissing(let hash):
+                "the log holds no template.pinned record of template \(hash), so the receiver could not check the "
+                    + "template; no file was written. Run 'jqc verify --full'."
+            case .noKeyRecord(let device):
+                "the log records no signing key for device \(device.lowercased); no file was written. Run "
+                    + "'jqc key' and 'jqc verify --full'."
+            }
+        }
+    }
+
+    /// Records the handover (once) and writes the file to `output`
+    /// atomically. `output` inside the ledger directory is refused before
+    /// anything is recorded. With mode `handover` this device then records
+    /// nothing more on the inspection.
+    public func write(
+        inspection id: UUID, to: String?, mode: HandoverMode, output: String, actor: Actor, clock: any LedgerClock
+    ) throws -> Written {
+        try OutputPath.requireOutside(ledger: identity.directory.path, output, what: "the handover file")
+        // What the file needs is checked first: a handover is never recorded
+        // for a file that cannot then be written.
+        if let before = try ledger.state(of: id), !before.isHandedAway, before.status == .draft {
+            for captured in before.photos where !ledger.photos.holds(sha256: captured.photo.sha256.hex) {
+                throw Failure.photoMissing(photo: captured.photo.photoID, sha256: captured.photo.sha256.hex)
+            }
+            guard try ledger.log.read({ try Self.templateRecord(before.templateHash, stream: id, reader: $0) }) != nil
+            else { throw Failure.templateRecordMissing(hash: before.templateHash) }
+        }
+        // The key next: a device that cannot sign records no handover.
+        let key = try identity.signingKey(ledger: ledger, at: clock.now())
+        let recorded = try ledger.record(
+            [.handOver(mode: mode, to: to)], on: id, by: actor, device: identity.device, clock: clock)
+        let state = recorded.state
+        let handedOver = state.handedOver
+        let (file, note, counts) = try ledger.log.read { reader -> (JSONValue, String, (Int, Int, UInt64)) in
+            let (checkpoint, note) = try SignedCheckpoint.today(reader, key: key, home: identity.directory)
+            guard let published = try DeviceKeyFile.publishedRecord(reader, device: identity.device) else {
+                throw Failure.noKeyRecord(device: identity.device)
+            }
+            let bundle = try ProofBundle.make(
+                reader, inspection: id, checkpoint: checkpoint, note: note, published: published)
+            guard let template = try Self.templateRecord(state.templateHash, stream: id, reader: reader) else {
+                throw Failure.templateRecordMissing(hash: state.templateHash)
+            }
+            let templateEntry = try ProofBundle.entry(
+                template, reader: reader, size: checkpoint.size, root: checkpoint.root)
+            var photoFiles: [JSONValue] = []
+            if case .array(let photos)? = bundle["photos"] {
+                for photo in photos {
+                    guard case .string(let hash)? = photo["sha256"], case .string(let photoID)? = photo["photo_id"]
+                    else { continue }
+                    guard let data = ledger.photos.contents(sha256: hash) else {
+                        throw Failure.photoMissing(photo: UUID(uuidString: photoID) ?? id, sha256: hash)
+                    }
+                    photoFiles.append(
+                        .object([.init("sha256", .string(hash)), .init("data", .string(data.base64EncodedString()))]))
+                }
+            }
+            let recordCount: Int
+            if case .array(let records)? = bundle["records"] { recordCount = records.count } else { recordCount = 0 }
+            let file = JSONValue.object([
+                .init("format", .string(Self.format)), .init("mode", .string((handedOver?.mode ?? mode).rawValue)),
+                .init("to", .optional(handedOver?.to)), .init("from_device", .string(identity.device.lowercased)),
+                .init("bundle", bundle), .init("template_record", templateEntry),
+                .init("photo_files", .array(photoFiles)),
+            ])
+            return (file, note, (recordCount, photoFiles.count, checkpoint.size))
+        }
+        let bytes = Data((file.sortingKeys().prettyPrinted() + "\n").utf8)
+        try DurableFile.write(bytes, to: output, mode: 0o600)
+        try SignedCheckpoint.remember(note, home: identity.directory)
+        return Written(
+            inspection: id, path: output, recorded: !recorded.events.isEmpty, mode: handedOver?.mode ?? mode,
+            to: handedOver?.to, records: counts.0, photos: counts.1, checkpointSize: counts.2,
+            sha256: SHA256Hasher().digest(Array(bytes)))
+    }
+
+    /// The `template.pinned` record of `hash`: in the inspection's own stream
+    /// (the first inspection of a template pins it there), else the first in
+    /// the log (a walk of the whole log, only for a handover).
+    static func templateRecord(_ hash: String, stream: UUID, reader: LedgerReader) throws -> EventRecord? {
+        func pins(_ record: EventRecord) throws -> Bool {
+            guard record.type == InspectionEventType.templatePinned.rawValue,
+                case .templatePinned(let pinned) = try InspectionEvent.decode(record)
+            else { return false }
+            return pinned.templateHash == hash
+        }
+        for record in try reader.records(inStream: stream) where try pins(record) { return record }
+        var found: EventRecord?
+        try reader.forEachRecord { record in
+            if try pins(record) { found = record }
+            return found == nil
+        }
+        return found
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import InspectionUseCases
+import LedgerCore
+
+/// `jqc handover ID -o FILE [--to NAME] [--share]` (`Handover`).
+struct HandoverCommand: RunnableCommand {
+    static let path = ["handover"]
+    static let idArgument = PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")
+    static let output = OptionSpec(
+        "output", short: "o", valueName: "FILE", help: "Where to write the handover file.", required: true)
+    static let to = OptionSpec("to", valueName: "NAME", help: "Who or which device receives it (recorded).")
+    static let share = FlagSpec(
+        "share", help: "Hand a copy and keep recording here (merging copies comes later).")
+    static let spec = CommandSpec(
+        "handover", abstract: "Hand a draft to another device in one verifiable file.",
+        discussion: """
+            Records the handover, then writes one file holding the inspection's records exactly as this device \
+            wrote them, each proven against a checkpoint signed with this device's key, its pinned template and \
+            its photo files (Schemas/ledger-format.md, Handover files). Afterwards this device records nothing \
+            more on the inspection and its sync never sends it; the other device takes it over with \
+            'jqc receive FILE'. Run again, it writes the file again and records nothing.
+            """,
+        group: "Inspecting",
+        positionals: [idArgument], options: [output, to], flags: [share])
+
+    var id: String
+    var outputPath: String
+    var recipient: String?
+    var sharing: Bool
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        id = try parsed.require(Self.idArgument)
+        outputPath = try parsed.require(Self.output)
+        recipient = try parsed.value(of: Self.to)
+        sharing = try parsed.isSet(Self.share)
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let inspection = try invocation.inspectionID(id)
+        let identity = DeviceIdentity(directory: invocation.home, device: try invocation.config().deviceID)
+        let written = try Handover(ledger: try invocation.ledger(), identity: identity).write(
+            inspection: inspection, to: recipient, mode: sharing ? .share : .handover, output: outputPath,
+            actor: try invocation.actor(), clock: invocation.clock)
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "inspection": .string(inspection.lowercased), "file": .string(written.path),
+                        "recorded": .bool(written.recorded), "mode": .string(written.mode.rawValue),
+                        "to": .optional(written.to), "records": .integer(written.records),
+                        "photos": .integer(written.photos), "checkpoint_size": .integer(written.checkpointSize),
+                        "sha256": .string(written.sha256.hex),
+                    ])))
+            return
+        }
+        let to = written.to.map { " for \(TerminalText.singleLine($0))" } ?? ""
+        invocation.stdout.line(
+            "\(written.recorded ? "Handed over" : "Already handed over; wrote again") inspection "
+                + "\(inspection.lowercased)\(to): \(written.path) (\(written.records) records, \(written.photos) "
+                + "photos, proven against a checkpoint of \(written.checkpointSize) records, SHA-256 "
+                + "\(written.sha256.hex.prefix(16))…)")
+        if written.mode == .handover {
+            invocation.stdout.line("This device records nothing more on it; receive it with 'jqc receive FILE'.")
+        }
+    }
+}

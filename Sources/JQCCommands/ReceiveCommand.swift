@@ -1,0 +1,56 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import InspectionUseCases
+import LedgerCore
+
+/// `jqc receive FILE` (`Reception`).
+struct ReceiveCommand: RunnableCommand {
+    static let path = ["receive"]
+    static let fileArgument = PositionalSpec("FILE", help: "A handover file written by 'jqc handover'.")
+    static let spec = CommandSpec(
+        "receive", abstract: "Take over an inspection from a handover file, after verifying all of it.",
+        discussion: """
+            Verifies the whole file before recording anything: the sender's signature, every record's inclusion \
+            in the signed tree, the stream complete from its first record through its back-links, the handover \
+            record last, each photo's SHA-256 and the template's content hash. Any failure is refused with the \
+            reason and nothing is recorded. Then it records the reception, keeping the sender's records \
+            verifiable as the sender's, and the inspection continues here (set, photo, flag, sign, submit, \
+            sync). Receiving the same file again records nothing.
+            """,
+        group: "Inspecting",
+        positionals: [fileArgument])
+
+    var file: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        file = try parsed.require(Self.fileArgument)
+    }
+
+    func run(_ invocation: Invocation) throws {
+        let received = try Reception(ledger: try invocation.ledger(), device: try invocation.config().deviceID)
+            .receive(file: file, actor: try invocation.actor(), clock: invocation.clock)
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "inspection": .string(received.inspection.lowercased),
+                        "from_device": .string(received.fromDevice.lowercased), "recorded": .bool(received.recorded),
+                        "records": .integer(received.records), "photos": .integer(received.photos),
+                        "pinned_template": .bool(received.pinnedTemplate), "sha256": .string(received.sha256.hex),
+                    ])))
+            return
+        }
+        if !received.recorded {
+            invocation.stdout.line(
+                "Already received: inspection \(received.inspection.lowercased) from this file; nothing was recorded.")
+            return
+        }
+        invocation.stdout.line(
+            "Received inspection \(received.inspection.lowercased) from device "
+                + "\(received.fromDevice.lowercased.prefix(8)): \(received.records) records and \(received.photos) "
+                + "photos verified against its signed checkpoint. It continues here: 'jqc show "
+                + "\(received.inspection.lowercased.prefix(8))'.")
+    }
+}
