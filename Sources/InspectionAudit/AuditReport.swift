@@ -349,6 +349,13 @@ public struct ProofEvidence: Sendable {
     public var signer: String?
     /// The hashes in the consistency proof from the checkpoint to today's tree.
     public var consistencyHashes: Int
+    /// The signing key's id (8 hex digits), when it was signed.
+    public var keyID: String?
+    /// Whether the auditor pinned the key (`--key VKEY`) rather than taking
+    /// the one the log published.
+    public var keyPinned = false
+    /// How many keys the device's log published (more than one after a rotation).
+    public var publishedKeys = 0
 
     public init(
         treeSize: UInt64, root: String, proven: Set<UInt64>, records: Int, anchor: Anchor, source: String?,
@@ -368,7 +375,9 @@ public struct ProofEvidence: Sendable {
 
     /// Where the checkpoint came from, in words that follow "against".
     public var anchorPhrase: String {
-        let signed = signer.map { "signed by \($0)" } ?? "unsigned (no device key in this ledger directory)"
+        let keys = publishedKeys > 1 ? "; the log published \(publishedKeys) keys" : ""
+        let key = keyID.map { " (key id \($0), \(keyPinned ? "pinned" : "a key the log published")\(keys))" } ?? ""
+        let signed = signer.map { "signed by \($0)\(key)" } ?? "unsigned (no device key in this ledger directory)"
         switch anchor {
         case .madeNow: return "a checkpoint of today's \(checkpointSize) records made now, \(signed)"
         case .file:
