@@ -318,9 +318,9 @@ public final class AuditorLedger {
                 seconds: elapsed(), method: .proofs, proof: evidence)
         }
         if case .notInTree(let position) = finding,
-            let (culprit, message) = try changedLeaf(near: position, size: report.treeSize)
+            let (kind, culprit, message) = try changedLeaf(near: position, size: report.treeSize)
         {
-            return failed(.changed, culprit, message)
+            return failed(kind, culprit, message)
         }
         let kind: ChainCheck.Finding.Kind =
             switch finding {
@@ -336,9 +336,14 @@ public final class AuditorLedger {
     /// tree stores its nodes from level 1 up and recomputes a leaf from its
     /// record, so the proof also fails when the record's sibling leaf (the
     /// other record of its pair) was changed: the one whose own chain link no
-    /// longer holds is named. Nil when neither link tells (both hashes were
-    /// rewritten): the proof's position stands.
-    private func changedLeaf(near position: UInt64, size: UInt64) throws -> (UInt64, String)? {
+    /// longer holds is named. When both links hold (the chain was recomputed
+    /// after the rewrite), the stored node over the pair is the only witness
+    /// of the records it covers, and it cannot tell which of the two
+    /// changed: both are named, never one of them alone. When that node
+    /// holds, the damage is higher up the tree, on the path.
+    private func changedLeaf(near position: UInt64, size: UInt64) throws -> (
+        ChainCheck.Finding.Kind, UInt64, String
+    )? {
         let sibling = position % 2 == 1 ? position + 1 : position - 1
         return try log.read { reader in
             for candidate in [position, sibling] where candidate >= 1 && candidate <= size {
@@ -351,13 +356,33 @@ public final class AuditorLedger {
                         : " (the other leaf of record \(position)'s pair in the Merkle tree, so record \(position) "
                             + "cannot be proven either)"
                     return (
-                        candidate,
+                        .changed, candidate,
                         "record \(candidate) is not the record the Merkle tree holds at its position: it was changed "
                             + "after it was written\(whose)"
                     )
                 }
             }
-            return nil
+            switch try reader.pairNodeHolds(position, size: size) {
+            case false?:
+                let (first, second) = (min(position, sibling), max(position, sibling))
+                return (
+                    .changed, position,
+                    "record \(first) or record \(second) is not what the Merkle tree holds: the two are the leaves of "
+                        + "its node merkle[1/\((first - 1) / 2)], and one of them was changed after it was written, "
+                        + "with the hash chain recomputed over it (or the node itself was changed); the tree cannot "
+                        + "tell which of the two. An earlier checkpoint or digest ('jqc verify --checkpoint FILE "
+                        + "--full') shows how far the log is unchanged"
+                )
+            case true?:
+                return (
+                    .treeNodeMismatch, position,
+                    "record \(position) and the other record of its pair hash to the node the Merkle tree holds over "
+                        + "them, but its inclusion proof fails higher up: a stored node of the tree on its path was "
+                        + "changed ('jqc verify --full' names it)"
+                )
+            case nil:
+                return nil
+            }
         }
     }
 

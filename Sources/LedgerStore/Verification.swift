@@ -699,3 +699,19 @@ extension LedgerReader {
         return stored
     }
 }
+
+extension LedgerReader {
+    /// Whether the stored level-1 node over the pair of leaves `position`
+    /// belongs to is the hash of the two records as they are now: false when
+    /// one of them (or the node) was changed; nil when the pair is not
+    /// complete in a tree of `size` records (then no node covers it).
+    public func pairNodeHolds(_ position: UInt64, size: UInt64) throws -> Bool? {
+        let index = (position - 1) / 2
+        guard position >= 1, index * 2 + 2 <= size, tables.tree != nil else { return nil }
+        let hasher = SHA256Hasher()
+        let stored = try perfectSubtree(level: 1, index: index, hasher: hasher)
+        let left = try leafHash(at: index * 2 + 1, hasher: hasher)
+        let right = try leafHash(at: index * 2 + 2, hasher: hasher)
+        return Merkle.node(left, right, hasher) == stored
+    }
+}
