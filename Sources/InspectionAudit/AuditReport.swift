@@ -328,6 +328,10 @@ public struct ProofEvidence: Sendable {
         case file
         /// The server's latest checkpoint of this device (`--witness`).
         case witness
+        /// On a copy without the device key and without `last-checkpoint`:
+        /// the newest checkpoint the witness acknowledged, as the log records
+        /// it (`sync.checkpoint_witnessed`: its size and root, no signature).
+        case witnessedInLog = "witnessed_in_log"
     }
 
     /// The tree the records were proven in (today's log).
@@ -387,6 +391,11 @@ public struct ProofEvidence: Sendable {
             return
                 "the server's latest checkpoint of \(checkpointSize) records (\(source ?? "the server")), \(signed), "
                 + "with a consistency proof of \(consistencyHashes) hashes"
+        case .witnessedInLog:
+            return
+                "the checkpoint of \(checkpointSize) records the witness acknowledged, as this log records it "
+                + "(\(source ?? "the device's stream"); its size and root, no signature: this copy holds no device key "
+                + "and no last-checkpoint), with a consistency proof of \(consistencyHashes) hashes"
         }
     }
 
