@@ -134,7 +134,8 @@ struct ProveCommand: RunnableCommand {
                 "jqc: this copy holds no device key, so nothing was signed: the bundle is proven against \(held.source) "
                     + "(\(held.checkpoint.size) records, signed by \(KeyNaming.described(held.key)))"
                     + (left > 0
-                        ? "; the inspection's \(left) later records are not in that tree and not in the bundle" : ""))
+                        ? "; the inspection's \(left) later records are not in that tree and not in the bundle" : "")
+                    + ". If this is the device itself, its device.key is missing: 'jqc key' says how to restore it.")
         }
         invocation.stdout.line(JSONOutput.render(bundle))
     }
