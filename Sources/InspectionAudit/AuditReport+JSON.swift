@@ -93,7 +93,9 @@ extension AuditReport {
                 .object([
                     .init("anchor", .string(proof.anchor.rawValue)), .init("source", .optional(proof.source)),
                     .init("size", .integer(proof.checkpointSize)), .init("root", .string(proof.checkpointRoot)),
-                    .init("signer", .optional(proof.signer)),
+                    .init("signer", .optional(proof.signer)), .init("key_id", .optional(proof.keyID)),
+                    .init("key_pinned", .bool(proof.keyPinned)),
+                    .init("published_keys", .integer(UInt64(proof.publishedKeys))),
                     .init("consistency_hashes", .integer(UInt64(proof.consistencyHashes))),
                 ])),
             .init("scope", .string(ProofEvidence.scope)),

@@ -337,6 +337,10 @@ public struct ProofEvidence: Sendable {
         case file
         /// The server's latest checkpoint of this device (`--witness`).
         case witness
+        /// On a copy without the device key and without `last-checkpoint`:
+        /// the newest checkpoint the witness acknowledged, as the log records
+        /// it (`sync.checkpoint_witnessed`: its size and root, no signature).
+        case witnessedInLog = "witnessed_in_log"
     }
 
     /// The tree the records were proven in (today's log).
@@ -358,6 +362,13 @@ public struct ProofEvidence: Sendable {
     public var signer: String?
     /// The hashes in the consistency proof from the checkpoint to today's tree.
     public var consistencyHashes: Int
+    /// The signing key's id (8 hex digits), when it was signed.
+    public var keyID: String?
+    /// Whether the auditor pinned the key (`--key VKEY`) rather than taking
+    /// the one the log published.
+    public var keyPinned = false
+    /// How many keys the device's log published (more than one after a rotation).
+    public var publishedKeys = 0
 
     public init(
         treeSize: UInt64, root: String, proven: Set<UInt64>, records: Int, anchor: Anchor, source: String?,
@@ -377,7 +388,9 @@ public struct ProofEvidence: Sendable {
 
     /// Where the checkpoint came from, in words that follow "against".
     public var anchorPhrase: String {
-        let signed = signer.map { "signed by \($0)" } ?? "unsigned (no device key in this ledger directory)"
+        let keys = publishedKeys > 1 ? "; the log published \(publishedKeys) keys" : ""
+        let key = keyID.map { " (key id \($0), \(keyPinned ? "pinned" : "a key the log published")\(keys))" } ?? ""
+        let signed = signer.map { "signed by \($0)\(key)" } ?? "unsigned (no device key in this ledger directory)"
         switch anchor {
         case .madeNow: return "a checkpoint of today's \(checkpointSize) records made now, \(signed)"
         case .file:
@@ -387,6 +400,11 @@ public struct ProofEvidence: Sendable {
             return
                 "the server's latest checkpoint of \(checkpointSize) records (\(source ?? "the server")), \(signed), "
                 + "with a consistency proof of \(consistencyHashes) hashes"
+        case .witnessedInLog:
+            return
+                "the checkpoint of \(checkpointSize) records the witness acknowledged, as this log records it "
+                + "(\(source ?? "the device's stream"); its size and root, no signature: this copy holds no device key "
+                + "and no last-checkpoint), with a consistency proof of \(consistencyHashes) hashes"
         }
     }
 

@@ -150,6 +150,9 @@ public enum DeviceKeyError: Error, Equatable, CustomStringConvertible {
     case exists(path: String)
     /// The log records no key for the device (nothing it holds was ever signed).
     case notPublished(device: UUID)
+    /// The log records no key, though the ledger signed checkpoints before
+    /// (`evidence` names the file that shows it): the key record was lost.
+    case keyRecordLost(evidence: String)
 
     static let restore =
         "Restore the device's own device.key from a backup ('jqc backup' copies it; mode 0600). If it is lost "
@@ -158,6 +161,11 @@ public enum DeviceKeyError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .keyRecordLost(let evidence):
+            "this ledger signed checkpoints before (\(evidence) holds the last one), but its log records no signing "
+                + "key any more: the log lost its key record (it was removed, or the store was rolled back), so "
+                + "nothing is signed and no key is published again. Do not sign this log; run 'jqc verify --full' and "
+                + "check it against a checkpoint or digest kept elsewhere, or restore the ledger from a backup."
         case .unusable(let path, let why):
             "the device key \(path) is not usable: \(why). \(Self.restore)"
         case .notARegularFile(let path, let what):

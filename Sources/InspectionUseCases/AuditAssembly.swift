@@ -37,12 +37,18 @@ public struct AuditAssembly {
     public var verification: Verification
     /// Whether the report carries the photo files' bytes (for HTML).
     public var embedPhotos: Bool
+    /// The auditor's own copy of the device key (`--key VKEY`): the proofs'
+    /// checkpoint must be signed by it, whatever key the log published.
+    public var pinnedKey: NoteKey?
 
-    public init(asOf: LogMoment?, asOfText: String?, verification: Verification, embedPhotos: Bool) {
+    public init(
+        asOf: LogMoment?, asOfText: String?, verification: Verification, embedPhotos: Bool, pinnedKey: NoteKey? = nil
+    ) {
         self.asOf = asOf
         self.asOfText = asOfText
         self.verification = verification
         self.embedPhotos = embedPhotos
+        self.pinnedKey = pinnedKey
     }
 
     /// The report on `inspection`, generated at `now`; `progress` is told
@@ -160,12 +166,13 @@ public struct AuditAssembly {
             let anchor: AuditorLedger.Anchor
             switch choice {
             case .checkpointFile(let path):
-                let (checkpoint, key) = try CheckpointFile.read(path, log: auditor.log, home: auditor.home)
-                anchor = .init(checkpoint: checkpoint, kind: .file, source: path, signer: key.name)
+                let (checkpoint, key) = try CheckpointFile.read(
+                    path, log: auditor.log, home: auditor.home, pinned: pinnedKey)
+                anchor = .init(checkpoint: checkpoint, kind: .file, source: path, key: key, pinned: pinnedKey != nil)
             case .given(let find):
                 anchor = try find()
             case .madeNow:
-                anchor = try auditor.checkpointNow(auditor.home)
+                anchor = try auditor.checkpointNow(auditor.home, pinned: pinnedKey)
             }
             return try auditor.proveInspection(inspection, entries: entries, anchor: anchor)
         }

@@ -180,49 +180,6 @@ public final class AuditorLedger {
             seconds: seconds)
     }
 
-    /// A checkpoint to anchor the proofs to, and where it came from.
-    public struct Anchor: Sendable {
-        public var checkpoint: Checkpoint
-        public var kind: ProofEvidence.Anchor
-        public var source: String?
-        public var signer: String?
-
-        public init(checkpoint: Checkpoint, kind: ProofEvidence.Anchor, source: String?, signer: String?) {
-            self.checkpoint = checkpoint
-            self.kind = kind
-            self.source = source
-            self.signer = signer
-        }
-    }
-
-    /// Today's tree as a checkpoint, signed by the device key when this
-    /// ledger directory holds the key the log published (an auditor's copy
-    /// may not: the proofs hold all the same, against the tree as it is).
-    public func checkpointNow(_ home: LedgerDirectory) throws -> Anchor {
-        let config = try LedgerConfig.load(home)
-        let checkpoint = try log.read { reader in
-            let size = try reader.treeSize()
-            return Checkpoint(
-                origin: DeviceKeyFile.name(config.deviceID), size: size, root: try reader.treeRoot(size: size))
-        }
-        var signer: String?
-        // An audit needs no private key: a key file that is missing, replaced
-        // or unusable leaves the checkpoint unsigned (the report says so),
-        // and only the device's own key in force signs it.
-        let signing: DeviceSigning?
-        do {
-            signing = try DeviceIdentity(directory: home, device: config.deviceID).decide(log: log)
-        } catch is DeviceKeyError {
-            signing = nil
-        }
-        if case .use(let key) = signing {
-            // Signed and checked with the key the log publishes, as a checkpoint handed out would be.
-            _ = try Checkpoint(verifying: try checkpoint.signed(by: key), key: key)
-            signer = key.name
-        }
-        return Anchor(checkpoint: checkpoint, kind: .madeNow, source: nil, signer: signer)
-    }
-
     /// Proves the inspection's records through the Merkle tree against
     /// `anchor` (O(k log n) for its k records, no walk of the log): each is
     /// the leaf the tree holds at its position, versions 1, 2, 3 … linked by
@@ -242,6 +199,9 @@ public final class AuditorLedger {
             treeSize: 0, root: "", proven: [], records: entries.count, anchor: anchor.kind, source: anchor.source,
             checkpointSize: checkpoint.size, checkpointRoot: Data(checkpoint.root.bytes).base64EncodedString(),
             signer: anchor.signer, consistencyHashes: 0)
+        evidence.keyID = anchor.keyID
+        evidence.keyPinned = anchor.pinned
+        evidence.publishedKeys = try KeyNaming.publishedKeys(log, home: home)
         func failed(_ kind: ChainCheck.Finding.Kind, _ position: UInt64, _ message: String) -> ChainCheck {
             ChainCheck(
                 result: .notIntact(.init(kind: kind, position: position, message: message)),
@@ -279,9 +239,9 @@ public final class AuditorLedger {
                 seconds: elapsed(), method: .proofs, proof: evidence)
         }
         if case .notInTree(let position) = finding,
-            let (culprit, message) = try changedLeaf(near: position, size: report.treeSize)
+            let (kind, culprit, message) = try changedLeaf(near: position, size: report.treeSize)
         {
-            return failed(.changed, culprit, message)
+            return failed(kind, culprit, message)
         }
         let kind: ChainCheck.Finding.Kind =
             switch finding {
@@ -297,9 +257,14 @@ public final class AuditorLedger {
     /// tree stores its nodes from level 1 up and recomputes a leaf from its
     /// record, so the proof also fails when the record's sibling leaf (the
     /// other record of its pair) was changed: the one whose own chain link no
-    /// longer holds is named. Nil when neither link tells (both hashes were
-    /// rewritten): the proof's position stands.
-    private func changedLeaf(near position: UInt64, size: UInt64) throws -> (UInt64, String)? {
+    /// longer holds is named. When both links hold (the chain was recomputed
+    /// after the rewrite), the stored node over the pair is the only witness
+    /// of the records it covers, and it cannot tell which of the two
+    /// changed: both are named, never one of them alone. When that node
+    /// holds, the damage is higher up the tree, on the path.
+    private func changedLeaf(near position: UInt64, size: UInt64) throws -> (
+        ChainCheck.Finding.Kind, UInt64, String
+    )? {
         let sibling = position % 2 == 1 ? position + 1 : position - 1
         return try log.read { reader in
             for candidate in [position, sibling] where candidate >= 1 && candidate <= size {
@@ -312,13 +277,33 @@ public final class AuditorLedger {
                         : " (the other leaf of record \(position)'s pair in the Merkle tree, so record \(position) "
                             + "cannot be proven either)"
                     return (
-                        candidate,
+                        .changed, candidate,
                         "record \(candidate) is not the record the Merkle tree holds at its position: it was changed "
                             + "after it was written\(whose)"
                     )
                 }
             }
-            return nil
+            switch try reader.pairNodeHolds(position, size: size) {
+            case false?:
+                let (first, second) = (min(position, sibling), max(position, sibling))
+                return (
+                    .changed, position,
+                    "record \(first) or record \(second) is not what the Merkle tree holds: the two are the leaves of "
+                        + "its node merkle[1/\((first - 1) / 2)], and one of them was changed after it was written, "
+                        + "with the hash chain recomputed over it (or the node itself was changed); the tree cannot "
+                        + "tell which of the two. An earlier checkpoint or digest ('jqc verify --checkpoint FILE "
+                        + "--full') shows how far the log is unchanged"
+                )
+            case true?:
+                return (
+                    .treeNodeMismatch, position,
+                    "record \(position) and the other record of its pair hash to the node the Merkle tree holds over "
+                        + "them, but its inclusion proof fails higher up: a stored node of the tree on its path was "
+                        + "changed ('jqc verify --full' names it)"
+                )
+            case nil:
+                return nil
+            }
         }
     }
 

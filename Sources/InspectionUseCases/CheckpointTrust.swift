@@ -7,16 +7,28 @@ import LedgerStore
 
 /// Reading a checkpoint handed over in a file, verified with the key the log records.
 public enum CheckpointFile {
-    public static func read(_ path: String, log: EventLog, home: LedgerDirectory) throws -> (Checkpoint, NoteKey) {
+    public static func read(_ path: String, log: EventLog, home: LedgerDirectory, pinned: NoteKey? = nil) throws
+        -> (Checkpoint, NoteKey)
+    {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CheckpointError.unreadable(path)
         }
-        return try verify(String(decoding: data, as: UTF8.self), log: log, home: home)
+        return try verify(String(decoding: data, as: UTF8.self), log: log, home: home, pinned: pinned)
     }
 
     /// A signed checkpoint note verified with a key the log published (a
-    /// file's contents, or a witness's answer).
-    public static func verify(_ text: String, log: EventLog, home: LedgerDirectory) throws -> (Checkpoint, NoteKey) {
+    /// file's contents, or a witness's answer), or with `pinned` alone: the
+    /// auditor's own copy of the key (`--key VKEY`), whatever the log says.
+    public static func verify(_ text: String, log: EventLog, home: LedgerDirectory, pinned: NoteKey? = nil) throws
+        -> (Checkpoint, NoteKey)
+    {
+        if let pinned {
+            do {
+                return (try Checkpoint(verifying: text, key: pinned), pinned)
+            } catch {
+                throw CheckpointError.notPinned(pinned, "\(error)")
+            }
+        }
         let config = try LedgerConfig.load(home)
         // Any key the device published counts, if it was published within
         // the tree the checkpoint signs (a key published later cannot sign
@@ -49,10 +61,19 @@ public enum CheckpointError: Error, CustomStringConvertible {
     /// The log records no key to check a checkpoint with. Signing now would
     /// publish a key and sign this very log, whatever was done to it.
     case noKeyRecord(device: UUID)
+    /// The checkpoint does not verify with the key the auditor pinned.
+    case notPinned(NoteKey, String)
+    /// `--key` is not a verifier key.
+    case unreadableKey(String)
 
     public var description: String {
         switch self {
         case .unreadable(let path): "cannot read the checkpoint file \(path)"
+        case .notPinned(let key, let why):
+            "NOT VERIFIED: the checkpoint is not signed by the pinned key \(KeyNaming.described(key)): \(why)"
+        case .unreadableKey(let why):
+            "--key is not an Ed25519 verifier key (<name>+<key id>+<base64 key>): \(why). Give the key as 'jqc key' "
+                + "prints it."
         case .notExtended(let why): "NOT INTACT: the log does not extend the checkpoint: \(why)"
         case .noKeyRecord(let device):
             "NOT VERIFIED: the log records no signing key for device \(device.lowercased), so no checkpoint can be checked "
@@ -93,5 +114,42 @@ public enum CheckpointProof {
             }
             return (size, proof.count)
         }
+    }
+}
+
+/// How checks name the key that signed: its name and key id, whether the
+/// auditor pinned it, and how many keys the log published.
+public enum KeyNaming {
+    /// `jqc/<device> (key id 1a2b3c4d)`.
+    public static func described(_ key: NoteKey) -> String {
+        "\(key.name) (key id \(Hex.encode(key.keyID)))"
+    }
+
+    /// `jqc/<device> (key id 1a2b3c4d, pinned)`, with "; the log published
+    /// 2 keys" inside the parentheses when it rotated its key.
+    public static func signer(_ key: NoteKey, pinned: Bool, publishedKeys: Int) -> String {
+        "\(key.name) (key id \(Hex.encode(key.keyID)), \(pinned ? "pinned" : "a key the log published")"
+            + (publishedKeys > 1 ? "; the log published \(publishedKeys) keys" : "") + ")"
+    }
+
+    /// The keys the device's log published.
+    public static func publishedKeys(_ log: EventLog, home: LedgerDirectory) throws -> Int {
+        let device = try LedgerConfig.load(home).deviceID
+        return try log.read { try DeviceKeyFile.publishedRecords($0, device: device).count }
+    }
+
+    /// The auditor's `--key VKEY`, read.
+    public static func pinned(_ text: String?) throws -> NoteKey? {
+        guard let text else { return nil }
+        let key: NoteKey
+        do {
+            key = try NoteKey(parsing: text)
+        } catch {
+            throw CheckpointError.unreadableKey("\(error)")
+        }
+        guard key.seed == nil else {
+            throw CheckpointError.unreadableKey("it is a private signing key; pin the public verifier key")
+        }
+        return key
     }
 }

@@ -30,8 +30,17 @@ public struct DeviceIdentity: Sendable {
     public func decide(log: EventLog) throws -> DeviceSigning {
         let published = try publishedKeys(log)
         let file = try DeviceKeyFile.load(directory, device: device)
+        // A log without a key record, from a ledger that has signed before
+        // (signing publishes the key first), lost that record: publishing
+        // again would sign whatever the log now holds.
+        if published.isEmpty, FileManager.default.fileExists(atPath: lastCheckpointPath) {
+            throw DeviceKeyError.keyRecordLost(evidence: lastCheckpointPath)
+        }
         return try DeviceSigning.decide(file: file, published: published, path: directory.deviceKeyPath)
     }
+
+    /// The last checkpoint the device signed, kept beside the store.
+    var lastCheckpointPath: String { directory.path + "/last-checkpoint" }
 
     /// Every key the log published for the device, oldest first, with its position.
     public func publishedKeys(_ log: EventLog) throws -> [(key: String, position: UInt64)] {

@@ -46,7 +46,8 @@ public enum ProofBundle {
         func entry(_ record: EventRecord) throws -> JSONValue {
             try Self.entry(record, reader: reader, size: checkpoint.size, root: checkpoint.root)
         }
-        let records = try reader.records(inStream: inspection)
+        // Only the records inside the checkpoint's tree can be proven in it.
+        let records = try reader.records(inStream: inspection).filter { $0.position <= checkpoint.size }
         var photos: [JSONValue] = []
         for record in records where record.type == InspectionEventType.photoCaptured.rawValue {
             if case .photoCaptured(let captured) = try InspectionEvent.decode(record) {

@@ -30,6 +30,9 @@ struct AuditCommand: RunnableCommand {
     static let witness = FlagSpec(
         "witness", help: "Anchor the proofs to the sync server's latest checkpoint of this device (needs a login).")
     static let noVerify = FlagSpec("no-verify", help: "Skip the proofs and the chain walk.")
+    static let key = OptionSpec(
+        "key", valueName: "VKEY",
+        help: "Pin the device's verifier key (the auditor's own copy): the proofs' checkpoint must be signed by it.")
     static let spec = CommandSpec(
         "audit",
         abstract: "Replay an inspection's whole history and check it: timeline, form, photos, links, proofs.",
@@ -56,11 +59,15 @@ struct AuditCommand: RunnableCommand {
             The proofs cost a few dozen hashes per record (milliseconds on a million events); the full \
             walk reads the whole log (about a second per million events); --no-verify skips both and says so. Opens the ledger read-only and needs no login; a read-only copy works.
 
+            The checkpoint's signer is named with its key id, and whether it is the key the log \
+            published or the one pinned with --key VKEY (then any other key is refused, whatever the log \
+            published); the report says when the log published more than one key (a rotation).
+
             Exit status 1 when a proof fails or the chain is not intact, a photo file is missing or altered, or the \
             inspection's own records are damaged (the report is printed first).
             """,
         group: "Auditing",
-        positionals: [idArgument], options: [asOf, format, output, digest, checkpoint],
+        positionals: [idArgument], options: [asOf, format, output, digest, checkpoint, key],
         flags: [full, witness, noVerify])
 
     /// The renderings of the report.
@@ -78,8 +85,10 @@ struct AuditCommand: RunnableCommand {
     var full: Bool
     var checkpointFile: String?
     var witness: Bool
+    var pinnedKey: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
+        pinnedKey = try parsed.value(of: Self.key)
         id = try parsed.require(Self.idArgument)
         asOf = try parsed.moment(of: Self.asOf)
         asOfText = try parsed.value(of: Self.asOf)
@@ -109,6 +118,10 @@ struct AuditCommand: RunnableCommand {
         if !verify, checkpointFile != nil {
             throw .unexpectedArgument(
                 "--checkpoint with --no-verify (a checkpoint anchors the proofs)", context: parsed.context)
+        }
+        if pinnedKey != nil, !verify || full {
+            throw parsed.unexpected(
+                Self.key, "with --no-verify, --full or --digest (a key pins the proofs' checkpoint)")
         }
         if full, checkpointFile != nil {
             throw .unexpectedArgument(
@@ -184,7 +197,8 @@ struct AuditCommand: RunnableCommand {
             verification = .proofs(.madeNow)
         }
         let assembly = AuditAssembly(
-            asOf: asOf, asOfText: asOfText, verification: verification, embedPhotos: embedPhotos)
+            asOf: asOf, asOfText: asOfText, verification: verification, embedPhotos: embedPhotos,
+            pinnedKey: try KeyNaming.pinned(pinnedKey))
         return try assembly.report(
             inspection, auditor: auditor, now: invocation.clock.now(),
             progress: { done, total in invocation.progress("verifying the chain: \(done)/\(total) records") },
@@ -204,8 +218,11 @@ struct AuditCommand: RunnableCommand {
             throw error
         }
         guard let held else { throw AuditWitnessError.nothingHeld(session.api.baseURL, name) }
-        let (checkpoint, key) = try CheckpointFile.verify(held.note, log: auditor.log, home: invocation.home)
-        return .init(checkpoint: checkpoint, kind: .witness, source: session.api.baseURL, signer: key.name)
+        let pinned = try KeyNaming.pinned(pinnedKey)
+        let (checkpoint, key) = try CheckpointFile.verify(
+            held.note, log: auditor.log, home: invocation.home, pinned: pinned)
+        return .init(
+            checkpoint: checkpoint, kind: .witness, source: session.api.baseURL, key: key, pinned: pinned != nil)
     }
 }
 

@@ -11,6 +11,9 @@ import LedgerStore
 struct CheckpointCommand: RunnableCommand {
     static let path = ["checkpoint"]
     static let verify = OptionSpec("verify", valueName: "FILE", help: "A checkpoint to check against this log.")
+    static let key = OptionSpec(
+        "key", valueName: "VKEY",
+        help: "With --verify: the verifier key the auditor holds; a checkpoint signed by any other is refused.")
     static let spec = CommandSpec(
         "checkpoint", abstract: "Print the log's signed checkpoint (tree size and Merkle root), or check one.",
         discussion: """
@@ -20,23 +23,33 @@ struct CheckpointCommand: RunnableCommand {
             Before signing, the stored tree is checked against the records (from the last checkpoint signed \
             here, kept in last-checkpoint in the ledger directory); a damaged tree is refused, nothing signed. \
             With --verify, checks the signature against the key the log records and that the root of the \
-            log's first records, recomputed from the records themselves, is the checkpoint's. Exit status 1 \
-            when it does not.
+            log's first records, recomputed from the records themselves, is the checkpoint's; the signer is \
+            named with its key id, pinned (--key VKEY: only that key is accepted, whatever the log \
+            published) or the key the log published, and whether the log published more than one. Exit \
+            status 1 when it does not.
             """,
         group: "Auditing",
-        options: [verify])
+        options: [verify, key])
 
     var verifyFile: String?
+    var pinnedKey: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         verifyFile = try parsed.value(of: Self.verify)
+        pinnedKey = try parsed.value(of: Self.key)
+        if pinnedKey != nil, verifyFile == nil {
+            throw parsed.unexpected(Self.key, "without --verify (it pins the key a checkpoint is checked with)")
+        }
     }
 
     func run(_ invocation: Invocation) throws {
         if let verifyFile {
             let auditor = try invocation.auditorLedger(views: false)
             defer { auditor.close() }
-            let (checkpoint, key) = try CheckpointFile.read(verifyFile, log: auditor.log, home: invocation.home)
+            let pinned = try KeyNaming.pinned(pinnedKey)
+            let (checkpoint, key) = try CheckpointFile.read(
+                verifyFile, log: auditor.log, home: invocation.home, pinned: pinned)
+            let publishedKeys = try KeyNaming.publishedKeys(auditor.log, home: invocation.home)
             let root = try auditor.log.read { reader -> Digest256 in
                 guard checkpoint.size <= (try reader.treeSize()) else {
                     throw CheckpointError.notExtended(
@@ -59,11 +72,13 @@ struct CheckpointCommand: RunnableCommand {
                             "verified": .bool(true), "origin": .string(checkpoint.origin),
                             "size": .integer(checkpoint.size),
                             "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
-                            "key": .string(key.verifierKey),
+                            "key": .string(key.verifierKey), "key_id": .string(Hex.encode(key.keyID)),
+                            "key_pinned": .bool(pinned != nil), "published_keys": .integer(publishedKeys),
                         ])))
             } else {
+                let signer = KeyNaming.signer(key, pinned: pinned != nil, publishedKeys: publishedKeys)
                 invocation.stdout.line(
-                    "checkpoint verified: signed by \(TerminalText.singleLine(key.name)), the log's first \(checkpoint.size) records have its root"
+                    "checkpoint verified: signed by \(TerminalText.singleLine(signer)), the log's first \(checkpoint.size) records have its root"
                 )
             }
             return

@@ -179,7 +179,7 @@ public enum JQC {
                     return ExitStatus.refused
                 }
                 stderr.line("jqc: \(TerminalText.safe(message(for: error)))")
-                return ExitStatus.refused
+                return (error as? CommandExit)?.status ?? ExitStatus.refused
             }
             if let stopped = StopSignals.release(commandFailed: false) {
                 stderr.line("jqc: \(stopped)")

@@ -17,6 +17,11 @@ struct VerifyCommand: RunnableCommand {
     static let inspection = OptionSpec(
         "inspection", valueName: "ID", help: "With --checkpoint: also prove this inspection's records.")
     static let full = FlagSpec("full", help: "Walk the whole log (also with --checkpoint).")
+    static let bundle = OptionSpec(
+        "bundle", valueName: "FILE",
+        help: "Check a proof bundle from 'jqc prove' instead of the log (with --checkpoint TRUSTED, --key VKEY).")
+    static let key = OptionSpec(
+        "key", valueName: "VKEY", help: "With --bundle: the verifier key the auditor holds; any other is refused.")
     static let spec = CommandSpec(
         "verify", abstract: "Check the log: every hash and index entry, or that it extends a signed checkpoint.",
         discussion: """
@@ -30,24 +35,44 @@ struct VerifyCommand: RunnableCommand {
             --inspection ID too, also proves each of that inspection's records through the tree (inclusion \
             proofs, versions, back-links), naming the position of the first that fails. \
             Exit status 1 when anything is wrong.
+
+            With --bundle FILE, checks a proof bundle alone, without a ledger, exactly as \
+            Tools/verify-ledger --bundle and Tools/verify-bundle-go do (Schemas/ledger-format.md § Proof \
+            bundles), printing the same lines: the key and the checkpoint's signature, each record's \
+            inclusion proof, versions 1, 2, 3 … linked, the photos; --key VKEY pins the key (the auditor's own \
+            copy), --checkpoint TRUSTED requires the bundle's tree to extend a checkpoint the auditor holds. \
+            Exit status 0 verified, 1 not verified, 2 unreadable.
             """,
         group: "Auditing",
-        options: [digest, checkpoint, inspection],
+        options: [digest, checkpoint, inspection, bundle, key],
         flags: [full])
 
     var digest: LedgerDigest?
     var checkpointFile: String?
     var full: Bool
     var inspection: String?
+    var bundleFile: String?
+    var pinnedKey: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         digest = try parsed.digest(of: Self.digest)
         checkpointFile = try parsed.value(of: Self.checkpoint)
         inspection = try parsed.value(of: Self.inspection)
+        bundleFile = try parsed.value(of: Self.bundle)
+        pinnedKey = try parsed.value(of: Self.key)
+        let walk = try parsed.isSet(Self.full)
+        if bundleFile != nil {
+            if digest != nil || inspection != nil || walk {
+                throw parsed.unexpected(
+                    Self.bundle, "with --digest, --inspection or --full (a bundle is checked alone, without the log)")
+            }
+        } else if pinnedKey != nil {
+            throw parsed.unexpected(Self.key, "without --bundle")
+        }
         if inspection != nil, checkpointFile == nil {
             throw parsed.unexpected(Self.inspection, "without --checkpoint (it proves records against a checkpoint)")
         }
-        full = try parsed.isSet(Self.full) || checkpointFile == nil || digest != nil
+        full = walk || checkpointFile == nil || digest != nil
     }
 
     /// The result object, its keys in a stable order (`JSONOutput` sorts them anyway).
@@ -56,6 +81,7 @@ struct VerifyCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
+        if let bundleFile { return try checkBundle(bundleFile, invocation) }
         // Read-only and without a session: an auditor verifies a copy.
         let auditor = try invocation.auditorLedger(views: false)
         defer { auditor.close() }
@@ -129,6 +155,22 @@ struct VerifyCommand: RunnableCommand {
         }
         if let finding = report.finding {
             throw JQCError.verificationFailed("NOT INTACT: \(finding)")
+        }
+    }
+
+    /// `--bundle FILE`: the bundle tools' check, their lines and exit statuses.
+    func checkBundle(_ path: String, _ invocation: Invocation) throws {
+        guard !invocation.json else {
+            throw JQCError.refused(
+                "verify --bundle prints the bundle tools' lines, not JSON: run it without --json (the exit status "
+                    + "says verified 0, not verified 1, unreadable 2)")
+        }
+        let outcome = BundleCheck.check(file: path, key: pinnedKey, trustedFile: checkpointFile)
+        for line in outcome.lines { invocation.stdout.line(line) }
+        guard outcome.status == 0 else {
+            throw CommandExit(
+                status: outcome.status,
+                message: outcome.detail.map { "\(outcome.lines[0]) (\($0))" } ?? outcome.lines[0])
         }
     }
 }

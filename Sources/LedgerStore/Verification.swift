@@ -360,7 +360,7 @@ extension EventLog {
         /// The checkpoint's root is not the records' root at its size.
         var checkpointFinding: TamperFinding?
         /// Each stream's last version seen and its leaf hash.
-        var streams: [[UInt8]: (version: UInt64, leaf: Digest256)] = [:]
+        var streams: [StreamKey: (version: UInt64, leaf: Digest256)] = [:]
         /// The first format-2 record.
         var firstFormat2: UInt64?
         /// The position after the last one verified.
@@ -442,7 +442,7 @@ extension EventLog {
                 if walk.linkFinding == nil {
                     walk.linkFinding = link(of: header, walk: &walk)
                 }
-                walk.streams[header.stream] = (header.streamVersion, leaf)
+                walk.streams[StreamKey(header.stream)] = (header.streamVersion, leaf)
                 try frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
                     if walk.nodeFinding == nil { walk.nodeFinding = try nodes.check(level: level, index: index, hash) }
                 }
@@ -468,12 +468,13 @@ extension EventLog {
             return .formatSequence(position: position, first: first)
         }
         guard header.format >= 2 else { return nil }
-        let last = walk.streams[header.stream]
+        let last = walk.streams[StreamKey(header.stream)]
         let linked: Bool
         if header.streamVersion == 1 {
             linked = header.previousInStream == nil
-        } else if let last, last.version == header.streamVersion - 1, last.leaf.bytes.count == 32 {
-            linked = header.previousInStream == last.leaf.bytes
+        } else if let last, last.version == header.streamVersion - 1 {
+            // Compared as digests: no array is made per record.
+            linked = header.previousInStream.flatMap { Digest256(bytes: $0) } == last.leaf
         } else {
             // A gap or reordering, reported by the stream check.
             linked = true
@@ -697,5 +698,39 @@ extension LedgerReader {
             throw HeadCheckError(finding: .reordered(position: position, claims: claimed))
         }
         return stored
+    }
+}
+
+extension LedgerReader {
+    /// Whether the stored level-1 node over the pair of leaves `position`
+    /// belongs to is the hash of the two records as they are now: false when
+    /// one of them (or the node) was changed; nil when the pair is not
+    /// complete in a tree of `size` records (then no node covers it).
+    public func pairNodeHolds(_ position: UInt64, size: UInt64) throws -> Bool? {
+        let index = (position - 1) / 2
+        guard position >= 1, index * 2 + 2 <= size, tables.tree != nil else { return nil }
+        let hasher = SHA256Hasher()
+        let stored = try perfectSubtree(level: 1, index: index, hasher: hasher)
+        let left = try leafHash(at: index * 2 + 1, hasher: hasher)
+        let right = try leafHash(at: index * 2 + 2, hasher: hasher)
+        return Merkle.node(left, right, hasher) == stored
+    }
+}
+
+/// A stream id as the walk's dictionary key: its 16 bytes as two words, so
+/// a record's lookup hashes two integers and copies no array.
+struct StreamKey: Hashable {
+    var high: UInt64
+    var low: UInt64
+
+    init(_ bytes: [UInt8]) {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (i, byte) in bytes.prefix(16).enumerated() {
+            if i < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+        }
+        // The header check has made sure a stream id is 16 bytes.
+        self.high = high
+        self.low = low
     }
 }

@@ -249,6 +249,8 @@ public final class CheckpointWitness {
     public struct Recorded: Sendable {
         public var outcome: String
         public var size: UInt64?
+        /// With `acknowledged`: the root sent (base64), when recorded.
+        public var root: String?
         public var server: String?
         public var message: String?
         public var recordedAt: Timestamp
@@ -263,7 +265,8 @@ public final class CheckpointWitness {
                 let value = try cbor.readValue()
                 return Recorded(
                     outcome: value["outcome"]?.textValue ?? "", size: value["size"]?.integerValue.map { UInt64($0) },
-                    server: value["server"]?.textValue, message: value["message"]?.textValue,
+                    root: value["root"]?.textValue, server: value["server"]?.textValue,
+                    message: value["message"]?.textValue,
                     recordedAt: record.recordedAt, position: record.position)
             }
         }

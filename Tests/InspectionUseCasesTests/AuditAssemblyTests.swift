@@ -98,6 +98,36 @@ import Testing
         #expect(try audited.records() == before)
     }
 
+    @Test func withoutAKeyOrALastCheckpointTheProofsAnchorToTheWitnessedCheckpointTheLogRecords() throws {
+        let audited = try Audited()
+        let ledger = try InspectionLedger(
+            storePath: audited.directory.storePath, photosPath: audited.directory.photosPath, access: .recording)
+        let (size, root) = try ledger.log.read { reader in
+            let size = try reader.treeSize()
+            return (size, try reader.treeRoot(size: size))
+        }
+        let payload = CBORValue.textMap([
+            ("server", .text("https://witness.invalid/api/v1")), ("outcome", .text("acknowledged")),
+            ("size", .unsigned(size)), ("root", .text(Data(root.bytes).base64EncodedString())),
+        ])
+        try ledger.append([
+            PendingEvent(
+                stream: audited.device, type: "sync.checkpoint_witnessed", schemaVersion: 1,
+                actor: Actor(id: "device:\(audited.device.lowercased)", name: "sync-worker", verified: true),
+                device: audited.device, recordedAt: audited.clock.now(), payload: payload.encoded())
+        ])
+        ledger.close()
+        let auditor = try AuditorLedger.open(audited.directory, views: true)
+        defer { auditor.close() }
+        let report = try AuditAssembly(asOf: nil, asOfText: nil, verification: .proofs(.madeNow), embedPhotos: false)
+            .report(audited.inspection, auditor: auditor, now: audited.clock.now())
+        #expect(report.chain.isIntact)
+        let proof = try #require(report.chain.proof)
+        #expect(proof.anchor == .witnessedInLog)
+        #expect(proof.checkpointSize == size)
+        #expect(proof.anchorPhrase.contains("the witness acknowledged, as this log records it"))
+    }
+
     @Test func aMomentBeforeTheInspectionIsRefusedNamingItsFirstEvent() throws {
         let audited = try Audited()
         let auditor = try AuditorLedger.open(audited.directory, views: true)

@@ -56,6 +56,12 @@ import Testing
         let before = try ledger.events()
         for command in [["checkpoint"], ["prove", inspection]] {
             let result = try ledger.jqc.run(command)
+            if damage == .deleted, command[0] == "prove" {
+                // Without a key file (as on an auditor's copy) prove signs nothing and uses the held checkpoint.
+                #expect(result.status == 0, "\(command): \(result.stderr)")
+                #expect(result.stderr.contains("this copy holds no device key, so nothing was signed"))
+                continue
+            }
             #expect(result.status == 1 && !result.signalled, "\(command): \(result.stdout)")
             #expect(result.stderr.contains(expected), "\(command): \(result.stderr)")
             #expect(result.stdout.isEmpty)

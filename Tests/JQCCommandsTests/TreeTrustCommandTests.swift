@@ -151,6 +151,34 @@ import Testing
         #expect(walked["key"] as? String == "merkle[1/\((position - 1) / 2)]", "\(walked)")
     }
 
+    /// The records a finding names ("record 12", "record 12 or record 13").
+    static func namedRecords(_ text: String) -> Set<UInt64> {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == ":" || $0 == "(" || $0 == ")" })
+        return Set(zip(words, words.dropFirst()).compactMap { $0 == "record" ? UInt64($1) : nil })
+    }
+
+    @Test func theProofPathAuditNamesTheRewrittenRecordNotOnlyItsNeighbour() throws {
+        // The forger rewrites one answer, re-links the stream and recomputes
+        // the chain; the tree is left alone. The answer's pair partner is a
+        // record of the same inspection, whose proof fails first.
+        let positions = try jqc("log", "--inspection", scenario.parent).stdout.split(separator: "\n").compactMap {
+            UInt64($0.split(separator: " ").first ?? "")
+        }
+        // The right leaf of a pair whose left leaf is the inspection's too.
+        let position = try #require(positions.first { $0 % 2 == 0 && positions.contains($0 - 1) })
+        try LedgerForger.rewrite(store: scenario.home + "/store", from: position, tree: .leftAsItIs) {
+            $0.event.actor.name = "mallory"
+        }
+        let audit = try jqc("audit", scenario.parent)
+        #expect(audit.status == 1, "\(audit.stdout)")
+        let result = try #require(audit.stdout.split(separator: "\n").first { $0.hasPrefix("RESULT: ") })
+        let named = Self.namedRecords(String(result))
+        #expect(named.contains(position), "\(result)")
+        let sibling = position % 2 == 1 ? position + 1 : position - 1
+        #expect(named.isSubset(of: [position, sibling]), "\(result)")
+        if named.count == 2 { #expect(result.contains("cannot tell which of the two"), "\(result)") }
+    }
+
     @Test func aLogWithoutItsKeyRecordIsNotAdvisedToBeSigned() throws {
         // Signed elsewhere (another copy of the ledger): this log records no key.
         let other = try scenario.copy()

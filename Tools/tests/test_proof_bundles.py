@@ -1,7 +1,8 @@
-"""Proof bundles through both verifiers: Tools/verify-ledger --bundle (Python)
-and Tools/verify-bundle-go (Go's sumdb/tlog and sumdb/note) must give the same
-exit status and print the same lines for every bundle, good, tampered or
-crafted (Schemas/ledger-format.md § Proof bundles).
+"""Proof bundles through the three verifiers: Tools/verify-ledger --bundle
+(Python), Tools/verify-bundle-go (Go's sumdb/tlog and sumdb/note) and
+`jqc verify --bundle` must give the same exit status and print the same lines
+for every bundle, good, tampered or crafted (Schemas/ledger-format.md § Proof
+bundles).
 
 The bundles come from the built `jqc` ($JQC_BIN, default .build/debug/jqc,
 which Tools/test builds before pytest); the crafted ones are edited here, and
@@ -137,15 +138,20 @@ def ledger(tmp_path_factory: pytest.TempPathFactory) -> Ledger:
 
 
 def both(ledger: Ledger, go: Path, bundle: Path, *options: str) -> tuple[int, str]:
-    """Runs both verifiers; they must agree on the exit status and every line."""
+    """Runs the three verifiers (both tools, and `jqc verify --bundle`); they
+    must agree on the exit status and every line."""
     python = subprocess.run(["python3", str(PYTHON_VERIFIER), "--bundle", str(bundle), *options],
                             capture_output=True, text=True, timeout=TIMEOUT)
     golang = subprocess.run([str(go), *options, str(bundle)], capture_output=True, text=True, timeout=TIMEOUT)
+    jqc = ledger.run("verify", "--bundle", str(bundle), *options)
     assert "Traceback" not in python.stderr, python.stderr
     assert "panic" not in golang.stderr, golang.stderr
     assert (python.returncode, python.stdout) == (golang.returncode, golang.stdout), (
         f"Python and Go differ on {bundle.name}:\nPython {python.returncode}: {python.stdout}{python.stderr}\n"
         f"Go {golang.returncode}: {golang.stdout}{golang.stderr}")
+    assert (python.returncode, python.stdout) == (jqc.returncode, jqc.stdout), (
+        f"Python and jqc differ on {bundle.name}:\nPython {python.returncode}: {python.stdout}{python.stderr}\n"
+        f"jqc {jqc.returncode}: {jqc.stdout}{jqc.stderr}")
     return python.returncode, python.stdout
 
 
