@@ -25,6 +25,8 @@ import Testing
         case "SHELL": "bash"
         case "VIEW": "inspections"
         case "ANSWER": "Notes=ok"
+        case "SERVER_ID": "5047"
+        case "YES|NO": "yes"
         default: "x"
         }
     }
