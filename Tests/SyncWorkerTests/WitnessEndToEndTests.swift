@@ -42,6 +42,39 @@ import Testing
             ], "\(audit.stdout)")
     }
 
+    /// The README's restore (`jqc backup`, then the copy put where the
+    /// ledger was) keeps the device's identity: the next sync signs with the
+    /// key the log published and the witness acknowledges it, no false alarm.
+    @Test func aBackupRestoredAsTheREADMESaysSignsWithTheSameKeyAndTheWitnessAgrees() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
+        try sample.login()
+        _ = try sample.completedInspection(photos: 0, issues: 0)
+        let first = try sample.jqc("sync")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(first.stdout)")
+        let keyBefore = try sample.jqc("--json", "key").stdout
+        let backup = sample.directory.appending("backup")
+        let made = try sample.jqc("backup", backup)
+        #expect(made.status == 0, "\(made.stderr)")
+
+        try FileManager.default.removeItem(atPath: sample.path)
+        let copied = try ProcessRun.run("/bin/cp", ["-a", backup, sample.path])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        let verified = try sample.jqc("verify")
+        #expect(verified.status == 0, "\(verified.stderr)")
+        // A backup holds no login: the README says to log in again.
+        try sample.login()
+        let started = try sample.jqc("start", "--template", "11", "--facility", "101")
+        #expect(started.status == 0, "\(started.stderr)")
+
+        let again = try sample.jqc("sync")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(again.stdout)")
+        #expect(!(again.stdout + again.stderr).contains("REFUSED"), "\(again.stdout)\(again.stderr)")
+        #expect(try sample.jqc("--json", "key").stdout == keyBefore)
+    }
+
     @Test func aRewriteAfterASyncIsRefusedByTheWitness() throws {
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
