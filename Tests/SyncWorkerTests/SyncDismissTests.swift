@@ -52,6 +52,24 @@ import Testing
         #expect(twice.stderr.contains("No outbox item has an id starting with '\(prefix)'"), "\(twice.stderr)")
     }
 
+    @Test func theJSONOfADismissalMatchesItsSchema() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let id = try sample.completedInspection(photos: 1, issues: 0)
+        let photo = try #require(try sample.ledger.state(of: id)?.photos.first).photo
+        try FileManager.default.removeItem(atPath: sample.ledger.photos.directory + "/" + photo.sha256.hex)
+        #expect(try sample.jqc("sync").status == 1, "the photo failed for good")
+        let dismissed = try sample.jqc(
+            "--json", "sync", "dismiss", String(photo.photoID.lowercased.prefix(8)), "--reason", "lost")
+        #expect(dismissed.status == 0, "\(dismissed.stderr)")
+        let check = try JSONSchemaCheck.validate("dismissed", dismissed.stdout)
+        #expect(check.status == 0, "\(check.stderr)")
+        let json = try JSONValue(parsing: dismissed.stdout)
+        #expect(json["id"]?.stringValue == photo.photoID.lowercased)
+        #expect(json["kind"]?.stringValue == "photo")
+    }
+
     @Test func anItemStillOnItsWayIsNotDismissed() throws {
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL)
