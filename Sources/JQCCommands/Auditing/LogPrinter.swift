@@ -1,0 +1,252 @@
+import ArgumentParsing
+import Foundation
+import InspectionAudit
+import InspectionDomain
+import InspectionStore
+import InspectionUseCases
+import LedgerCore
+import LedgerStore
+
+/// Prints log lines, naming fields through each inspection's pinned template.
+///
+/// A listing of the whole log is a million lines, so each event costs one
+/// decode of its payload, and only if it is printed: a record the filter
+/// skips is judged on its envelope (type, actor, time, position) alone, and
+/// a skipped start or template pin is kept undecoded until a printed event
+/// of its inspection needs the template. The template itself is looked up
+/// only for what it names: fields (in text) and old payloads to upcast.
+/// Lines are formatted as bytes into one reused buffer.
+struct LogPrinter {
+    let auditor: AuditorLedger
+    let invocation: Invocation
+    let filter: LogFilter
+    private(set) var printed = 0
+    /// Templates by content hash, and which hash each stream started from.
+    private var templates: [String: Template] = [:]
+    private var streamTemplates: [UUID: String] = [:]
+    /// Skipped template pins and starts, decoded when a template is needed.
+    private var unreadPins: [EventRecord] = []
+    private var unreadStarts: [UUID: EventRecord] = [:]
+    /// Whether each template held under a hash has that content hash
+    /// (computed once per template, not once per start that names it).
+    private var hashMatches: [String: Bool] = [:]
+    /// Each stream's template once found (emptied when templates change).
+    private var resolved: [UUID: Template] = [:]
+    /// When each stream's last record seen was recorded, to mark a record
+    /// recorded before it (`TimelineEntry.recordedBeforePrevious`).
+    private var previousTimes: [UUID: Timestamp] = [:]
+    /// The current schema version of each type name seen (0: unknown).
+    private var currentVersions: [String: Int] = [:]
+    /// Lines formatted and not yet handed to stdout (a block at a time;
+    /// a line at a time to a terminal).
+    private var block: [UInt8] = []
+    private static let blockSize = 1 << 16
+
+    init(auditor: AuditorLedger, invocation: Invocation, filter: LogFilter) {
+        self.auditor = auditor
+        self.invocation = invocation
+        self.filter = filter
+    }
+
+    var wantsMore: Bool { filter.limit.map { printed < $0 } ?? true }
+
+    /// A place where the log should hold a record and does not: on stdout
+    /// in text (it is part of what happened), on stderr with --json (whose
+    /// lines must each be an event). It never counts towards --limit.
+    mutating func printHole(at position: UInt64, _ what: String) {
+        flush()
+        if invocation.json {
+            invocation.stderr.line("jqc: position \(position): \(what)")
+        } else {
+            let number = String(position)
+            // The reason may quote stored bytes (a type name, a text): shown safely.
+            invocation.stdout.line(
+                String(repeating: " ", count: max(0, 7 - number.count)) + number
+                    + "  (\(TerminalText.singleLine(what)))")
+        }
+    }
+
+    /// What the reading thread does ahead of `print`: it passes over the
+    /// records the filter leaves out, except the pins and starts that name
+    /// templates and those past the filter's end (where the listing
+    /// stops), and decodes the payload of each record the filter admits in
+    /// the current version of its type (an older one needs the inspection's
+    /// template, found here). A payload that cannot be decoded is left to
+    /// `print`, which shows it as unreadable with the reason.
+    static func preparation(for filter: LogFilter) -> @Sendable (EventRecord) -> ReadAhead.Preparation {
+        let pinned = InspectionEventType.templatePinned.rawValue
+        let started = InspectionEventType.started.rawValue
+        return { record in
+            guard filter.admits(record) else {
+                let wanted = record.type == pinned || record.type == started || filter.isPast(position: record.position)
+                return wanted ? .pass(nil) : .skip
+            }
+            guard !EventUpcaster.needsUpcast(type: record.type, schemaVersion: record.schemaVersion) else {
+                return .pass(nil)
+            }
+            return .pass(try? InspectionEvent.decode(record))
+        }
+    }
+
+    mutating func print(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
+        // Against the stream's record seen before this one (a filtered
+        // listing may not have seen the one just before it).
+        let wentBack = previousTimes[record.stream].map { record.recordedAt < $0 } ?? false
+        previousTimes[record.stream] = record.recordedAt
+        guard filter.admits(record) else {
+            if record.type == InspectionEventType.templatePinned.rawValue {
+                unreadPins.append(record)
+                // Bounded: a skipped pin holds a whole template.
+                if unreadPins.count >= Self.unreadPinLimit { readPins() }
+            } else if record.type == InspectionEventType.started.rawValue {
+                unreadStarts[record.stream] = record
+            }
+            return
+        }
+        printed += 1
+        // Only an old payload needs the template to be read at all.
+        let upcasts = needsUpcast(record)
+        var template = upcasts ? try template(of: record) : nil
+        let event: InspectionEvent
+        do {
+            event = try decoded ?? EventUpcaster.decode(record, template: template)
+        } catch {
+            // Shown as stored, so a damaged or newer event is never hidden.
+            let stored = InspectionEvent.unrecognized(
+                StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
+            if invocation.json {
+                invocation.stderr.line(
+                    "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
+                        + "read: \(TerminalText.singleLine("\(error)"))")
+                emit { EventExport.appendJSONLine(for: record, event: stored, to: &$0) }
+            } else {
+                let summary = "(unreadable \(record.type) event: \(error))"
+                emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
+            }
+            return
+        }
+        switch event {
+        case .templatePinned(let pinned):
+            // Kept for naming fields of the events that follow.
+            remember(pinned.template, as: pinned.templateHash)
+        case .started(let started):
+            streamTemplates[record.stream] = started.templateHash
+            unreadStarts[record.stream] = nil
+            resolved[record.stream] = nil
+        default:
+            break
+        }
+        if invocation.json {
+            emit { EventExport.appendJSONLine(for: record, event: event, to: &$0) }
+            // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
+            if wentBack {
+                flush()
+                invocation.stderr.line(
+                    "jqc: position \(record.position): \(TimelineEntry.clockWentBack) of inspection "
+                        + "\(record.stream.lowercased.prefix(8))")
+            }
+        } else {
+            if !upcasts, Self.namesFields(event) { template = try self.template(of: record) }
+            var hash: String?
+            if case .started(let started) = event, let template, let matches = hashMatches[started.templateHash],
+                templates[started.templateHash] == template
+            {
+                hash = matches ? started.templateHash : nil
+            }
+            var summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
+            if wentBack { summary += "  " + TimelineEntry.clockWentBack }
+            emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
+        }
+    }
+
+    /// How many skipped pins wait undecoded at most.
+    private static let unreadPinLimit = 256
+
+    /// Decodes the pins skipped so far, in log order (a later pin of a hash
+    /// wins, as when printed).
+    private mutating func readPins() {
+        for pin in unreadPins {
+            if case .templatePinned(let pinned) = try? InspectionEvent.decode(pin) {
+                remember(pinned.template, as: pinned.templateHash)
+            }
+        }
+        unreadPins.removeAll()
+    }
+
+    /// Whether the words for `event` use its inspection's template.
+    private static func namesFields(_ event: InspectionEvent) -> Bool {
+        switch event {
+        case .started, .fieldSet, .fieldCleared: true
+        case .photoCaptured(let captured): captured.fieldID != nil
+        default: false
+        }
+    }
+
+    /// Formats one line into the block, and hands the block to stdout when
+    /// it is full (or at once, to a terminal).
+    private mutating func emit(_ format: (inout [UInt8]) -> Void) {
+        format(&block)
+        block.append(UInt8(ascii: "\n"))
+        if block.count >= Self.blockSize || invocation.stdout.isTerminal { flush() }
+    }
+
+    /// Hands the lines formatted so far to stdout: before anything else is
+    /// written to it, and at the end.
+    mutating func flush() {
+        guard !block.isEmpty else { return }
+        invocation.stdout.write(utf8: block)
+        block.removeAll(keepingCapacity: true)
+    }
+
+    /// `EventUpcaster.needsUpcast`, remembered by type name.
+    private mutating func needsUpcast(_ record: EventRecord) -> Bool {
+        if let current = currentVersions[record.type] { return record.schemaVersion < current }
+        let current = InspectionEventType.named(record.type)?.schemaVersion ?? 0
+        currentVersions[record.type] = current
+        return record.schemaVersion < current
+    }
+
+    /// Keeps `template` for naming fields, under the hash it was stored with.
+    private mutating func remember(_ template: Template, as hash: String) {
+        templates[hash] = template
+        hashMatches[hash] = template.contentHash == hash
+        resolved.removeAll(keepingCapacity: true)
+    }
+
+    /// The pinned template of the record's inspection: from a start seen in
+    /// this run, else from the stream's first events (read through its
+    /// index), else from the views (accepted only if it hashes right).
+    /// Decoding failures here only leave fields unnamed; the event itself is
+    /// decoded, and its failure shown, by `print`.
+    private mutating func template(of record: EventRecord) throws -> Template? {
+        if let known = resolved[record.stream] { return known }
+        let found = try findTemplate(of: record)
+        if let found { resolved[record.stream] = found }
+        return found
+    }
+
+    private mutating func findTemplate(of record: EventRecord) throws -> Template? {
+        if streamTemplates[record.stream] == nil, let start = unreadStarts.removeValue(forKey: record.stream),
+            case .started(let started) = try? InspectionEvent.decode(start)
+        {
+            streamTemplates[record.stream] = started.templateHash
+        }
+        if streamTemplates[record.stream] == nil {
+            let entries = try auditor.history(of: record.stream)
+            streamTemplates[record.stream] = AuditTimeline.templateHash(in: entries) ?? ""
+            for (hash, pinned) in AuditTimeline.pinnedTemplates(in: entries) where templates[hash] == nil {
+                remember(pinned.template, as: hash)
+            }
+        }
+        guard let hash = streamTemplates[record.stream], !hash.isEmpty else { return nil }
+        if templates[hash] == nil { readPins() }
+        if let known = templates[hash] { return known }
+        if let viewed = try auditor.ledger?.pinnedTemplate(hash: hash), viewed.contentHash == hash {
+            templates[hash] = viewed
+            hashMatches[hash] = true
+            resolved.removeAll(keepingCapacity: true)
+            return viewed
+        }
+        return nil
+    }
+}
