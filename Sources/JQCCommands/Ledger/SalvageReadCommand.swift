@@ -1,0 +1,50 @@
+import ArgumentParsing
+import Foundation
+import InspectionStore
+import InspectionUseCases
+import LedgerCore
+import LedgerStore
+import Synchronization
+
+/// `jqc salvage-read STORE` (hidden): prints every entry of a store's
+/// `events` table, one line each (`POSITION HEX`), for `salvage`, which runs
+/// it as a child so that whatever LMDB does on a damaged page ends the child
+/// only. The store is opened read-only and without a lock file: nothing in
+/// it is written.
+struct SalvageReadCommand: RunnableCommand {
+    static let path = ["salvage-read"]
+    static let storeArgument = PositionalSpec("STORE", help: "The store directory.")
+    static let spec = CommandSpec(
+        "salvage-read", abstract: "Print a store's raw events, for 'jqc salvage' (internal).",
+        positionals: [storeArgument], hidden: true)
+
+    var store: String
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {
+        store = try parsed.require(Self.storeArgument)
+    }
+
+    func run(_ invocation: Invocation) throws {
+        // Written straight to the file descriptor, line by line: if LMDB ends
+        // this process, every line before it has reached the parent.
+        let out = FileHandle.standardOutput
+        do {
+            let found = try EventLog.rawEntries(ofStoreAt: store) { count in
+                out.write(Data("# \(count)\n".utf8))
+            } entry: { position, value in
+                var line = "\(position ?? 0) "
+                line.reserveCapacity(line.utf8.count + value.count * 2 + 1)
+                for byte in value {
+                    line.append(Self.hex[Int(byte >> 4)])
+                    line.append(Self.hex[Int(byte & 0x0F)])
+                }
+                out.write(Data((line + "\n").utf8))
+            }
+            if !found { out.write(Data("! the store has no events table\n".utf8)) }
+        } catch {
+            out.write(Data("! \(TerminalText.singleLine("\(error)"))\n".utf8))
+        }
+    }
+
+    static let hex: [Character] = Array("0123456789abcdef")
+}

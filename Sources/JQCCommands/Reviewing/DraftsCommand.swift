@@ -1,0 +1,14 @@
+import ArgumentParsing
+import Foundation
+import InspectionAudit
+import InspectionDomain
+import InspectionStore
+import InspectionUseCases
+import LedgerCore
+import LedgerStore
+
+struct DraftsCommand: InspectionListingCommand {
+    static let path = ["drafts"]
+    static let listing = InspectionLedger.Listing.drafts
+    static let spec = CommandSpec("drafts", abstract: "List draft inspections.", group: "Reviewing")
+}

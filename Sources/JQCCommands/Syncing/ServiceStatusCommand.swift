@@ -1,0 +1,30 @@
+import ArgumentParsing
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+
+/// `jqc service status`.
+struct ServiceStatusCommand: RunnableCommand {
+    static let path = ["service", "status"]
+    static let spec = CommandSpec("status", abstract: "Say whether the background sync is installed and running.")
+
+    init(_ parsed: ParsedCommand) throws(UsageError) {}
+
+    func run(_ invocation: Invocation) throws { try Self.show(invocation) }
+
+    static func show(_ invocation: Invocation) throws {
+        let service = SyncService(environment: invocation.environment)
+        let state = service.state()
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "state": .string(state.word), "unit": .optional(state.unitPath),
+                        "user_unit_path": .string(service.userUnitPath),
+                    ])))
+            return
+        }
+        invocation.stdout.line("\(SyncService.unitName): " + state.line)
+    }
+}
