@@ -44,6 +44,7 @@ extension CBORReader {
         return try skipDeterministicItem(depth: 0, textKeys: textKeys)
     }
 
+    @discardableResult
     mutating func skipDeterministicItem(depth: Int, textKeys: Bool = false) throws(CBORError) -> Range<Int> {
         let start = offset
         let head = try readDeterministicHead()

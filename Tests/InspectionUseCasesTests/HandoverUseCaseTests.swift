@@ -84,7 +84,7 @@ import Testing
         #expect(state.eventCount == 2, "template.pinned and inspection.received")
         let after = try receiver.record([.setField(field: "Floors", to: .text("5"))], on: id)
         #expect(after.values["2"] == .rating(5))
-        #expect(try receiver.ledger.photos.contents(sha256: state.photos[0].photo.sha256.hex) != nil)
+        #expect(receiver.ledger.photos.contents(sha256: state.photos[0].photo.sha256.hex) != nil)
     }
 
     @Test func aMissingPhotoFileRecordsNoHandover() throws {

@@ -84,7 +84,7 @@ public func fuzzResponse(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     } catch {
         // Every refusal has words, and they can be shown.
         _ = "\(error)"
-        _ = (error as? APIError)?.isTransient
+        _ = error.isTransient
     }
     return 0
 }
