@@ -18,8 +18,9 @@ import Testing
         return (colleague, String(id))
     }
 
-    @Test func aColleaguesFollowUpIsShownReinspectedAndResolved() throws {
-        let server = try DevServer()
+    @Test(arguments: DevServer.Profile.allCases)
+    func aColleaguesFollowUpIsShownReinspectedAndResolved(_ profile: DevServer.Profile) throws {
+        let server = try DevServer(profile: profile)
         let (colleague, serverID) = try Self.colleaguesFollowUp(server)
         let me = try SampleLedger(serverURL: server.baseURL)
         try me.login()
