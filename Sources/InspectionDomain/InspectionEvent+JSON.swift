@@ -8,98 +8,29 @@ extension InspectionEvent {
     /// export writes and what `Schemas/events/<type>.schema.json` checks.
     /// Hashes are lower-case hex, ids lower-case UUID text, timestamps
     /// integers of microseconds, `number` values JSON numbers with the exact
-    /// digits recorded.
+    /// digits recorded. Each payload's members are written beside its CBOR,
+    /// with the same `Key` enum (see `InspectionEvent+CBOR.swift`).
     public var jsonObject: JSONValue {
         switch self {
-        case .started(let e):
-            var members: [JSONValue.Member] = [
-                .init("template_id", .string(e.templateID)), .init("template_hash", .string(e.templateHash)),
-                .init("facility_id", .string(e.facilityID)), .init("facility_name", .string(e.facilityName)),
-                .init("area_id", .optional(e.areaID)), .init("area_name", .optional(e.areaName)),
-                .init("parent_inspection_id", .optional(e.parentInspectionID?.lowercased)),
-            ]
-            if let server = e.parentServerID { members.append(.init("parent_server_id", .string(server))) }
-            return .object(
-                members + [
-                    .init(
-                        "prefilled",
-                        .object(
-                            e.prefilled.map { answer in
-                                .init(
-                                    answer.fieldID.rawValue,
-                                    .object([
-                                        .init("field_type", .string(answer.fieldType.rawValue)),
-                                        .init("value", answer.value.jsonValue),
-                                    ]))
-                            }))
-                ])
-        case .templatePinned(let e):
-            return .object([.init("template_hash", .string(e.templateHash)), .init("template", e.template.jsonValue)])
-        case .fieldSet(let e):
-            return .object([
-                .init("field_id", .string(e.fieldID.rawValue)), .init("field_type", .string(e.fieldType.rawValue)),
-                .init("value", e.value.jsonValue),
-            ])
-        case .fieldCleared(let e):
-            return .object([.init("field_id", .string(e.fieldID.rawValue))])
-        case .photoCaptured(let e):
-            return .object([
-                .init("photo_id", .string(e.photo.photoID.lowercased)), .init("sha256", .string(e.photo.sha256.hex)),
-                .init("size", .integer(e.photo.size)), .init("media_type", .string(e.photo.mediaType)),
-                .init("kind", .string(e.kind.rawValue)), .init("field_id", .optional(e.fieldID?.rawValue)),
-                .init("issue_id", .optional(e.issueID?.lowercased)),
-            ])
-        case .issueFlagged(let e):
-            return .object([
-                .init("issue_id", .string(e.issueID.lowercased)), .init("severity", .string(e.severity.rawValue)),
-                .init("description", .string(e.description)), .init("photo_id", .optional(e.photoID?.lowercased)),
-            ])
-        case .submitted(let e):
-            return .object([
-                .init("score", e.score.map(JSONValue.double) ?? .null),
-                .init("follow_up_required", .bool(e.followUpRequired)),
-            ])
-        case .discarded(let e):
-            return .object([.init("reason", .optional(e.reason))])
-        case .photoUploaded(let e):
-            return .object([
-                .init("photo_id", .string(e.photoID.lowercased)), .init("server_path", .string(e.serverPath)),
-            ])
-        case .inspectionAccepted(let e):
-            return .object([.init("server_id", .string(e.serverID))])
-        case .issueAccepted(let e):
-            var members: [JSONValue.Member] = [
-                .init("issue_id", .string(e.issueID.lowercased)), .init("server_id", .string(e.serverID)),
-            ]
-            if e.sentAgainAfterLostAnswer { members.append(.init("sent_again_after_lost_answer", .bool(true))) }
-            return .object(members)
-        case .syncAttemptFailed(let e):
-            return .object(
-                e.item.jsonMembers + [
-                    .init("attempt", .integer(e.attempt)), .init("error", .string(e.error)),
-                    .init("http_status", e.httpStatus.map { .integer($0) } ?? .null),
-                    .init("will_retry", .bool(e.willRetry)),
-                    .init("next_attempt_at", e.nextAttemptAt.map { .integer($0.microsecondsSinceEpoch) } ?? .null),
-                ])
-        case .syncGaveUp(let e):
-            return .object(e.item.jsonMembers + [.init("error", .string(e.error))])
-        case .syncRetryRequested(let e):
-            return .object(e.item.jsonMembers)
-        case .syncDismissed(let e):
-            return .object(e.item.jsonMembers + [.init("reason", .string(e.reason))])
-        case .handedOver(let e):
-            return e.json
-        case .received(let e):
-            return e.json
-        case .unrecognized:
-            return JSONValue(cbor: payloadValue)
+        case .started(let e): e.json
+        case .templatePinned(let e): e.json
+        case .fieldSet(let e): e.json
+        case .fieldCleared(let e): e.json
+        case .photoCaptured(let e): e.json
+        case .issueFlagged(let e): e.json
+        case .submitted(let e): e.json
+        case .discarded(let e): e.json
+        case .photoUploaded(let e): e.json
+        case .inspectionAccepted(let e): e.json
+        case .issueAccepted(let e): e.json
+        case .syncAttemptFailed(let e): e.json
+        case .syncGaveUp(let e): e.json
+        case .syncRetryRequested(let e): e.json
+        case .syncDismissed(let e): e.json
+        case .handedOver(let e): e.json
+        case .received(let e): e.json
+        case .unrecognized: JSONValue(cbor: payloadValue)
         }
-    }
-}
-
-extension SyncItem {
-    var jsonMembers: [JSONValue.Member] {
-        [.init("item_kind", .string(kind.rawValue)), .init("item_id", .string(id.lowercased))]
     }
 }
 

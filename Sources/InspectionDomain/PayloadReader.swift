@@ -50,6 +50,13 @@ struct PayloadReader: ~Escapable {
         return value
     }
 
+    /// The value of a key that must be present, named by its key enum.
+    @inline(__always)
+    func required<T, Key: PayloadKey>(_ value: T?, _ key: Key) throws(DomainError) -> T {
+        guard let value else { throw malformed("the key \"\(key.rawValue)\" is missing") }
+        return value
+    }
+
     /// Checks the payload was one item and nothing follows it.
     func finish() throws(DomainError) {
         guard reader.isAtEnd else { throw malformed("bytes follow the payload map at byte \(reader.offset)") }
@@ -107,11 +114,19 @@ struct PayloadReader: ~Escapable {
         try isNull() ? nil : try uuid(key)
     }
 
+    mutating func uuid<Key: PayloadKey>(_ key: Key) throws(DomainError) -> UUID { try uuid(key.rawValue) }
+
+    mutating func nullableUUID<Key: PayloadKey>(_ key: Key) throws(DomainError) -> UUID? {
+        try nullableUUID(key.rawValue)
+    }
+
     mutating func digest(_ key: String) throws(DomainError) -> Digest256 {
         let text = try text()
         guard let digest = Digest256(hex: text) else { throw malformed("\"\(key)\" is not 64 hexadecimal digits") }
         return digest
     }
+
+    mutating func digest<Key: PayloadKey>(_ key: Key) throws(DomainError) -> Digest256 { try digest(key.rawValue) }
 
     mutating func texts() throws(DomainError) -> [String] {
         let count = try arrayCount()
@@ -131,6 +146,13 @@ struct PayloadReader: ~Escapable {
     mutating func key<Key: PayloadKey>(_: Key.Type) throws(DomainError) -> Key? {
         let index = try matchText(Key.encodedKeys)
         return index.map { Key.allCases[Key.allCases.index(Key.allCases.startIndex, offsetBy: $0)] }
+    }
+
+    /// Reads a map key as text and answers which of `Key`'s cases it names,
+    /// or nil: for the rare events, whose keys may be longer than `key(_:)`
+    /// matches in place.
+    mutating func namedKey<Key: PayloadKey>(_: Key.Type) throws(DomainError) -> Key? {
+        Key(rawValue: try text())
     }
 
     /// Reads a text item; answers the index of the entry of `candidates` it
@@ -165,7 +187,9 @@ struct PayloadReader: ~Escapable {
     }
 }
 
-/// The keys of one payload map, for `PayloadReader.key(_:)`.
+/// The keys of one payload map: the one spelling of each key, which the
+/// event's encoder, its JSON form and its decoder (`PayloadReader.key(_:)`,
+/// `namedKey(_:)`) all use.
 protocol PayloadKey: RawRepresentable<String>, CaseIterable {
     /// Every case's raw value as UTF-8, in `allCases` order.
     static var encodedKeys: [[UInt8]] { get }
@@ -173,4 +197,14 @@ protocol PayloadKey: RawRepresentable<String>, CaseIterable {
 
 extension PayloadKey {
     static func encode() -> [[UInt8]] { allCases.map { Array($0.rawValue.utf8) } }
+
+    /// A CBOR map of these keys (encoded in deterministic order whatever the order here).
+    static func map(_ pairs: [(Self, CBORValue)]) -> CBORValue {
+        .textMap(pairs.map { ($0.0.rawValue, $0.1) })
+    }
+
+    /// A JSON object of these keys, in the order given.
+    static func object(_ members: [(Self, JSONValue)]) -> JSONValue {
+        .object(members.map { JSONValue.Member($0.0.rawValue, $0.1) })
+    }
 }
