@@ -113,7 +113,7 @@ public enum EventWording {
                 + "\(e.records.count) records proven against its signed checkpoint)"
         case .unrecognized(let stored):
             if let device = DeviceStreamEvent(stored) { return describe(device) }
-            if [DeviceStreamEvent.keyPublishedType, DeviceStreamEvent.checkpointWitnessedType].contains(stored.type) {
+            if DeviceStreamEventType.named(stored.type) != nil {
                 return "a \(stored.type) event of version \(stored.schemaVersion) whose payload this jqc cannot read "
                     + "(\(stored.payload.count) payload bytes)"
             }

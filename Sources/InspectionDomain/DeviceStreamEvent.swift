@@ -1,18 +1,32 @@
 import Foundation
 import LedgerCore
 
-/// The events of a device's own stream (stream = the device id), typed and
-/// decoded like the inspection events: the signing key it published
-/// (`device.key_published`) and what a witness said of its checkpoint
-/// (`sync.checkpoint_witnessed`). The log stores them as any event; the
-/// inspection fold leaves them alone (`InspectionEvent.unrecognized`), and
-/// `DeviceStreamEvent(stored)` reads one back for wording and audits.
+/// The stable name and schema version of every event type of a device's own
+/// stream (stream = the device id), as `InspectionEventType` is for an
+/// inspection's stream.
+public enum DeviceStreamEventType: String, CaseIterable, Hashable, Sendable {
+    case keyPublished = "device.key_published"
+    case checkpointWitnessed = "sync.checkpoint_witnessed"
+
+    /// The type stored as `name`, or nil for one of another stream or unknown.
+    public static func named(_ name: String) -> DeviceStreamEventType? { DeviceStreamEventType(rawValue: name) }
+
+    /// The version this program writes and reads.
+    public var schemaVersion: Int { 1 }
+}
+
+/// The events of a device's own stream (stream = the device id), typed,
+/// encoded and decoded like the inspection events: the signing key it
+/// published (`device.key_published`) and what a witness said of its
+/// checkpoint (`sync.checkpoint_witnessed`). The log stores them as any
+/// event; the inspection fold leaves them alone (`InspectionEvent.unrecognized`),
+/// and `DeviceStreamEvent(stored)` reads one back for wording and audits.
 public enum DeviceStreamEvent: Equatable, Sendable {
     case keyPublished(KeyPublished)
     case checkpointWitnessed(CheckpointWitnessed)
 
-    public static let keyPublishedType = "device.key_published"
-    public static let checkpointWitnessedType = "sync.checkpoint_witnessed"
+    public static let keyPublishedType = DeviceStreamEventType.keyPublished.rawValue
+    public static let checkpointWitnessedType = DeviceStreamEventType.checkpointWitnessed.rawValue
 
     /// `device.key_published` v1 (`Schemas/events/device.key_published.schema.json`).
     public struct KeyPublished: Equatable, Sendable {
@@ -24,10 +38,51 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         /// A rotation declared without the previous key (`--old-key-lost`).
         public var previousKeyLost: Bool
 
+        public init(
+            key: String, algorithm: String = "ed25519", endorsement: String? = nil, previousKeyLost: Bool = false
+        ) {
+            self.key = key
+            self.algorithm = algorithm
+            self.endorsement = endorsement
+            self.previousKeyLost = previousKeyLost
+        }
+
         /// The key id: the 8 hex digits between the `+`s of the verifier key.
         public var keyID: String {
             let parts = key.split(separator: "+", omittingEmptySubsequences: false)
             return parts.count == 3 ? String(parts[1]) : key
+        }
+
+        enum Key: String, PayloadKey {
+            case key, algorithm, endorsement, previousKeyLost = "previous_key_lost"
+            static let encodedKeys = encode()
+        }
+
+        var cbor: CBORValue {
+            var pairs: [(Key, CBORValue)] = [(.algorithm, .text(algorithm)), (.key, .text(key))]
+            // Written only when they say something, as the schema has them.
+            if let endorsement { pairs.append((.endorsement, .text(endorsement))) }
+            if previousKeyLost { pairs.append((.previousKeyLost, .bool(true))) }
+            return Key.map(pairs)
+        }
+
+        static func read(from r: inout PayloadReader) throws(DomainError) -> KeyPublished {
+            var key: String?
+            var algorithm: String?
+            var endorsement: String?
+            var lost = false
+            for _ in 0..<(try r.mapCount()) {
+                switch try r.namedKey(Key.self) {
+                case .key?: key = try r.text()
+                case .algorithm?: algorithm = try r.text()
+                case .endorsement?: endorsement = try r.text()
+                case .previousKeyLost?: lost = try r.bool()
+                case nil: try r.skip()
+                }
+            }
+            return KeyPublished(
+                key: try r.required(key, Key.key), algorithm: try r.required(algorithm, Key.algorithm),
+                endorsement: endorsement, previousKeyLost: lost)
         }
     }
 
@@ -36,34 +91,119 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         /// `acknowledged`, `refused`, `unsupported` or `wrong_answer`.
         public var outcome: String
         public var server: String
+        /// With `acknowledged`: the tree size of the checkpoint the server now holds.
         public var size: UInt64?
+        /// With `acknowledged`: the root sent (base64), when recorded.
+        public var root: String?
         public var message: String?
+
+        public init(outcome: String, server: String, size: UInt64? = nil, root: String? = nil, message: String? = nil) {
+            self.outcome = outcome
+            self.server = server
+            self.size = size
+            self.root = root
+            self.message = message
+        }
+
+        enum Key: String, PayloadKey {
+            case outcome, server, size, root, message
+            static let encodedKeys = encode()
+        }
+
+        var cbor: CBORValue {
+            var pairs: [(Key, CBORValue)] = [(.server, .text(server)), (.outcome, .text(outcome))]
+            if let size { pairs.append((.size, .unsigned(size))) }
+            if let root { pairs.append((.root, .text(root))) }
+            if let message { pairs.append((.message, .text(message))) }
+            return Key.map(pairs)
+        }
+
+        static func read(from r: inout PayloadReader) throws(DomainError) -> CheckpointWitnessed {
+            var outcome: String?
+            var server: String?
+            var size: UInt64?
+            var root: String?
+            var message: String?
+            for _ in 0..<(try r.mapCount()) {
+                switch try r.namedKey(Key.self) {
+                case .outcome?: outcome = try r.text()
+                case .server?: server = try r.text()
+                case .size?:
+                    let count = try r.int64()
+                    guard count >= 0 else { throw r.malformed("\"size\" is negative") }
+                    size = UInt64(count)
+                case .root?: root = try r.text()
+                case .message?: message = try r.text()
+                case nil: try r.skip()
+                }
+            }
+            return CheckpointWitnessed(
+                outcome: try r.required(outcome, Key.outcome), server: try r.required(server, Key.server), size: size,
+                root: root, message: message)
+        }
+    }
+
+    /// The event's type.
+    public var eventType: DeviceStreamEventType {
+        switch self {
+        case .keyPublished: .keyPublished
+        case .checkpointWitnessed: .checkpointWitnessed
+        }
+    }
+
+    // MARK: - Encoding
+
+    /// The payload as one deterministic CBOR map, the bytes the hash chain covers.
+    public func payloadCBOR() -> [UInt8] { payloadValue.encoded() }
+
+    /// The payload as a CBOR tree.
+    public var payloadValue: CBORValue {
+        switch self {
+        case .keyPublished(let e): e.cbor
+        case .checkpointWitnessed(let e): e.cbor
+        }
+    }
+
+    /// The event ready for the log, in the device's own stream.
+    public func pending(device: UUID, actor: Actor, recordedAt: Timestamp) -> PendingEvent {
+        PendingEvent(
+            stream: device, type: eventType.rawValue, schemaVersion: eventType.schemaVersion, actor: actor,
+            device: device, recordedAt: recordedAt, payload: payloadCBOR())
+    }
+
+    // MARK: - Decoding
+
+    /// Decodes a payload of a device stream's event type; nil for a type of
+    /// another stream. A version this program does not read, or a payload
+    /// that does not fit its schema, is a `DomainError`.
+    public static func decode(type: String, schemaVersion: Int, payload: [UInt8]) throws(DomainError)
+        -> DeviceStreamEvent?
+    {
+        guard let known = DeviceStreamEventType.named(type) else { return nil }
+        guard schemaVersion == known.schemaVersion else {
+            throw .unsupportedSchemaVersion(type: type, schemaVersion: schemaVersion, newest: known.schemaVersion)
+        }
+        var r = PayloadReader(payload, type: type, schemaVersion: schemaVersion)
+        let event: DeviceStreamEvent
+        switch known {
+        case .keyPublished: event = .keyPublished(try KeyPublished.read(from: &r))
+        case .checkpointWitnessed: event = .checkpointWitnessed(try CheckpointWitnessed.read(from: &r))
+        }
+        try r.finish()
+        return event
     }
 
     /// The event a stored payload holds, or nil when it is of another type
-    /// or version, or its payload does not fit its schema.
+    /// or version, or its payload does not fit its schema (the wording then
+    /// says so, with the payload's size).
     public init?(_ stored: StoredPayload) {
-        guard stored.schemaVersion == 1 else { return nil }
-        var reader = CBORReader(stored.payload)
-        guard let value = try? reader.readValue(), case .map = value else { return nil }
-        switch stored.type {
-        case Self.keyPublishedType:
-            guard let key = value["key"]?.textValue, let algorithm = value["algorithm"]?.textValue else { return nil }
-            var lost = false
-            if case .bool(let flag) = value["previous_key_lost"] { lost = flag }
-            self = .keyPublished(
-                KeyPublished(
-                    key: key, algorithm: algorithm, endorsement: value["endorsement"]?.textValue, previousKeyLost: lost)
-            )
-        case Self.checkpointWitnessedType:
-            guard let outcome = value["outcome"]?.textValue, let server = value["server"]?.textValue else {
-                return nil
-            }
-            self = .checkpointWitnessed(
-                CheckpointWitnessed(
-                    outcome: outcome, server: server, size: value["size"]?.integerValue.map { UInt64(max(0, $0)) },
-                    message: value["message"]?.textValue))
-        default:
+        do {
+            guard
+                let event = try Self.decode(
+                    type: stored.type, schemaVersion: stored.schemaVersion, payload: stored.payload)
+            else { return nil }
+            self = event
+        } catch {
             return nil
         }
     }

@@ -5,7 +5,7 @@ import LedgerCore
 import LedgerTestSupport
 import Testing
 
-/// Follows recipes 1 and 4 of `docs/developer-guide.md` where they reach the
+/// Follows recipes 1, 4 and 5 of `docs/developer-guide.md` where they reach the
 /// auditor's side: every event type is worded, every field type goes from
 /// the CLI's input to the log, the score, the schema and the audit's words.
 @Suite struct DeveloperGuideTests {
@@ -39,6 +39,22 @@ import Testing
             let text = EventWording.describe(event, stream: AuditSamples.inspection, template: AuditSamples.template)
             #expect(!text.isEmpty)
             #expect(!text.contains(event.typeName), "recipe 1 step 6: \(event.typeName) has no wording: \(text)")
+        }
+    }
+
+    /// Recipe 5 step 4: `jqc log` words every event of a device's own stream
+    /// (stored, the fold keeps it as `unrecognized`), never as an unknown type.
+    @Test(arguments: DeviceStreamEventType.allCases)
+    func everyDeviceStreamEventTypeIsWordedForAuditors(_ type: DeviceStreamEventType) {
+        let readable = DeviceStreamWordingTests.cases.map(\.0).filter { event in
+            guard case .unrecognized(let stored) = event else { return false }
+            return stored.type == type.rawValue && DeviceStreamEvent(stored) != nil
+        }
+        #expect(!readable.isEmpty, "recipe 5 step 5: add a \(type.rawValue) to DeviceStreamWordingTests.cases")
+        for event in readable {
+            let text = EventWording.describe(event, stream: DeviceStreamWordingTests.device, template: nil)
+            #expect(!text.isEmpty)
+            #expect(!text.contains(type.rawValue), "recipe 5 step 4: \(type.rawValue) has no wording: \(text)")
         }
     }
 

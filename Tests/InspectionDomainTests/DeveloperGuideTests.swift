@@ -4,9 +4,9 @@ import LedgerCore
 import LedgerTestSupport
 import Testing
 
-/// Follows recipes 1 and 2 of `docs/developer-guide.md` over every event type
-/// and every old event version: a step skipped for a new one fails here,
-/// naming the step.
+/// Follows recipes 1, 2 and 5 of `docs/developer-guide.md` over every event
+/// type (an inspection's and a device stream's) and every old event version:
+/// a step skipped for a new one fails here, naming the step.
 @Suite struct DeveloperGuideTests {
     static let events = Products.repositoryFile("Schemas/events")
 
@@ -33,6 +33,29 @@ import Testing
             let decoded = try InspectionEvent.decode(
                 type: sample.typeName, schemaVersion: sample.schemaVersion, payload: sample.payloadCBOR())
             #expect(decoded == sample, "recipe 1 step 2: \(type.rawValue) does not read back as written")
+        }
+    }
+
+    @Test(arguments: DeviceStreamEventType.allCases)
+    func everyDeviceStreamEventTypeHasEveryPiece(_ type: DeviceStreamEventType) throws {
+        // Step 3: its schema, naming the version this code writes, and what it is in the README.
+        let schema = try Self.schema("\(type.rawValue).schema.json")
+        #expect(schema != nil, "recipe 5 step 3: write Schemas/events/\(type.rawValue).schema.json")
+        #expect(
+            schema?["x-schema-version"] as? Int == type.schemaVersion,
+            "recipe 5 step 3: x-schema-version of \(type.rawValue) is not \(type.schemaVersion)")
+        let readme = try String(contentsOfFile: Self.events + "/README.md", encoding: .utf8)
+        #expect(readme.contains("`\(type.rawValue)`"), "recipe 5 step 3: say what \(type.rawValue) is in the README")
+        // Step 1: a name of its own, never an inspection event's too.
+        #expect(InspectionEventType.named(type.rawValue) == nil, "recipe 5 step 1: \(type.rawValue) is both")
+        // Step 5: a sample, which reads back as written (step 2); the bytes
+        // and schema of each are checked by DeviceStreamEventTests.
+        let samples = DeviceStreamEventTests.everyEvent().map(\.0).filter { $0.eventType == type }
+        #expect(!samples.isEmpty, "recipe 5 step 5: add a \(type.rawValue) to DeviceStreamEventTests.everyEvent()")
+        for sample in samples {
+            let decoded = try DeviceStreamEvent.decode(
+                type: type.rawValue, schemaVersion: type.schemaVersion, payload: sample.payloadCBOR())
+            #expect(decoded == sample, "recipe 5 step 2: \(type.rawValue) does not read back as written")
         }
     }
 
