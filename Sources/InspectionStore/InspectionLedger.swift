@@ -236,15 +236,10 @@ public final class InspectionLedger: Sendable {
 
     // MARK: - Naming things
 
-    /// The inspection a person named by any unique prefix of its id.
+    /// The inspection a person named by its id or any unique prefix of it
+    /// (`InspectionResolver`: the log's stream index, as an auditor's).
     public func resolveInspection(_ reference: String) throws -> UUID {
-        guard let prefix = IDPrefix(reference) else { throw LookupError.notAnID(reference) }
-        let matches = try log.read { reader in try prefix.matches(in: tables.inspections, reader.transaction) }
-        switch matches.count {
-        case 0: throw LookupError.noInspection(reference)
-        case 1: return matches[0]
-        default: throw LookupError.ambiguous(reference, matches)
-        }
+        try InspectionResolver.resolve(reference, in: log)
     }
 
     /// The issue a person named by a prefix, with its inspection.
@@ -275,7 +270,8 @@ public enum LookupError: Error, CustomStringConvertible {
         case .notAnID(let text):
             "'\(text)' is not an id: ids are hexadecimal (dashes optional). See 'jqc inspections' for them."
         case .noInspection(let text):
-            "no inspection matches '\(text)'. See 'jqc inspections' and 'jqc drafts' for ids."
+            "no inspection matches '\(text)'. This ledger's log holds no inspection whose id starts so. See "
+                + "'jqc inspections' and 'jqc drafts' for ids; 'jqc log' lists every event, discarded drafts included."
         case .noIssue(let text):
             "no issue matches '\(text)'. See 'jqc issues' for ids."
         case .ambiguous(let text, let ids):

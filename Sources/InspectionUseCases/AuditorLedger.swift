@@ -65,18 +65,11 @@ public final class AuditorLedger {
     }
 
     /// The inspection a person named by an id or any unique prefix of it
-    /// (one hex digit included), found in the log's own stream index (not in
-    /// a view), so discarded drafts and inspections whose views are damaged
-    /// are found too.
+    /// (`InspectionResolver`, the one the recording commands use too: the
+    /// log's own stream index, so discarded drafts and inspections whose
+    /// views are damaged are found).
     public func resolveInspection(_ reference: String) throws -> UUID {
-        guard let prefix = IDPrefix(reference) else { throw LookupError.notAnID(reference) }
-        let matches = try log.streams(matching: prefix)
-        switch matches.count {
-        case 0:
-            throw AuditLookupError.noStream(reference)
-        case 1: return matches[0]
-        default: throw LookupError.ambiguous(reference, matches)
-        }
+        try InspectionResolver.resolve(reference, in: log)
     }
 
     // MARK: - What lies outside the stream
@@ -331,19 +324,6 @@ public final class AuditorLedger {
     /// The chain left unchecked (`--no-verify`), with the stored head.
     public func uncheckedChain() throws -> ChainCheck {
         ChainCheck(result: .skipped, checked: 0, head: try log.head(), digest: nil, verifiedThrough: 0, seconds: nil)
-    }
-}
-
-/// An inspection an auditor named that the log does not hold.
-public enum AuditLookupError: Error, CustomStringConvertible {
-    case noStream(String)
-
-    public var description: String {
-        switch self {
-        case .noStream(let reference):
-            "no inspection matches '\(reference)'. No stream of this ledger's log has that id. 'jqc log' lists "
-                + "every event, discarded drafts included."
-        }
     }
 }
 

@@ -69,6 +69,20 @@ extension LedgerReader {
         }
     }
 
+    /// The type of the stream's first record (its version 1), read through
+    /// the stream index without checking its link; nil when the index names
+    /// none or its record cannot be read.
+    public func firstRecordType(ofStream stream: UUID) throws -> String? {
+        guard let value = try transaction.get(tables.streamIndex, stream.bytes + BigEndian.bytes(UInt64(1))),
+            value.count == 8, let position = BigEndian.uint64(value)
+        else { return nil }
+        do {
+            return try unverifiedRecord(at: position)?.type
+        } catch LedgerError.corruptRecord {
+            return nil
+        }
+    }
+
     /// Calls `body` with every position from `position` on, in order, until
     /// it returns false: each stored record decoded, each value that does
     /// not decode as `.unreadable`, each run of positions without a record

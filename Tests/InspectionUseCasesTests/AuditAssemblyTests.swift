@@ -145,7 +145,7 @@ import Testing
         let audited = try Audited()
         let auditor = try AuditorLedger.open(audited.directory, views: false)
         defer { auditor.close() }
-        let error = #expect(throws: AuditLookupError.self) { try auditor.resolveInspection("ffffffff") }
+        let error = #expect(throws: LookupError.self) { try auditor.resolveInspection("ffffffff") }
         #expect(error?.description.hasPrefix("no inspection matches 'ffffffff'.") == true)
     }
 }
