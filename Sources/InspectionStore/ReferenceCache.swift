@@ -18,9 +18,9 @@ public final class ReferenceCache: Sendable {
 
     public init(log: EventLog) throws {
         self.log = log
-        facilities = try log.table("ref:facilities")
-        templates = try log.table("ref:templates")
-        meta = try log.table("ref:meta")
+        facilities = try log.table(TableName.Reference.facilities)
+        templates = try log.table(TableName.Reference.templates)
+        meta = try log.table(TableName.Reference.meta)
     }
 
     /// What a pull or import brings.

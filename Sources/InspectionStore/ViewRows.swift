@@ -15,8 +15,9 @@ struct InspectionTables: Sendable {
     let outbox: Table
 
     static let names = (
-        inspections: "view:inspections", reinspections: "view:reinspections", templates: "view:templates",
-        drafts: "view:drafts", followUps: "view:followups", issues: "view:issues", outbox: "view:outbox"
+        inspections: TableName.View.inspections, reinspections: TableName.View.reinspections,
+        templates: TableName.View.templates, drafts: TableName.View.drafts, followUps: TableName.View.followUps,
+        issues: TableName.View.issues, outbox: TableName.View.outbox
     )
 
     init(_ table: (String) throws -> Table) throws {
@@ -31,7 +32,8 @@ struct InspectionTables: Sendable {
 
     /// The view a table belongs to (`view:reinspections` is the inspections view's).
     static func view(of table: String) -> String {
-        table == names.reinspections ? InspectionView.Kind.inspections.rawValue : String(table.dropFirst(5))
+        table == names.reinspections
+            ? InspectionView.Kind.inspections.rawValue : String(table.dropFirst(TableName.viewPrefix.count))
     }
 
     /// A stored row's value with its checksum checked, or `ViewDamage`.

@@ -170,7 +170,7 @@ public enum LedgerError: Error, CustomStringConvertible {
 
     /// Whether `table` is a view's (`view:*`, which `jqc rebuild` makes again
     /// from the log) rather than one of the log's own.
-    public static func isViewTable(_ table: String) -> Bool { table.hasPrefix("view:") }
+    public static func isViewTable(_ table: String) -> Bool { TableName.isView(table) }
 
     /// Bytes free for an unprivileged user on the filesystem holding `path`
     /// (or its nearest existing parent).

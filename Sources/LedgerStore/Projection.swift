@@ -164,7 +164,7 @@ public final class ProjectionSet: Sendable {
             for name in projection.tableNames { tables[name] = try log.table(name) }
         }
         self.tables = tables
-        self.meta = try log.table("views:meta")
+        self.meta = try log.table(TableName.viewsMeta)
     }
 
     /// A view's stored state: its version and the last position it has seen.

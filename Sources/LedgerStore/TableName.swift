@@ -1,0 +1,43 @@
+import Foundation
+
+/// The name of every LMDB table of the store, in one place: the log's own,
+/// the projections' and the reference cache's (`Schemas/ledger-format.md`,
+/// "Tables"). Code opens tables by these names, never by a literal.
+public enum TableName {
+    // MARK: The log (`EventLog`)
+
+    public static let events = "events"
+    public static let eventIDs = "event_ids"
+    public static let streamIndex = "stream_index"
+    public static let meta = "meta"
+    public static let merkle = "merkle"
+
+    // MARK: Projections (`ProjectionSet`)
+
+    /// Each projection's stored version and position.
+    public static let viewsMeta = "views:meta"
+    /// The prefix of every view's table: derived, rebuilt from the log at will.
+    public static let viewPrefix = "view:"
+
+    /// Whether `table` is a view's (`view:*`) rather than one of the log's own.
+    public static func isView(_ table: String) -> Bool { table.hasPrefix(viewPrefix) }
+
+    /// The inspection views' tables (`InspectionView`).
+    public enum View {
+        public static let inspections = viewPrefix + "inspections"
+        public static let reinspections = viewPrefix + "reinspections"
+        public static let templates = viewPrefix + "templates"
+        public static let drafts = viewPrefix + "drafts"
+        public static let followUps = viewPrefix + "followups"
+        public static let issues = viewPrefix + "issues"
+        public static let outbox = viewPrefix + "outbox"
+    }
+
+    // MARK: The reference-data cache (`ReferenceCache`)
+
+    public enum Reference {
+        public static let facilities = "ref:facilities"
+        public static let templates = "ref:templates"
+        public static let meta = "ref:meta"
+    }
+}
