@@ -51,10 +51,10 @@ public final class InspectionLedger: Sendable {
         }
     }
 
-    /// Runs `body`; when it meets a damaged view row on a ledger open for
-    /// writing, rebuilds that view from the log (saying so) and runs it
-    /// again. The damaged row is never returned: read-only, the damage is
-    /// the error, and its message says which view to rebuild.
+    /// Runs `body`; when it meets a damaged view row, heals that view
+    /// (`heal`) and runs it again: the one retry of a damaged view, around
+    /// every read and append of this ledger. The damaged row is never
+    /// returned.
     func healing<T>(_ body: () throws -> T) throws -> T {
         // Each view is rebuilt at most once: a second damage in the same
         // view after its rebuild is not damage a rebuild cures.
@@ -63,22 +63,30 @@ public final class InspectionLedger: Sendable {
             do {
                 return try body()
             } catch let damage as ViewDamage {
-                guard let view = views.projections.first(where: { $0.name == damage.view }),
-                    !rebuilt.contains(view.name)
-                else { throw damage }
-                guard !readOnly else {
-                    // Rows written by another version of the code carry no (or
-                    // another) checksum: say that, not "damaged".
-                    if let state = try views.storedState(of: view), state.version != view.version {
-                        throw InspectionStoreError.staleView(view.name, stored: state.version, code: view.version)
-                    }
-                    throw damage
-                }
-                notice?("\(damage.what): rebuilding it from the log…")
-                try views.rebuild([view])
-                rebuilt.insert(view.name)
+                guard !rebuilt.contains(damage.view) else { throw damage }
+                try heal(damage)
+                rebuilt.insert(damage.view)
             }
         }
+    }
+
+    /// Rebuilds the view `damage` names from the log, saying so. On a ledger
+    /// opened read-only the damage is the error instead, and its message
+    /// says which view to rebuild: a reader that may hand over to a writer
+    /// (`jqc`'s listings) gives the damage to the writer's `heal` and reads
+    /// once more, so the damage is retried once, never by both.
+    public func heal(_ damage: ViewDamage) throws {
+        guard let view = views.projections.first(where: { $0.name == damage.view }) else { throw damage }
+        guard !readOnly else {
+            // Rows written by another version of the code carry no (or
+            // another) checksum: say that, not "damaged".
+            if let state = try views.storedState(of: view), state.version != view.version {
+                throw InspectionStoreError.staleView(view.name, stored: state.version, code: view.version)
+            }
+            throw damage
+        }
+        notice?("\(damage.what): rebuilding it from the log…")
+        try views.rebuild([view])
     }
 
     public func close() { log.close() }

@@ -40,9 +40,10 @@ extension Invocation {
     }
 
     /// Runs `body` against the read-only ledger; when it meets a damaged view
-    /// row (which a read-only ledger can only report), runs it again against
-    /// the ledger opened for writing, which rebuilds that view from the log
-    /// and says so. A read-only copy keeps the damage as the error.
+    /// row (which a read-only ledger can only report), opens the ledger for
+    /// writing, which rebuilds that view from the log and says so
+    /// (`InspectionLedger.heal`), and runs it once more: the one retry of
+    /// the damage. A read-only copy keeps the damage as the error.
     func reading<T>(_ body: (InspectionLedger) throws -> T) throws -> T {
         let ledger = try readingLedger()
         do {
@@ -57,6 +58,7 @@ extension Invocation {
             } catch let error where ReadOnlyOpening.isLockRefusal(error) {
                 throw damage
             }
+            try writable.heal(damage)
             return try body(writable)
         }
     }
