@@ -1,4 +1,5 @@
 import Foundation
+import InspectionDomain
 import InspectionStore
 import LedgerCore
 import LedgerStore
@@ -140,14 +141,9 @@ public struct DeviceIdentity: Sendable {
     private func record(
         _ key: NoteKey, endorsement: String?, lost: Bool = false, ledger: InspectionLedger, at time: Timestamp
     ) throws {
-        var pairs: [(String, CBORValue)] = [("algorithm", .text("ed25519")), ("key", .text(key.verifierKey))]
-        if let endorsement { pairs.append(("endorsement", .text(endorsement))) }
-        if lost { pairs.append(("previous_key_lost", .bool(true))) }
-        try ledger.append([
-            PendingEvent(
-                stream: device, type: DeviceKeyFile.eventType, schemaVersion: 1, actor: actor, device: device,
-                recordedAt: time, payload: CBORValue.textMap(pairs).encoded())
-        ])
+        let published = DeviceStreamEvent.keyPublished(
+            .init(key: key.verifierKey, algorithm: "ed25519", endorsement: endorsement, previousKeyLost: lost))
+        try ledger.append([published.pending(device: device, actor: actor, recordedAt: time)])
     }
 
     /// A rotation killed after its event was recorded left the new key in

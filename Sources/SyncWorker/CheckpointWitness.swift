@@ -17,7 +17,7 @@ import LedgerStore
 /// to which checkpoint, its history was witnessed.
 public final class CheckpointWitness {
     /// The event recording each outcome, in the device's own stream.
-    public static let eventType = "sync.checkpoint_witnessed"
+    public static let eventType = DeviceStreamEventType.checkpointWitnessed.rawValue
 
     /// What the witness step of a run came to.
     public enum Outcome: Sendable, Equatable, CustomStringConvertible {
@@ -221,26 +221,25 @@ public final class CheckpointWitness {
         _ outcome: Outcome, ledger: InspectionLedger, api: APIClient, clock: any LedgerClock, root: String? = nil
     ) throws -> Outcome {
         self.outcome = outcome
-        var pairs: [(String, CBORValue)] = [("server", .text(baseURL ?? api.baseURL))]
+        let server = baseURL ?? api.baseURL
+        let witnessed: DeviceStreamEvent.CheckpointWitnessed
         switch outcome {
         case .acknowledged(let size, _):
-            pairs += [("outcome", .text("acknowledged")), ("size", .unsigned(size))]
-            if let root { pairs.append(("root", .text(root))) }
+            witnessed = .init(outcome: "acknowledged", server: server, size: size, root: root)
         case .unsupported(let why):
             if try Self.lastOutcome(in: ledger.log, device: device)?.outcome == "unsupported" { return outcome }
-            pairs += [("outcome", .text("unsupported")), ("message", .text(why))]
+            witnessed = .init(outcome: "unsupported", server: server, message: why)
         case .refused(let why):
-            pairs += [("outcome", .text("refused")), ("message", .text(why))]
+            witnessed = .init(outcome: "refused", server: server, message: why)
         case .wrongAnswer(let why):
-            pairs += [("outcome", .text("wrong_answer")), ("message", .text(why))]
+            witnessed = .init(outcome: "wrong_answer", server: server, message: why)
         case .failed, .upToDate:
             return outcome
         }
         try ledger.append([
-            PendingEvent(
-                stream: device, type: Self.eventType, schemaVersion: 1,
-                actor: Actor(id: "device:\(device.lowercased)", name: "sync-worker", verified: true), device: device,
-                recordedAt: clock.now(), payload: CBORValue.textMap(pairs).encoded())
+            DeviceStreamEvent.checkpointWitnessed(witnessed).pending(
+                device: device, actor: Actor(id: "device:\(device.lowercased)", name: "sync-worker", verified: true),
+                recordedAt: clock.now())
         ])
         return outcome
     }
