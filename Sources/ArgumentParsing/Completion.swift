@@ -95,3 +95,33 @@ extension ProgramSpec {
         return options.first { $0.short == short }
     }
 }
+
+extension ProgramSpec {
+    /// The lines `PROGRAM __complete WORDS…` prints for the last of `words`
+    /// (maybe empty): every candidate that extends it (in any case), each
+    /// once, in order; or the one line `:files` when `values` answers it for
+    /// a value (a file name, which the shell completes itself). `values`
+    /// answers the candidates of a value by its name, command path and the
+    /// positionals typed before it.
+    public func completionLines(
+        for words: [String], values: (_ name: String, _ command: [String], _ positionals: [String]) -> [String]
+    ) -> [String] {
+        let words = words.isEmpty ? [""] : words
+        let current = words.last ?? ""
+        var candidates: [String] = []
+        for request in completion(for: words) {
+            switch request {
+            case .words(let list): candidates += list
+            case .value(let name, let command, let positionals):
+                let offered = values(name, command, positionals)
+                if offered == [":files"] { return offered }
+                candidates += offered
+            }
+        }
+        var seen: Set<String> = []
+        return candidates.filter { candidate in
+            (candidate.hasPrefix(current) || candidate.lowercased().hasPrefix(current.lowercased()))
+                && seen.insert(candidate).inserted
+        }
+    }
+}

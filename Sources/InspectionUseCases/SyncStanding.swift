@@ -60,25 +60,78 @@ public struct SyncStanding: Sendable, Equatable {
             default: standing.waiting[item.item.kind, default: 0] += 1
             }
         }
-        (standing.lastSent, standing.lastAttempt) = try lastSync(ledger.log)
+        (standing.lastSent, standing.lastAttempt) = try lastSync(ledger, drafts: Set(drafts.map(\.id)))
         return standing
     }
 
-    /// The newest accepted outcome and the newest outcome of any kind,
-    /// walking the log back from its head until both are found.
-    static func lastSync(_ log: EventLog) throws -> (sent: Timestamp?, attempt: Timestamp?) {
-        try log.read { reader in
-            var sent: Timestamp?
-            var attempt: Timestamp?
-            var position = try reader.head().position
-            while position > 0, sent == nil {
-                if let record = try reader.record(at: position), attemptTypes.contains(record.type) {
-                    if attempt == nil { attempt = record.recordedAt }
-                    if acceptedTypes.contains(record.type) { sent = record.recordedAt }
-                }
+    /// How many records back from the log's head the last sync is looked
+    /// for before each submitted inspection's stream is asked instead.
+    static let recentWindow: UInt64 = 4096
+
+    /// The newest accepted outcome and the newest outcome of any kind.
+    ///
+    /// A device that synced lately has them near the log's head, so the
+    /// last `recentWindow` records are looked at first. Otherwise (never
+    /// synced, or long ago) each inspection's stream but the drafts' is
+    /// read back from its end to its submission, the earliest a sync
+    /// outcome can be: a record or two per inspection, found from the
+    /// views' keys, instead of the whole log.
+    static func lastSync(
+        _ ledger: InspectionLedger, drafts: Set<UUID>, window: UInt64 = recentWindow
+    ) throws -> (sent: Timestamp?, attempt: Timestamp?) {
+        let recent = try ledger.log.read { reader -> LastSync? in
+            var last = LastSync()
+            let head = try reader.head().position
+            var position = head
+            while position > 0, head - position < window {
+                if let record = try reader.record(at: position) { last.note(record) }
+                if last.sent != nil { return last }
                 position -= 1
             }
-            return (sent, attempt)
+            // The whole log was looked at: nothing was ever sent.
+            return position == 0 ? last : nil
+        }
+        if let recent { return (recent.sent?.at, recent.attempt?.at) }
+        // From the views' keys, without decoding a row; a draft has no outcome.
+        let submitted = try ledger.inspectionIDs().filter { !drafts.contains($0) }
+        let found = try ledger.log.read { reader in
+            var last = LastSync()
+            for stream in submitted { try last.look(back: stream, reader) }
+            return last
+        }
+        return (found.sent?.at, found.attempt?.at)
+    }
+
+    /// The newest outcomes seen so far, by log position.
+    struct LastSync {
+        var sent: (position: UInt64, at: Timestamp)?
+        var attempt: (position: UInt64, at: Timestamp)?
+
+        mutating func note(_ record: EventRecord) {
+            guard SyncStanding.attemptTypes.contains(record.type) else { return }
+            let seen = (record.position, record.recordedAt)
+            if record.position > attempt?.position ?? 0 { attempt = seen }
+            if SyncStanding.acceptedTypes.contains(record.type), record.position > sent?.position ?? 0 { sent = seen }
+        }
+
+        /// Notes the outcomes of `stream`, read back from its end to its
+        /// submission (or its start), a few records at a time.
+        mutating func look(back stream: UUID, _ reader: LedgerReader) throws {
+            var end = try reader.version(ofStream: stream) + 1
+            // The newest record first: a submission not sent yet is the last one.
+            var step: UInt64 = 1
+            while end > 1 {
+                let from = end > step ? end - step : 1
+                let records = try reader.records(inStream: stream, fromVersion: from).prefix { $0.streamVersion < end }
+                for record in records.reversed() {
+                    if record.type == InspectionEventType.submitted.rawValue { return }
+                    note(record)
+                    // Only the stream's newest outcomes can be the newest of all.
+                    if sent != nil, record.position < sent!.position { return }
+                }
+                end = from
+                step *= 2
+            }
         }
     }
 

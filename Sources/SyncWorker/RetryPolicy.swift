@@ -91,3 +91,23 @@ public struct RetryPolicy: Sendable, Equatable {
         return result
     }
 }
+
+extension RetryPolicy {
+    /// A `JQC_SYNC_BACKOFF_SCALE` that is no number ≥ 0.
+    public struct ScaleRefusal: Error, Equatable, CustomStringConvertible {
+        public var text: String
+        public var description: String {
+            "JQC_SYNC_BACKOFF_SCALE is '\(text)', not a number ≥ 0. It is for tests only; unset it."
+        }
+    }
+
+    /// The standard policy; `JQC_SYNC_BACKOFF_SCALE` in `environment` (tests only) multiplies every delay.
+    public static func standard(_ environment: [String: String]) throws(ScaleRefusal) -> RetryPolicy {
+        var policy = RetryPolicy.standard
+        if let text = environment["JQC_SYNC_BACKOFF_SCALE"] {
+            guard let scale = Double(text), scale >= 0, scale.isFinite else { throw ScaleRefusal(text: text) }
+            policy.scale = scale
+        }
+        return policy
+    }
+}

@@ -202,3 +202,11 @@ public struct SyncProgress: Sendable {
     public var total: Int
     public var step: Step
 }
+
+extension SyncReport.Failure {
+    /// The failure in one line: the item, its inspection and the error.
+    public var summary: String {
+        "\(item.kind.rawValue) \(item.id.lowercased.prefix(8)) of inspection "
+            + "\(inspectionID.lowercased.prefix(8)): \(TerminalText.singleLine(error))"
+    }
+}

@@ -116,4 +116,31 @@ import Testing
         #expect(!standing.serverHasEverything)
         _ = waiting
     }
+
+    /// Looked for near the log's head or, past that window, in each
+    /// submitted inspection's stream: the same answer either way, and none
+    /// for outcomes that never happened.
+    @Test(arguments: [1, 2, 3, 5, 1000] as [UInt64])
+    func theLastSyncIsFoundBeyondTheRecentWindow(window: UInt64) throws {
+        let never = try SyncStanding.lastSync(
+            ledger, drafts: Set(try ledger.summaries(.drafts).map(\.id)), window: window)
+        #expect(never.sent == nil && never.attempt == nil)
+        let sent = try inspection()
+        try outcome(.inspectionAccepted(InspectionAccepted(serverID: "41")), on: sent)
+        let sentAt = clock.now()
+        let failing = try inspection()
+        try outcome(
+            .syncAttemptFailed(
+                SyncAttemptFailed(
+                    item: SyncItem(kind: .inspection, id: failing), attempt: 1, error: "HTTP 503", httpStatus: 503,
+                    willRetry: true, nextAttemptAt: clock.now())), on: failing)
+        let attemptedAt = clock.now()
+        // Recording goes on after the sync, in drafts and submitted inspections.
+        _ = try inspection(submit: false)
+        _ = try inspection()
+        let found = try SyncStanding.lastSync(
+            ledger, drafts: Set(try ledger.summaries(.drafts).map(\.id)), window: window)
+        #expect(found.sent == sentAt)
+        #expect(found.attempt == attemptedAt)
+    }
 }

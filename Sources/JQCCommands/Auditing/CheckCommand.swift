@@ -87,47 +87,10 @@ struct CheckCommand: RunnableCommand {
         }
     }
 
-    /// Compares the files in `photos/` with the photos the log names.
+    /// The photo files against the photos the log names (`PhotoFileCheck`).
     static func photoFindings(_ auditor: AuditorLedger) throws -> [Finding] {
-        var named: [String: UInt64] = [:]
-        try auditor.log.read { reader in
-            try reader.forEachRecord { record in
-                guard
-                    record.type == InspectionEventType.photoCaptured.rawValue
-                        || record.type == InspectionEventType.received.rawValue
-                else { return true }
-                for captured in try EventUpcaster.decode(record, template: nil).photoCaptures {
-                    let hash = captured.photo.sha256.hex
-                    if named[hash] == nil { named[hash] = record.position }
-                }
-                return true
-            }
+        try PhotoFileCheck.findings(auditor).map {
+            Finding(check: .photos, kind: $0.kind.rawValue, subject: $0.sha256, message: $0.message)
         }
-        let photos = auditor.photos
-        let stored = Set(try photos.storedNames())
-        var findings: [Finding] = []
-        for hash in stored.subtracting(named.keys).sorted() {
-            findings.append(
-                Finding(
-                    check: .photos, kind: "unreferenced", subject: hash,
-                    message: "photos/\(hash): no event names this file (left by a capture that did not commit). "
-                        + "It can be deleted."))
-        }
-        for (hash, position) in named.sorted(by: { $0.value < $1.value }) {
-            if !stored.contains(hash) {
-                findings.append(
-                    Finding(
-                        check: .photos, kind: "missing", subject: hash,
-                        message: "photos/\(hash), named by the event at position \(position), is missing. "
-                            + "Restore it from a backup."))
-            } else if case .altered(let actual) = photos.check(sha256: hash) {
-                findings.append(
-                    Finding(
-                        check: .photos, kind: "altered", subject: hash,
-                        message: "photos/\(hash), named by the event at position \(position), was changed "
-                            + "(its contents hash to \(actual.prefix(16))…). Restore it from a backup."))
-            }
-        }
-        return findings
     }
 }

@@ -78,116 +78,21 @@ struct LogCommand: RunnableCommand {
         // call each (a terminal still gets every line as it comes).
         invocation.stdout.buffered()
         if listsActors {
-            let actors = try ActorListing.count(filter: filter, inspection: inspection, in: auditor)
+            let actors = try LogActors.count(filter: filter, inspection: inspection, in: auditor)
             ActorListing.print(actors, invocation)
             return
         }
-        var printer = LogPrinter(auditor: auditor, invocation: invocation, filter: filter)
-        // What was formatted is shown even when a read fails part way.
-        defer { printer.flush() }
-        if let inspection {
-            let id = try auditor.resolveInspection(inspection)
-            for entry in try auditor.history(of: id) {
-                guard printer.wantsMore else { break }
-                switch entry {
-                case .record(let record):
-                    try printer.print(record)
-                case .missing(let version, let position):
-                    if filter.admitsHole(at: position) {
-                        printer.printHole(
-                            at: position,
-                            "version \(version) of \(EventWording.short(id)) is indexed here, but the log holds no "
-                                + "record there")
-                    }
-                case .unreadable(let version, let position, let why):
-                    if filter.admitsHole(at: position) {
-                        printer.printHole(
-                            at: position,
-                            "version \(version) of \(EventWording.short(id)) is indexed here, but the record is "
-                                + "unreadable (\(why))")
-                    }
-                }
-            }
-        } else {
-            // The scan hands over damaged records and gaps as entries, so they
-            // are shown as such and the listing goes on. Records are read
-            // and their payloads decoded on a thread of their own, ahead of
-            // the formatting here.
-            try auditor.log.scanAhead(from: filter.firstPosition, prepare: LogPrinter.preparation(for: filter)) {
-                entry, decoded in
-                guard printer.wantsMore else { return false }
-                switch entry {
-                case .record(let record):
-                    guard !filter.isPast(position: record.position) else { return false }
-                    try printer.print(record, decoded: decoded)
-                case .unreadable(let position, let reason):
-                    guard !filter.isPast(position: position) else { return false }
-                    if filter.admitsHole(at: position) {
-                        printer.printHole(at: position, "the record stored here is unreadable (\(reason))")
-                    }
-                case .missing(let positions):
-                    guard !filter.isPast(position: positions.lowerBound) else { return false }
-                    if filter.admitsHole(at: positions.lowerBound) {
-                        printer.printHole(
-                            at: positions.lowerBound,
-                            positions.count == 1
-                                ? "no record: position \(positions.lowerBound) is missing from the log"
-                                : "no records: positions \(positions.lowerBound)–\(positions.upperBound) are "
-                                    + "missing from the log")
-                    }
-                }
-                return true
-            }
-        }
-        if printer.printed == 0, !invocation.json { invocation.stdout.line("No events match.") }
+        let printed = try LogListing(auditor: auditor, filter: filter).print(
+            inspection: inspection, to: LogLines(invocation: invocation))
+        if printed == 0, !invocation.json { invocation.stdout.line("No events match.") }
     }
 }
 
 // MARK: - who acted
 
 /// `jqc log --actors`: who recorded the selected events, one line each.
-struct ActorListing {
-    struct Row {
-        var actor: Actor
-        var events = 0
-        var first: UInt64 = 0
-        var last: UInt64 = 0
-    }
-
-    /// The actors of the events `filter` admits (of one inspection, or of
-    /// the whole log), in the order each first acted. `--limit` does not
-    /// apply: every selected event counts.
-    static func count(filter: LogFilter, inspection: String?, in auditor: AuditorLedger) throws -> [Row] {
-        var rows: [Actor: Row] = [:]
-        var order: [Actor] = []
-        func add(_ record: EventRecord) {
-            guard filter.admits(record) else { return }
-            if rows[record.actor] == nil {
-                rows[record.actor] = Row(actor: record.actor, first: record.position)
-                order.append(record.actor)
-            }
-            rows[record.actor]?.events += 1
-            rows[record.actor]?.last = record.position
-        }
-        if let inspection {
-            for case .record(let record) in try auditor.history(of: try auditor.resolveInspection(inspection)) {
-                add(record)
-            }
-        } else {
-            try auditor.log.read { reader in
-                try reader.scan(from: filter.firstPosition) { entry in
-                    // Holes have no actor: 'jqc log' and 'jqc verify' show them.
-                    guard case .record(let record) = entry else { return true }
-                    guard !filter.isPast(position: record.position) else { return false }
-                    add(record)
-                    return true
-                }
-            }
-        }
-        return order.compactMap { rows[$0] }
-    }
-
-    static func print(_ rows: [Row], _ invocation: Invocation) {
+enum ActorListing {
+    static func print(_ rows: [LogActors.Row], _ invocation: Invocation) {
         if invocation.json {
             let objects: [JSONValue] = rows.map { row in
                 .object([
@@ -213,4 +118,14 @@ struct ActorListing {
                     ]
                 }))
     }
+}
+
+/// The listing's lines on standard output, its notes on standard error.
+struct LogLines: LogOutput {
+    let invocation: Invocation
+    var json: Bool { invocation.json }
+    var isTerminal: Bool { invocation.stdout.isTerminal }
+    func write(utf8 bytes: [UInt8]) { invocation.stdout.write(utf8: bytes) }
+    func line(_ text: String) { invocation.stdout.line(text) }
+    func note(_ text: String) { invocation.stderr.line(text) }
 }

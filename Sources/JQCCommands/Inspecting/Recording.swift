@@ -1,6 +1,7 @@
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
@@ -87,28 +88,18 @@ extension Invocation {
                 + "capture it with 'jqc \(command) \(inspection.lowercased.prefix(8)) \(field.id) FILE'.")
     }
 
-    /// Captures the image at `file`: read and hashed first, kept in the
-    /// photo store only once the decision accepts it, then recorded by hash.
+    /// Captures the image at `file` (`PhotoCapture`), recorded as this person on this device.
     func capture(_ file: String, for target: PhotoTarget, on inspection: UUID) throws -> InspectionLedger.Recorded {
         let photos = try ledger().photos
         let prepared = try photos.prepare(fileAt: file, exactPath: RawArgument.bytes(of: file))
-        var added = false
-        do {
-            return try record(.capturePhoto(prepareReference(prepared), for: target), on: inspection) {
-                // A retried decision keeps it again: the file was added if any attempt added it.
-                added = try photos.keep(prepared) || added
-            }
-        } catch {
-            // The event did not commit: the file it would have named goes too.
-            if added { photos.discard(prepared) }
-            throw error
+        return try PhotoCapture(photos: photos).record(prepared, for: target) { command, keep in
+            // The decision's hook is optional (so escaping); it runs only within the call.
+            try withoutActuallyEscaping(keep) { try record(command, on: inspection, before: $0) }
         }
     }
 
     func prepareReference(_ prepared: PhotoStore.PreparedPhoto) -> PhotoReference {
-        PhotoReference(
-            photoID: UUID(), sha256: Digest256(hex: prepared.description.sha256)!,
-            size: prepared.description.size, mediaType: prepared.description.mediaType)
+        PhotoCapture.reference(prepared)
     }
 }
 

@@ -64,16 +64,7 @@ struct StartCommand: RunnableCommand {
                 start = fromServer!.start
             }
         } else {
-            let template = try Self.template(named: template!, in: ledger)
-            let facility = try Self.facility(named: facility!, in: ledger)
-            var chosenArea: Facility.Area?
-            if let area {
-                chosenArea = try Self.area(named: area, in: facility)
-            }
-            let pinned = try ledger.pinnedTemplate(hash: template.contentHash) != nil
-            start = StartInspection(
-                template: template, templateAlreadyPinned: pinned, facilityID: facility.id,
-                facilityName: facility.name, areaID: chosenArea?.id, areaName: chosenArea?.name)
+            start = try ReferenceChoice.start(template: template!, facility: facility!, area: area, in: ledger)
         }
         // Random, not time-ordered: people type these ids by their first
         // digits, which must differ between inspections of the same week.
@@ -107,51 +98,5 @@ struct StartCommand: RunnableCommand {
             }
             invocation.stdout.line("Next: jqc show \(id.lowercased.prefix(8))")
         }
-    }
-
-    static func template(named reference: String, in ledger: InspectionLedger) throws -> Template {
-        let all = try ledger.reference.allTemplates()
-        guard !all.isEmpty else {
-            throw JQCError.refused(
-                "no templates on this device yet. Pull them with 'jqc pull' (online) or 'jqc pull --from FILE'.")
-        }
-        if let normalized = try? RecordID.normalize(text: reference, what: "template id"),
-            let byID = all.first(where: { $0.id == normalized })
-        {
-            return byID
-        }
-        let byName = all.filter { $0.name.lowercased() == reference.lowercased() }
-        if byName.count == 1 { return byName[0] }
-        if byName.count > 1 {
-            throw JQCError.ambiguous(kind: "template", reference: reference, candidates: byName.map(\.description))
-        }
-        throw JQCError.notFound(
-            kind: "template", reference: reference,
-            hint: "Known: \(all.map(\.description).joined(separator: ", ")).")
-    }
-
-    static func facility(named reference: String, in ledger: InspectionLedger) throws -> Facility {
-        let all = try ledger.reference.allFacilities()
-        guard !all.isEmpty else {
-            throw JQCError.refused(
-                "no facilities on this device yet. Pull them with 'jqc pull' (online) or 'jqc pull --from FILE'.")
-        }
-        if let byID = all.first(where: { $0.id == reference.trimmingCharacters(in: .whitespaces) }) { return byID }
-        let byName = all.filter { $0.name.lowercased() == reference.lowercased() }
-        if byName.count == 1 { return byName[0] }
-        throw JQCError.notFound(
-            kind: "facility", reference: reference,
-            hint: "Known: \(all.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")).")
-    }
-
-    static func area(named reference: String, in facility: Facility) throws -> Facility.Area {
-        if let byID = facility.areas.first(where: { $0.id == reference }) { return byID }
-        let byName = facility.areas.filter { $0.name.lowercased() == reference.lowercased() }
-        if byName.count == 1 { return byName[0] }
-        throw JQCError.notFound(
-            kind: "area of \(facility.name)", reference: reference,
-            hint: facility.areas.isEmpty
-                ? "It has no areas: start without --area."
-                : "Its areas: \(facility.areas.map { "\($0.id) \"\($0.name)\"" }.joined(separator: ", ")).")
     }
 }

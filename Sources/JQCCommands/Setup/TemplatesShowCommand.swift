@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
@@ -16,7 +17,7 @@ struct TemplatesShowCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require(Self.templateArgument) }
 
     func run(_ invocation: Invocation) throws {
-        let template = try StartCommand.template(named: reference, in: invocation.ledger())
+        let template = try ReferenceChoice.template(named: reference, in: invocation.ledger())
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(template.jsonValue))
         } else {

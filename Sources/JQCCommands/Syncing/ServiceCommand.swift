@@ -3,6 +3,7 @@ import Foundation
 import InspectionDomain
 import InspectionStore
 import LedgerCore
+import SyncWorker
 
 /// `jqc service`: the background sync as a systemd user service (`SyncService`).
 struct ServiceCommand: RunnableCommand {

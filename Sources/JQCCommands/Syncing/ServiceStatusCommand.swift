@@ -3,6 +3,7 @@ import Foundation
 import InspectionDomain
 import InspectionStore
 import LedgerCore
+import SyncWorker
 
 /// `jqc service status`.
 struct ServiceStatusCommand: RunnableCommand {

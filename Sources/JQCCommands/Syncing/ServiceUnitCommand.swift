@@ -3,6 +3,7 @@ import Foundation
 import InspectionDomain
 import InspectionStore
 import LedgerCore
+import SyncWorker
 
 /// `jqc service unit [--exec PATH]`: the unit as shipped, for `Tools/install` and the package.
 struct ServiceUnitCommand: RunnableCommand {

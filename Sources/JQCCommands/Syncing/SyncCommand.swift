@@ -92,7 +92,7 @@ struct SyncCommand: RunnableCommand {
         let ledger = try invocation.ledger()
         let config = try invocation.config()
         let device = config.deviceID
-        let policy = try Self.policy(invocation.environment)
+        let policy = try RetryPolicy.standard(invocation.environment)
         let transport = try invocation.httpClient(connections: concurrency)
         // Checked before taking the lock, so a missing login is said plainly.
         _ = try invocation.serverSession(transport: transport)
@@ -134,7 +134,7 @@ struct SyncCommand: RunnableCommand {
                 break
             }
             guard watch, !signals.stopRequested else { break }
-            let wait = Self.wait(after: report, interval: interval, now: invocation.clock.now())
+            let wait = BackgroundSync.nextRun(after: report, interval: interval, now: invocation.clock.now())
             if signals.wait(seconds: wait) { break }
         } while true
         if watch, signals.stopRequested { invocation.stderr.line("jqc: sync stopped.") }
@@ -152,30 +152,6 @@ struct SyncCommand: RunnableCommand {
         default: break
         }
         if !quiet, !invocation.json { invocation.stdout.line("  " + TerminalText.singleLine(outcome.description)) }
-    }
-
-    /// The retry policy; `JQC_SYNC_BACKOFF_SCALE` (tests only) multiplies every delay.
-    static func policy(_ environment: [String: String]) throws -> RetryPolicy {
-        var policy = RetryPolicy.standard
-        if let text = environment["JQC_SYNC_BACKOFF_SCALE"] {
-            guard let scale = Double(text), scale >= 0, scale.isFinite else {
-                throw JQCError.refused(
-                    "JQC_SYNC_BACKOFF_SCALE is '\(text)', not a number ≥ 0. It is for tests only; unset it.")
-            }
-            policy.scale = scale
-        }
-        return policy
-    }
-
-    /// Seconds until the next run of `--watch`: the earliest retry, else the interval.
-    static func wait(after report: SyncReport, interval: Int, now: Timestamp) -> Double {
-        var seconds = Double(interval)
-        if case .serverUnreachable = report.stop { return seconds }
-        if let next = report.nextAttemptAt {
-            seconds = min(
-                seconds, (Double(next.microsecondsSinceEpoch) - Double(now.microsecondsSinceEpoch)) / 1_000_000)
-        }
-        return max(0.05, seconds)
     }
 
     // MARK: Output
@@ -209,12 +185,12 @@ struct SyncCommand: RunnableCommand {
             out.line("  \(InspectionState.possiblySentTwiceNote(item.id))")
         }
         for failure in report.gaveUp {
-            out.line("  failed: \(describe(failure))")
+            out.line("  failed: \(failure.summary)")
         }
         for failure in report.retrying {
             let when = failure.nextAttemptAt.map { " (next try \($0.iso8601.prefix(19))Z)" } ?? ""
             let label = failure.isStalled ? "stalled after \(failure.attempts) attempts, will retry" : "will retry"
-            out.line("  \(label): \(describe(failure))\(when)")
+            out.line("  \(label): \(failure.summary)\(when)")
         }
         for skipped in report.skippedItems {
             out.line(
@@ -248,10 +224,5 @@ struct SyncCommand: RunnableCommand {
             case .interrupted: out.line(stop.description)
             }
         }
-    }
-
-    static func describe(_ failure: SyncReport.Failure) -> String {
-        "\(failure.item.kind.rawValue) \(failure.item.id.lowercased.prefix(8)) of inspection "
-            + "\(failure.inspectionID.lowercased.prefix(8)): \(TerminalText.singleLine(failure.error))"
     }
 }

@@ -21,37 +21,25 @@ struct SyncDaemon {
     let concurrency: Int
     let interval: Int
 
-    /// The longest wait while offline.
-    static let longestOfflineWait = 300.0
-    /// Seconds between pulls of reference data.
-    static let referencePullInterval = 900
-
     func run() throws {
         let home = invocation.home
         let ledger = try invocation.ledger()
-        let policy = try SyncCommand.policy(invocation.environment)
+        let policy = try RetryPolicy.standard(invocation.environment)
         let lock = try SyncLock(path: home.syncLockPath)
         defer { lock.release() }
         let signals = StopSignals.watching()
         var watch = LedgerWatch(home)
-        var offlineStreak = 0
-        var waitingFor: String?
-        var lastPull: ContinuousClock.Instant?
+        var schedule = BackgroundSync(interval: interval)
         say("started on \(home.path); syncs after each change, when the network returns, and every \(interval) s")
         while !signals.stopRequested {
-            var wait = Double(interval)
-            var wakeOn: LedgerWatch.Changes = [.ledger, .session, .config, .network]
+            let next: BackgroundSync.Next
             switch prepare() {
             case .wait(let why, let until):
-                if waitingFor != why { say(why) }
-                waitingFor = why
-                wakeOn = until
+                next = schedule.cannotRun(why, until: until)
             case .ready(let config, let session):
-                if waitingFor != nil, offlineStreak == 0 { say("resumed") }
-                waitingFor = nil
+                let (lines, pulls) = schedule.starting(at: ContinuousClock.now)
+                lines.forEach(say)
                 let witness = WitnessSetting.witness(for: config, key: { try DeviceKeyFile.ensure(invocation) })
-                // Reference data changes rarely: pulled on the first run, then at most every 15 minutes.
-                let pulls = lastPull.map { ContinuousClock.now - $0 > .seconds(Self.referencePullInterval) } ?? true
                 let run = try SyncRun(
                     ledger: ledger, session: session, device: config.deviceID, clock: invocation.clock,
                     policy: policy, pullsReferenceData: pulls, shouldStop: { signals.stopRequested },
@@ -59,41 +47,18 @@ struct SyncDaemon {
                 run.witness = witness
                 let started = ContinuousClock.now
                 let report = try run.run()
-                if pulls, case .refreshed = report.reference { lastPull = ContinuousClock.now }
-                let seconds = Self.seconds(ContinuousClock.now - started)
-                switch report.stop {
-                case .serverUnreachable(let why):
-                    offlineStreak += 1
-                    wait = min(Self.longestOfflineWait, 5 * pow(2, Double(offlineStreak - 1)))
-                    if offlineStreak == 1 || !report.sent.isEmpty {
-                        say(
-                            "offline: \(TerminalText.singleLine(why)); trying again on a network change or in "
-                                + "\(Int(wait)) s at the latest")
-                    }
-                case .loginRequired(let why):
-                    try SessionRefusal.learned(why, invocation)
-                    waitingFor = Self.refusedLine(why)
-                    say(waitingFor!)
-                    wakeOn = [.session, .config]
-                    wait = 86_400
-                case .transportRefused(let why):
-                    say(
-                        "the server cannot be used: \(TerminalText.singleLine(why)); waiting for a change of the "
-                            + "config")
-                    wakeOn = [.config, .session]
-                    wait = 86_400
-                case .interrupted, nil:
-                    if offlineStreak > 0 { say("online again") }
-                    offlineStreak = 0
-                    wait = SyncCommand.wait(after: report, interval: interval, now: invocation.clock.now())
-                }
-                for line in Self.outcomeLines(report, seconds: seconds) { say(line) }
-                if let outcome = witness?.outcome, Self.worthSaying(outcome) {
-                    say(TerminalText.singleLine(outcome.description))
-                }
+                if case .loginRequired(let why) = report.stop { try SessionRefusal.learned(why, invocation) }
+                next = schedule.ran(
+                    report, pulledReferenceData: pulls, seconds: BackgroundSync.seconds(ContinuousClock.now - started),
+                    finished: ContinuousClock.now, now: invocation.clock.now(), witness: witness?.outcome)
             }
+            next.lines.forEach(say)
             _ = watch.look()  // the run's own outcomes are no reason to run again
-            if Self.sleep(seconds: wait, wakingOn: wakeOn, watch: &watch, signals: signals) { break }
+            if BackgroundSync.sleep(
+                seconds: next.seconds, wakingOn: next.wakeOn, watch: &watch, stopped: { signals.wait(seconds: $0) })
+            {
+                break
+            }
         }
         say("stopped")
     }
@@ -121,7 +86,7 @@ struct SyncDaemon {
             return .wait("waiting: nobody is logged in; run 'jqc login' and the queued work is sent", until: [.session])
         }
         if let refusal = SessionRefusal.of(saved, in: invocation.home) {
-            return .wait(Self.refusedLine(refusal.message), until: [.session, .config])
+            return .wait(BackgroundSync.refusedLine(refusal.message), until: [.session, .config])
         }
         do {
             return .ready(
@@ -131,63 +96,7 @@ struct SyncDaemon {
         }
     }
 
-    static func refusedLine(_ why: String) -> String {
-        "the server refused the session (\(TerminalText.singleLine(why))): log in again with 'jqc login'; "
-            + "the queued work is sent after it, nothing is lost meanwhile"
-    }
-
-    /// Waits up to `seconds`, looking once a second; answers true when a stop was requested.
-    static func sleep(
-        seconds: Double, wakingOn wanted: LedgerWatch.Changes, watch: inout LedgerWatch, signals: StopSignals
-    ) -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(max(0.05, seconds) * 1000))
-        while ContinuousClock.now < deadline {
-            let left = Self.seconds(deadline - ContinuousClock.now)
-            if signals.wait(seconds: min(1, max(0.01, left))) { return true }
-            let changes = watch.look()
-            if !changes.isDisjoint(with: wanted) {
-                // A burst of recording (fill, a batch set) settles first.
-                return signals.wait(seconds: changes.contains(.ledger) ? 0.3 : 0)
-            }
-        }
-        return false
-    }
-
-    /// One line per outcome of a run; none when it did nothing.
-    static func outcomeLines(_ report: SyncReport, seconds: Double) -> [String] {
-        var lines: [String] = []
-        if !report.sent.isEmpty {
-            let kinds = SyncItemKind.allCases.compactMap { kind -> String? in
-                let n = report.sentCount(kind)
-                return n == 0 ? nil : "\(n) \(kind.rawValue)\(n == 1 ? "" : "s")"
-            }
-            lines.append("sent \(kinds.joined(separator: ", "))" + String(format: " [%.2f s]", seconds))
-        }
-        for item in report.adopted {
-            lines.append("\(item.kind.rawValue) \(item.id.lowercased.prefix(8)) already on the server, not sent again")
-        }
-        for failure in report.gaveUp { lines.append("failed for good: \(SyncCommand.describe(failure))") }
-        for failure in report.retrying {
-            let when = failure.nextAttemptAt.map { " (next try \($0.iso8601.prefix(19))Z)" } ?? ""
-            lines.append(
-                (failure.isStalled ? "stalled after \(failure.attempts) attempts: " : "will retry: ")
-                    + SyncCommand.describe(failure) + when)
-        }
-        if case .failed(let why) = report.reference { lines.append("reference data not refreshed: \(why)") }
-        return lines
-    }
-
-    /// Witness outcomes other than "nothing new" (which a daemon would say every minute).
-    static func worthSaying(_ outcome: CheckpointWitness.Outcome) -> Bool {
-        if case .upToDate = outcome { return false }
-        return true
-    }
-
     func say(_ line: String) {
         invocation.stderr.line("\(invocation.clock.now().iso8601.prefix(19))Z jqc sync: \(line)")
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -5,23 +5,25 @@ import InspectionStore
 /// --daemon` runs under, where it is installed, and what the user manager
 /// says of it. `jqc service install|status|uninstall` and `jqc status` use it;
 /// `Tools/install` and the .deb ship the same unit (`jqc service unit`).
-struct SyncService {
-    static let unitName = "jqc-sync.service"
+public struct SyncService: Sendable {
+    public static let unitName = "jqc-sync.service"
     /// Where packages and `Tools/install` put the unit for every user.
-    static let sharedUnitDirectories = ["/usr/lib/systemd/user", "/usr/local/lib/systemd/user"]
+    public static let sharedUnitDirectories = ["/usr/lib/systemd/user", "/usr/local/lib/systemd/user"]
 
-    let environment: [String: String]
+    public let environment: [String: String]
+
+    public init(environment: [String: String]) { self.environment = environment }
 
     /// `$XDG_CONFIG_HOME/systemd/user`, else `~/.config/systemd/user`.
-    var userUnitDirectory: String {
+    public var userUnitDirectory: String {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/systemd/user" }
         return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/systemd/user"
     }
 
-    var userUnitPath: String { userUnitDirectory + "/" + Self.unitName }
+    public var userUnitPath: String { userUnitDirectory + "/" + Self.unitName }
 
     /// The unit file in force: the user's own, else a shared one; nil when none is installed.
-    var installedUnitPath: String? {
+    public var installedUnitPath: String? {
         ([userUnitDirectory] + Self.sharedUnitDirectories).map { $0 + "/" + Self.unitName }.first {
             FileManager.default.fileExists(atPath: $0)
         }
@@ -29,7 +31,7 @@ struct SyncService {
 
     /// The unit running `executable sync --daemon`, on `ledger` when given
     /// (else the default ledger of the user it runs for).
-    static func unit(executable: String, ledger: String?) -> String {
+    public static func unit(executable: String, ledger: String?) -> String {
         var lines = [
             "# Written by jqc: the background sync of an inspection ledger (jqc help service).",
             "[Unit]",
@@ -55,7 +57,7 @@ struct SyncService {
     }
 
     /// A word systemd reads as one argument: quoted when it holds a space, `"` or `\`.
-    static func quoted(_ word: String) -> String {
+    public static func quoted(_ word: String) -> String {
         guard word.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" || $0 == "%" }) else { return word }
         let escaped = word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "%", with: "%%")
@@ -65,13 +67,13 @@ struct SyncService {
     // MARK: - The user manager
 
     /// The `systemctl` to ask (`JQC_SYSTEMCTL` replaces it in tests), nil when there is none.
-    var systemctl: String? {
+    public var systemctl: String? {
         if let given = environment["JQC_SYSTEMCTL"], !given.isEmpty { return given }
         return ["/usr/bin/systemctl", "/bin/systemctl"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Runs `systemctl --user ARGUMENTS`: its exit status and output, nil without systemctl.
-    func userManager(_ arguments: [String]) -> (status: Int32, output: String)? {
+    public func userManager(_ arguments: [String]) -> (status: Int32, output: String)? {
         guard let systemctl else { return nil }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: systemctl)
@@ -88,17 +90,17 @@ struct SyncService {
     }
 
     /// Whether a user manager answers (`systemctl --user show-environment`).
-    var hasUserManager: Bool { userManager(["show-environment"])?.status == 0 }
+    public var hasUserManager: Bool { userManager(["show-environment"])?.status == 0 }
 
     /// What the service is doing, in a word and a line.
-    enum State: Equatable {
+    public enum State: Equatable, Sendable {
         /// Installed and running (`active`), or the manager's other word (`inactive`, `failed`, …).
         case running(unit: String, word: String)
         /// The unit file is there, but no user manager can be asked (no session bus).
         case noUserManager(unit: String)
         case notInstalled
 
-        var word: String {
+        public var word: String {
             switch self {
             case .running(_, let word): word
             case .noUserManager: "installed, no user manager"
@@ -106,14 +108,14 @@ struct SyncService {
             }
         }
 
-        var unitPath: String? {
+        public var unitPath: String? {
             switch self {
             case .running(let unit, _), .noUserManager(let unit): unit
             case .notInstalled: nil
             }
         }
 
-        var line: String {
+        public var line: String {
             switch self {
             case .running(let unit, "active"):
                 "running (\(unit)); what it did: journalctl --user -u \(SyncService.unitName)"
@@ -129,7 +131,8 @@ struct SyncService {
         }
     }
 
-    func state() -> State {
+    /// What the service is doing: the unit in force and what the user manager says of it.
+    public func state() -> State {
         guard let unit = installedUnitPath else { return .notInstalled }
         guard let answer = userManager(["is-active", Self.unitName]), hasUserManager else {
             return .noUserManager(unit: unit)

@@ -1,9 +1,7 @@
-import ArgumentParsing
 import Foundation
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
-import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
@@ -16,11 +14,11 @@ import LedgerStore
 /// of its inspection needs the template. The template itself is looked up
 /// only for what it names: fields (in text) and old payloads to upcast.
 /// Lines are formatted as bytes into one reused buffer.
-struct LogPrinter {
+public struct LogPrinter<Output: LogOutput> {
     let auditor: AuditorLedger
-    let invocation: Invocation
+    let output: Output
     let filter: LogFilter
-    private(set) var printed = 0
+    public private(set) var printed = 0
     /// Templates by content hash, and which hash each stream started from.
     private var templates: [String: Template] = [:]
     private var streamTemplates: [UUID: String] = [:]
@@ -40,27 +38,27 @@ struct LogPrinter {
     /// Lines formatted and not yet handed to stdout (a block at a time;
     /// a line at a time to a terminal).
     private var block: [UInt8] = []
-    private static let blockSize = 1 << 16
+    private static var blockSize: Int { 1 << 16 }
 
-    init(auditor: AuditorLedger, invocation: Invocation, filter: LogFilter) {
+    public init(auditor: AuditorLedger, output: Output, filter: LogFilter) {
         self.auditor = auditor
-        self.invocation = invocation
+        self.output = output
         self.filter = filter
     }
 
-    var wantsMore: Bool { filter.limit.map { printed < $0 } ?? true }
+    public var wantsMore: Bool { filter.limit.map { printed < $0 } ?? true }
 
     /// A place where the log should hold a record and does not: on stdout
     /// in text (it is part of what happened), on stderr with --json (whose
     /// lines must each be an event). It never counts towards --limit.
-    mutating func printHole(at position: UInt64, _ what: String) {
+    public mutating func printHole(at position: UInt64, _ what: String) {
         flush()
-        if invocation.json {
-            invocation.stderr.line("jqc: position \(position): \(what)")
+        if output.json {
+            output.note("jqc: position \(position): \(what)")
         } else {
             let number = String(position)
             // The reason may quote stored bytes (a type name, a text): shown safely.
-            invocation.stdout.line(
+            output.line(
                 String(repeating: " ", count: max(0, 7 - number.count)) + number
                     + "  (\(TerminalText.singleLine(what)))")
         }
@@ -73,7 +71,7 @@ struct LogPrinter {
     /// the current version of its type (an older one needs the inspection's
     /// template, found here). A payload that cannot be decoded is left to
     /// `print`, which shows it as unreadable with the reason.
-    static func preparation(for filter: LogFilter) -> @Sendable (EventRecord) -> ReadAhead.Preparation {
+    public static func preparation(for filter: LogFilter) -> @Sendable (EventRecord) -> ReadAhead.Preparation {
         let pinned = InspectionEventType.templatePinned.rawValue
         let started = InspectionEventType.started.rawValue
         return { record in
@@ -88,7 +86,7 @@ struct LogPrinter {
         }
     }
 
-    mutating func print(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
+    public mutating func print(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
         // Against the stream's record seen before this one (a filtered
         // listing may not have seen the one just before it).
         let wentBack = previousTimes[record.stream].map { record.recordedAt < $0 } ?? false
@@ -114,8 +112,8 @@ struct LogPrinter {
             // Shown as stored, so a damaged or newer event is never hidden.
             let stored = InspectionEvent.unrecognized(
                 StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
-            if invocation.json {
-                invocation.stderr.line(
+            if output.json {
+                output.note(
                     "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
                         + "read: \(TerminalText.singleLine("\(error)"))")
                 emit { EventExport.appendJSONLine(for: record, event: stored, to: &$0) }
@@ -136,12 +134,12 @@ struct LogPrinter {
         default:
             break
         }
-        if invocation.json {
+        if output.json {
             emit { EventExport.appendJSONLine(for: record, event: event, to: &$0) }
             // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
             if wentBack {
                 flush()
-                invocation.stderr.line(
+                output.note(
                     "jqc: position \(record.position): \(TimelineEntry.clockWentBack) of inspection "
                         + "\(record.stream.lowercased.prefix(8))")
             }
@@ -160,7 +158,7 @@ struct LogPrinter {
     }
 
     /// How many skipped pins wait undecoded at most.
-    private static let unreadPinLimit = 256
+    private static var unreadPinLimit: Int { 256 }
 
     /// Decodes the pins skipped so far, in log order (a later pin of a hash
     /// wins, as when printed).
@@ -187,14 +185,14 @@ struct LogPrinter {
     private mutating func emit(_ format: (inout [UInt8]) -> Void) {
         format(&block)
         block.append(UInt8(ascii: "\n"))
-        if block.count >= Self.blockSize || invocation.stdout.isTerminal { flush() }
+        if block.count >= Self.blockSize || output.isTerminal { flush() }
     }
 
     /// Hands the lines formatted so far to stdout: before anything else is
     /// written to it, and at the end.
-    mutating func flush() {
+    public mutating func flush() {
         guard !block.isEmpty else { return }
-        invocation.stdout.write(utf8: block)
+        output.write(utf8: block)
         block.removeAll(keepingCapacity: true)
     }
 

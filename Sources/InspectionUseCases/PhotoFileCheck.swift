@@ -1,0 +1,67 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+
+/// `jqc check --photos`: the files in `photos/` against the photos the log
+/// names (captures, and those a reception carries): a file no event names
+/// (left by a capture that did not commit), a named file that is missing,
+/// and one whose contents no longer hash to its name. Nothing is changed;
+/// each finding says what to do.
+public enum PhotoFileCheck {
+    public struct Finding: Equatable, Sendable {
+        public enum Kind: String, Sendable {
+            case unreferenced, missing, altered
+        }
+
+        public var kind: Kind
+        /// The file's name: the SHA-256 the log names it by.
+        public var sha256: String
+        public var message: String
+    }
+
+    /// Compares the files in `photos/` with the photos the log names.
+    public static func findings(_ auditor: AuditorLedger) throws -> [Finding] {
+        var named: [String: UInt64] = [:]
+        try auditor.log.read { reader in
+            try reader.forEachRecord { record in
+                guard
+                    record.type == InspectionEventType.photoCaptured.rawValue
+                        || record.type == InspectionEventType.received.rawValue
+                else { return true }
+                for captured in try EventUpcaster.decode(record, template: nil).photoCaptures {
+                    let hash = captured.photo.sha256.hex
+                    if named[hash] == nil { named[hash] = record.position }
+                }
+                return true
+            }
+        }
+        let photos = auditor.photos
+        let stored = Set(try photos.storedNames())
+        var findings: [Finding] = []
+        for hash in stored.subtracting(named.keys).sorted() {
+            findings.append(
+                Finding(
+                    kind: .unreferenced, sha256: hash,
+                    message: "photos/\(hash): no event names this file (left by a capture that did not commit). "
+                        + "It can be deleted."))
+        }
+        for (hash, position) in named.sorted(by: { $0.value < $1.value }) {
+            if !stored.contains(hash) {
+                findings.append(
+                    Finding(
+                        kind: .missing, sha256: hash,
+                        message: "photos/\(hash), named by the event at position \(position), is missing. "
+                            + "Restore it from a backup."))
+            } else if case .altered(let actual) = photos.check(sha256: hash) {
+                findings.append(
+                    Finding(
+                        kind: .altered, sha256: hash,
+                        message: "photos/\(hash), named by the event at position \(position), was changed "
+                            + "(its contents hash to \(actual.prefix(16))…). Restore it from a backup."))
+            }
+        }
+        return findings
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import LedgerTestSupport
+import Testing
+
+@testable import SyncWorker
+
+/// The background sync as a systemd user service, without `jqc` or a real
+/// user manager: the unit's text, where it goes, and what the service's
+/// state is made of (a stand-in `systemctl` through `JQC_SYSTEMCTL`).
+@Suite struct SyncServiceTests {
+    static let quoting: [(word: String, quoted: String)] = [
+        ("/usr/bin/jqc", "/usr/bin/jqc"),
+        ("/opt/my tools/jqc", "\"/opt/my tools/jqc\""),
+        ("/a\"b\\c", "\"/a\\\"b\\\\c\""),
+        ("/100%/jqc", "\"/100%%/jqc\""),
+    ]
+
+    @Test(arguments: quoting) func aWordSystemdReadsAsOneArgument(word: String, quoted: String) {
+        #expect(SyncService.quoted(word) == quoted)
+    }
+
+    @Test func theUnitRunsTheDaemonOnTheLedgerGiven() {
+        let unit = SyncService.unit(executable: "/opt/my tools/jqc", ledger: "/data/ledger")
+        #expect(unit.contains("ExecStart=\"/opt/my tools/jqc\" sync --daemon\n"))
+        #expect(unit.contains("Environment=JQC_HOME=/data/ledger\n"))
+        #expect(unit.contains("Restart=on-failure\n"))
+        #expect(!SyncService.unit(executable: "/usr/bin/jqc", ledger: nil).contains("Environment="))
+    }
+
+    @Test func theUserUnitGoesUnderXDGConfigHomeElseHome() {
+        #expect(
+            SyncService(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]).userUnitPath
+                == "/x/systemd/user/jqc-sync.service")
+        #expect(
+            SyncService(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]).userUnitPath
+                == "/h/.config/systemd/user/jqc-sync.service")
+    }
+
+    /// A stand-in `systemctl` that answers `word` to `is-active` and exits with `status`.
+    static func systemctl(in temporary: TemporaryDirectory, answering word: String, status: Int32) throws -> String {
+        let path = temporary.appending("systemctl")
+        let script = """
+            #!/bin/sh
+            case "$2" in
+            show-environment) exit \(status) ;;
+            is-active) echo \(word); exit 0 ;;
+            esac
+            exit 1
+            """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        return path
+    }
+
+    @Test func theStateIsTheUnitInForceAndWhatTheManagerSays() throws {
+        let temporary = TemporaryDirectory(prefix: "sync-service")
+        let config = temporary.appending("config")
+        let noUnit = SyncService(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": "/nonexistent"])
+        if noUnit.installedUnitPath == nil { #expect(noUnit.state() == .notInstalled) }
+        try FileManager.default.createDirectory(atPath: config + "/systemd/user", withIntermediateDirectories: true)
+        let unit = config + "/systemd/user/jqc-sync.service"
+        try Data(SyncService.unit(executable: "/usr/bin/jqc", ledger: nil).utf8).write(to: URL(fileURLWithPath: unit))
+        let active = try Self.systemctl(in: temporary, answering: "active", status: 0)
+        let running = SyncService(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": active]).state()
+        #expect(running == .running(unit: unit, word: "active"))
+        #expect(running.line.hasPrefix("running (\(unit))"))
+        let silent = try Self.systemctl(in: temporary, answering: "active", status: 1)
+        let unanswered = SyncService(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": silent]).state()
+        #expect(unanswered == .noUserManager(unit: unit))
+        #expect(unanswered.word == "installed, no user manager")
+    }
+}
