@@ -197,6 +197,13 @@ public final class CheckpointWitness {
         /// The root hash, as the witness states it (base64), if it does.
         public var root: Digest256?
         public var acknowledgedAt: String?
+
+        public init(note: String, size: UInt64, root: Digest256?, acknowledgedAt: String?) {
+            self.note = note
+            self.size = size
+            self.root = root
+            self.acknowledgedAt = acknowledgedAt
+        }
     }
 
     /// The last checkpoint the witness at `base` (nil: the sync server)

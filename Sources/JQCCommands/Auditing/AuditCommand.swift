@@ -196,9 +196,16 @@ struct AuditCommand: RunnableCommand {
         } else {
             verification = .proofs(.madeNow)
         }
-        let assembly = AuditAssembly(
+        var assembly = AuditAssembly(
             asOf: asOf, asOfText: asOfText, verification: verification, embedPhotos: embedPhotos,
             pinnedKey: try KeyNaming.pinned(pinnedKey))
+        // The configured witness is asked about a received inspection's sender.
+        if let url = WitnessSetting.configured(try invocation.config()) {
+            assembly.senderWitness = ReceivedProof.SenderWitness(url: url) { name in
+                let session = try invocation.serverSession(transport: try invocation.httpClient(connections: 1))
+                return try CheckpointWitness.latest(session: session, name: name, base: url)
+            }
+        }
         return try assembly.report(
             inspection, auditor: auditor, now: invocation.clock.now(),
             progress: { done, total in invocation.progress("verifying the chain: \(done)/\(total) records") },
