@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import SyncWorker
 
@@ -37,6 +38,7 @@ struct SyncDaemon {
         var offlineStreak = 0
         var waitingFor: String?
         var lastPull: ContinuousClock.Instant?
+        var restoreCheckSaid = false
         say("started on \(home.path); syncs after each change, when the network returns, and every \(interval) s")
         while !signals.stopRequested {
             var wait = Double(interval)
@@ -49,6 +51,14 @@ struct SyncDaemon {
             case .ready(let config, let session):
                 if waitingFor != nil, offlineStreak == 0 { say("resumed") }
                 waitingFor = nil
+                // A restored backup asks the witness first (`RestorePointCheck`).
+                switch try RestorePointCheck.run(home: home, config: config, ledger: ledger, session: session) {
+                case .newerHistory(let message)?: throw JQCError.refused(TerminalText.singleLine(message))
+                case .couldNotCheck(let message)? where !restoreCheckSaid:
+                    say("warning: " + TerminalText.singleLine(message))
+                    restoreCheckSaid = true
+                default: break
+                }
                 let witness = WitnessSetting.witness(for: config, key: { try DeviceKeyFile.ensure(invocation) })
                 // Reference data changes rarely: pulled on the first run, then at most every 15 minutes.
                 let pulls = lastPull.map { ContinuousClock.now - $0 > .seconds(Self.referencePullInterval) } ?? true
