@@ -79,6 +79,23 @@ import Testing
         #expect(try copy("sync").status == 1)
     }
 
+    /// The copy recorded more than the original synced since: the witness's
+    /// checkpoint is not larger, but the copy's log does not extend it.
+    @Test func aCopyThatRecordedMoreThanTheOriginalSyncedIsFoundByTheRootNotTheSize() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
+        try sample.login()
+        try Self.succeeded(sample.jqc("sync"))
+        let (copy, _) = try Self.backup(of: sample, server)
+        try Self.succeeded(sample.jqc("start", "--template", "11", "--facility", "101"))
+        let later = try Self.succeeded(sample.jqc("sync"))
+        #expect(later.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(later.stdout)")
+        for _ in 0..<4 { try Self.succeeded(copy("start", "--template", "11", "--facility", "101")) }
+        let sync = try copy("sync")
+        #expect(sync.status == 1)
+        #expect(sync.stderr.contains("that this ledger's log does not extend"), "\(sync.stderr)")
+    }
+
     @Test func aCopyRestoredWithNothingNewerPassesTheCheckSilently() throws {
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
