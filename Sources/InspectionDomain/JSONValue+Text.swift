@@ -13,7 +13,28 @@ extension JSONValue {
 
     /// Parses exactly one JSON text from UTF-8 bytes.
     public init(parsing bytes: [UInt8]) throws(DomainError) {
-        var parser = JSONParser(bytes: bytes)
+        try self.init(parsing: bytes, .standard)
+    }
+
+    /// How a reader takes what RFC 8259 leaves to it.
+    public struct Reading: Sendable {
+        /// Keep every member of an object in order, a repeated name too, for
+        /// a strict decoder that names the repeated member itself (a proof
+        /// bundle's); otherwise a repeated name is refused here.
+        public var keepsRepeatedNames: Bool
+        /// Read a lone UTF-16 surrogate escape (`\ud800`) as U+FFFD, as Go's
+        /// `encoding/json` does (the bundle tools read it so); otherwise it
+        /// is refused.
+        public var replacesLoneSurrogates: Bool
+
+        public static let standard = Reading(keepsRepeatedNames: false, replacesLoneSurrogates: false)
+        /// As `Tools/verify-ledger --bundle` and `Tools/verify-bundle-go` read.
+        public static let asTheBundleToolsRead = Reading(keepsRepeatedNames: true, replacesLoneSurrogates: true)
+    }
+
+    /// Parses exactly one JSON text from UTF-8 bytes, read as `reading` says.
+    public init(parsing bytes: [UInt8], _ reading: Reading) throws(DomainError) {
+        var parser = JSONParser(bytes: bytes, reading: reading)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
         parser.skipSpace()
@@ -25,9 +46,13 @@ extension JSONValue {
 /// A recursive-descent reader of RFC 8259 JSON over UTF-8 bytes.
 private struct JSONParser {
     let bytes: [UInt8]
+    let reading: JSONValue.Reading
     var index = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], reading: JSONValue.Reading) {
+        self.bytes = bytes
+        self.reading = reading
+    }
 
     func failure(_ why: String) -> DomainError {
         .invalidJSON(reason: "\(why) at byte \(index)")
@@ -76,7 +101,9 @@ private struct JSONParser {
                 throw failure("expected a quoted object key")
             }
             let key = try string()
-            guard keys.insert(key).inserted else { throw failure("duplicate object key \"\(key)\"") }
+            guard keys.insert(key).inserted || reading.keepsRepeatedNames else {
+                throw failure("duplicate object key \"\(key)\"")
+            }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
             index += 1
@@ -195,6 +222,7 @@ private struct JSONParser {
     /// Reads the four hex digits after `\u`, joining a UTF-16 surrogate pair.
     mutating func unicodeEscape() throws(DomainError) -> Unicode.Scalar {
         let high = try hex4()
+        if reading.replacesLoneSurrogates { return loneSurrogateReplaced(high) }
         if (0xD800...0xDBFF).contains(high) {
             guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
             else { throw failure("a lone UTF-16 surrogate in a \\u escape") }
@@ -207,6 +235,24 @@ private struct JSONParser {
         }
         guard let scalar = Unicode.Scalar(high) else { throw failure("a lone UTF-16 surrogate in a \\u escape") }
         return scalar
+    }
+
+    /// Go's reading: a high surrogate joins a following low one; any other
+    /// surrogate is U+FFFD (and the escape after it is read on its own).
+    mutating func loneSurrogateReplaced(_ high: UInt32) -> Unicode.Scalar {
+        if (0xD800...0xDBFF).contains(high), index + 5 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+            bytes[index + 1] == UInt8(ascii: "u")
+        {
+            let saved = index
+            index += 2
+            if let low = try? hex4(), (0xDC00...0xDFFF).contains(low),
+                let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+            {
+                return scalar
+            }
+            index = saved
+        }
+        return Unicode.Scalar(high) ?? "\u{FFFD}"
     }
 
     mutating func hex4() throws(DomainError) -> UInt32 {

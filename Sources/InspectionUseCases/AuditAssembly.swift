@@ -40,6 +40,9 @@ public struct AuditAssembly {
     /// The auditor's own copy of the device key (`--key VKEY`): the proofs'
     /// checkpoint must be signed by it, whatever key the log published.
     public var pinnedKey: NoteKey?
+    /// The witness this ledger has configured, asked whether a received
+    /// inspection's sender had the checkpoint it signed acknowledged.
+    public var senderWitness: ReceivedProof.SenderWitness?
 
     public init(
         asOf: LogMoment?, asOfText: String?, verification: Verification, embedPhotos: Bool, pinnedKey: NoteKey? = nil
@@ -105,7 +108,7 @@ public struct AuditAssembly {
             children: children, photoFiles: photoFiles(of: timeline, auditor.photos),
             syncState: SyncState.of(form).rawValue,
             notes: notes)
-        report.notes += ReceivedProof.notes(of: timeline)
+        report.notes += ReceivedProof.notes(of: timeline, witness: senderWitness)
         report.chainHashes = try auditor.log.chainHashes(
             at: timeline.entries.filter { $0.carriedIn == nil }.map(\.position).filter { $0 > 0 })
         return report

@@ -53,17 +53,17 @@ public enum BundleCheck {
 
     /// Checks the bundle `data` against an optional pinned verifier key and
     /// trusted checkpoint (the text of the auditor's file).
-    static func check(_ data: [UInt8], pinned: VerifierKey?, trusted: String?) -> Outcome {
+    package static func check(_ data: [UInt8], pinned: VerifierKey?, trusted: String?) -> Outcome {
         let bundle: Bundle
         do {
-            bundle = try Bundle(BundleJSON.read(data))
+            bundle = try Bundle(StrictJSON.read(data, what: "the bundle"))
         } catch {
-            return Outcome(lines: ["UNREADABLE: \(error.verdict)"], status: 2)
+            return Outcome(lines: ["UNREADABLE: \(error.verdict)"], status: 2, detail: error.detail)
         }
         var detail: String?
         do {
-            let verdict = try verify(bundle, pinned: pinned, trusted: trusted, detail: &detail)
-            return Outcome(lines: [verdict, notProven], status: 0, detail: detail)
+            let proven = try verify(bundle, pinned: pinned, trusted: trusted, detail: &detail)
+            return Outcome(lines: [proven.verdict, notProven], status: 0, detail: detail)
         } catch {
             return Outcome(lines: ["NOT VERIFIED: \(error.reason)"], status: 1, detail: detail)
         }
@@ -72,6 +72,22 @@ public enum BundleCheck {
     struct NotVerified: Error {
         var reason: String
         init(_ reason: String) { self.reason = reason }
+    }
+
+    /// What a bundle that verifies shows: its verdict line, the key, the
+    /// signed tree, and each record (its bytes, as read, and its leaf hash).
+    struct Proven {
+        struct Record {
+            var raw: [UInt8]
+            var record: BundleRecord
+            var leaf: Digest256
+        }
+
+        var verdict: String
+        var key: VerifierKey
+        var size: UInt64
+        var root: Digest256
+        var records: [Record]
     }
 
     static func plural(_ n: Int, _ word: String) -> String { n == 1 ? "\(n) \(word)" : "\(n) \(word)s" }
@@ -84,17 +100,56 @@ public enum BundleCheck {
         return digest
     }
 
-    /// The verdict line of a decoded bundle; `NotVerified` names the first
-    /// check that fails (steps 1–7 of the format page).
+    /// 3. An entry: in the tree of `size` records with `root` at its
+    /// position, and saying what its record says.
+    static func included(
+        _ entry: Bundle.Entry, size: UInt64, root: Digest256, detail: inout String?
+    ) throws(NotVerified) -> Proven.Record {
+        let path = entry.path
+        guard let raw = StrictBase64.decode(entry.record) else { throw NotVerified("\(path).record is not base64") }
+        var proof: [Digest256] = []
+        for (i, text) in entry.inclusion.enumerated() {
+            proof.append(try hash(text, "\(path).inclusion[\(i)]"))
+        }
+        let position = entry.position
+        guard position >= 1, position <= size else {
+            throw NotVerified("\(path).position \(position) is outside the signed tree of \(size) records")
+        }
+        let leaf = SHA256Hasher().digest(prefix: 0, raw, range: 0..<raw.count)
+        guard Merkle.verifyInclusion(leafHash: leaf, leaf: position - 1, size: size, proof: proof, root: root) else {
+            throw NotVerified("\(path) (record \(position)) is not in the signed tree at that position")
+        }
+        let record: BundleRecord
+        do {
+            record = try BundleRecord(raw)
+        } catch {
+            detail = "\(path).record: \(error.reason)"
+            throw NotVerified("\(path).record is not a ledger record (Schemas/ledger-format.md § A record)")
+        }
+        if record.position != position {
+            throw NotVerified("\(path) says position \(position), its record says \(record.position)")
+        }
+        if record.streamVersion != entry.streamVersion {
+            throw NotVerified(
+                "\(path) says stream version \(entry.streamVersion), its record says \(record.streamVersion)")
+        }
+        if !record.type.utf8.elementsEqual(entry.type.utf8) {
+            throw NotVerified("\(path) says type \"\(shown(entry.type))\", its record says \"\(shown(record.type))\"")
+        }
+        return Proven.Record(raw: raw, record: record, leaf: leaf)
+    }
+
+    /// What a decoded bundle proves; `NotVerified` names the first check
+    /// that fails (steps 1–6 of the format page).
     static func verify(
         _ bundle: Bundle, pinned: VerifierKey?, trusted: String?, detail: inout String?
-    ) throws(NotVerified) -> String {
+    ) throws(NotVerified) -> Proven {
         // 1. The key and the checkpoint.
         let key: VerifierKey
         do {
             key = try VerifierKey(bundle.publicKey)
         } catch {
-            throw NotVerified("public_key \(error.reason)")
+            throw NotVerified("\(bundle.at("public_key")) \(error.reason)")
         }
         if let pinned, key != pinned {
             throw NotVerified(
@@ -143,70 +198,37 @@ public enum BundleCheck {
             extends = ", extending the trusted checkpoint of \(plural(m, "record"))"
         }
 
-        // 3. Every entry: in the tree at its position, and saying what its record says.
-        func included(_ entry: Bundle.Entry, _ path: String) throws(NotVerified) -> (BundleRecord, Digest256) {
-            guard let raw = StrictBase64.decode(entry.record) else { throw NotVerified("\(path).record is not base64") }
-            var proof: [Digest256] = []
-            for (i, text) in entry.inclusion.enumerated() {
-                proof.append(try hash(text, "\(path).inclusion[\(i)]"))
-            }
-            let position = entry.position
-            guard position >= 1, position <= size else {
-                throw NotVerified("\(path).position \(position) is outside the signed tree of \(size) records")
-            }
-            let leaf = SHA256Hasher().digest(prefix: 0, raw, range: 0..<raw.count)
-            guard Merkle.verifyInclusion(leafHash: leaf, leaf: position - 1, size: size, proof: proof, root: root)
-            else {
-                throw NotVerified("\(path) (record \(position)) is not in the signed tree at that position")
-            }
-            let record: BundleRecord
-            do {
-                record = try BundleRecord(raw)
-            } catch {
-                detail = "\(path).record: \(error.reason)"
-                throw NotVerified("\(path).record is not a ledger record (Schemas/ledger-format.md § A record)")
-            }
-            if record.position != position {
-                throw NotVerified("\(path) says position \(position), its record says \(record.position)")
-            }
-            if record.streamVersion != entry.streamVersion {
-                throw NotVerified(
-                    "\(path) says stream version \(entry.streamVersion), its record says \(record.streamVersion)")
-            }
-            if !record.type.utf8.elementsEqual(entry.type.utf8) {
-                throw NotVerified(
-                    "\(path) says type \"\(shown(entry.type))\", its record says \"\(shown(record.type))\"")
-            }
-            return (record, leaf)
-        }
-
         // 4. The key record publishes the key, in the device's own stream.
-        let (keyRecord, _) = try included(bundle.keyRecord, "key_record")
+        let keyPath = bundle.keyRecord.path
+        let keyRecord = try included(bundle.keyRecord, size: size, root: root, detail: &detail).record
         if keyRecord.type != "device.key_published" {
-            throw NotVerified("key_record is a \(shown(keyRecord.type)) record, not device.key_published")
+            throw NotVerified("\(keyPath) is a \(shown(keyRecord.type)) record, not device.key_published")
         }
-        if keyRecord.stream != keyRecord.device { throw NotVerified("key_record is not in its device's own stream") }
+        if keyRecord.stream != keyRecord.device { throw NotVerified("\(keyPath) is not in its device's own stream") }
         let device = BundleRecord.uuidText(keyRecord.device)
         if !key.name.utf8.elementsEqual("jqc/\(device)".utf8) {
-            throw NotVerified("the key's name \(shown(key.name)) is not jqc/\(device), the device of key_record")
+            throw NotVerified("the key's name \(shown(key.name)) is not jqc/\(device), the device of \(keyPath)")
         }
         if keyRecord.payload[text: "key"] != .text(bundle.publicKey) {
-            throw NotVerified("key_record publishes another key than public_key")
+            throw NotVerified("\(keyPath) publishes another key than \(bundle.at("public_key"))")
         }
 
         // 5. The records: versions 1, 2, 3 … of the inspection, linked.
         let inspection = bundle.inspection
         if !isLowerUUID(inspection) {
-            throw NotVerified("inspection \"\(shown(inspection))\" is not a lower-case UUID")
+            throw NotVerified("\(bundle.at("inspection")) \"\(shown(inspection))\" is not a lower-case UUID")
         }
         let records = bundle.records
         if records.isEmpty { throw NotVerified("the bundle holds no records of the inspection: it proves nothing") }
+        var proven: [Proven.Record] = []
         var previousPosition: UInt64 = 0
         var previousLeaf: Digest256?
         var captured: [Bundle.Photo] = []
         for (i, entry) in records.enumerated() {
-            let path = "records[\(i)]"
-            let (record, leaf) = try included(entry, path)
+            let path = entry.path
+            let included = try included(entry, size: size, root: root, detail: &detail)
+            let (record, leaf) = (included.record, included.leaf)
+            proven.append(included)
             let position = entry.position
             if BundleRecord.uuidText(record.stream) != inspection {
                 throw NotVerified("\(path) (record \(position)) belongs to another stream")
@@ -247,22 +269,24 @@ public enum BundleCheck {
             if j < photos.count, !captured.contains(photos[j]) {
                 let photo = photos[j]
                 throw NotVerified(
-                    "photos[\(j)] (photo \(shown(photo.photoID)), sha256 \(shown(photo.sha256)), record "
+                    "\(bundle.at("photos"))[\(j)] (photo \(shown(photo.photoID)), sha256 \(shown(photo.sha256)), record "
                         + "\(photo.position)) is not a photo the records capture")
             }
             if j < captured.count, !photos.contains(captured[j]) {
                 let photo = captured[j]
                 throw NotVerified(
                     "the photo captured by record \(photo.position) (photo \(shown(photo.photoID)), sha256 "
-                        + "\(shown(photo.sha256))) is missing from photos")
+                        + "\(shown(photo.sha256))) is missing from \(bundle.at("photos"))")
             }
-            throw NotVerified("photos[\(j)] is out of the records' order or appears twice")
+            throw NotVerified("\(bundle.at("photos"))[\(j)] is out of the records' order or appears twice")
         }
 
         let pinning = pinned != nil ? "pinned" : "not pinned: the bundle's own key"
-        return "verified: inspection \(inspection), versions 1 to \(records.count) "
+        let verdict =
+            "verified: inspection \(inspection), versions 1 to \(records.count) "
             + "(\(plural(records.count, "record")), \(plural(photos.count, "photo"))), in the tree of "
             + "\(plural(size, "record")) signed by \(shown(key.name)) (key id \(key.keyIDHex), \(pinning))\(extends)"
+        return Proven(verdict: verdict, key: key, size: size, root: root, records: proven)
     }
 
     static func isLowerUUID(_ text: String) -> Bool {

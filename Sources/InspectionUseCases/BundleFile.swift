@@ -1,4 +1,5 @@
 import Foundation
+import InspectionDomain
 import LedgerCore
 
 // MARK: - The bundle's members, decoded strictly
@@ -13,6 +14,8 @@ struct Bundle {
         var type: String
         var record: String
         var inclusion: [String]
+        /// Where it is in the file (`records[2]`, `bundle.key_record`).
+        var path: String
     }
 
     struct Photo: Equatable {
@@ -31,6 +34,9 @@ struct Bundle {
         var proof: [String]
     }
 
+    /// Where the bundle is in its file: empty for a bundle file, `bundle`
+    /// inside a handover file.
+    var path: String
     var inspection: String
     var checkpoint: String
     var publicKey: String
@@ -46,126 +52,74 @@ struct Bundle {
     static let photoMembers = ["photo_id", "sha256", "position"]
     static let consistencyMembers = ["from_size", "proof"]
 
-    init(_ top: BundleJSON) throws(BundleUnreadable) {
-        guard case .object(let members) = top else { throw BundleUnreadable("the bundle is not a JSON object") }
-        try Self.checkNames(members, "")
-        if let format = members.first(where: { $0.0 == "format" })?.1 {
+    init(
+        path: String, inspection: String, checkpoint: String, publicKey: String, keyRecord: Entry, records: [Entry],
+        photos: [Photo], consistency: Consistency?
+    ) {
+        self.path = path
+        self.inspection = inspection
+        self.checkpoint = checkpoint
+        self.publicKey = publicKey
+        self.keyRecord = keyRecord
+        self.records = records
+        self.photos = photos
+        self.consistency = consistency
+    }
+
+    /// The bundle `top` at `path` of its file (empty: the file is the
+    /// bundle); `consistency` is allowed only when `carriesConsistency`.
+    init(_ top: JSONValue, at path: String = "", carriesConsistency: Bool = true) throws(BundleUnreadable) {
+        guard case .object(let members) = top else {
+            throw BundleUnreadable(path.isEmpty ? "the bundle is not a JSON object" : "\(path) must be an object")
+        }
+        try StrictJSON.checkNames(members, StrictJSON.place(path, root: "the bundle"))
+        if let format = members.first(where: { $0.key == "format" })?.value {
             switch format {
             case .null: break
             case .string(let text) where text == BundleCheck.format: break
             case .string(let text):
                 throw BundleUnreadable(
                     "the bundle's format is \"\(BundleCheck.shown(text))\", not \(BundleCheck.format)")
-            default: throw BundleUnreadable("format must be a string")
+            default: throw BundleUnreadable("\(StrictJSON.join(path, "format")) must be a string")
             }
         }
-        let object = try Self.object(members, Self.members, "", optional: ["consistency"])
-        _ = try Self.string(object["format"]!, "format")
-        inspection = try Self.string(object["inspection"]!, "inspection")
-        checkpoint = try Self.string(object["checkpoint"]!, "checkpoint")
-        publicKey = try Self.string(object["public_key"]!, "public_key")
-        keyRecord = try Self.entry(object["key_record"]!, "key_record")
-        records = try Self.array(object["records"]!, "records").enumerated().map { (i, item) throws(BundleUnreadable) in
-            try Self.entry(item, "records[\(i)]")
+        let names = carriesConsistency ? Self.members : Self.members.filter { $0 != "consistency" }
+        let object = try StrictObject(top, names, at: path, root: "the bundle", optional: ["consistency"])
+        _ = try object.string("format")
+        self.path = path
+        inspection = try object.string("inspection")
+        checkpoint = try object.string("checkpoint")
+        publicKey = try object.string("public_key")
+        keyRecord = try Self.entry(object.value("key_record"), object.at("key_record"))
+        var records: [Entry] = []
+        for (i, item) in try object.array("records").enumerated() {
+            records.append(try Self.entry(item, "\(object.at("records"))[\(i)]"))
         }
-        photos = try Self.array(object["photos"]!, "photos").enumerated().map { (i, item) throws(BundleUnreadable) in
-            try Self.photo(item, "photos[\(i)]")
+        self.records = records
+        var photos: [Photo] = []
+        for (i, item) in try object.array("photos").enumerated() {
+            let photo = try StrictObject(item, Self.photoMembers, at: "\(object.at("photos"))[\(i)]", root: "")
+            photos.append(
+                Photo(
+                    photoID: try photo.string("photo_id"), sha256: try photo.string("sha256"),
+                    position: try photo.integer("position")))
         }
-        if let value = object["consistency"] {
-            let members = try Self.object(value, Self.consistencyMembers, "consistency")
-            consistency = Consistency(
-                fromSize: try Self.integer(members["from_size"]!, "consistency.from_size"),
-                proof: try Self.strings(members["proof"]!, "consistency.proof"))
-        }
-    }
-
-    static func place(_ path: String) -> String { path.isEmpty ? "the bundle" : path }
-    static func join(_ path: String, _ name: String) -> String { path.isEmpty ? name : "\(path).\(name)" }
-
-    static func asciiLower(_ text: String) -> String {
-        String(
-            String.UnicodeScalarView(text.unicodeScalars.map { ("A"..."Z").contains($0) ? .init($0.value + 32)! : $0 }))
-    }
-
-    static func checkNames(_ members: [(String, BundleJSON)], _ path: String) throws(BundleUnreadable) {
-        var seen: [[UInt8]: String] = [:]
-        for (name, _) in members {
-            let lower = Array(asciiLower(name).utf8)
-            guard let earlier = seen[lower] else {
-                seen[lower] = name
-                continue
-            }
-            if earlier.utf8.elementsEqual(name.utf8) {
-                throw BundleUnreadable("member \"\(BundleCheck.shown(name))\" appears twice in \(place(path))")
-            }
-            throw BundleUnreadable(
-                "member \"\(BundleCheck.shown(name))\" differs from \"\(BundleCheck.shown(earlier))\" only in case in "
-                    + place(path))
+        self.photos = photos
+        if object.has("consistency") {
+            let members = try object.object("consistency", Self.consistencyMembers)
+            consistency = Consistency(fromSize: try members.integer("from_size"), proof: try members.strings("proof"))
         }
     }
 
-    /// An object's members by name, checked against the names it may have.
-    static func object(
-        _ members: [(String, BundleJSON)], _ names: [String], _ path: String, optional: Set<String> = []
-    ) throws(BundleUnreadable) -> [String: BundleJSON] {
-        try checkNames(members, path)
-        for (name, _) in members where !names.contains(where: { $0.utf8.elementsEqual(name.utf8) }) {
-            throw BundleUnreadable("unknown member \"\(BundleCheck.shown(name))\" in \(place(path))")
-        }
-        var present: [String: BundleJSON] = [:]
-        for (name, value) in members { present[name] = value }
-        for name in names where present[name] == nil && !optional.contains(name) {
-            throw BundleUnreadable("member \"\(name)\" is missing from \(place(path))")
-        }
-        return present
-    }
+    /// A top-level member's path in the file.
+    func at(_ name: String) -> String { StrictJSON.join(path, name) }
 
-    static func object(_ value: BundleJSON, _ names: [String], _ path: String) throws(BundleUnreadable) -> [String:
-        BundleJSON]
-    {
-        guard case .object(let members) = value else { throw BundleUnreadable("\(path) must be an object") }
-        return try object(members, names, path)
-    }
-
-    static func string(_ value: BundleJSON, _ path: String) throws(BundleUnreadable) -> String {
-        guard case .string(let text) = value else { throw BundleUnreadable("\(path) must be a string") }
-        return text
-    }
-
-    static func integer(_ value: BundleJSON, _ path: String) throws(BundleUnreadable) -> UInt64 {
-        guard case .integer(let number?) = value, number >= 0 else {
-            throw BundleUnreadable("\(path) must be a whole number from 0 to \(Int64.max)")
-        }
-        return UInt64(number)
-    }
-
-    static func array(_ value: BundleJSON, _ path: String) throws(BundleUnreadable) -> [BundleJSON] {
-        guard case .array(let items) = value else { throw BundleUnreadable("\(path) must be an array") }
-        return items
-    }
-
-    static func strings(_ value: BundleJSON, _ path: String) throws(BundleUnreadable) -> [String] {
-        var out: [String] = []
-        for (i, item) in try array(value, path).enumerated() { out.append(try string(item, "\(path)[\(i)]")) }
-        return out
-    }
-
-    static func entry(_ value: BundleJSON, _ path: String) throws(BundleUnreadable) -> Entry {
-        let members = try object(value, entryMembers, path)
+    static func entry(_ value: JSONValue, _ path: String) throws(BundleUnreadable) -> Entry {
+        let members = try StrictObject(value, entryMembers, at: path, root: "")
         return Entry(
-            position: try integer(members["position"]!, join(path, "position")),
-            streamVersion: try integer(members["stream_version"]!, join(path, "stream_version")),
-            type: try string(members["type"]!, join(path, "type")),
-            record: try string(members["record"]!, join(path, "record")),
-            inclusion: try strings(members["inclusion"]!, join(path, "inclusion")))
-    }
-
-    static func photo(_ value: BundleJSON, _ path: String) throws(BundleUnreadable) -> Photo {
-        let members = try object(value, photoMembers, path)
-        return Photo(
-            photoID: try string(members["photo_id"]!, join(path, "photo_id")),
-            sha256: try string(members["sha256"]!, join(path, "sha256")),
-            position: try integer(members["position"]!, join(path, "position")))
+            position: try members.integer("position"), streamVersion: try members.integer("stream_version"),
+            type: try members.string("type"), record: try members.string("record"),
+            inclusion: try members.strings("inclusion"), path: path)
     }
 }
 

@@ -5,7 +5,7 @@ import LedgerCore
 
 /// A signed-note verifier key, `<name>+<key id>+<base64(0x01 ‖ key)>`, read
 /// as both bundle tools read it.
-struct VerifierKey: Equatable {
+package struct VerifierKey: Equatable {
     struct Malformed: Error {
         var reason: String
     }
@@ -32,7 +32,7 @@ struct VerifierKey: Equatable {
         self.publicKey = Array(raw[1...])
     }
 
-    static func == (a: VerifierKey, b: VerifierKey) -> Bool {
+    package static func == (a: VerifierKey, b: VerifierKey) -> Bool {
         a.name.utf8.elementsEqual(b.name.utf8) && a.keyID == b.keyID && a.publicKey == b.publicKey
     }
 

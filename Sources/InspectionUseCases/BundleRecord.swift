@@ -39,7 +39,7 @@ enum BundleCBOR: Equatable {
 
     /// The item at `i` and the offset after it.
     static func item(_ data: [UInt8], _ start: Int, depth: Int) throws(NotARecord) -> (BundleCBOR, Int) {
-        guard depth <= BundleJSON.maximumDepth else { throw NotARecord("nests too deep") }
+        guard depth <= StrictJSON.maximumDepth else { throw NotARecord("nests too deep") }
         guard start < data.count else { throw NotARecord("ends early") }
         var i = start
         let major = data[i] >> 5

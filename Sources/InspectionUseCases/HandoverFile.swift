@@ -2,9 +2,10 @@ import Foundation
 import InspectionDomain
 import LedgerCore
 
-/// A handover file (`jqc-handover/1`) decoded strictly, as a proof bundle is:
-/// in every object each member the format names, once, of its JSON type, and
-/// nothing else (so a case variant of a name is an unknown member); base64
+/// A handover file (`jqc-handover/1`) decoded strictly, as a proof bundle is
+/// and by the same reader (`StrictJSON`, `Bundle`): in every object each
+/// member the format names, once, of its JSON type, and nothing else (a
+/// repeated name, or one differing only in case, named as such); base64
 /// standard with padding; the first problem named by its path.
 public struct HandoverFile: Sendable {
     /// A bundle entry: `{position, stream_version, type, record, inclusion}`.
@@ -47,6 +48,12 @@ public struct HandoverFile: Sendable {
         }
     }
 
+    /// The proof bundle the file carries, as read (its strings unchanged):
+    /// what `BundleCheck` checks, exactly as for a bundle file.
+    var bundle: Bundle
+
+    /// A file's pieces (an audit rebuilds one from a reception's payload):
+    /// the bundle is made from them, as `jqc handover` writes it.
     init(
         mode: HandoverMode, to: String?, fromDevice: UUID, inspection: UUID, checkpoint: String, publicKey: String,
         keyRecord: Entry, records: [Entry], photos: [Photo], templateRecord: Entry,
@@ -63,146 +70,128 @@ public struct HandoverFile: Sendable {
         self.photos = photos
         self.templateRecord = templateRecord
         self.photoFiles = photoFiles
+        bundle = Bundle(
+            path: "bundle", inspection: inspection.lowercased, checkpoint: checkpoint, publicKey: publicKey,
+            keyRecord: keyRecord.bundleEntry, records: records.map(\.bundleEntry),
+            photos: photos.map {
+                Bundle.Photo(photoID: $0.photoID.lowercased, sha256: $0.sha256.hex, position: $0.position)
+            },
+            consistency: nil)
     }
 
     static let members = ["format", "mode", "to", "from_device", "bundle", "template_record", "photo_files"]
-    static let bundleMembers = ["format", "inspection", "checkpoint", "public_key", "key_record", "records", "photos"]
-    static let entryMembers = ["position", "stream_version", "type", "record", "inclusion"]
+    static let format = "jqc-handover/1"
 
-    /// Decodes `bytes` (the whole file).
+    /// Decodes `bytes` (the whole file): the JSON as a bundle's is read
+    /// (`StrictJSON`), the `bundle` member exactly as a bundle file
+    /// (`Bundle`), then what a handover file adds: lower-case UUIDs and hex,
+    /// base64 standard with padding and decoding to what it names.
     public init(decoding bytes: [UInt8]) throws(Unreadable) {
-        let json: JSONValue
         do {
-            json = try JSONValue(parsing: bytes)
+            try self.init(strict: StrictJSON.read(bytes, what: "the file"))
         } catch {
-            throw Unreadable(reason: "not one JSON value: \(error)")
+            throw Unreadable(reason: error.verdict)
         }
-        let top = try Self.object(json, "", Self.members, optional: [])
-        guard case .string("jqc-handover/1")? = top["format"] else {
-            throw Unreadable(reason: "format is not \"jqc-handover/1\"")
+    }
+
+    init(strict json: JSONValue) throws(BundleUnreadable) {
+        if case .object(let members) = json {
+            try StrictJSON.checkNames(members, "the file")
+            if let format = members.first(where: { $0.key == "format" })?.value {
+                guard case .string(let text) = format else { throw BundleUnreadable("format must be a string") }
+                guard text == Self.format else {
+                    throw BundleUnreadable("the file's format is \"\(BundleCheck.shown(text))\", not \(Self.format)")
+                }
+            }
         }
-        guard let mode = HandoverMode(rawValue: try Self.string(top["mode"], "mode")) else {
-            throw Unreadable(reason: "mode is neither \"handover\" nor \"share\"")
+        let top = try StrictObject(json, Self.members, at: "", root: "the file")
+        _ = try top.string("format")
+        guard let mode = HandoverMode(rawValue: try top.string("mode")) else {
+            throw BundleUnreadable("mode is neither \"handover\" nor \"share\"")
         }
         self.mode = mode
-        if case .null? = top["to"] {
+        if case .null = top.value("to") {
             to = nil
         } else {
-            to = try Self.string(top["to"], "to")
+            to = try top.string("to")
         }
-        fromDevice = try Self.uuid(top["from_device"], "from_device")
-        let bundle = try Self.object(top["bundle"] ?? .null, "bundle", Self.bundleMembers, optional: [])
-        guard case .string("jqc-proof-bundle/1")? = bundle["format"] else {
-            throw Unreadable(reason: "bundle.format is not \"jqc-proof-bundle/1\"")
-        }
-        inspection = try Self.uuid(bundle["inspection"], "bundle.inspection")
-        checkpoint = try Self.string(bundle["checkpoint"], "bundle.checkpoint")
-        publicKey = try Self.string(bundle["public_key"], "bundle.public_key")
-        keyRecord = try Self.entry(bundle["key_record"], "bundle.key_record")
+        fromDevice = try Self.uuid(try top.string("from_device"), "from_device")
+        let bundle = try Bundle(top.value("bundle"), at: "bundle", carriesConsistency: false)
+        self.bundle = bundle
+        inspection = try Self.uuid(bundle.inspection, bundle.at("inspection"))
+        checkpoint = bundle.checkpoint
+        publicKey = bundle.publicKey
+        keyRecord = try Self.entry(bundle.keyRecord)
         var records: [Entry] = []
-        for (index, value) in try Self.array(bundle["records"], "bundle.records").enumerated() {
-            records.append(try Self.entry(value, "bundle.records[\(index)]"))
-        }
+        for entry in bundle.records { records.append(try Self.entry(entry)) }
         self.records = records
         var photos: [Photo] = []
-        for (index, value) in try Self.array(bundle["photos"], "bundle.photos").enumerated() {
-            let path = "bundle.photos[\(index)]"
-            let photo = try Self.object(value, path, ["photo_id", "sha256", "position"], optional: [])
+        for (index, photo) in bundle.photos.enumerated() {
+            let path = "\(bundle.at("photos"))[\(index)]"
             photos.append(
                 Photo(
-                    photoID: try Self.uuid(photo["photo_id"], path + ".photo_id"),
-                    sha256: try Self.digest(photo["sha256"], path + ".sha256"),
-                    position: try Self.count(photo["position"], path + ".position")))
+                    photoID: try Self.uuid(photo.photoID, path + ".photo_id"),
+                    sha256: try Self.digest(photo.sha256, path + ".sha256"), position: photo.position))
         }
         self.photos = photos
-        templateRecord = try Self.entry(top["template_record"], "template_record")
+        templateRecord = try Self.entry(try Bundle.entry(top.value("template_record"), "template_record"))
         var files: [(sha256: Digest256, data: Data)] = []
-        for (index, value) in try Self.array(top["photo_files"], "photo_files").enumerated() {
-            let path = "photo_files[\(index)]"
-            let file = try Self.object(value, path, ["sha256", "data"], optional: [])
+        for (index, value) in try top.array("photo_files").enumerated() {
+            let file = try StrictObject(value, ["sha256", "data"], at: "photo_files[\(index)]", root: "")
             files.append(
-                (try Self.digest(file["sha256"], path + ".sha256"), Data(try Self.base64(file["data"], path + ".data")))
-            )
+                (
+                    try Self.digest(try file.string("sha256"), file.at("sha256")),
+                    Data(try Self.base64(try file.string("data"), file.at("data")))
+                ))
         }
         photoFiles = files
     }
 
-    // MARK: - Strict pieces
+    // MARK: - What a handover file adds to a bundle's strictness
 
-    static func object(_ value: JSONValue, _ path: String, _ required: [String], optional: [String])
-        throws(Unreadable) -> JSONValue
-    {
-        guard case .object(let members) = value else { throw Unreadable(reason: "\(name(path)) is not an object") }
-        for member in members where !required.contains(member.key) && !optional.contains(member.key) {
-            throw Unreadable(reason: "\(name(path)) has a member \"\(member.key)\" the format does not have")
-        }
-        for key in required where value[key] == nil {
-            throw Unreadable(reason: "\(name(path)) has no member \"\(key)\"")
-        }
-        return value
-    }
-
-    static func name(_ path: String) -> String { path.isEmpty ? "the file" : path }
-
-    static func string(_ value: JSONValue?, _ path: String) throws(Unreadable) -> String {
-        guard case .string(let text)? = value else { throw Unreadable(reason: "\(path) is not a string") }
-        return text
-    }
-
-    static func array(_ value: JSONValue?, _ path: String) throws(Unreadable) -> [JSONValue] {
-        guard case .array(let items)? = value else { throw Unreadable(reason: "\(path) is not an array") }
-        return items
-    }
-
-    static func count(_ value: JSONValue?, _ path: String) throws(Unreadable) -> UInt64 {
-        guard case .number(let text)? = value, text.allSatisfy(\.isASCIIDigit), !text.isEmpty,
-            text == "0" || !text.hasPrefix("0"), let number = UInt64(text), number <= UInt64(Int64.max)
-        else { throw Unreadable(reason: "\(path) is not a whole number from 0 to 2^63 - 1") }
-        return number
-    }
-
-    static func uuid(_ value: JSONValue?, _ path: String) throws(Unreadable) -> UUID {
-        let text = try string(value, path)
+    static func uuid(_ text: String, _ path: String) throws(BundleUnreadable) -> UUID {
         guard let id = UUID(uuidString: text), id.lowercased == text else {
-            throw Unreadable(reason: "\(path) is not a lower-case UUID")
+            throw BundleUnreadable("\(path) is not a lower-case UUID")
         }
         return id
     }
 
-    static func digest(_ value: JSONValue?, _ path: String) throws(Unreadable) -> Digest256 {
-        let text = try string(value, path)
-        guard text.count == 64, let digest = Digest256(hex: text), digest.hex == text else {
-            throw Unreadable(reason: "\(path) is not a SHA-256 in lower-case hex")
+    static func digest(_ text: String, _ path: String) throws(BundleUnreadable) -> Digest256 {
+        guard text.utf8.count == 64, let digest = Digest256(hex: text), digest.hex == text else {
+            throw BundleUnreadable("\(path) is not a SHA-256 in lower-case hex")
         }
         return digest
     }
 
-    static func base64(_ value: JSONValue?, _ path: String) throws(Unreadable) -> [UInt8] {
-        let text = try string(value, path)
-        guard let data = Data(base64Encoded: text), data.base64EncodedString() == text else {
-            throw Unreadable(reason: "\(path) is not standard base64 with padding")
+    static func base64(_ text: String, _ path: String) throws(BundleUnreadable) -> [UInt8] {
+        guard let data = StrictBase64.decode(text), Data(data).base64EncodedString() == text else {
+            throw BundleUnreadable("\(path) is not standard base64 with padding")
         }
-        return Array(data)
+        return data
     }
 
-    static func entry(_ value: JSONValue?, _ path: String) throws(Unreadable) -> Entry {
-        let entry = try object(value ?? .null, path, entryMembers, optional: [])
+    static func entry(_ entry: Bundle.Entry) throws(BundleUnreadable) -> Entry {
         var inclusion: [Digest256] = []
-        for (index, hash) in try array(entry["inclusion"], path + ".inclusion").enumerated() {
-            let bytes = try base64(hash, path + ".inclusion[\(index)]")
-            guard let digest = Digest256(bytes: bytes) else {
-                throw Unreadable(reason: "\(path).inclusion[\(index)] is not a 32-byte hash")
+        for (index, hash) in entry.inclusion.enumerated() {
+            let path = "\(entry.path).inclusion[\(index)]"
+            guard let digest = Digest256(bytes: try base64(hash, path)) else {
+                throw BundleUnreadable("\(path) is not a 32-byte hash")
             }
             inclusion.append(digest)
         }
         return Entry(
-            position: try count(entry["position"], path + ".position"),
-            streamVersion: try count(entry["stream_version"], path + ".stream_version"),
-            type: try string(entry["type"], path + ".type"), record: try base64(entry["record"], path + ".record"),
-            inclusion: inclusion, path: path)
+            position: entry.position, streamVersion: entry.streamVersion, type: entry.type,
+            record: try base64(entry.record, "\(entry.path).record"), inclusion: inclusion, path: entry.path)
     }
 }
 
-extension Character {
-    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+extension HandoverFile.Entry {
+    /// The entry as a bundle holds it.
+    var bundleEntry: Bundle.Entry {
+        Bundle.Entry(
+            position: position, streamVersion: streamVersion, type: type,
+            record: Data(record).base64EncodedString(),
+            inclusion: inclusion.map { Data($0.bytes).base64EncodedString() },
+            path: path)
+    }
 }

@@ -4,9 +4,10 @@ import InspectionStore
 import LedgerCore
 
 /// The checks a handover file passes before anything of it is recorded: every
-/// check of a proof bundle (`Schemas/ledger-format.md` § Proof bundles, as
-/// `Tools/verify-ledger --bundle` makes them), then those of a handover
-/// (§ Handover files). The first that fails is the refusal.
+/// check of a proof bundle, made by `BundleCheck` (`jqc verify --bundle`,
+/// the same checks and wording as `Tools/verify-ledger --bundle` and
+/// `Tools/verify-bundle-go`), then those of a handover (`Schemas/ledger-format.md`
+/// § Handover files). The first that fails is the refusal.
 public enum HandoverVerification {
     /// What a verified file gives the reception.
     public struct Verified: Sendable {
@@ -16,6 +17,23 @@ public enum HandoverVerification {
         public var checkpointSize: UInt64
     }
 
+    /// A file `device` received, checked whole; then refused when it comes
+    /// from `device`'s own id: either it was written here, or two ledgers
+    /// share this device id (a backup restored beside its original, a copied
+    /// ledger), which must never both record unnoticed.
+    public static func verify(_ file: HandoverFile, receivedBy device: UUID) throws(Reception.Refusal) -> Verified {
+        let verified = try verify(file)
+        guard file.fromDevice != device else {
+            throw Reception.Refusal(
+                reason: "the file comes from device \(device.lowercased), which is this ledger's own device id: it "
+                    + "was written by this ledger, or by another ledger that shares this device id (a backup "
+                    + "restored or copied beside the ledger it was taken from). Two ledgers must never share a device "
+                    + "id: a backup is a restore point, not a second device; another device starts with its own "
+                    + "'jqc init'. Receive the file on that other device")
+        }
+        return verified
+    }
+
     /// An audit re-checks a reception's payload without the photo files
     /// (it checks the photo store) and without the file's `to`.
     public static func verify(_ file: HandoverFile, checkingPhotoFiles: Bool = true, checkingTo: Bool = true)
@@ -23,97 +41,41 @@ public enum HandoverVerification {
     {
         func refuse(_ reason: String) -> Reception.Refusal { Reception.Refusal(reason: reason) }
         let hasher = SHA256Hasher()
-        // 1. The key, the signature and the origin.
-        let key: NoteKey
+        // 1. The bundle, exactly as `jqc verify --bundle` and the two bundle
+        // tools check one: key, signature, origin, every inclusion, the key
+        // record, versions 1 … k linked, the photo list.
+        var detail: String?
+        let proven: BundleCheck.Proven
         do {
-            key = try NoteKey(parsing: file.publicKey)
+            proven = try BundleCheck.verify(file.bundle, pinned: nil, trusted: nil, detail: &detail)
         } catch {
-            throw refuse("bundle.public_key is not a verifier key: \(error)")
+            throw refuse(error.reason + (detail.map { " (\($0))" } ?? ""))
         }
-        guard key.seed == nil else { throw refuse("bundle.public_key is a signer key, not a verifier key") }
-        let checkpoint: Checkpoint
-        do {
-            checkpoint = try Checkpoint(verifying: file.checkpoint, key: key)
-        } catch {
-            throw refuse("the checkpoint: \(error)")
+        // What a handover adds: the key and every record are from_device's,
+        // and each record is one jqc reads, in deterministic CBOR.
+        let device = file.fromDevice.lowercased
+        guard proven.key.name == "jqc/\(device)" else {
+            throw refuse("the key \(BundleCheck.shown(proven.key.name)) is not the key of from_device \(device)")
         }
-        guard key.name == "jqc/\(file.fromDevice.lowercased)" else {
-            throw refuse("the key \(key.name) is not the key of from_device \(file.fromDevice.lowercased)")
-        }
-        // 3. Every entry is proven in the tree and is the record it says.
-        func record(_ entry: HandoverFile.Entry) throws(Reception.Refusal) -> EventRecord {
-            guard entry.position >= 1, entry.position <= checkpoint.size else {
-                throw refuse("\(entry.path).position \(entry.position) is outside the tree of \(checkpoint.size)")
-            }
-            let leaf = hasher.digest(prefix: 0x00, entry.record, range: entry.record.indices)
-            guard
-                Merkle.verifyInclusion(
-                    leafHash: leaf, leaf: entry.position - 1, size: checkpoint.size, proof: entry.inclusion,
-                    root: checkpoint.root, hasher: hasher)
-            else { throw refuse("\(entry.path) is not included in the signed tree (its inclusion proof fails)") }
-            let decoded: EventRecord
+        func decoded(_ raw: [UInt8], _ path: String) throws(Reception.Refusal) -> EventRecord {
+            let record: EventRecord
             do {
-                decoded = try EventRecord(decoding: entry.record)
+                record = try EventRecord(decoding: raw)
             } catch {
-                throw refuse("\(entry.path).record cannot be read: \(error)")
+                throw refuse("\(path).record cannot be read: \(error)")
             }
-            guard decoded.encoded() == entry.record else {
-                throw refuse("\(entry.path).record is not in deterministic CBOR")
-            }
-            guard decoded.position == entry.position, decoded.streamVersion == entry.streamVersion,
-                decoded.type == entry.type
-            else { throw refuse("\(entry.path): position, stream_version or type differs from its record") }
-            return decoded
+            guard record.encoded() == raw else { throw refuse("\(path).record is not in deterministic CBOR") }
+            return record
         }
-        let keyRecord = try record(file.keyRecord)
-        // 4. The key record publishes the key, in the sender's own stream.
-        guard keyRecord.type == "device.key_published", keyRecord.stream == keyRecord.device,
-            keyRecord.device == file.fromDevice
-        else { throw refuse("bundle.key_record is not from_device's device.key_published record") }
-        let publishedKey: String?
-        do {
-            var cbor = CBORReader(keyRecord.payload)
-            publishedKey = try cbor.readValue()["key"]?.textValue
-        } catch {
-            throw refuse("bundle.key_record's payload cannot be read: \(error)")
-        }
-        guard publishedKey == file.publicKey else { throw refuse("bundle.key_record publishes another key") }
-        // 5. Versions 1 … k of the inspection's stream, linked.
-        guard !file.records.isEmpty else { throw refuse("bundle.records is empty") }
         var records: [EventRecord] = []
-        var previous: (position: UInt64, leaf: Digest256)?
-        for (index, entry) in file.records.enumerated() {
-            let decoded = try record(entry)
-            guard decoded.stream == file.inspection, decoded.streamVersion == UInt64(index + 1) else {
-                throw refuse(
-                    "\(entry.path) is not version \(index + 1) of inspection \(file.inspection.lowercased): the stream "
-                        + "is not complete from its first record")
+        for (entry, record) in zip(file.records, proven.records) {
+            let event = try decoded(record.raw, entry.path)
+            guard event.device == file.fromDevice else {
+                throw refuse("\(entry.path) was recorded by device \(event.device.lowercased), not from_device")
             }
-            if let previous {
-                guard decoded.position > previous.position else { throw refuse("\(entry.path) is out of order") }
-                if decoded.format >= 2, decoded.previousInStream != previous.leaf {
-                    throw refuse("\(entry.path)'s back-link does not name the record before it: one was left out")
-                }
-            } else if decoded.previousInStream != nil {
-                throw refuse("\(entry.path) has a back-link, so it is not the stream's first record")
-            }
-            guard decoded.device == file.fromDevice else {
-                throw refuse("\(entry.path) was recorded by device \(decoded.device.lowercased), not from_device")
-            }
-            previous = (decoded.position, hasher.digest(prefix: 0x00, entry.record, range: entry.record.indices))
-            records.append(decoded)
+            records.append(event)
         }
-        // 6. The photos are the captures, and each file is its hash.
-        var captures: [(UUID, Digest256, UInt64)] = []
-        for decoded in records where decoded.type == InspectionEventType.photoCaptured.rawValue {
-            guard case .photoCaptured(let captured)? = try? InspectionEvent.decode(decoded) else {
-                throw refuse("the photo.captured record at \(decoded.position) cannot be read")
-            }
-            captures.append((captured.photo.photoID, captured.photo.sha256, decoded.position))
-        }
-        guard captures.count == file.photos.count,
-            zip(captures, file.photos).allSatisfy({ $0.0 == $1.photoID && $0.1 == $1.sha256 && $0.2 == $1.position })
-        else { throw refuse("bundle.photos is not the list of the records' photo captures") }
+        // 2. Each photo file is its photo's.
         guard !checkingPhotoFiles || file.photoFiles.count == file.photos.count else {
             throw refuse("photo_files has \(file.photoFiles.count) files for \(file.photos.count) photos")
         }
@@ -123,15 +85,22 @@ public enum HandoverVerification {
                     "photo_files[\(index)] is not the file of photo \(photo.photoID.lowercased) (its SHA-256 differs)")
             }
         }
-        // The handover itself: the last record, as the file says.
+        // 3. The handover itself: the last record, as the file says.
         guard let last = records.last, case .handedOver(let handed)? = try? InspectionEvent.decode(last) else {
             throw refuse("the last record is not the sender's inspection.handed_over")
         }
         guard handed.mode == file.mode, !checkingTo || handed.to == file.to else {
             throw refuse("mode or to differs from the sender's inspection.handed_over record")
         }
-        // The template: proven in the same tree, the one the start names.
-        let templateRecord = try record(file.templateRecord)
+        // 4. The template: proven in the same tree, the one the start names.
+        let templateEntry = file.templateRecord.bundleEntry
+        let included: BundleCheck.Proven.Record
+        do {
+            included = try BundleCheck.included(templateEntry, size: proven.size, root: proven.root, detail: &detail)
+        } catch {
+            throw refuse(error.reason + (detail.map { " (\($0))" } ?? ""))
+        }
+        let templateRecord = try decoded(included.raw, templateEntry.path)
         guard templateRecord.device == file.fromDevice,
             case .templatePinned(let pinned)? = try? InspectionEvent.decode(templateRecord)
         else { throw refuse("template_record is not one of from_device's template.pinned records") }
@@ -149,6 +118,7 @@ public enum HandoverVerification {
             throw refuse(
                 "template_record pins template \(pinned.templateHash), the inspection started with \(startedHash)")
         }
+        // 5. Every record reads as an event of its type.
         for decoded in records {
             do {
                 _ = try EventUpcaster.decode(decoded, template: pinned.template)
@@ -156,6 +126,6 @@ public enum HandoverVerification {
                 throw refuse("the \(decoded.type) record at \(decoded.position) cannot be read: \(error)")
             }
         }
-        return Verified(template: pinned, records: records, checkpointSize: checkpoint.size)
+        return Verified(template: pinned, records: records, checkpointSize: proven.size)
     }
 }

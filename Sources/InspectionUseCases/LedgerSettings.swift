@@ -34,6 +34,8 @@ public enum SettingSource: String, Sendable {
 public enum LedgerSettingError: Error, Equatable, CustomStringConvertible {
     case unknownSetting(String)
     case notAURL(LedgerSetting, String)
+    /// An http(s) URL jqc cannot use as a base URL, and why.
+    case malformedURL(LedgerSetting, String, String)
     case invisibleName(String)
 
     public var description: String {
@@ -43,6 +45,9 @@ public enum LedgerSettingError: Error, Equatable, CustomStringConvertible {
                 + LedgerSetting.allCases.map(\.rawValue).joined(separator: ", ") + " ('jqc config list' shows them)."
         case .notAURL(let setting, let value):
             "\(setting.rawValue) '\(value)' is not an http:// or https:// URL; nothing was changed. Give "
+                + setting.meaning + "."
+        case .malformedURL(let setting, let value, let why):
+            "\(setting.rawValue) '\(value)' is not a usable URL: \(why); nothing was changed. Give "
                 + setting.meaning + "."
         case .invisibleName(let value):
             "actor '\(value)' has no visible character; nothing was changed. Give the inspector's name, e.g. "
@@ -114,12 +119,68 @@ public struct LedgerSettings {
                 url.hasPrefix("https://") ? url.dropFirst(8) : url.hasPrefix("http://") ? url.dropFirst(7) : nil
             guard let host, !host.isEmpty, !host.hasPrefix("/"), !url.contains(where: { $0.isWhitespace })
             else { throw .notAURL(setting, value) }
+            if let why = urlProblem(url) { throw .malformedURL(setting, value, why) }
             return url
         case .actor:
             let name = value.trimmingCharacters(in: .whitespacesAndNewlines)
             guard name.unicodeScalars.contains(where: isVisible) else { throw .invisibleName(value) }
             return name
         }
+    }
+
+    /// Why `url` is not a base URL jqc can use (`http://` or `https://`, a
+    /// host name, IPv4 or bracketed IPv6 address, an optional port from 1 to
+    /// 65535, an optional path; no user name or password, query, fragment,
+    /// white space or control character), nil when it is one.
+    public static func urlProblem(_ url: String) -> String? {
+        let scheme = url.hasPrefix("https://") ? "https://" : url.hasPrefix("http://") ? "http://" : nil
+        guard let scheme else { return "it does not start with http:// or https://" }
+        if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            return "it holds white space or a control character"
+        }
+        let rest = url.dropFirst(scheme.count)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let path = rest.dropFirst(authority.count)
+        if path.contains("?") || path.contains("#") || rest.hasPrefix("?") || rest.hasPrefix("#") {
+            return "a base URL has no query (?) or fragment (#)"
+        }
+        if authority.contains("@") { return "it names a user (@): log in with 'jqc login', never in the URL" }
+        var host = authority
+        var port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return "the IPv6 address has no closing ]" }
+            host = authority[authority.startIndex...close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return "something other than :PORT follows the IPv6 address" }
+                port = after.dropFirst()
+            }
+            let inside = host.dropFirst().dropLast()
+            if inside.isEmpty || !inside.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) {
+                return "the IPv6 address between [ and ] is not one"
+            }
+        } else {
+            if let colon = authority.firstIndex(of: ":") {
+                host = authority[..<colon]
+                port = authority[authority.index(after: colon)...]
+            }
+            if host.isEmpty { return "it names no host" }
+            let allowed = host.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-"
+                    || $0 == "." || $0 == "_"
+            }
+            if !allowed { return "the host '\(host)' has a character a host name cannot have" }
+            if host.hasPrefix(".") || host.hasPrefix("-") || host.contains("..") {
+                return "the host '\(host)' is not a host name"
+            }
+        }
+        if let port {
+            if port.isEmpty { return "the port after ':' is empty" }
+            guard port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber), let number = Int(port),
+                (1...65535).contains(number)
+            else { return "the port '\(port)' is not a number from 1 to 65535" }
+        }
+        return nil
     }
 
     /// `JQC_ACTOR`, trimmed; nil when unset or empty; refused when it has

@@ -2,6 +2,7 @@ import Foundation
 import InspectionAudit
 import InspectionDomain
 import LedgerCore
+import SyncWorker
 
 /// The other device's part of a received inspection, proven again as that
 /// device's: each `inspection.received` keeps the sender's records with their
@@ -9,26 +10,105 @@ import LedgerCore
 /// `jqc receive` checked the file (photo files apart: the audit checks the
 /// photo store). The reception record itself is proven through this log's tree.
 public enum ReceivedProof {
+    /// The witness an audit asks about the sender's checkpoint: the one
+    /// configured in this ledger (`witness_url`), and how to ask it for a
+    /// device's latest checkpoint (`GET /ledger/checkpoints/latest?device=`).
+    public struct SenderWitness {
+        public var url: String
+        public var latest: (_ keyName: String) throws -> CheckpointWitness.Held?
+
+        public init(url: String, latest: @escaping (_ keyName: String) throws -> CheckpointWitness.Held?) {
+            self.url = url
+            self.latest = latest
+        }
+    }
+
     /// One line per reception in `timeline`, saying which device recorded
-    /// what and what proves it.
-    public static func notes(of timeline: AuditTimeline) -> [String] {
-        timeline.entries.compactMap { entry -> String? in
-            guard entry.carriedIn == nil, case .received(let received)? = entry.event else { return nil }
-            let records = received.decodedRecords
-            let span =
-                records.isEmpty
-                ? "no records"
-                : "\(records.count) records (stream versions 1–\(records.count), positions "
-                    + "\(records.first?.position ?? 0)–\(records.last?.position ?? 0) of its log)"
-            let who = "device \(received.fromDevice.lowercased)"
-            do throws(Reception.Refusal) {
-                let size = try verify(received, inspection: timeline.inspectionID)
-                return "the records of \(who): \(span), proven against its signed checkpoint of \(size) records "
-                    + "(key \(received.publicKey.split(separator: "+").first ?? "")); carried by the reception at "
-                    + "position \(entry.position), which this log's own proof covers"
-            } catch {
-                return "NOT VERIFIED: the records of \(who) carried at position \(entry.position): \(error.reason)"
+    /// what and what proves it; with `witness`, a line saying whether the
+    /// sender's part is witnessed.
+    public static func notes(of timeline: AuditTimeline, witness: SenderWitness? = nil) -> [String] {
+        var lines: [String] = []
+        for entry in timeline.entries {
+            guard entry.carriedIn == nil, case .received(let received)? = entry.event else { continue }
+            let (line, size) = note(entry, received, timeline)
+            lines.append(line)
+            // Only a part that verifies is compared with the witness.
+            if let witness, let size { lines.append(witnessed(received, size: size, by: witness)) }
+        }
+        return lines
+    }
+
+    /// Whether the witness holds the sender's checkpoint this reception is
+    /// proven against: the same size and root (witnessed), a later one (that
+    /// it extends the sender's is not proven: the file carries no
+    /// consistency proof to it), an earlier one or none (not witnessed), or
+    /// another tree of the same size (two histories of one device).
+    public static func witnessed(_ received: InspectionReceived, size: UInt64, by witness: SenderWitness) -> String {
+        let device = received.fromDevice.lowercased
+        let prefix = "sender's witness: the records of device \(device)"
+        let key: NoteKey
+        let signed: Checkpoint
+        do {
+            key = try NoteKey(parsing: received.publicKey)
+            signed = try Checkpoint(verifying: received.checkpoint, key: key)
+        } catch {
+            return "\(prefix) could not be compared with the witness: \(error)"
+        }
+        let held: CheckpointWitness.Held?
+        do {
+            held = try witness.latest(key.name)
+        } catch {
+            return "\(prefix) are NOT witnessed: the witness \(witness.url) could not be asked (\(error))"
+        }
+        guard let held else {
+            return "\(prefix) are NOT witnessed: the witness \(witness.url) holds no checkpoint of that device"
+        }
+        let witnessed: Checkpoint
+        do {
+            witnessed = try Checkpoint(verifying: held.note, key: key)
+        } catch {
+            return "\(prefix): the checkpoint the witness \(witness.url) holds for that device does NOT verify with "
+                + "the sender's key (\(error))"
+        }
+        let when = held.acknowledgedAt.map { ", acknowledged \($0)" } ?? ""
+        if witnessed.size == signed.size {
+            if witnessed.root == signed.root {
+                return "\(prefix) are witnessed: the witness \(witness.url) acknowledged the very checkpoint of "
+                    + "\(size) records they are proven against\(when)"
             }
+            return "\(prefix): NOT CONSISTENT: the witness \(witness.url) holds another tree of \(size) records of "
+                + "that device than the one its handover was signed over\(when): two histories of one device"
+        }
+        if witnessed.size > signed.size {
+            return "\(prefix): the witness \(witness.url) holds a later checkpoint of \(witnessed.size) records of "
+                + "that device\(when); that it extends the sender's checkpoint of \(size) records is not proven "
+                + "here (the handover carries no consistency proof to it)"
+        }
+        return "\(prefix) are NOT witnessed: the witness \(witness.url) holds only a checkpoint of \(witnessed.size) "
+            + "records of that device\(when), older than the sender's of \(size)"
+    }
+
+    /// The line of one reception, and the size of the sender's checkpoint
+    /// when its part verifies.
+    static func note(_ entry: TimelineEntry, _ received: InspectionReceived, _ timeline: AuditTimeline) -> (
+        String, UInt64?
+    ) {
+        let records = received.decodedRecords
+        let span =
+            records.isEmpty
+            ? "no records"
+            : "\(records.count) records (stream versions 1–\(records.count), positions "
+                + "\(records.first?.position ?? 0)–\(records.last?.position ?? 0) of its log)"
+        let who = "device \(received.fromDevice.lowercased)"
+        do throws(Reception.Refusal) {
+            let size = try verify(received, inspection: timeline.inspectionID)
+            return (
+                "the records of \(who): \(span), proven against its signed checkpoint of \(size) records "
+                    + "(key \(received.publicKey.split(separator: "+").first ?? "")); carried by the reception at "
+                    + "position \(entry.position), which this log's own proof covers", size
+            )
+        } catch {
+            return ("NOT VERIFIED: the records of \(who) carried at position \(entry.position): \(error.reason)", nil)
         }
     }
 

@@ -60,8 +60,7 @@ public struct Reception {
         let bytes = try Self.read(path)
         let sha256 = SHA256Hasher().digest(bytes)
         let file = try HandoverFile(decoding: bytes)
-        let verified = try HandoverVerification.verify(file)
-        guard file.fromDevice != device else { throw Conflict.ownFile(file.inspection) }
+        let verified = try HandoverVerification.verify(file, receivedBy: device)
         let id = file.inspection
         let stream = try ledger.log.records(inStream: id)
         if !stream.isEmpty {

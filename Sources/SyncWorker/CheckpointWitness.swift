@@ -83,8 +83,15 @@ public final class CheckpointWitness {
     private func call(_ session: ServerSession, _ method: HTTPMethod, _ path: String, json: JSONValue? = nil)
         throws(APIError) -> JSONValue
     {
+        try Self.call(session, base: baseURL, method, path, json: json)
+    }
+
+    /// One call to the witness at `base` (nil: the sync server's own URL).
+    static func call(
+        _ session: ServerSession, base: String?, _ method: HTTPMethod, _ path: String, json: JSONValue? = nil
+    ) throws(APIError) -> JSONValue {
         let api = session.api
-        let base = baseURL ?? api.baseURL
+        let base = base ?? api.baseURL
         guard WitnessSetting.sameURL(base, api.baseURL) else {
             return try api.witnessCall(method, path, json: json, token: nil, base: base)
         }
@@ -183,20 +190,33 @@ public final class CheckpointWitness {
         return "the witness answered with \(what), not the one sent (\(size) records, root \(root))"
     }
 
-    /// The last checkpoint the server acknowledged for the key name
-    /// `jqc/<device id>`: its signed note and size; nil when it holds none.
-    /// A server without the extension answers `.refused(404, …)`.
-    public static func latest(session: ServerSession, name: String) throws(APIError) -> (
-        note: String, size: UInt64
-    )? {
-        let api = session.api
-        let held = try session.authorized { token throws(APIError) in
-            try api.witnessCall(.get, "/ledger/checkpoints/latest?device=\(query(name))", token: token)
+    /// The last checkpoint a witness acknowledged for a device.
+    public struct Held: Sendable, Equatable {
+        public var note: String
+        public var size: UInt64
+        /// The root hash, as the witness states it (base64), if it does.
+        public var root: Digest256?
+        public var acknowledgedAt: String?
+
+        public init(note: String, size: UInt64, root: Digest256?, acknowledgedAt: String?) {
+            self.note = note
+            self.size = size
+            self.root = root
+            self.acknowledgedAt = acknowledgedAt
         }
+    }
+
+    /// The last checkpoint the witness at `base` (nil: the sync server)
+    /// acknowledged for the key name `jqc/<device id>`; nil when it holds
+    /// none. A server without the extension answers `.refused(404, …)`. The
+    /// session's token goes only to the sync server's own URL.
+    public static func latest(session: ServerSession, name: String, base: String? = nil) throws(APIError) -> Held? {
+        let held = try call(session, base: base, .get, "/ledger/checkpoints/latest?device=\(query(name))")
         guard let note = held["checkpoint"]?.stringValue, let size = held["size"]?.integerValue, size >= 0 else {
             return nil
         }
-        return (note, UInt64(size))
+        let root = held["root"]?.stringValue.flatMap { Data(base64Encoded: $0) }.flatMap { Digest256(bytes: Array($0)) }
+        return Held(note: note, size: UInt64(size), root: root, acknowledgedAt: held["acknowledged_at"]?.stringValue)
     }
 
     static func classify(_ error: APIError) -> Outcome {

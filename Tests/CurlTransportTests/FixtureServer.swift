@@ -3,11 +3,9 @@ import Foundation
 import HTTPCore
 import LedgerTestSupport
 
-/// `Fixtures/echo_server.py`, running as a child process for one test.
-///
-/// The server exits by itself after `lifetime` seconds or when its stdin
-/// closes, and is terminated when this value goes away, so none outlives
-/// its test even if the test crashes.
+/// `Fixtures/echo_server.py`, running as a child process for one test
+/// (`ScriptServer`: it exits after `lifetime` seconds or when its stdin
+/// closes, and is terminated when this value goes away).
 final class FixtureServer: @unchecked Sendable {
     enum Mode {
         case http
@@ -16,9 +14,7 @@ final class FixtureServer: @unchecked Sendable {
         case closedPort
     }
 
-    struct StartFailure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias StartFailure = ScriptServer.StartFailure
 
     static let script: String = {
         var url = URL(fileURLWithPath: #filePath)
@@ -26,14 +22,12 @@ final class FixtureServer: @unchecked Sendable {
         return url.appendingPathComponent("Fixtures/echo_server.py").path
     }()
 
-    let port: Int
     let scheme: String
-    private let process = Process()
-    /// Held open for the server's life: closing it tells the server to exit.
-    private let input = Pipe()
+    private let server: ScriptServer
+    var port: Int { server.port }
 
     init(_ mode: Mode = .http, lifetime: Int = 20) throws {
-        var arguments = ["python3", Self.script, "--lifetime", "\(lifetime)"]
+        var arguments = ["--lifetime", "\(lifetime)"]
         switch mode {
         case .http:
             scheme = "http"
@@ -44,33 +38,7 @@ final class FixtureServer: @unchecked Sendable {
             scheme = "http"
             arguments.append("--closed-port")
         }
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed.append(chunk)
-        }
-        let line = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let port = Int(line) else {
-            process.terminate()
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw StartFailure(description: "the fixture server printed no port: \(line) \(stderr)")
-        }
-        self.port = port
-    }
-
-    deinit {
-        process.terminate()
-        process.waitUntilExit()
+        server = try ScriptServer(script: Self.script, arguments: arguments)
     }
 
     /// The URL of `path` on this server.

@@ -57,6 +57,44 @@ import Testing
         #expect(error.description.contains("nothing was changed"))
     }
 
+    static let urls: [(String, String?)] = [
+        ("https://jqc.example/api/v1", nil),
+        ("http://127.0.0.1:8080/api/v1", nil),
+        ("http://[::1]:8080/api/v1", nil),
+        ("https://jqc.example", nil),
+        ("http://host:", "the port after ':' is empty"),
+        ("http://host:/api/v1", "the port after ':' is empty"),
+        ("http://host:0/api", "the port '0' is not a number from 1 to 65535"),
+        ("http://host:65536", "the port '65536' is not a number from 1 to 65535"),
+        ("http://host:80a", "the port '80a' is not a number from 1 to 65535"),
+        ("http://:8080/api", "it names no host"),
+        ("http://dana:secret@host/api", "it names a user (@): log in with 'jqc login', never in the URL"),
+        ("http://host/api?x=1", "a base URL has no query (?) or fragment (#)"),
+        ("http://host#top", "a base URL has no query (?) or fragment (#)"),
+        ("http://ho st/api", "it holds white space or a control character"),
+        ("http://host\u{7}/api", "it holds white space or a control character"),
+        ("http://h%74st/api", "the host 'h%74st' has a character a host name cannot have"),
+        ("http://..host/api", "the host '..host' is not a host name"),
+        ("http://[::1/api", "the IPv6 address has no closing ]"),
+        ("http://[zz]/api", "the IPv6 address between [ and ] is not one"),
+        ("http://[::1]x/api", "something other than :PORT follows the IPv6 address"),
+        ("ftp://host", "it does not start with http:// or https://"),
+    ]
+
+    @Test(arguments: urls)
+    func aMalformedURLIsRefusedSayingWhy(url: String, why: String?) throws {
+        #expect(LedgerSettings.urlProblem(url) == why)
+        guard why != nil else { return }
+        do {
+            _ = try LedgerSettings.checked(url, for: .server)
+            Issue.record("accepted: \(url)")
+        } catch {
+            // Not http(s) at all, or white space: the plain refusal; else why it is unusable.
+            let plain = !url.hasPrefix("http") || url.contains(" ")
+            #expect(error == (plain ? .notAURL(.server, url) : .malformedURL(.server, url, why ?? "")))
+        }
+    }
+
     @Test func anUnknownSettingNamesTheSettings() throws {
         #expect(throws: LedgerSettingError.unknownSetting("colour")) { try LedgerSettings.setting(named: "colour") }
         #expect(

@@ -7,43 +7,22 @@ import Testing
 /// through the built `jqc`, the Python verifier and the Go one (the table of
 /// crafted bundles is Tools/tests/test_proof_bundles.py).
 @Suite struct BundleConsistencyTests {
-    let directory = TemporaryDirectory()
-    let jqc: JQCRunner
-    var ledger: String { directory.appending("ledger") }
+    let sample: ProvingLedger
+    var jqc: JQCRunner { sample.jqc }
+    var ledger: String { sample.path }
 
-    init() throws {
-        jqc = JQCRunner(ledger: directory.appending("ledger"), environment: ["JQC_AS_TEST": "1"])
-        try ok(jqc("init"))
-        try ok(jqc("pull", "--from", SampleReference.path))
-    }
+    init() throws { sample = try ProvingLedger() }
 
     @discardableResult
-    func ok(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) -> ProcessResult {
-        #expect(result.status == 0, "jqc failed: \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
-        return result
-    }
+    func ok(_ result: ProcessResult) throws -> ProcessResult { try ProvingLedger.succeeded(result) }
 
-    func write(_ text: String, _ name: String) throws -> String {
-        let path = directory.appending(name)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
+    func write(_ text: String, _ name: String) throws -> String { try sample.write(text, name) }
 
-    func start() throws -> String {
-        let result = try ok(
-            jqc(
-                "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility",
-                "Riverside Medical Center", "--area", "1001"))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        return try #require(object["id"] as? String)
-    }
+    func start() throws -> String { try sample.start() }
 
     /// (status, first line of standard output) of each verifier.
     func verdicts(_ bundle: String, _ options: [String]) throws -> [(Int32, String)] {
-        let python = try ProcessRun.run(
-            "/usr/bin/env",
-            ["python3", Products.repositoryFile("Tools/verify-ledger"), "--bundle", bundle] + options)
-        let go = try ProcessRun.run(try ProofTests.goVerifier.get(), options + [bundle])
+        let (python, go) = try BundleVerifiers.run(bundle, options)
         return [python, go].map { ($0.status, String($0.stdout.prefix { $0 != "\n" })) }
     }
 

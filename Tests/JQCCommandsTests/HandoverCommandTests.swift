@@ -171,7 +171,7 @@ import Testing
     @Test func theSenderCannotReceiveItsOwnFile() throws {
         let result = try sender.jqc("--as", "Dana", "receive", sender.file)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("written by this device"))
+        #expect(result.stderr.contains("another ledger that shares this device id"))
     }
 
     /// Where one byte is changed: in a record, a photo, the proofs, the
@@ -256,9 +256,9 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"format":"jqc-handover/1"}"#, "has no member"),
-        ("[]", "is not an object"),
-        ("not json", "not one JSON value"),
+        (#"{"format":"jqc-handover/1"}"#, "member \"mode\" is missing from the file"),
+        ("[]", "the file is not a JSON object"),
+        ("not json", "the file is not well-formed JSON"),
     ])
     func aFileThatIsNotAHandoverFileIsUnreadable(_ text: String, _ reason: String) throws {
         let path = directory.appending("bad.json")

@@ -8,35 +8,24 @@ import Testing
 /// `jqc`, checked by the Python verifier and by a Go program built on
 /// golang.org/x/mod/sumdb (tlog, note), which nobody here wrote.
 @Suite struct ProofTests {
-    let directory = TemporaryDirectory()
-    let jqc: JQCRunner
-    var ledger: String { directory.appending("ledger") }
+    let sample: ProvingLedger
+    var directory: TemporaryDirectory { sample.directory }
+    var jqc: JQCRunner { sample.jqc }
+    var ledger: String { sample.path }
 
-    init() throws {
-        jqc = JQCRunner(ledger: directory.appending("ledger"), environment: ["JQC_AS_TEST": "1"])
-        try expectSuccess(jqc("init"))
-        try expectSuccess(jqc("pull", "--from", SampleReference.path))
-    }
+    init() throws { sample = try ProvingLedger() }
 
     @discardableResult
-    func expectSuccess(_ result: ProcessResult, sourceLocation: SourceLocation = #_sourceLocation) -> ProcessResult {
-        #expect(result.status == 0, "jqc failed: \(result.stderr)", sourceLocation: sourceLocation)
-        return result
-    }
+    func expectSuccess(_ result: ProcessResult) throws -> ProcessResult { try ProvingLedger.succeeded(result) }
+
+    func write(_ text: String, _ name: String) throws -> String { try sample.write(text, name) }
+
+    func bundle(_ id: String) throws -> [String: Any] { try sample.bundle(id) }
 
     /// An inspection with answers and a photo, and another one interleaved.
     func inspection() throws -> String {
-        func start() throws -> String {
-            let result = try expectSuccess(
-                jqc(
-                    "--as", "Dana", "--json", "start", "--template", "Restroom QC", "--facility",
-                    "Riverside Medical Center", "--area", "1001"))
-            let object = try #require(
-                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-            return try #require(object["id"] as? String)
-        }
-        let id = try start()
-        let other = try start()
+        let id = try sample.start()
+        let other = try sample.start()
         let photo = try SampleReference.writePNG(in: directory.path, name: "leak.png", red: 10)
         try expectSuccess(jqc("--as", "Dana", "set", id, "Floors", "4"))
         try expectSuccess(jqc("--as", "Dana", "set", other, "Floors", "2"))
@@ -46,36 +35,10 @@ import Testing
         return id
     }
 
-    func write(_ text: String, _ name: String) throws -> String {
-        let path = directory.appending(name)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
-    static let goVerifier: Result<String, Error> = Result {
-        // Built once per test run, into the package's build directory.
-        let out = Products.repositoryFile(".build/verify-bundle-go-\(getpid())")
-        let build = try ProcessRun.run(
-            "/usr/bin/env", ["bash", Products.repositoryFile("Tools/verify-bundle-go/build"), out])
-        guard build.status == 0 else {
-            throw GoBuildError(message: build.stderr)
-        }
-        return out
-    }
-
-    struct GoBuildError: Error { var message: String }
-
     /// (Python verdict, Go verdict) on a bundle.
     func verifyBundle(_ path: String) throws -> (python: Bool, go: Bool, detail: String) {
-        let python = try ProcessRun.run(
-            "/usr/bin/env", ["python3", Products.repositoryFile("Tools/verify-ledger"), "--bundle", path])
-        let go = try ProcessRun.run(try Self.goVerifier.get(), [path])
+        let (python, go) = try BundleVerifiers.run(path)
         return (python.status == 0, go.status == 0, python.stdout + go.stdout + python.stderr + go.stderr)
-    }
-
-    func bundle(_ id: String) throws -> [String: Any] {
-        let result = try expectSuccess(jqc("prove", id))
-        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
     }
 
     func save(_ bundle: [String: Any], _ name: String) throws -> String {

@@ -196,9 +196,16 @@ struct AuditCommand: RunnableCommand {
         } else {
             verification = .proofs(.madeNow)
         }
-        let assembly = AuditAssembly(
+        var assembly = AuditAssembly(
             asOf: asOf, asOfText: asOfText, verification: verification, embedPhotos: embedPhotos,
             pinnedKey: try KeyNaming.pinned(pinnedKey))
+        // The configured witness is asked about a received inspection's sender.
+        if let url = WitnessSetting.configured(try invocation.config()) {
+            assembly.senderWitness = ReceivedProof.SenderWitness(url: url) { name in
+                let session = try invocation.serverSession(transport: try invocation.httpClient(connections: 1))
+                return try CheckpointWitness.latest(session: session, name: name, base: url)
+            }
+        }
         return try assembly.report(
             inspection, auditor: auditor, now: invocation.clock.now(),
             progress: { done, total in invocation.progress("verifying the chain: \(done)/\(total) records") },
@@ -209,20 +216,23 @@ struct AuditCommand: RunnableCommand {
     /// key the log published: what `--witness` anchors the proofs to.
     func witnessAnchor(_ auditor: AuditorLedger, _ invocation: Invocation) throws -> AuditorLedger.Anchor {
         let session = try invocation.serverSession(transport: try invocation.httpClient(connections: 1))
-        let name = DeviceKeyFile.name(try invocation.config().deviceID)
-        let held: (note: String, size: UInt64)?
+        let config = try invocation.config()
+        let name = DeviceKeyFile.name(config.deviceID)
+        // The configured witness, which need not be the sync server.
+        let witness = WitnessSetting.configured(config) ?? session.api.baseURL
+        let held: CheckpointWitness.Held?
         do {
-            held = try CheckpointWitness.latest(session: session, name: name)
+            held = try CheckpointWitness.latest(session: session, name: name, base: witness)
         } catch {
-            if case .refused(404, _) = error { throw AuditWitnessError.notWitnessing(session.api.baseURL) }
+            if case .refused(404, _) = error { throw AuditWitnessError.notWitnessing(witness) }
             throw error
         }
-        guard let held else { throw AuditWitnessError.nothingHeld(session.api.baseURL, name) }
+        guard let held else { throw AuditWitnessError.nothingHeld(witness, name) }
         let pinned = try KeyNaming.pinned(pinnedKey)
         let (checkpoint, key) = try CheckpointFile.verify(
             held.note, log: auditor.log, home: invocation.home, pinned: pinned)
         return .init(
-            checkpoint: checkpoint, kind: .witness, source: session.api.baseURL, key: key, pinned: pinned != nil)
+            checkpoint: checkpoint, kind: .witness, source: witness, key: key, pinned: pinned != nil)
     }
 }
 

@@ -23,7 +23,10 @@ struct BackupCommand: RunnableCommand {
             written: its chain must verify and end on the ledger's own hash at the same position. The device's \
             signing key (device.key, mode 0600) is copied with it, so the restored ledger signs as before; the \
             login (credentials.json) is not copied: log in again after a restore. A backup is a restore point for \
-            this device, never a second device: another device starts with its own 'jqc init'.
+            this device, never a second device: another device starts with its own 'jqc init' (or receives a \
+            handover). The copy is marked as a restore point (restore-point.json): restored, it warns on every \
+            recording command until 'jqc sync' has asked the witness whether another copy of this device recorded \
+            after the backup, and that sync is refused, saying so, when one did.
 
             To restore, put the copy where the ledger was (or point --ledger or JQC_HOME at it) and run \
             'jqc verify':
@@ -54,6 +57,10 @@ struct BackupCommand: RunnableCommand {
             keyNotCopied = try LedgerCopy.copyDeviceKey(from: home, to: target)
             let checked = try LedgerCopy.verifyCopy(at: target, against: log)
             try StoreHead(checked).recordDurably(at: target.path + "/store-head")  // a restore brings its own
+            // The copy is this device's restore point: restored, it checks
+            // with the witness before it syncs (`RestorePointCheck`).
+            let device = try LedgerConfig.load(home).deviceID
+            try RestorePoint(device: device, madeAt: invocation.clock.now(), records: checked.position).save(target)
             summary = LedgerCopy.Summary(events: checked.position, head: checked, photos: photos)
         } catch {
             destination.remove()
@@ -76,7 +83,9 @@ struct BackupCommand: RunnableCommand {
             invocation.stdout.line("Not copied: credentials.json (log in again after a restore).")
             invocation.stdout.line(
                 "The copy is a restore point for this device, not a second device: it carries this device's id and "
-                    + "key. Restore it in place of the ledger; another device starts with its own 'jqc init'.")
+                    + "key. Restore it in place of the ledger; another device starts with its own 'jqc init' (or "
+                    + "receives a handover). Restored, it warns before recording until 'jqc sync' has checked with "
+                    + "the witness that no other copy of this device recorded after the backup.")
         }
         if let keyNotCopied {
             invocation.stderr.line("jqc: warning: device.key was not copied: \(keyNotCopied)")

@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
@@ -29,12 +30,12 @@ struct InitCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {
         server = try parsed.value(of: Self.server)
         caBundle = try parsed.value(of: Self.caBundle)
-        if let server, !(server.hasPrefix("https://") || server.hasPrefix("http://")) {
-            throw parsed.invalid(Self.server, value: server, reason: "expected an http:// or https:// URL")
+        if let server, let why = LedgerSettings.urlProblem(server) {
+            throw parsed.invalid(Self.server, value: server, reason: "expected an http:// or https:// URL: \(why)")
         }
         witness = try parsed.value(of: Self.witness)
-        if let witness, !(witness.hasPrefix("https://") || witness.hasPrefix("http://")) {
-            throw parsed.invalid(Self.witness, value: witness, reason: "expected an http:// or https:// URL")
+        if let witness, let why = LedgerSettings.urlProblem(witness) {
+            throw parsed.invalid(Self.witness, value: witness, reason: "expected an http:// or https:// URL: \(why)")
         }
     }
 

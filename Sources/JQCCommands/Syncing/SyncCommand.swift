@@ -5,6 +5,7 @@ import Foundation
 import HTTPCore
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -98,6 +99,7 @@ struct SyncCommand: RunnableCommand {
         _ = try invocation.serverSession(transport: transport)
         let lock = try SyncLock(path: invocation.home.syncLockPath)
         defer { lock.release() }
+        try Self.checkRestorePoint(ledger: ledger, config: config, transport: transport, invocation)
         let signals = StopSignals.watching()
         var anythingFailed = false
         // In --watch, an offline stretch is reported once, not every interval.
@@ -142,6 +144,19 @@ struct SyncCommand: RunnableCommand {
             throw JQCError.refused(
                 "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
                     + "'jqc sync retry ID' once the cause is fixed.")
+        }
+    }
+
+    /// A restored backup asks the witness first (`RestorePointCheck`): a
+    /// refusal when another copy of the device recorded after the backup.
+    static func checkRestorePoint(
+        ledger: InspectionLedger, config: LedgerConfig, transport: CurlHTTPClient, _ invocation: Invocation
+    ) throws {
+        let session = try invocation.serverSession(transport: transport)
+        switch try RestorePointCheck.run(home: invocation.home, config: config, ledger: ledger, session: session) {
+        case .newerHistory(let message)?: throw JQCError.refused(TerminalText.singleLine(message))
+        case .couldNotCheck(let message)?: invocation.stderr.line("jqc: warning: " + TerminalText.singleLine(message))
+        case .passed?, nil: break
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import SyncWorker
 
@@ -30,6 +31,7 @@ struct SyncDaemon {
         let signals = StopSignals.watching()
         var watch = LedgerWatch(home)
         var schedule = BackgroundSync(interval: interval)
+        var restoreCheckSaid = false
         say("started on \(home.path); syncs after each change, when the network returns, and every \(interval) s")
         while !signals.stopRequested {
             let next: BackgroundSync.Next
@@ -39,6 +41,14 @@ struct SyncDaemon {
             case .ready(let config, let session):
                 let (lines, pulls) = schedule.starting(at: ContinuousClock.now)
                 lines.forEach(say)
+                // A restored backup asks the witness first (`RestorePointCheck`).
+                switch try RestorePointCheck.run(home: home, config: config, ledger: ledger, session: session) {
+                case .newerHistory(let message)?: throw JQCError.refused(TerminalText.singleLine(message))
+                case .couldNotCheck(let message)? where !restoreCheckSaid:
+                    say("warning: " + TerminalText.singleLine(message))
+                    restoreCheckSaid = true
+                default: break
+                }
                 let witness = WitnessSetting.witness(for: config, key: { try DeviceKeyFile.ensure(invocation) })
                 let run = try SyncRun(
                     ledger: ledger, session: session, device: config.deviceID, clock: invocation.clock,

@@ -12,6 +12,13 @@ let fields: [TemplateField] = FieldType.allCases.map { type in
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    // As the bundle tools read (repeated names kept, a lone surrogate
+    // U+FFFD): what was read writes out and reads back to the same text.
+    if let kept = try? JSONValue(parsing: bytes, .asTheBundleToolsRead) {
+        let text = kept.serialized()
+        guard let again = try? JSONValue(parsing: Array(text.utf8), .asTheBundleToolsRead), again.serialized() == text
+        else { fatalError("JSON read as the bundle tools read did not round-trip: \(text)") }
+    }
     guard let value = try? JSONValue(parsing: bytes) else { return 0 }
     // What was parsed writes out and parses back to the same value.
     let text = value.serialized()

@@ -12,11 +12,10 @@ final class HostileServer: @unchecked Sendable {
         case stall, endless, hugeError = "huge-error", textID = "text-id", localUser = "local-user"
     }
 
-    let port: Int
-    private let process = Process()
-    private let input = Pipe()
+    private let server: ScriptServer
     private let directory = TemporaryDirectory(prefix: "hostile-server")
 
+    var port: Int { server.port }
     var baseURL: String { "http://127.0.0.1:\(port)/api/v1" }
 
     /// One line per request received: "GET /api/v1/facilities".
@@ -28,33 +27,11 @@ final class HostileServer: @unchecked Sendable {
     init(_ mode: Mode, lifetime: Int = 60) throws {
         let script = directory.appending("hostile_server.py")
         try Data(Self.script.utf8).write(to: URL(fileURLWithPath: script))
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", script, "--mode", mode.rawValue, "--log", directory.appending("requests.log"), "--lifetime",
-            "\(lifetime)",
-        ]
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed.append(chunk)
-        }
-        let line = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let port = Int(line) else {
-            process.terminate()
-            throw SampleFailure("the hostile server printed no port: \(line)")
-        }
-        self.port = port
-    }
-
-    deinit {
-        process.terminate()
-        process.waitUntilExit()
+        server = try ScriptServer(
+            script: script,
+            arguments: [
+                "--mode", mode.rawValue, "--log", directory.appending("requests.log"), "--lifetime", "\(lifetime)",
+            ])
     }
 
     static let script = #"""
