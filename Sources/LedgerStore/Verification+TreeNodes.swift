@@ -22,13 +22,14 @@ struct TreeNodes {
         }
     }
 
-    /// Whether the next stored entry is the node (level, index) with `hash`.
-    mutating func check(level: Int, index: UInt64, _ hash: Digest256) throws -> TreeNodeFinding? {
-        guard var cursor else { return nil }
+    /// The next stored entry, checked to be the node (level, index): its
+    /// stored hash for `TreeCheck` to compare, or what is wrong with the key.
+    mutating func stored(level: Int, index: UInt64) throws -> TreeCheck.StoredNode {
+        guard var cursor else { return .unchecked }
         defer { self.cursor = cursor }
         // Compared as (last leaf, level), the key's own order, without making the key.
         let last = ((index + 1) << UInt64(level)) - 1
-        let found: TreeNodeFinding?? = try cursor.withEntry { stored, value -> TreeNodeFinding? in
+        let found: TreeCheck.StoredNode? = try cursor.withEntry { stored, value -> TreeCheck.StoredNode in
             let order: Int = stored.withUnsafeBytes { raw in
                 guard raw.count == 9 else {
                     return raw.lexicographicallyPrecedes(MerkleKey.key(level: level, index: index)) ? -1 : 1
@@ -39,12 +40,14 @@ struct TreeNodes {
                 return storedLevel == level ? 0 : storedLevel < level ? -1 : 1
             }
             if order == 0 {
-                return value.byteCount == 32 && hash.isStored(in: value) ? nil : .mismatch(level: level, index: index)
+                guard value.byteCount == 32, let hash = Digest256(value) else {
+                    return .finding(.mismatch(level: level, index: index))
+                }
+                return .hash(hash)
             }
-            return order < 0 ? .extra(key: Transaction.copy(stored)) : .missing(level: level, index: index)
+            return .finding(order < 0 ? .extra(key: Transaction.copy(stored)) : .missing(level: level, index: index))
         }
-        guard let found else { return .missing(level: level, index: index) }
-        return found
+        return found ?? .finding(.missing(level: level, index: index))
     }
 
     /// Any entry after the last node the records make.

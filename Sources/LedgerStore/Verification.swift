@@ -20,8 +20,9 @@ extension EventLog {
     ///    all point past the end mean the log was truncated);
     /// 5. each stream's versions run 1, 2, 3 … in increasing positions;
     /// 6. every stored node of the Merkle tree is the one the records make,
-    ///    and the table holds no other (recomputed during the walk, from a
-    ///    frontier: one node hash per record).
+    ///    and the table holds no other (recomputed beside the walk, from a
+    ///    frontier: one node hash per record, on a second thread that the
+    ///    walk hands the leaves and the stored hashes: `TreeCheck`).
     ///
     /// The first problem is reported.
     public func verify(
@@ -71,6 +72,9 @@ extension EventLog {
         var indexFinding: IndexFinding?
         /// The first broken back-link (or format out of sequence) seen while the chain still held.
         var linkFinding: TamperFinding?
+        /// The positions of the records at which the two were found.
+        var indexFindingAt: UInt64 = 0
+        var linkFindingAt: UInt64 = 0
         /// The first stored node of the tree that the records do not make.
         var nodeFinding: TreeNodeFinding?
         /// The checkpoint's root is not the records' root at its size.
@@ -84,6 +88,25 @@ extension EventLog {
         /// The chain hash recomputed at `next - 1`.
         var previous: Digest256 = .zero
         var digestChecked = false
+
+        /// Makes the walk the one that stopped at `position` with `finding`
+        /// (a record that failed its check on the second thread): nothing it
+        /// found at or after that position stands, and it verified the
+        /// records before it (the head is the chain stored there, which the
+        /// walk recomputed).
+        mutating func stopped(at position: UInt64, by finding: TamperFinding, reader: LedgerReader) throws {
+            self.finding = finding
+            if indexFinding != nil, indexFindingAt >= position { indexFinding = nil }
+            if linkFinding != nil, linkFindingAt >= position { linkFinding = nil }
+            next = position
+            previous = .zero
+            if position > 1,
+                let value = try reader.transaction.get(reader.tables.events, BigEndian.bytes(position - 1)),
+                let stored = Digest256(bytes: Array(value.prefix(32)))
+            {
+                previous = stored
+            }
+        }
     }
 
     /// Recomputes the chain and the tree from the first record to the last,
@@ -94,85 +117,107 @@ extension EventLog {
         progress: ((UInt64) -> Void)? = nil
     ) throws -> ChainWalk {
         let chain = HashChain()
-        let hasher = chain.hasher
         var walk = ChainWalk()
         let tables = reader.tables
         let transaction = reader.transaction
-        var frontier = MerkleFrontier(size: 0, subtrees: [])
-        if let checkpoint, checkpoint.size == 0, checkpoint.root != Merkle.emptyRoot(hasher) {
-            walk.checkpointFinding = .checkpointMismatch(size: 0, node: nil)
-        }
         // The stored nodes are read in key order beside the records: an
         // append writes a leaf's nodes in increasing level at the end of the
-        // table, the very order the frontier makes them in.
-        try TreeNodes.withCursor(tables.tree, in: transaction) { nodes in
-            try reader.forEachStoredRecord(from: 1) { position, value in
-                let expected = walk.next
-                if position != expected {
-                    walk.finding =
-                        position > expected
-                        ? .missing(position: expected, next: position)
-                        : .reordered(position: position, claims: expected)
-                    return false
-                }
-                guard value.byteCount > 32 else {
-                    walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
-                    return false
-                }
-                let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
-                let computed = chain.link(previous: walk.previous, leaf: leaf)
-                if !computed.isStored(in: value) {
-                    // The link decides: whatever else is wrong with the bytes,
-                    // they are not the ones written there.
-                    let claims = try? EventRecord.header(ofEncoded: value, at: 32).position
-                    walk.finding =
-                        claims.map { $0 != position } == true
-                        ? .reordered(position: position, claims: claims!) : .changed(position: position)
-                    return false
-                }
-                let header: RecordHeader
-                do throws(RecordError) {
-                    header = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
-                } catch {
-                    switch error {
-                    case .unknownFormat(let format): walk.finding = .newerFormat(position: position, format: format)
-                    case .notDeterministic(let why): walk.finding = .notDeterministic(position: position, reason: why)
-                    case .malformed(let why): walk.finding = .malformed(position: position, reason: why)
-                    }
-                    return false
-                }
-                if header.position != position {
-                    walk.finding = .reordered(position: position, claims: header.position)
-                    return false
-                }
-                if let digest, digest.position == position {
-                    walk.digestChecked = true
-                    if computed != digest.head {
-                        walk.finding = .digestMismatch(position: position, expected: digest.head, found: computed)
+        // table, the very order the frontier makes them in. The tree is
+        // recomputed and compared on a second thread (`TreeCheck`).
+        var keyFinding = false
+        let (restFinding, tree) = try TreeCheck.running(checkpoint: checkpoint) { feed in
+            try TreeNodes.withCursor(tables.tree, in: transaction) { nodes -> TreeNodeFinding? in
+                try reader.forEachStoredRecord(from: 1) { position, value in
+                    let expected = walk.next
+                    if position != expected {
+                        walk.finding =
+                            position > expected
+                            ? .missing(position: expected, next: position)
+                            : .reordered(position: position, claims: expected)
                         return false
                     }
+                    guard value.byteCount > 32 else {
+                        walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
+                        return false
+                    }
+                    let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
+                    let computed = chain.link(previous: walk.previous, leaf: leaf)
+                    if !computed.isStored(in: value) {
+                        // The link decides: whatever else is wrong with the bytes,
+                        // they are not the ones written there.
+                        let claims = try? EventRecord.header(ofEncoded: value, at: 32).position
+                        walk.finding =
+                            claims.map { $0 != position } == true
+                            ? .reordered(position: position, claims: claims!) : .changed(position: position)
+                        return false
+                    }
+                    // The record's own check runs on the second thread; the
+                    // header is read here the quick way (the same header when
+                    // the check passes). When the quick read fails, the check
+                    // says why, here.
+                    let header: RecordHeader
+                    do throws(RecordError) {
+                        header = try EventRecord.header(ofEncoded: value, at: 32)
+                    } catch {
+                        do throws(RecordError) {
+                            header = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
+                        } catch {
+                            walk.finding = Self.finding(error, at: position)
+                            return false
+                        }
+                    }
+                    feed.check(record: value)
+                    if header.position != position {
+                        walk.finding = .reordered(position: position, claims: header.position)
+                        return false
+                    }
+                    if let digest, digest.position == position {
+                        walk.digestChecked = true
+                        if computed != digest.head {
+                            walk.finding = .digestMismatch(position: position, expected: digest.head, found: computed)
+                            return false
+                        }
+                    }
+                    if walk.indexFinding == nil {
+                        walk.indexFinding = try entries(of: header, in: transaction, tables: tables)
+                        if walk.indexFinding != nil { walk.indexFindingAt = position }
+                    }
+                    if walk.linkFinding == nil {
+                        walk.linkFinding = link(of: header, walk: &walk)
+                        if walk.linkFinding != nil { walk.linkFindingAt = position }
+                    }
+                    walk.streams[StreamKey(header.stream)] = (header.streamVersion, leaf)
+                    try feed.append(leaf: leaf) { level, index in
+                        // After the first key finding the walk reads no further nodes.
+                        guard !keyFinding else { return .unchecked }
+                        let stored = try nodes.stored(level: level, index: index)
+                        if case .finding = stored { keyFinding = true }
+                        return stored
+                    }
+                    walk.previous = computed
+                    walk.next += 1
+                    if let progress, position % 65_536 == 0 { progress(position) }
+                    return true
                 }
-                if walk.indexFinding == nil {
-                    walk.indexFinding = try entries(of: header, in: transaction, tables: tables)
-                }
-                if walk.linkFinding == nil {
-                    walk.linkFinding = link(of: header, walk: &walk)
-                }
-                walk.streams[StreamKey(header.stream)] = (header.streamVersion, leaf)
-                try frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
-                    if walk.nodeFinding == nil { walk.nodeFinding = try nodes.check(level: level, index: index, hash) }
-                }
-                if let checkpoint, checkpoint.size == position, frontier.root(hasher) != checkpoint.root {
-                    walk.checkpointFinding = .checkpointMismatch(size: position, node: walk.nodeFinding)
-                }
-                walk.previous = computed
-                walk.next += 1
-                if let progress, position % 65_536 == 0 { progress(position) }
-                return true
+                return walk.finding == nil && !keyFinding ? try nodes.rest() : nil
             }
-            if walk.finding == nil, walk.nodeFinding == nil { walk.nodeFinding = try nodes.rest() }
+        }
+        walk.nodeFinding = tree.node ?? restFinding
+        walk.checkpointFinding = tree.checkpoint
+        if let (position, error) = tree.record {
+            // The walk alone would have stopped there.
+            try walk.stopped(at: position, by: Self.finding(error, at: position), reader: reader)
         }
         return walk
+    }
+
+    /// What a record that fails its own check is.
+    static func finding(_ error: RecordError, at position: UInt64) -> TamperFinding {
+        switch error {
+        case .unknownFormat(let format): .newerFormat(position: position, format: format)
+        case .notDeterministic(let why): .notDeterministic(position: position, reason: why)
+        case .malformed(let why): .malformed(position: position, reason: why)
+        }
     }
 
     /// The record's back-link (key 13) and its format against the ones before it.

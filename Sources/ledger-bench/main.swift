@@ -4,6 +4,7 @@ import Foundation
 
 let usage = """
     usage: ledger-bench [core] [domain] [sync] [profile] [--events N] [--single N] [--inspections N] [--dir PATH]
+           ledger-bench compare OLD_BIN_DIR NEW_BIN_DIR --ledger D [--rounds N] [--only NAME,…] [--cold] [--inspection ID]
 
       core       the event log: batched and single appends, scan, verify,
                  against plain LMDB (the limit) and SQLite (the baseline)
@@ -23,6 +24,12 @@ let usage = """
                  (default 0: the local comparison; 200 is a cellular link)
       --concurrency  sync with latency: requests in flight (default 8)
       --dir      where to put the data (default: a fresh temporary directory)
+      compare    two builds' jqc (OLD_BIN_DIR/jqc, NEW_BIN_DIR/jqc) on the same
+                 ledger D (e.g. D/domain/ledger kept by 'domain --dir D'),
+                 alternating old/new (ABBA) for --rounds N rounds (default 6):
+                 medians of wall and CPU time, new÷old, fastest runs, spread;
+                 --only picks commands (version, show, audit, inspections,
+                 log, verify-full); --cold evicts the store before each run
     """
 
 var suites: [String] = []
@@ -32,6 +39,12 @@ var dir: String?
 var inspections = 10_000
 var latency = 0
 var concurrency = 8
+var compareBuilds: [String] = []
+var compareLedger: String?
+var rounds = 6
+var only: Set<String> = []
+var cold = false
+var compareInspection: String?
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let arg = args.next() {
     switch arg {
@@ -45,6 +58,14 @@ while let arg = args.next() {
     case "--latency-ms": latency = args.next().flatMap(Int.init) ?? latency
     case "--concurrency": concurrency = args.next().flatMap(Int.init) ?? concurrency
     case "core", "domain", "sync", "profile": suites.append(arg)
+    case "compare":
+        suites.append(arg)
+        compareBuilds = [args.next(), args.next()].compactMap { $0 }
+    case "--ledger": compareLedger = args.next()
+    case "--rounds": rounds = args.next().flatMap(Int.init) ?? rounds
+    case "--only": only = Set((args.next() ?? "").split(separator: ",").map(String.init))
+    case "--cold": cold = true
+    case "--inspection": compareInspection = args.next()
     default:
         FileHandle.standardError.write(Data("ledger-bench: unknown argument '\(arg)'\n\(usage)\n".utf8))
         exit(2)
@@ -52,6 +73,24 @@ while let arg = args.next() {
 }
 if suites.isEmpty { suites = ["core", "domain"] }
 
+if suites == ["compare"] {
+    // Two builds on a ledger an earlier run kept; writes nothing to it.
+    guard compareBuilds.count == 2, let ledger = compareLedger, rounds >= 1 else {
+        FileHandle.standardError.write(
+            Data("ledger-bench: compare needs OLD_BIN_DIR NEW_BIN_DIR --ledger D\n\(usage)\n".utf8))
+        exit(2)
+    }
+    print("ledger-bench on \(MachineFacts.summary())")
+    do {
+        let compare = CompareBenchmark(
+            old: compareBuilds[0], new: compareBuilds[1], ledger: ledger, rounds: rounds, only: only, cold: cold)
+        try compare.run(inspection: try compareInspection ?? compare.someInspection())
+    } catch {
+        FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 let base = dir ?? (NSTemporaryDirectory() + "ledger-bench-\(UUID().uuidString.prefix(8))")
 if suites == ["profile"] {
     // Reads what an earlier run kept; removes nothing.

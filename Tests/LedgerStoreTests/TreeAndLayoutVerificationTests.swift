@@ -254,6 +254,82 @@ import Testing
         #expect(finding.description.hasPrefix(wording), "\(name): \(finding)")
     }
 
+    // MARK: - A log longer than the second thread's batches
+
+    /// Two batches of `TreeCheck` and some (two streams alternating), in one append.
+    func makeLongLog() throws -> UInt64 {
+        let count = 2 * TreeCheck.batchSize + 50
+        let log = try EventLog(directory: store)
+        defer { log.close() }
+        let clock = ManualClock()
+        let (a, b) = (UUID(), UUID())
+        let events = (0..<count).map { i in
+            clock.advance(microseconds: 10)
+            return SampleEvents.event(stream: i % 2 == 0 ? a : b, note: "event \(i)", at: clock.now())
+        }
+        try log.append(events)
+        return UInt64(count)
+    }
+
+    func storedChain(at position: UInt64) throws -> Digest256 {
+        let env = try Environment(directory: store)
+        defer { env.close() }
+        let events = try #require(try env.table("events"))
+        let value = try #require(try env.read { txn in try txn.get(events, BigEndian.bytes(position)) })
+        return try #require(Digest256(bytes: Array(value[0..<32])))
+    }
+
+    @Test func aLongLogIsCheckedWholeAcrossTheBatches() throws {
+        let total = try makeLongLog()
+        let report = try verify()
+        #expect(report.finding == nil)
+        #expect(report.checked == total)
+        #expect(report.head == LedgerDigest(position: total, head: try storedChain(at: total)))
+    }
+
+    @Test func aRecordFailingItsCheckInALaterBatchStopsTheWalkThere() throws {
+        let total = try makeLongLog()
+        let position = UInt64(TreeCheck.batchSize) + 7
+        // A time that is text, the chain recomputed; and an index entry of a
+        // later record removed, which the walk alone never reaches.
+        try rewrite(position) { bytes in
+            let at = Self.find([0x0A, 0x1B], in: bytes)!
+            bytes.replaceSubrange((at + 1)..<(at + 10), with: [0x63] + Array("now".utf8))
+        }
+        let env = try Environment(directory: store)
+        let ids = try #require(try env.table("event_ids"))
+        let events = try #require(try env.table("events"))
+        try env.write { txn in
+            let value = try #require(try txn.get(events, BigEndian.bytes(total - 3)))
+            let header = try EventRecord.header(ofEncoded: Array(value[32...]))
+            _ = try txn.delete(ids, header.id)
+        }
+        env.close()
+        let report = try verify()
+        let finding = try #require(report.finding)
+        #expect(finding.kind == "malformed", "\(finding)")
+        #expect(finding.position == position)
+        #expect(report.checked == position - 1)
+        #expect(report.head == LedgerDigest(position: position - 1, head: try storedChain(at: position - 1)))
+    }
+
+    @Test func aNodeAndACheckpointInALaterBatchAreNamed() throws {
+        let total = try makeLongLog()
+        // The level-2 node over leaves 4396 … 4399, in the second batch.
+        let index = (UInt64(TreeCheck.batchSize) + 300) / 4
+        try tamperTree { txn, tree in
+            let key = MerkleKey.key(level: 2, index: index)
+            var value = try #require(try txn.get(tree, key))
+            value[0] ^= 0x01
+            try txn.put(tree, key, value)
+        }
+        #expect(try verify().finding == .treeNode(.mismatch(level: 2, index: index)))
+        let wrong = Digest256(bytes: [UInt8](repeating: 7, count: 32))!
+        let size = total - 20
+        let report = try verify(checkpoint: (size, wrong))
+        #expect(report.finding == .checkpointMismatch(size: size, node: .mismatch(level: 2, index: index)))
+    }
+
     @Test func payloadsAreCheckedForDeterministicEncoding() throws {
         var good = CBORReader(CBORValue.textMap([("a", .unsigned(1)), ("bb", .double(1.5))]).encoded())
         #expect(throws: Never.self) { try good.skipDeterministicItem(textKeys: true) }

@@ -1,0 +1,220 @@
+import Dispatch
+import LedgerCore
+import Synchronization
+
+/// The second half of `verify --full`, on a thread of its own beside the walk:
+/// each record's own check (every key, type and byte of its encoding,
+/// `EventRecord.checkedHeader`) and the tree.
+///
+/// The walk (one read transaction, the calling thread) hashes every record
+/// for the chain and reads the `merkle` table in key order: which nodes the
+/// records make depends only on their number, so it checks each node's key
+/// itself and hands over the leaf and the stored hashes. This thread
+/// recomputes the tree from the leaves (a frontier: one node hash per
+/// record), compares each node with the stored hash, and the root at the
+/// checkpoint's size with the checkpoint's. It touches no LMDB state: one
+/// snapshot, one transaction, as before; two cores share the hashing.
+///
+/// The walk hands over each record whose chain link holds (lent where it
+/// lies in the read transaction's map, which outlives the thread: `running`
+/// waits for it) and reads its header the quick way. This thread stops at
+/// the first record that fails its check; the walk then keeps only what it
+/// found before that position (`ChainWalk.stopped(at:)`). So the result is
+/// the one the walk made alone: the first record that fails, the first node
+/// finding in the order the records make the nodes (the walk's key findings
+/// travel in that order too), and the checkpoint's root with the node
+/// finding seen by then.
+final class TreeCheck: Sendable {
+    /// What the walk read for a node the records make.
+    enum StoredNode: Sendable {
+        /// The stored hash, to compare with the recomputed one.
+        case hash(Digest256)
+        /// The node's key check failed (missing, extra, a value not 32 bytes).
+        case finding(TreeNodeFinding)
+        /// Nothing to compare: no table (a read-only format-1 store), or a
+        /// finding came before it.
+        case unchecked
+    }
+
+    /// A record's bytes where the walk's read transaction lends them. Sent
+    /// to the thread unchecked by the compiler: the bytes lie in LMDB's map
+    /// and do not change while the transaction is open, which `running`
+    /// outlasts (it waits for the thread on every path out).
+    struct LentRecord: @unchecked Sendable {
+        let bytes: UnsafeRawBufferPointer
+    }
+
+    /// A run of records, their leaves and the nodes they make, in order;
+    /// `records` may hold one more than `leaves` (the last one the walk
+    /// stopped at after handing it over).
+    struct Batch: Sendable {
+        var records: [LentRecord] = []
+        var leaves: [Digest256] = []
+        var nodes: [StoredNode] = []
+
+        init() {
+            records.reserveCapacity(TreeCheck.batchSize + 1)
+            leaves.reserveCapacity(TreeCheck.batchSize)
+            nodes.reserveCapacity(TreeCheck.batchSize)
+        }
+    }
+
+    /// The first node the records do not make as stored, and the
+    /// checkpoint's root, if it is not the records' root at its size.
+    struct Outcome: Sendable {
+        /// The first record that failed its check, and why.
+        var record: (position: UInt64, error: RecordError)?
+        var node: TreeNodeFinding?
+        var checkpoint: TamperFinding?
+    }
+
+    private struct State: Sendable {
+        var queue: [Batch] = []
+        var outcome = Outcome()
+    }
+
+    static let batchSize = 4096
+    private static let depth = 4
+
+    private let checkpoint: (size: UInt64, root: Digest256)?
+    private let state = Mutex(State())
+    /// Made at 0 and signalled `depth` times (libdispatch traps when a
+    /// semaphore ends below the value it was made with).
+    private let slots = DispatchSemaphore(value: 0)
+    private let ready = DispatchSemaphore(value: 0)
+    private let ended = DispatchSemaphore(value: 0)
+
+    private init(checkpoint: (size: UInt64, root: Digest256)?) {
+        self.checkpoint = checkpoint
+        for _ in 0..<Self.depth { slots.signal() }
+    }
+
+    /// Starts the thread and lends `body` the way to feed it; waits for the
+    /// thread's end on every path out (so no batch outlives the call) and
+    /// answers its outcome beside `body`'s result.
+    static func running<T>(
+        checkpoint: (size: UInt64, root: Digest256)?, _ body: (inout Feed) throws -> T
+    ) rethrows -> (T, Outcome) {
+        let check = TreeCheck(checkpoint: checkpoint)
+        DispatchQueue.global().async { [check] in
+            check.consume()
+            check.ended.signal()
+        }
+        var feed = Feed(check: check)
+        let result: T
+        do {
+            result = try body(&feed)
+        } catch {
+            feed.finish()
+            throw error
+        }
+        return (result, feed.finish())
+    }
+
+    /// The walk's side: leaves and stored nodes go in, in log order.
+    struct Feed {
+        fileprivate let check: TreeCheck
+        fileprivate var batch = Batch()
+        /// Leaves handed over so far.
+        private(set) var size: UInt64 = 0
+        private var finished: Outcome?
+
+        fileprivate init(check: TreeCheck) { self.check = check }
+
+        /// Hands over a record whose chain link holds, for its own check;
+        /// `append(leaf:stored:)` follows unless the walk stops at it.
+        mutating func check(record value: RawSpan) {
+            batch.records.append(LentRecord(bytes: value.withUnsafeBytes { $0 }))
+        }
+
+        /// The nodes a leaf appended to a tree of `size` leaves makes, in the
+        /// order the frontier makes them: (level, index) for level 1, 2, …,
+        /// one per trailing one bit of `size`.
+        static func nodes(madeAt size: UInt64) -> Int { (size + 1).trailingZeroBitCount }
+
+        /// Adds the next leaf with the nodes it makes (`Feed.nodes(madeAt:)`
+        /// of them, read by `stored(level, index)`).
+        mutating func append(leaf: Digest256, stored: (_ level: Int, _ index: UInt64) throws -> StoredNode) rethrows {
+            let made = Self.nodes(madeAt: size)
+            if made > 0 {
+                for level in 1...made { batch.nodes.append(try stored(level, size >> UInt64(level))) }
+            }
+            batch.leaves.append(leaf)
+            size += 1
+            if batch.leaves.count == TreeCheck.batchSize {
+                check.push(batch)
+                batch = Batch()
+            }
+        }
+
+        /// Hands over the rest and waits for the thread's outcome.
+        @discardableResult
+        mutating func finish() -> Outcome {
+            if let finished { return finished }
+            if !batch.leaves.isEmpty { check.push(batch) }
+            batch = Batch()
+            let outcome = check.end()
+            finished = outcome
+            return outcome
+        }
+    }
+
+    private func push(_ batch: Batch) {
+        slots.wait()
+        state.withLock { $0.queue.append(batch) }
+        ready.signal()
+    }
+
+    /// The last signal: after every batch's, so the thread finds the queue
+    /// empty only when the walk has finished.
+    private func end() -> Outcome {
+        ready.signal()
+        ended.wait()
+        return state.withLock { $0.outcome }
+    }
+
+    /// The thread: takes batches in order until the walk has finished.
+    private func consume() {
+        let hasher = SHA256Hasher()
+        var frontier = MerkleFrontier(size: 0, subtrees: [])
+        var outcome = Outcome()
+        if let checkpoint, checkpoint.size == 0, checkpoint.root != Merkle.emptyRoot(hasher) {
+            outcome.checkpoint = .checkpointMismatch(size: 0, node: nil)
+        }
+        while true {
+            ready.wait()
+            let next: Batch? = state.withLock { state in
+                state.queue.isEmpty ? nil : state.queue.removeFirst()
+            }
+            guard let batch = next else { break }
+            defer { slots.signal() }
+            // After a record fails, the rest is only drained.
+            guard outcome.record == nil else { continue }
+            var node = 0
+            for (i, record) in batch.records.enumerated() {
+                let position = frontier.size + 1
+                do throws(RecordError) {
+                    _ = try EventRecord.checkedHeader(ofEncoded: RawSpan(_unsafeBytes: record.bytes), at: 32)
+                } catch {
+                    outcome.record = (position, error)
+                    break
+                }
+                guard i < batch.leaves.count else { break }
+                frontier.append(leaf: batch.leaves[i], hasher: hasher) { level, index, hash in
+                    let stored = batch.nodes[node]
+                    node += 1
+                    guard outcome.node == nil else { return }
+                    switch stored {
+                    case .hash(let value): if value != hash { outcome.node = .mismatch(level: level, index: index) }
+                    case .finding(let finding): outcome.node = finding
+                    case .unchecked: break
+                    }
+                }
+                if let checkpoint, checkpoint.size == frontier.size, frontier.root(hasher) != checkpoint.root {
+                    outcome.checkpoint = .checkpointMismatch(size: frontier.size, node: outcome.node)
+                }
+            }
+        }
+        state.withLock { $0.outcome = outcome }
+    }
+}

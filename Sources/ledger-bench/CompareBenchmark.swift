@@ -1,0 +1,140 @@
+import Foundation
+
+/// Two builds of `jqc` on the same ledger in the same run: each command run
+/// by the old build and the new one in turn (ABBA: old, new, new, old, …, so
+/// a machine getting busier or quieter meets both alike), every run timed
+/// from the first (none dropped as a warm-up), wall time and the CPU time of
+/// the child and every thread it ran (user + system, from `wait4`).
+///
+/// The ratio is new ÷ old of the medians: above 1 the new build is slower.
+/// Noise is shown as each side's spread (fastest and slowest run) and the
+/// ratio of the fastest runs; on a shared machine the CPU-time medians are
+/// the steadier figure. When the two builds run a command on a different
+/// number of threads, the wall ratio is not a per-core one: the CPU ratio is.
+struct CompareBenchmark {
+    var old: String
+    var new: String
+    var ledger: String
+    var rounds: Int
+    var only: Set<String>
+    var cold: Bool
+
+    struct Run {
+        var wall: Double
+        var cpu: Double
+    }
+
+    /// `jqc …` under `build`, with stdout to `stdout`; its wall and CPU time.
+    func run(_ build: String, _ arguments: [String], stdout: String = "/dev/null") throws -> Run {
+        let argv = [build + "/jqc", "--ledger", ledger, "--as", "bench"] + arguments
+        if cold { PageCache.evict([ledger + "/store", ledger + "/photos"]) }
+        var usage = rusage()
+        var status: Int32 = 0
+        let wall = try Measure.seconds { status = try Self.spawnAndWait(argv, stdout: stdout, usage: &usage) }
+        guard status == 0 else {
+            throw BenchError("\(build)/jqc \(arguments.joined(separator: " ")) exited with status \(status)")
+        }
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return Run(wall: wall, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime))
+    }
+
+    /// posix_spawn and wait4 (the child's resource use beside its status).
+    static func spawnAndWait(_ argv: [String], stdout: String, usage: inout rusage) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for pointer in cArguments { free(pointer) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
+        guard rc == 0 else { throw BenchError("posix_spawn \(argv[0]) failed: \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        guard wait4(pid, &status, 0, &usage) == pid else { throw BenchError("wait4 failed: \(errno)") }
+        return (status >> 8) & 0xFF
+    }
+
+    /// The commands compared, by name (`--only NAME,…` picks some). Reads
+    /// only: both builds must meet the same ledger in every round.
+    func commands(inspection: String) -> [(name: String, arguments: [String], stdout: String)] {
+        let log = NSTemporaryDirectory() + "jqc-compare-log-\(getpid()).txt"
+        let all: [(String, [String], String)] = [
+            ("version", ["--version"], "/dev/null"),
+            ("show", ["show", inspection], "/dev/null"),
+            ("audit", ["audit", inspection], "/dev/null"),
+            ("inspections", ["inspections"], "/dev/null"),
+            ("log", ["log"], log),
+            ("verify-full", ["verify", "--full"], "/dev/null"),
+        ]
+        return all.filter { only.isEmpty || only.contains($0.0) }.map { (name: $0.0, arguments: $0.1, stdout: $0.2) }
+    }
+
+    /// The first inspection the new build lists (for show and audit).
+    func someInspection() throws -> String {
+        let output = NSTemporaryDirectory() + "jqc-compare-list-\(getpid()).json"
+        defer { unlink(output) }
+        _ = try run(new, ["--json", "inspections"], stdout: output)
+        let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
+        guard let first = (listed as? [[String: Any]])?.first?["id"] as? String else {
+            throw BenchError("the ledger \(ledger) lists no inspection")
+        }
+        return first
+    }
+
+    /// The load averages (1, 5, 15 min): how busy the machine was.
+    static func load() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "unknown"
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    func run(inspection: String) throws {
+        print("== compare: \(rounds) rounds, old then new, then new then old (ABBA), every run timed")
+        print("  old \(old)")
+        print("  new \(new)")
+        print("  load at start \(Self.load()) (1, 5, 15 min)")
+        print(
+            "  ledger \(ledger), \(cold ? "cold (store and photos evicted before each run)" : "warm (page cache as left by the previous run)")"
+        )
+        print(
+            "  command        wall: old med  new med  new÷old  (fastest: old  new  ÷)   cpu: old med  new med  new÷old  (fastest ÷)   spread new wall"
+        )
+        for command in commands(inspection: inspection) {
+            var olds: [Run] = []
+            var news: [Run] = []
+            for round in 0..<rounds {
+                let order = round % 2 == 0 ? [old, new] : [new, old]
+                for build in order {
+                    let run = try run(build, command.arguments, stdout: command.stdout)
+                    if build == old { olds.append(run) } else { news.append(run) }
+                }
+            }
+            if command.stdout != "/dev/null" { unlink(command.stdout) }
+            print(line(command.name, olds, news) + "   load \(Self.load())")
+        }
+        print("  (medians of \(rounds) runs each; the first runs are counted; cpu = user + system of all threads)")
+    }
+
+    func line(_ name: String, _ olds: [Run], _ news: [Run]) -> String {
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            let n = sorted.count
+            return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        }
+        let oldWall = median(olds.map(\.wall))
+        let newWall = median(news.map(\.wall))
+        let oldFast = olds.map(\.wall).min()!
+        let newFast = news.map(\.wall).min()!
+        let oldCPU = median(olds.map(\.cpu))
+        let newCPU = median(news.map(\.cpu))
+        let cpuFast = news.map(\.cpu).min()! / olds.map(\.cpu).min()!
+        return "  "
+            + name.padding(toLength: 14, withPad: " ", startingAt: 0)
+            + String(
+                format:
+                    " %9.1f ms %7.1f ms  %5.2fx   (%7.1f %7.1f %5.2fx)  %9.1f ms %7.1f ms  %5.2fx   (%5.2fx)      %.1f–%.1f ms",
+                oldWall * 1000, newWall * 1000, newWall / oldWall, oldFast * 1000, newFast * 1000, newFast / oldFast,
+                oldCPU * 1000, newCPU * 1000, newCPU / oldCPU, cpuFast, newFast * 1000,
+                news.map(\.wall).max()! * 1000)
+    }
+}
