@@ -127,11 +127,24 @@ extension InspectionReceived {
         return ids
     }
 
-    /// The template hash of the `inspection.started` among the carried records.
-    public var startedTemplateHash: String? {
-        for record in decodedRecords where record.type == InspectionEventType.started.rawValue {
+    /// The template hash of the `inspection.started` among the carried
+    /// records, or among what their receptions carry.
+    public var startedTemplateHash: String? { Self.startedTemplateHash(in: decodedRecords) }
+
+    /// The template hash of the `inspection.started` among `records`, or
+    /// among what their receptions carry (a shared copy received and shared
+    /// on carries the start inside its reception).
+    public static func startedTemplateHash(in records: [EventRecord]) -> String? {
+        for record in records where record.type == InspectionEventType.started.rawValue {
             if case .started(let started)? = try? EventUpcaster.decode(record, template: nil) {
                 return started.templateHash
+            }
+        }
+        for record in records where record.type == InspectionEventType.received.rawValue {
+            if case .received(let nested)? = try? InspectionEvent.decode(record),
+                let hash = nested.startedTemplateHash
+            {
+                return hash
             }
         }
         return nil

@@ -144,6 +144,7 @@ public enum HandoverVerification {
                 startedHash = started.templateHash
             }
         }
+        startedHash = startedHash ?? InspectionReceived.startedTemplateHash(in: records)  // a shared copy's, carried
         guard let startedHash else { throw refuse("the records hold no inspection.started") }
         guard startedHash == pinned.templateHash else {
             throw refuse(
