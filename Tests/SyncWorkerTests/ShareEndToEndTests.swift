@@ -14,6 +14,8 @@ import Testing
     static func form(_ ledger: SampleLedger, _ id: UUID) throws -> (fields: JSONValue?, merge: JSONValue?) {
         let shown = try ledger.jqc("--json", "show", id.lowercased)
         #expect(shown.status == 0, "\(shown.stderr)")
+        let check = try JSONSchemaCheck.validate("show", shown.stdout)
+        #expect(check.status == 0, "\(check.stderr)")
         let json = try JSONValue(parsing: shown.stdout)
         return (json["fields"], json["merge"])
     }
@@ -66,7 +68,14 @@ import Testing
         #expect(conflicts.first?["field_id"]?.stringValue == "9")
         #expect(conflicts.first?["writes"]?.arrayValue?.count == 2)
         let text = try b.jqc("show", id.lowercased)
-        #expect(text.stdout.contains("Conflict: "), "\(text.stdout)")
+        #expect(text.stdout.contains("Conflict: Notes (9)"), "\(text.stdout)")
+        let audit = try a.jqc("audit", id.lowercased, "--format", "json")
+        let auditCheck = try JSONSchemaCheck.validate("audit", audit.stdout)
+        #expect(auditCheck.status == 0, "\(auditCheck.stderr)")
+        let report = try JSONValue(parsing: audit.stdout)
+        #expect(report["form"]?["merge"] == formA.merge)
+        let auditText = try a.jqc("audit", id.lowercased)
+        #expect(auditText.stdout.contains("Conflict: Notes (9)"), "\(auditText.stdout)")
 
         // A settles it, finishes, submits and syncs; then tells B.
         for answer in ["9=Stall 3 fixed, checked", "7=yes", "8=Good"] {
