@@ -212,7 +212,14 @@ extension AuditReport {
                 out += "</div>\n"
             }
         }
-        return out + "</div>\n</section>\n"
+        out += "</div>\n"
+        let merged = MergeReport(form)
+        if !merged.isEmpty {
+            out += "<ul class=\"merge\">\n"
+            for line in merged.lines() { out += "<li>\(Self.escape(line))</li>\n" }
+            out += "</ul>\n"
+        }
+        return out + "</section>\n"
     }
 
     func valueHTML(_ value: FieldValue?, field: TemplateField, evidence: [UUID: PhotoEvidence]) -> String {

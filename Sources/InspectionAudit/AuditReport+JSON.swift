@@ -236,6 +236,7 @@ extension AuditReport {
         }
         return .object([
             .init("id", .string(state.id.lowercased)), .init("status", .string(state.status.rawValue)),
+            .init("merge", MergeReport(state).jsonValue),
             .init(
                 "template",
                 .object([

@@ -213,6 +213,7 @@ extension AuditReport {
                     " \(marker) [\(shown(field.id.rawValue))] \(shown(field.label)) (\(field.type.rawValue)): \(value)")
             }
         }
+        lines += MergeReport(form).lines(sanitise: shown)
         return lines
     }
 

@@ -96,6 +96,9 @@ public struct AuditTimeline: Sendable {
     public private(set) var templatePinnedAt: UInt64?
     /// The position of the last folded entry (0 when there is none).
     public private(set) var lastPosition: UInt64 = 0
+    /// The ids of the records entered, so a record carried again (a device's
+    /// own records coming back in a shared copy) is entered once.
+    private var entered: Set<UUID> = []
 
     /// Folds `entries` (in stream-version order) up to and including
     /// `position` (all of them when nil).
@@ -239,17 +242,24 @@ public struct AuditTimeline: Sendable {
         }
         if case .received(let received) = event {
             // The sender's records first, each an entry of its own with its
-            // device, actor and time; the reception then folds none twice.
+            // device, actor and time (each once), described as the sender's
+            // fold saw them; the reception then merges them into the state.
+            let merged = state
             for carried in received.decodedRecords where carried.stream == inspectionID {
+                guard !entered.contains(carried.id) else { continue }
                 fold(carried, problems: [])
                 entries[entries.count - 1].carriedIn = record.position
                 entries[entries.count - 1].summary =
                     "[device \(EventWording.short(carried.device)), its log's position \(carried.position)] "
                     + entries[entries.count - 1].summary
             }
+            state = merged
         }
+        entered.insert(record.id)
         let before = state
-        state.apply(event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
+        state.apply(
+            event, recordedAt: record.recordedAt, actor: record.actor, device: record.device, pinnedTemplates: templates
+        )
         var unchanged = state
         unchanged.eventCount = before.eventCount
         let template = state.template ?? before.template

@@ -101,45 +101,50 @@ extension InspectionState {
     /// Whether the inspection was handed over (mode `handover`) and this
     /// device records nothing more on it.
     public var isHandedAway: Bool { handedOver?.mode == .handover }
-
-    /// Folds the sender's records a reception carries, as the sender recorded
-    /// them (their own times and actors), skipping any event already folded
-    /// (the union by event id) and any record of another stream; then the
-    /// inspection is this device's: the sender's handover does not hold here.
-    /// A record that does not decode is skipped (reception verified each
-    /// before recording): a fold never fails.
-    mutating func applyReceived(
-        _ received: InspectionReceived, recordedAt: Timestamp, actor: Actor, pinnedTemplates: [String: Template]
-    ) {
-        let count = eventCount
-        for carried in received.records {
-            guard let record = try? EventRecord(decoding: carried.record), record.stream == id,
-                carriedEventIDs.insert(record.id).inserted,
-                let event = try? EventUpcaster.decode(record, template: template)
-            else { continue }
-            if case .received = event { continue }
-            apply(event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: pinnedTemplates)
-        }
-        // The carried records are not versions of this device's stream.
-        eventCount = count
-        handedOver = nil
-        receivedFrom.append(
-            Reception(
-                fromDevice: received.fromDevice, mode: received.mode, at: recordedAt, by: actor,
-                records: received.records.count))
-        updatedAt = max(updatedAt ?? recordedAt, recordedAt)
-    }
 }
 
 extension InspectionReceived {
     /// The carried records, decoded (those that decode).
     public var decodedRecords: [EventRecord] { records.compactMap { try? EventRecord(decoding: $0.record) } }
 
-    /// The template hash of the `inspection.started` among the carried records.
-    public var startedTemplateHash: String? {
-        for record in decodedRecords where record.type == InspectionEventType.started.rawValue {
+    /// The ids of every event the reception carries, and recursively those
+    /// its carried receptions carry.
+    public var carriedEventIDs: Set<UUID> { newEventIDs(besides: []) }
+
+    /// The ids of the events the reception carries that are not in `known`:
+    /// a reception already known is not opened (what it carries was folded
+    /// with it).
+    public func newEventIDs(besides known: Set<UUID>) -> Set<UUID> {
+        var ids: Set<UUID> = []
+        for record in decodedRecords where !known.contains(record.id) {
+            ids.insert(record.id)
+            if record.type == InspectionEventType.received.rawValue,
+                case .received(let nested)? = try? InspectionEvent.decode(record)
+            {
+                ids.formUnion(nested.newEventIDs(besides: known))
+            }
+        }
+        return ids
+    }
+
+    /// The template hash of the `inspection.started` among the carried
+    /// records, or among what their receptions carry.
+    public var startedTemplateHash: String? { Self.startedTemplateHash(in: decodedRecords) }
+
+    /// The template hash of the `inspection.started` among `records`, or
+    /// among what their receptions carry (a shared copy received and shared
+    /// on carries the start inside its reception).
+    public static func startedTemplateHash(in records: [EventRecord]) -> String? {
+        for record in records where record.type == InspectionEventType.started.rawValue {
             if case .started(let started)? = try? EventUpcaster.decode(record, template: nil) {
                 return started.templateHash
+            }
+        }
+        for record in records where record.type == InspectionEventType.received.rawValue {
+            if case .received(let nested)? = try? InspectionEvent.decode(record),
+                let hash = nested.startedTemplateHash
+            {
+                return hash
             }
         }
         return nil

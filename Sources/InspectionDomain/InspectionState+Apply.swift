@@ -11,78 +11,169 @@ extension InspectionState {
     /// start, an edit after submit) change nothing but the event count: the
     /// rules live in `decide`, and a replay must get through any log.
     ///
-    /// - Parameter pinnedTemplates: templates by content hash, for streams
-    ///   whose template was pinned in an earlier inspection's stream.
+    /// A stream without a reception folds in order (its order is the merge's
+    /// order); from its first `inspection.received` on, every event is merged
+    /// by the rules of `docs/domain.md` § Sharing and merging.
+    ///
+    /// - Parameters:
+    ///   - device: the device that recorded the event (this device: the
+    ///     stream's own records); nil keeps the one folded before.
+    ///   - pinnedTemplates: templates by content hash, for streams whose
+    ///     template was pinned in an earlier inspection's stream.
     public mutating func apply(
-        _ event: InspectionEvent, recordedAt: Timestamp, actor: Actor, pinnedTemplates: [String: Template] = [:]
+        _ event: InspectionEvent, recordedAt: Timestamp, actor: Actor, device: UUID? = nil,
+        pinnedTemplates: [String: Template] = [:]
     ) {
         eventCount += 1
+        if self.device == nil, let device { self.device = device }
+        if merge != nil {
+            applyMerged(event, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
+            return
+        }
+        if case .received = event {
+            startMerging()
+            applyMerged(event, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
+            return
+        }
+        let stamp = EventStamp(
+            device: stampDevice, version: UInt64(eventCount),
+            time: .after(lastStamp?.time, recordedAt: recordedAt.microsecondsSinceEpoch), clock: VectorClock())
+        lastStamp = stamp
+        applyInOrder(event, recordedAt: recordedAt, actor: actor, stamp: stamp, pinnedTemplates: pinnedTemplates)
+    }
+
+    /// The device stamps name: this device, or a stand-in before one is known.
+    var stampDevice: UUID { device ?? Self.unknownDevice }
+
+    static let unknownDevice = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// One event of a stream without receptions, in stream order.
+    mutating func applyInOrder(
+        _ event: InspectionEvent, recordedAt: Timestamp, actor: Actor, stamp: EventStamp,
+        pinnedTemplates: [String: Template]
+    ) {
         switch event {
         case .templatePinned(let pinned):
-            // Written just before the start that uses it; after the start it
-            // can only supply a template that is still missing.
-            if status == .notStarted {
-                template = pinned.template
-                templateHash = pinned.templateHash
-            } else if pinned.templateHash == templateHash, template == nil {
-                template = pinned.template
-            }
+            applyPinned(pinned)
         case .started(let started):
             guard status == .notStarted else { return }
+            applyStartFacts(started, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
             status = .draft
-            templateID = started.templateID
-            if templateHash != started.templateHash { template = nil }
-            templateHash = started.templateHash
-            if template == nil { template = pinnedTemplates[started.templateHash] }
-            facilityID = started.facilityID
-            facilityName = started.facilityName
-            areaID = started.areaID
-            areaName = started.areaName
-            parentInspectionID = started.parentInspectionID
-            parentServerID = started.parentServerID
-            for answer in started.prefilled { values[answer.fieldID] = answer.value }
-            startedAt = recordedAt
-            startedBy = actor
-            updatedAt = recordedAt
+            for answer in started.prefilled {
+                values[answer.fieldID] = answer.value
+                lastWrites[answer.fieldID] = FieldWrite(
+                    fieldID: answer.fieldID, value: answer.value, stamp: stamp, actor: actor, recordedAt: recordedAt)
+            }
         case .fieldSet(let answer):
             guard status == .draft else { return }
             values[answer.fieldID] = answer.value
+            lastWrites[answer.fieldID] = FieldWrite(
+                fieldID: answer.fieldID, value: answer.value, stamp: stamp, actor: actor, recordedAt: recordedAt)
             updatedAt = recordedAt
         case .fieldCleared(let cleared):
             guard status == .draft else { return }
             values[cleared.fieldID] = nil
+            lastWrites[cleared.fieldID] = FieldWrite(
+                fieldID: cleared.fieldID, value: nil, stamp: stamp, actor: actor, recordedAt: recordedAt)
             updatedAt = recordedAt
         case .photoCaptured(let captured):
-            guard status == .draft, photo(id: captured.photo.photoID) == nil else { return }
-            photos.append(
-                CapturedPhoto(
-                    photo: captured.photo, kind: captured.kind, fieldID: captured.fieldID, issueID: captured.issueID,
-                    capturedAt: recordedAt, capturedBy: actor))
-            if let issueID = captured.issueID, let index = issues.firstIndex(where: { $0.id == issueID }) {
-                issues[index].photoID = captured.photo.photoID
-            }
-            updatedAt = recordedAt
+            guard status == .draft else { return }
+            addPhoto(captured, recordedAt: recordedAt, actor: actor, stamp: stamp)
         case .issueFlagged(let flagged):
-            guard status == .draft, issue(id: flagged.issueID) == nil else { return }
-            issues.append(
-                FlaggedIssue(
-                    id: flagged.issueID, severity: flagged.severity, description: flagged.description,
-                    photoID: flagged.photoID, flaggedAt: recordedAt, flaggedBy: actor))
-            updatedAt = recordedAt
+            guard status == .draft else { return }
+            addIssue(flagged, recordedAt: recordedAt, actor: actor, stamp: stamp)
         case .submitted(let submitted):
             guard status == .draft else { return }
-            status = .completed
-            score = submitted.score
-            followUpRequired = submitted.followUpRequired
-            completedAt = recordedAt
-            completedBy = actor
-            updatedAt = recordedAt
+            let closing = Closing(
+                stamp: stamp, at: recordedAt, by: actor, score: submitted.score,
+                followUpRequired: submitted.followUpRequired, reason: nil)
+            submits.append(closing)
+            close(submitted: closing)
         case .discarded(let discarded):
             guard status == .draft else { return }
+            let closing = Closing(
+                stamp: stamp, at: recordedAt, by: actor, score: nil, followUpRequired: false, reason: discarded.reason)
+            discards.append(closing)
             status = .discarded
-            discardReason = discarded.reason
+            discardReason = closing.reason
             discardedAt = recordedAt
             updatedAt = recordedAt
+        case .handedOver(let handed):
+            guard status != .notStarted else { return }
+            handedOver = HandOff(mode: handed.mode, to: handed.to, at: recordedAt, by: actor)
+        case .received, .unrecognized:
+            break
+        default:
+            applySyncFact(event, recordedAt: recordedAt)
+        }
+    }
+
+    mutating func applyPinned(_ pinned: TemplatePinned) {
+        // Written just before the start that uses it; after the start it
+        // can only supply a template that is still missing.
+        if status == .notStarted {
+            template = pinned.template
+            templateHash = pinned.templateHash
+        } else if pinned.templateHash == templateHash, template == nil {
+            template = pinned.template
+        }
+    }
+
+    /// What a start says besides its answers.
+    mutating func applyStartFacts(
+        _ started: InspectionStarted, recordedAt: Timestamp, actor: Actor, pinnedTemplates: [String: Template]
+    ) {
+        templateID = started.templateID
+        if templateHash != started.templateHash { template = nil }
+        templateHash = started.templateHash
+        if template == nil { template = pinnedTemplates[started.templateHash] }
+        facilityID = started.facilityID
+        facilityName = started.facilityName
+        areaID = started.areaID
+        areaName = started.areaName
+        parentInspectionID = started.parentInspectionID
+        parentServerID = started.parentServerID
+        startedAt = recordedAt
+        startedBy = actor
+        updatedAt = max(updatedAt ?? recordedAt, recordedAt)
+    }
+
+    /// A capture, once (by photo id); it also gives its issue the photo.
+    mutating func addPhoto(_ captured: PhotoCaptured, recordedAt: Timestamp, actor: Actor, stamp: EventStamp) {
+        guard photo(id: captured.photo.photoID) == nil else { return }
+        photos.append(
+            CapturedPhoto(
+                photo: captured.photo, kind: captured.kind, fieldID: captured.fieldID, issueID: captured.issueID,
+                capturedAt: recordedAt, capturedBy: actor, stamp: stamp))
+        if let issueID = captured.issueID, let index = issues.firstIndex(where: { $0.id == issueID }) {
+            issues[index].photoID = captured.photo.photoID
+        }
+        updatedAt = max(updatedAt ?? recordedAt, recordedAt)
+    }
+
+    /// An issue, once (by issue id).
+    mutating func addIssue(_ flagged: IssueFlagged, recordedAt: Timestamp, actor: Actor, stamp: EventStamp) {
+        guard issue(id: flagged.issueID) == nil else { return }
+        issues.append(
+            FlaggedIssue(
+                id: flagged.issueID, severity: flagged.severity, description: flagged.description,
+                photoID: flagged.photoID, flaggedAt: recordedAt, flaggedBy: actor, stamp: stamp))
+        updatedAt = max(updatedAt ?? recordedAt, recordedAt)
+    }
+
+    /// The inspection as the standing submit closed it.
+    mutating func close(submitted closing: Closing) {
+        status = .completed
+        score = closing.score
+        followUpRequired = closing.followUpRequired
+        completedAt = closing.at
+        completedBy = closing.by
+        updatedAt = max(updatedAt ?? closing.at, closing.at)
+    }
+
+    /// What the server said, or what a person asked of the sync.
+    mutating func applySyncFact(_ event: InspectionEvent, recordedAt: Timestamp) {
+        switch event {
         case .photoUploaded(let uploaded):
             sync.uploadedPhotos[uploaded.photoID] = uploaded.serverPath
             sync.failures[SyncItem(kind: .photo, id: uploaded.photoID)] = nil
@@ -116,22 +207,18 @@ extension InspectionState {
                 failure.dismissed = dismissed.reason
                 sync.failures[dismissed.item] = failure
             }
-        case .handedOver(let handed):
-            guard status != .notStarted else { return }
-            handedOver = HandOff(mode: handed.mode, to: handed.to, at: recordedAt, by: actor)
-        case .received(let received):
-            applyReceived(received, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
-        case .unrecognized:
+        default:
             break
         }
     }
 
     /// The state after `event`, leaving this one as it is.
     public func applying(
-        _ event: InspectionEvent, recordedAt: Timestamp, actor: Actor, pinnedTemplates: [String: Template] = [:]
+        _ event: InspectionEvent, recordedAt: Timestamp, actor: Actor, device: UUID? = nil,
+        pinnedTemplates: [String: Template] = [:]
     ) -> InspectionState {
         var next = self
-        next.apply(event, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
+        next.apply(event, recordedAt: recordedAt, actor: actor, device: device, pinnedTemplates: pinnedTemplates)
         return next
     }
 

@@ -104,14 +104,15 @@ extension InspectionState {
                 throw .invalidPhoto(reason: "photo \(reference.photoID.lowercased) was captured with other content")
             }
         }
-        if values[field.id] == value { return [] }
+        // A conflict is settled by a write, even one that repeats the value.
+        if values[field.id] == value, !isInConflict(field.id) { return [] }
         return [.fieldSet(FieldAnswer(field: field, value: value))]
     }
 
     func decideClearField(_ reference: String) throws(DomainError) -> [InspectionEvent] {
         let field = try editableTemplate().field(matching: reference)
         guard !field.type.isDisplayOnly else { throw .displayOnlyField(field.fieldDescription) }
-        guard values[field.id] != nil else { return [] }
+        guard values[field.id] != nil || isInConflict(field.id) else { return [] }
         return [.fieldCleared(FieldCleared(fieldID: field.id))]
     }
 
@@ -183,14 +184,21 @@ extension InspectionState {
     func decideHandOver(_ mode: HandoverMode, to: String?) throws(DomainError) -> [InspectionEvent] {
         if isHandedAway { return [] }
         guard status != .notStarted else { throw .inspectionNotStarted(id) }
-        guard status == .draft else {
-            throw .handoverRefused(id, reason: "it is \(status), and only a draft is handed over")
-        }
-        guard receivedFrom.isEmpty else {
-            throw .handoverRefused(
-                id,
-                reason: "it was received from another device, and handing a received inspection on is not "
-                    + "supported yet: finish it here")
+        switch mode {
+        case .handover:
+            guard status == .draft else {
+                throw .handoverRefused(id, reason: "it is \(status), and only a draft is handed over")
+            }
+            guard receivedFrom.isEmpty else {
+                throw .handoverRefused(
+                    id,
+                    reason: "it was received from another device, and handing a received inspection on is not "
+                        + "supported yet: finish it here, or share it (--share)")
+            }
+        case .share:
+            // A submitted or discarded one is shared too: so the other
+            // devices learn that it is closed, and why.
+            break
         }
         let name = to?.trimmingWhiteSpace
         return [.handedOver(InspectionHandedOver(mode: mode, to: name?.isEmpty == false ? name : nil))]

@@ -56,6 +56,26 @@ public struct InspectionState: Hashable, Sendable {
     /// The ids of the other devices' events folded from receptions.
     public var carriedEventIDs: Set<UUID> = []
 
+    /// This device: the device of the stream's own records, once one was
+    /// folded with its device (`apply(_:recordedAt:actor:device:)`).
+    public var device: UUID?
+    /// Every submit of the inspection (one, unless two devices submitted a
+    /// shared copy), and every discard.
+    public var submits: [Closing] = []
+    public var discards: [Closing] = []
+    /// How a field's value is chosen among concurrent writes (`FieldMerge`).
+    public var fieldMerge: FieldMerge = .latest
+    /// The stamp of this device's last event of the stream.
+    var lastStamp: EventStamp? {
+        get { streamClock.last }
+        set { streamClock.last = newValue }
+    }
+    var streamClock = StreamClock()
+    /// While the stream has no reception: each field's last write.
+    var lastWrites: [FieldID: FieldWrite] = [:]
+    /// Once the stream has a reception: everything the merge needs.
+    var merge: MergeHistory?
+
     /// What the server has acknowledged, and what failed.
     public var sync = SyncFacts()
     /// How many events of the stream have been applied (its version).
@@ -88,6 +108,7 @@ public struct CapturedPhoto: Hashable, Sendable {
     public var issueID: UUID?
     public var capturedAt: Timestamp
     public var capturedBy: Actor
+    public var stamp: EventStamp
 }
 
 /// An issue flagged during the inspection.
@@ -98,6 +119,7 @@ public struct FlaggedIssue: Hashable, Sendable {
     public var photoID: UUID?
     public var flaggedAt: Timestamp
     public var flaggedBy: Actor
+    public var stamp: EventStamp
 }
 
 /// The sync facts recorded as events: never a change to what the inspector

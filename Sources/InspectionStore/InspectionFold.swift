@@ -32,7 +32,8 @@ final class InspectionFold {
         let event = try Self.event(of: record) { states[stream]?.template }
         if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
         states[stream, default: InspectionState(id: stream)].apply(
-            event, recordedAt: record.recordedAt, actor: record.actor, pinnedTemplates: templates)
+            event, recordedAt: record.recordedAt, actor: record.actor, device: record.device, pinnedTemplates: templates
+        )
         if case .started(let started) = event, let parent = started.parentInspectionID {
             children[parent, default: []].append(stream)
         }

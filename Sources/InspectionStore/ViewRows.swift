@@ -316,8 +316,8 @@ public struct OutboxItem: Hashable, Sendable {
     static func rows(of state: InspectionState) -> [(key: [UInt8], row: OutboxItem?)] {
         items(of: state).map { entry in
             let key = key(entry.item, submittedAt: state.completedAt)
-            // A handed-over inspection is the receiving device's to send.
-            guard state.status == .completed, !state.isHandedAway else { return (key, nil) }
+            // A handed-over inspection is the receiving device's to send, a shared one its submitter's.
+            guard state.status == .completed, !state.isHandedAway, state.submittedHere else { return (key, nil) }
             let status = state.sync.status(of: entry.item)
             var row: OutboxItem? =
                 switch status {

@@ -69,7 +69,7 @@ public struct Handover {
         try OutputPath.requireOutside(ledger: identity.directory.path, output, what: "the handover file")
         // What the file needs is checked first: a handover is never recorded
         // for a file that cannot then be written.
-        if let before = try ledger.state(of: id), !before.isHandedAway, before.status == .draft {
+        if let before = try ledger.state(of: id), !before.isHandedAway, before.status != .notStarted {
             for captured in before.photos where !ledger.photos.holds(sha256: captured.photo.sha256.hex) {
                 throw Failure.photoMissing(photo: captured.photo.photoID, sha256: captured.photo.sha256.hex)
             }

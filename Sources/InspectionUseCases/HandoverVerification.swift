@@ -17,23 +17,6 @@ public enum HandoverVerification {
         public var checkpointSize: UInt64
     }
 
-    /// A file `device` received, checked whole; then refused when it comes
-    /// from `device`'s own id: either it was written here, or two ledgers
-    /// share this device id (a backup restored beside its original, a copied
-    /// ledger), which must never both record unnoticed.
-    public static func verify(_ file: HandoverFile, receivedBy device: UUID) throws(Reception.Refusal) -> Verified {
-        let verified = try verify(file)
-        guard file.fromDevice != device else {
-            throw Reception.Refusal(
-                reason: "the file comes from device \(device.lowercased), which is this ledger's own device id: it "
-                    + "was written by this ledger, or by another ledger that shares this device id (a backup "
-                    + "restored or copied beside the ledger it was taken from). Two ledgers must never share a device "
-                    + "id: a backup is a restore point, not a second device; another device starts with its own "
-                    + "'jqc init'. Receive the file on that other device")
-        }
-        return verified
-    }
-
     /// An audit re-checks a reception's payload without the photo files
     /// (it checks the photo store) and without the file's `to`.
     public static func verify(_ file: HandoverFile, checkingPhotoFiles: Bool = true, checkingTo: Bool = true)
@@ -113,6 +96,7 @@ public enum HandoverVerification {
                 startedHash = started.templateHash
             }
         }
+        startedHash = startedHash ?? InspectionReceived.startedTemplateHash(in: records)  // a shared copy's, carried
         guard let startedHash else { throw refuse("the records hold no inspection.started") }
         guard startedHash == pinned.templateHash else {
             throw refuse(

@@ -4,10 +4,12 @@ import InspectionStore
 import LedgerCore
 import LedgerStore
 
-/// Taking over an inspection from a handover file: everything verified
-/// before anything is recorded, then the photos stored by hash, the template
-/// pinned when this device does not hold it, and one `inspection.received`
-/// that keeps the sender's records and proofs as the sender's.
+/// Taking over an inspection from a handover file, or merging a shared copy
+/// of one this device holds: everything verified before anything is
+/// recorded, then the photos stored by hash, the template pinned when this
+/// device does not hold it, and one `inspection.received` that keeps the
+/// sender's records and proofs as the sender's (`docs/domain.md` § Sharing
+/// and merging).
 public struct Reception {
     public let ledger: InspectionLedger
     public let device: UUID
@@ -24,12 +26,16 @@ public struct Reception {
     public struct Received: Sendable, Equatable {
         public var inspection: UUID
         public var fromDevice: UUID
-        /// False when this very file was received before: nothing was recorded.
+        /// False when the file adds no event this device has not folded (the
+        /// same file again, or an older copy): nothing was recorded.
         public var recorded: Bool
         public var records: Int
         public var photos: Int
         public var pinnedTemplate: Bool
         public var sha256: Digest256
+        /// True when the inspection was held here already and the file's
+        /// records were merged with this device's.
+        public var merged = false
     }
 
     /// Why a handover file was refused: nothing was recorded.
@@ -40,38 +46,75 @@ public struct Reception {
 
     /// Why a file that verifies cannot be taken here.
     public enum Conflict: Error, CustomStringConvertible {
-        case alreadyHeld(UUID)
         case ownFile(UUID)
+        case sharedDeviceID(UUID, device: UUID)
+        case otherInspection(UUID)
 
         public var description: String {
             switch self {
-            case .alreadyHeld(let id):
-                "inspection \(id.lowercased) is already on this device from another record than this file; "
-                    + "nothing was recorded (merging two devices' records of one inspection is not supported yet)."
             case .ownFile(let id):
-                "this handover file of inspection \(id.lowercased) was written by this device; nothing was recorded. "
-                    + "Receive it on the other device."
+                "this handover file of inspection \(id.lowercased) names this ledger's own device id as its sender: "
+                    + "it was written by this device, or by another ledger that shares this device id (a backup "
+                    + "restored or copied beside the ledger it was taken from); nothing was recorded. Two ledgers "
+                    + "must never share a device id: a backup is a restore point, not a second device; another "
+                    + "device starts with its own 'jqc init'. Receive the file on the other device."
+            case .sharedDeviceID(let id, let device):
+                "this handover file of inspection \(id.lowercased) names this device's own id "
+                    + "\(device.lowercased) as its sender, yet holds records this device never wrote: two ledgers "
+                    + "share a device id (a copied or restored ledger used as a second device); nothing was recorded. "
+                    + "Give one of them a device of its own before exchanging files."
+            case .otherInspection(let id):
+                "this handover file's inspection \(id.lowercased) was started by another record than the one this "
+                    + "device holds under that id; nothing was recorded."
             }
         }
     }
 
-    /// Reads, verifies and records the handover file at `path`.
+    /// Reads, verifies and records the handover file at `path`: takes the
+    /// inspection over, or merges the file's records into this device's
+    /// copy; records nothing when the file adds nothing new.
     public func receive(file path: String, actor: Actor, clock: any LedgerClock) throws -> Received {
         let bytes = try Self.read(path)
         let sha256 = SHA256Hasher().digest(bytes)
         let file = try HandoverFile(decoding: bytes)
-        let verified = try HandoverVerification.verify(file, receivedBy: device)
+        let verified = try HandoverVerification.verify(file)
         let id = file.inspection
         let stream = try ledger.log.records(inStream: id)
-        if !stream.isEmpty {
-            for record in stream where record.type == InspectionEventType.received.rawValue {
-                if case .received(let received) = try InspectionEvent.decode(record), received.fileSHA256 == sha256 {
-                    return Received(
-                        inspection: id, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
-                        photos: file.photoFiles.count, pinnedTemplate: false, sha256: sha256)
-                }
+        let carried = InspectionReceived(
+            fromDevice: file.fromDevice, mode: file.mode, checkpoint: file.checkpoint, publicKey: file.publicKey,
+            keyRecord: file.keyRecord.carried, templateRecord: file.templateRecord.carried,
+            records: file.records.map(\.carried), fileSHA256: sha256)
+        func nothingNew() -> Received {
+            Received(
+                inspection: id, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
+                photos: file.photoFiles.count, pinnedTemplate: false, sha256: sha256, merged: !stream.isEmpty)
+        }
+        // Every event folded here: this device's own, and what its
+        // receptions carried (this device's records carried back among them).
+        let held = stream.isEmpty ? nil : try ledger.state(of: id)
+        let folded = Set(stream.map(\.id)).union(held?.carriedEventIDs ?? [])
+        var startedHere: UUID?
+        var sameFileBefore = false
+        for record in stream {
+            if record.type == InspectionEventType.started.rawValue { startedHere = record.id }
+            guard record.type == InspectionEventType.received.rawValue,
+                case .received(let received) = try InspectionEvent.decode(record)
+            else { continue }
+            if received.fileSHA256 == sha256 { sameFileBefore = true }
+            startedHere =
+                startedHere ?? received.decodedRecords.first { $0.type == InspectionEventType.started.rawValue }?.id
+        }
+        if file.fromDevice == device {
+            guard carried.newEventIDs(besides: folded).isEmpty else {
+                throw Conflict.sharedDeviceID(id, device: device)
             }
-            throw Conflict.alreadyHeld(id)
+            throw Conflict.ownFile(id)
+        }
+        if sameFileBefore { return nothingNew() }
+        if !stream.isEmpty {
+            let startedThere = carried.decodedRecords.first { $0.type == InspectionEventType.started.rawValue }?.id
+            if let startedHere, let startedThere, startedHere != startedThere { throw Conflict.otherInspection(id) }
+            if carried.newEventIDs(besides: folded).isEmpty { return nothingNew() }
         }
         // Photo files first, by hash: a file stays unnamed only if the
         // event then fails, and `jqc check --photos` lists it.
@@ -82,17 +125,12 @@ public struct Reception {
         var events: [InspectionEvent] = []
         let pin = try ledger.pinnedTemplate(hash: verified.template.templateHash) == nil
         if pin { events.append(.templatePinned(verified.template)) }
-        events.append(
-            .received(
-                InspectionReceived(
-                    fromDevice: file.fromDevice, mode: file.mode, checkpoint: file.checkpoint,
-                    publicKey: file.publicKey, keyRecord: file.keyRecord.carried,
-                    templateRecord: file.templateRecord.carried, records: file.records.map(\.carried),
-                    fileSHA256: sha256)))
-        try ledger.record(events, stream: id, expectedVersion: 0, actor: actor, device: device, at: clock.now())
+        events.append(.received(carried))
+        try ledger.record(
+            events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device, at: clock.now())
         return Received(
             inspection: id, fromDevice: file.fromDevice, recorded: true, records: file.records.count,
-            photos: file.photoFiles.count, pinnedTemplate: pin, sha256: sha256)
+            photos: file.photoFiles.count, pinnedTemplate: pin, sha256: sha256, merged: !stream.isEmpty)
     }
 
     static func read(_ path: String) throws -> [UInt8] {

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionAudit
 import InspectionDomain
 import InspectionStore
 import LedgerCore
@@ -108,6 +109,7 @@ final class FormWalk {
         say(
             "Inspection \(state.id.lowercased): \(TerminalText.singleLine(template.name)) at "
                 + TerminalText.singleLine(state.facilityName))
+        for line in MergeReport(state).lines(sanitise: TerminalText.singleLine) { say(line) }
         say(Self.keys)
         var shownUpTo = -1
         var stopped = false

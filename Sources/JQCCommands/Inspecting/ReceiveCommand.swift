@@ -39,12 +39,22 @@ struct ReceiveCommand: RunnableCommand {
                         "from_device": .string(received.fromDevice.lowercased), "recorded": .bool(received.recorded),
                         "records": .integer(received.records), "photos": .integer(received.photos),
                         "pinned_template": .bool(received.pinnedTemplate), "sha256": .string(received.sha256.hex),
+                        "merged": .bool(received.merged),
                     ])))
             return
         }
         if !received.recorded {
             invocation.stdout.line(
-                "Already received: inspection \(received.inspection.lowercased) from this file; nothing was recorded.")
+                "Nothing new: inspection \(received.inspection.lowercased) already holds every record of this file; "
+                    + "nothing was recorded.")
+            return
+        }
+        if received.merged {
+            invocation.stdout.line(
+                "Merged inspection \(received.inspection.lowercased) with the copy of device "
+                    + "\(received.fromDevice.lowercased.prefix(8)): \(received.records) records and \(received.photos) "
+                    + "photos verified against its signed checkpoint. 'jqc show "
+                    + "\(received.inspection.lowercased.prefix(8))' shows the merged form and any conflict.")
             return
         }
         invocation.stdout.line(

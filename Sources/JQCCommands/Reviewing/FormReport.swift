@@ -1,4 +1,5 @@
 import Foundation
+import InspectionAudit
 import InspectionDomain
 import InspectionStore
 import LedgerCore
@@ -61,7 +62,7 @@ struct FormReport: JSONRepresentable {
             "follow_up_outstanding": .bool(state.followUpOutstanding),
             "follow_up_resolved_by": .id(state.followUpResolvedBy),
             "fields": .array(fields), "missing_required": .strings(state.missingRequiredFields().map(\.id.rawValue)),
-            "issues": .array(issues), "photos": .array(photos),
+            "issues": .array(issues), "photos": .array(photos), "merge": MergeReport(state).jsonValue,
             "sync": .object([
                 "state": .string(SyncState.of(state).rawValue), "server_id": .optional(state.sync.serverID),
                 "notes": .strings(state.syncNotes),
@@ -112,6 +113,8 @@ struct FormReport: JSONRepresentable {
             )
         }
         lines.append("")
+        let merged = MergeReport(state)
+        if !merged.isEmpty { lines += merged.lines(sanitise: \.terminalSafe) + [""] }
         if !missing.isEmpty {
             lines.append(
                 "Still required: " + state.missingRequiredFields().map(\.label.terminalSafe).joined(separator: ", "))

@@ -1,0 +1,110 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+import Testing
+
+/// The merge's rules one at a time, over two simulated devices
+/// (`MergePropertyTests.Device`): causality beats clocks, a carried handover
+/// or submit never makes another device stop or send, a conflict is settled
+/// by a write that follows it.
+@Suite struct MergeRulesTests {
+    typealias Device = MergePropertyTests.Device
+
+    /// A started on device 0, shared to B (device 1, `skew` off), received.
+    static func sharedPair(skew: Int64 = 0) throws -> (a: Device, b: Device, template: Template, now: Int64) {
+        let template = try Samples.restroom()
+        var a = Device(0, skew: 0, merge: .latest)
+        var b = Device(1, skew: skew, merge: .latest)
+        let now = Samples.start.microsecondsSinceEpoch
+        a.run(
+            .start(
+                StartInspection(
+                    template: template, templateAlreadyPinned: false, facilityID: "3", facilityName: "Harbor Tower")),
+            at: now)
+        a.run(.setField(field: "2", to: .text("2")), at: now + 1_000_000)
+        a.run(.handOver(mode: .share, to: nil), at: now + 2_000_000)
+        let done1 = b.receive(a.file, at: now + 3_000_000, template: template)
+        #expect(done1)
+        return (a, b, template, now + 4_000_000)
+    }
+
+    @Test func anAnswerRecordedAfterAReceptionWinsWhateverTheClockSays() throws {
+        // B's clock is an hour behind: its answer carries an earlier time.
+        var (a, b, template, now) = try Self.sharedPair(skew: -3_600_000_000)
+        b.run(.setField(field: "2", to: .text("5")), at: now)
+        a.run(.handOver(mode: .share, to: nil), at: now + 1_000_000)
+        let done2 = a.receive(b.file, at: now + 2_000_000, template: template)
+        #expect(done2)
+        #expect(a.state.values["2"] == .rating(5))
+        #expect(a.state.conflicts.isEmpty)
+        #expect(b.state.values["2"] == .rating(5))
+    }
+
+    @Test func aConflictShowsBothAndALaterWriteSettlesIt() throws {
+        var (a, b, template, now) = try Self.sharedPair()
+        a.run(.setField(field: "2", to: .text("3")), at: now)
+        b.run(.setField(field: "2", to: .text("4")), at: now + 1_000_000)
+        a.run(.handOver(mode: .share, to: nil), at: now + 2_000_000)
+        let done3 = b.receive(a.file, at: now + 3_000_000, template: template)
+        #expect(done3)
+        let conflict = try #require(b.state.conflicts.first)
+        #expect(conflict.writes.map(\.value) == [.rating(4), .rating(3)])
+        #expect(b.state.values["2"] == .rating(4))
+        // Setting the standing value again settles it.
+        let done4 = b.run(.setField(field: "2", to: .text("4")), at: now + 4_000_000)
+        #expect(done4)
+        #expect(b.state.conflicts.isEmpty)
+    }
+
+    @Test func aCarriedHandoverNeverStopsTheReceiverAndAReceptionGivesTheRightBack() throws {
+        var (a, b, template, now) = try Self.sharedPair()
+        let handed = a.run(.handOver(mode: .handover, to: "Ben"), at: now)
+        #expect(handed && a.state.isHandedAway)
+        let received = b.receive(a.file, at: now + 1_000_000, template: template)
+        #expect(received && !b.state.isHandedAway)
+        let recorded = b.run(.setField(field: "3", to: .text("4")), at: now + 2_000_000)
+        #expect(recorded)
+        b.run(.handOver(mode: .share, to: nil), at: now + 3_000_000)
+        let back = a.receive(b.file, at: now + 4_000_000, template: template)
+        #expect(back && !a.state.isHandedAway)
+        let again = a.run(.setField(field: "4", to: .text("1")), at: now + 5_000_000)
+        #expect(again)
+    }
+
+    @Test func aSubmitElsewhereClosesTheCopyHereAndOnlyTheSubmitterSends() throws {
+        var (a, b, template, now) = try Self.sharedPair()
+        for (field, value) in [("2", "4"), ("3", "4"), ("5", "pass")] {
+            a.run(.setField(field: field, to: .text(value)), at: now)
+        }
+        b.run(.setField(field: "9", to: .text("late note")), at: now + 1_000_000)
+        let done7 = a.run(.submit(followUpRequired: false), at: now + 2_000_000)
+        #expect(done7)
+        a.run(.handOver(mode: .share, to: nil), at: now + 3_000_000)
+        let done8 = b.receive(a.file, at: now + 4_000_000, template: template)
+        #expect(done8)
+        #expect(b.state.status == .completed)
+        #expect(a.state.submittedHere && !b.state.submittedHere)
+        let done9 = b.run(.setField(field: "4", to: .text("1")), at: now + 5_000_000)
+        #expect(!done9)
+        // B's note was not before the submit: kept, shown, not in the form.
+        #expect(b.state.values["9"] == nil)
+        #expect(b.state.arrivedAfterSubmit.map(\.value) == [.text("late note")])
+        b.run(.handOver(mode: .share, to: nil), at: now + 6_000_000)
+        let done10 = a.receive(b.file, at: now + 7_000_000, template: template)
+        #expect(done10)
+        #expect(a.state.values == b.state.values && a.state.values["9"] == nil)
+        #expect(a.state.score == b.state.score)
+    }
+
+    @Test func aDiscardClosesEveryCopyAndKeepsEveryAnswer() throws {
+        var (a, b, template, now) = try Self.sharedPair()
+        b.run(.setField(field: "9", to: .text("kept")), at: now)
+        let done11 = a.run(.discard(reason: "wrong room"), at: now + 1_000_000)
+        #expect(done11)
+        a.run(.handOver(mode: .share, to: nil), at: now + 2_000_000)
+        let done12 = b.receive(a.file, at: now + 3_000_000, template: template)
+        #expect(done12)
+        #expect(b.state.status == .discarded)
+        #expect(b.state.values["2"] == .rating(2) && b.state.values["9"] == .text("kept"))
+    }
+}
