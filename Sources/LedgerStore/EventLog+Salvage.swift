@@ -18,7 +18,7 @@ extension EventLog {
         options.create = false
         let environment = try Environment(directory: directory, options: options)
         defer { environment.close() }
-        guard let events = try environment.table("events", create: false) else { return false }
+        guard let events = try environment.table(TableName.events, create: false) else { return false }
         try environment.read { txn in
             count(try txn.count(events))
             try txn.forEach(events) { key, value in

@@ -65,7 +65,7 @@ public final class EventLog: Sendable {
         do {
             // The marker first, opened without creating anything, so another
             // program's environment is refused before a table is made in it.
-            let meta = try environment.table("meta", create: false)
+            let meta = try environment.table(TableName.meta, create: false)
             let stored: [UInt8]? = try meta.flatMap { meta in
                 try environment.read { txn in try txn.get(meta, MetaKey.format) }
             }
@@ -86,11 +86,11 @@ public final class EventLog: Sendable {
                 return table
             }
             var opened = Tables(
-                events: try open("events"), eventIDs: try open("event_ids"),
-                streamIndex: try open("stream_index"), meta: try open("meta"),
+                events: try open(TableName.events), eventIDs: try open(TableName.eventIDs),
+                streamIndex: try open(TableName.streamIndex), meta: try open(TableName.meta),
                 // Absent from a `/1` store: a writable open creates it for the
                 // upgrade below; a read-only one leaves it absent.
-                tree: try environment.table("merkle", create: !options.readOnly))
+                tree: try environment.table(TableName.merkle, create: !options.readOnly))
             let storedFormat = stored.map { String(decoding: $0, as: UTF8.self) }
             // A new store is marked, a `/1` store gains its tree (writable
             // opens only), any other format is refused.

@@ -283,7 +283,7 @@ extension EventLog {
         var stray: IndexFinding?
         var beyond: UInt64 = 0
         var allBeyond = true
-        for (table, name) in [(tables.eventIDs, "event_ids"), (tables.streamIndex, "stream_index")] {
+        for (table, name) in [(tables.eventIDs, TableName.eventIDs), (tables.streamIndex, TableName.streamIndex)] {
             try transaction.forEach(table) { key, value in
                 let keyText = Self.keyText(key)
                 guard let pointed = BigEndian.uint64(value), value.count == 8 else {
@@ -303,7 +303,7 @@ extension EventLog {
                     } ?? nil
                 let names: Bool
                 if let header {
-                    if name == "event_ids" {
+                    if name == TableName.eventIDs {
                         names = header.id == key
                     } else {
                         var own = header.stream
@@ -337,7 +337,7 @@ extension EventLog {
             guard key.count == 24, let entryVersion = BigEndian.uint64(key, at: 16),
                 let position = BigEndian.uint64(value)
             else {
-                finding = .malformedEntry(table: "stream_index", key: Self.keyText(key), position: 0)
+                finding = .malformedEntry(table: TableName.streamIndex, key: Self.keyText(key), position: 0)
                 return false
             }
             let id = Array(key[0..<16])
