@@ -184,18 +184,9 @@ struct AuditCommand: RunnableCommand {
     func makeReport(
         _ inspection: UUID, auditor: AuditorLedger, invocation: Invocation, embedPhotos: Bool
     ) throws -> AuditReport {
-        let verification: AuditAssembly.Verification
-        if !verify {
-            verification = .skipped
-        } else if full {
-            verification = .fullWalk(digest: digest)
-        } else if let checkpointFile {
-            verification = .proofs(.checkpointFile(checkpointFile))
-        } else if witness {
-            verification = .proofs(.given { try witnessAnchor(auditor, invocation) })
-        } else {
-            verification = .proofs(.madeNow)
-        }
+        let verification = AuditAnchoring.verification(
+            verify: verify, full: full, digest: digest, checkpointFile: checkpointFile,
+            witness: witness ? { try witnessAnchor(auditor, invocation) } : nil)
         var assembly = AuditAssembly(
             asOf: asOf, asOfText: asOfText, verification: verification, embedPhotos: embedPhotos,
             pinnedKey: try KeyNaming.pinned(pinnedKey))
@@ -217,39 +208,13 @@ struct AuditCommand: RunnableCommand {
     func witnessAnchor(_ auditor: AuditorLedger, _ invocation: Invocation) throws -> AuditorLedger.Anchor {
         let session = try invocation.serverSession(transport: try invocation.httpClient(connections: 1))
         let config = try invocation.config()
-        let name = DeviceKeyFile.name(config.deviceID)
-        // The configured witness, which need not be the sync server.
-        let witness = WitnessSetting.configured(config) ?? session.api.baseURL
-        let held: CheckpointWitness.Held?
-        do {
-            held = try CheckpointWitness.latest(session: session, name: name, base: witness)
-        } catch {
-            if case .refused(404, _) = error { throw AuditWitnessError.notWitnessing(witness) }
-            throw error
-        }
-        guard let held else { throw AuditWitnessError.nothingHeld(witness, name) }
-        let pinned = try KeyNaming.pinned(pinnedKey)
-        let (checkpoint, key) = try CheckpointFile.verify(
-            held.note, log: auditor.log, home: invocation.home, pinned: pinned)
-        return .init(
-            checkpoint: checkpoint, kind: .witness, source: witness, key: key, pinned: pinned != nil)
-    }
-}
-
-/// `jqc audit --witness` found nothing to anchor to.
-enum AuditWitnessError: Error, CustomStringConvertible {
-    case notWitnessing(String)
-    case nothingHeld(String, String)
-
-    var description: String {
-        switch self {
-        case .notWitnessing(let server):
-            "the server \(server) does not witness checkpoints (HTTP 404): this log's history was not witnessed. "
-                + "Audit without --witness, or against a checkpoint handed over earlier (--checkpoint FILE)."
-        case .nothingHeld(let server, let name):
-            "the server \(server) holds no checkpoint of \(name): the log's history was never witnessed there. "
-                + "Run 'jqc sync' on the device first."
-        }
+        return try AuditAnchoring.witnessed(
+            auditor: auditor, home: invocation.home, device: config.deviceID,
+            // The configured witness, which need not be the sync server.
+            witness: WitnessSetting.configured(config) ?? session.api.baseURL, pinned: try KeyNaming.pinned(pinnedKey),
+            latest: { name, base throws(APIError) in
+                try CheckpointWitness.latest(session: session, name: name, base: base)
+            })
     }
 }
 
