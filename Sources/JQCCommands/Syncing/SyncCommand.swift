@@ -103,7 +103,7 @@ struct SyncCommand: RunnableCommand {
         let signals = StopSignals.watching()
         var anythingFailed = false
         // In --watch, an offline stretch is reported once, not every interval.
-        var offlineReported = false
+        var offline = SyncSummary.OfflineStretch()
         // Only a configured witness is asked (`WitnessSetting`); with none the step is skipped.
         let witness = WitnessSetting.witness(for: config, key: { try DeviceKeyFile.ensure(invocation) })
         repeat {
@@ -119,12 +119,9 @@ struct SyncCommand: RunnableCommand {
             let report = try run.run()
             invocation.endProgress()
             let elapsed = ContinuousClock.now - started
-            let offline: Bool
-            if case .serverUnreachable = report.stop { offline = true } else { offline = false }
-            let quiet = watch && offline && offlineReported && report.sent.isEmpty && report.retrying.isEmpty
+            let quiet = offline.repeats(report, watching: watch)
             if !quiet { Self.summarize(report, elapsed: elapsed, watching: watch, invocation) }
             if let outcome = witness?.outcome { try Self.say(outcome, quiet: quiet, invocation) }
-            offlineReported = offline
             anythingFailed = report.needsAttention
             switch report.stop {
             case .loginRequired(let why):
@@ -177,67 +174,10 @@ struct SyncCommand: RunnableCommand {
             invocation.stdout.line(JSONOutput.render(report.jsonValue(elapsedSeconds: seconds)))
             return
         }
-        let quiet =
-            watching && report.sent.isEmpty && report.gaveUp.isEmpty && report.retrying.isEmpty && report.stop == nil
-        if quiet { return }
-        let out = invocation.stdout
-        let prefix = watching ? "\(invocation.clock.now().iso8601.prefix(19)) " : ""
-        let kinds = SyncItemKind.allCases.compactMap { kind -> String? in
-            let count = report.sentCount(kind)
-            return count == 0 ? nil : "\(count) \(kind.rawValue)\(count == 1 ? "" : "s")"
-        }
-        out.line(
-            "\(prefix)Sent \(report.sent.count)" + (kinds.isEmpty ? "" : " (\(kinds.joined(separator: ", ")))")
-                + "; failed \(report.gaveUp.count); will retry \(report.retrying.count); skipped \(report.skipped.count)"
-                + String(format: " [%.2f s]", seconds))
-        if !report.adopted.isEmpty {
-            out.line(
-                "  \(report.adopted.count) already on the server (an earlier answer was lost), not sent again: "
-                    + report.adopted.map { "\($0.kind.rawValue) \($0.id.lowercased.prefix(8))" }.joined(separator: ", ")
-            )
-        }
-        for item in report.possiblySentTwice {
-            out.line("  \(InspectionState.possiblySentTwiceNote(item.id))")
-        }
-        for failure in report.gaveUp {
-            out.line("  failed: \(failure.summary)")
-        }
-        for failure in report.retrying {
-            let when = failure.nextAttemptAt.map { " (next try \($0.iso8601.prefix(19))Z)" } ?? ""
-            let label = failure.isStalled ? "stalled after \(failure.attempts) attempts, will retry" : "will retry"
-            out.line("  \(label): \(failure.summary)\(when)")
-        }
-        for skipped in report.skippedItems {
-            out.line(
-                "  skipped: \(skipped.item.kind.rawValue) \(skipped.item.id.lowercased.prefix(8)) of inspection "
-                    + "\(skipped.inspectionID.lowercased.prefix(8)): \(skipped.wording)")
-        }
-        if !report.leftOut.isEmpty {
-            out.line(
-                "  \(report.leftOut.count) photo(s) failed for good earlier and their records went to the server "
-                    + "without them (see 'jqc outbox' and 'jqc show ID').")
-        }
-        if !report.failedEarlier.isEmpty {
-            out.line(
-                "  \(report.failedEarlier.count) item(s) failed earlier and wait for 'jqc sync retry ID' "
-                    + "(see 'jqc outbox').")
-        }
-        switch report.reference {
-        case .refreshed(let facilities, let templates):
-            if !watching { out.line("Reference data refreshed: \(facilities) facilities, \(templates) templates.") }
-        case .failed(let why):
-            out.line("Reference data not refreshed: \(TerminalText.singleLine(why))")
-        case .notAttempted:
-            break
-        }
-        for warning in report.referenceWarnings { invocation.stderr.line("jqc: \(warning)") }
-        if let stop = report.stop {
-            switch stop {
-            case .loginRequired, .transportRefused: break  // thrown as the command's error
-            case .serverUnreachable(let why):
-                out.line(invocation.verbose ? TerminalText.safe(why) : ConnectionErrorLine.syncStop(why))
-            case .interrupted: out.line(stop.description)
-            }
-        }
+        let summary = SyncSummary(
+            report, seconds: seconds, watching: watching, now: invocation.clock.now(),
+            unreachable: { why in invocation.verbose ? TerminalText.safe(why) : ConnectionErrorLine.syncStop(why) })
+        for line in summary.lines { invocation.stdout.line(line) }
+        for warning in summary.warnings { invocation.stderr.line("jqc: \(warning)") }
     }
 }
