@@ -40,3 +40,21 @@ public struct PhotoCapture {
         }
     }
 }
+
+extension PhotoCapture {
+    /// Why a capture of `type` (`jqc photo`: an image, `jqc sign`: a
+    /// signature) may not go to the field `reference` of the draft in
+    /// `state`, because that field holds the other kind, naming the command
+    /// that captures it; nil when it may, or when the decision refuses it
+    /// for another reason (a completed inspection, an unknown field).
+    public static func otherKind(of reference: String, in state: InspectionState, capturing type: FieldType)
+        -> String?
+    {
+        guard state.isEditable, let template = state.template,
+            let field = try? template.field(matching: reference), field.type != type, field.type.holdsPhoto
+        else { return nil }
+        let command = field.type == .signature ? "sign" : "photo"
+        return "\(field.fieldDescription) is \(field.type == .signature ? "a signature" : "an image") field: "
+            + "capture it with 'jqc \(command) \(state.id.lowercased.prefix(8)) \(field.id) FILE'."
+    }
+}

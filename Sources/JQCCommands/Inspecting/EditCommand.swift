@@ -33,7 +33,7 @@ struct EditCommand: RunnableCommand {
         let inspection = try invocation.inspectionID(id)
         guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
         guard state.isEditable, let template = state.template else {
-            throw Invocation.advised(.inspectionNotEditable(inspection, status: state.status), state)
+            throw AdvisedRefusal.advising(.inspectionNotEditable(inspection, status: state.status), state)
         }
         let document = FormDocument(template: template, state: state)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -3,6 +3,7 @@ import Foundation
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 
 /// Why `jqc fill` cannot walk the form.
@@ -55,7 +56,7 @@ struct FillCommand: RunnableCommand {
         let inspection = try invocation.inspectionID(id)
         guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
         guard state.isEditable, let template = state.template else {
-            throw Invocation.advised(.inspectionNotEditable(inspection, status: state.status), state)
+            throw AdvisedRefusal.advising(.inspectionNotEditable(inspection, status: state.status), state)
         }
         let walk = FormWalk(
             template: template, state: state, invocation: invocation, reference: String(id.prefix(8)),
@@ -84,13 +85,6 @@ final class FormWalk {
         self.readLine = readLine
     }
 
-    /// Every field in layout order: by row, then column (the form as drawn).
-    var layout: [TemplateField] {
-        template.fields.enumerated().sorted { a, b in
-            (a.element.row, a.element.col, a.offset) < (b.element.row, b.element.col, b.offset)
-        }.map(\.element)
-    }
-
     static let keys = """
         Enter keeps the answer, - clears it, < goes back, ? shows this help, q stops (answers given are kept).
         """
@@ -98,72 +92,44 @@ final class FormWalk {
     private func say(_ text: String) { invocation.stdout.line(text) }
 
     func run() throws {
-        let fields = layout
-        let inputs = fields.indices.filter { !fields[$0].type.isDisplayOnly }
-        let missing = Set(state.missingRequiredFields().map(\.id))
-        // Resume at the first required field still empty, else at the first
-        // empty field, else at the top.
-        var position =
-            inputs.firstIndex { missing.contains(fields[$0].id) }
-            ?? inputs.firstIndex { state.values[fields[$0].id] == nil } ?? 0
+        var walk = FormFilling(template: template, state: state)
         say(
             "Inspection \(state.id.lowercased): \(TerminalText.singleLine(template.name)) at "
                 + TerminalText.singleLine(state.facilityName))
         for line in MergeReport(state).lines(sanitise: TerminalText.singleLine) { say(line) }
         say(Self.keys)
-        var shownUpTo = -1
         var stopped = false
-        while position < inputs.count {
-            let index = inputs[position]
-            printContext(fields, before: index, after: shownUpTo)
-            shownUpTo = index
-            let field = fields[index]
-            ask(field, number: position + 1, of: inputs.count)
+        while let field = walk.current {
+            for shown in walk.context() {
+                if shown.type == .section {
+                    say("")
+                    say("== \(TerminalText.singleLine(shown.label))")
+                } else {
+                    say("   \(TerminalText.safe(shown.label))")
+                }
+            }
+            ask(field, number: walk.position + 1, of: walk.total)
             invocation.stdout.write("> ")
             guard let line = readLine() else {
                 say("")
                 stopped = true
                 break
             }
-            switch line.trimmingCharacters(in: .whitespaces) {
-            case "": position += 1
-            case "q", "Q":
-                stopped = true
-            case "<":
-                position = max(0, position - 1)
-                shownUpTo = -1
-            case "?":
+            switch FormFilling.reply(line) {
+            case .keep: walk.advance()
+            case .stop: stopped = true
+            case .back: walk.goBack()
+            case .help:
                 say(Self.keys)
                 say("  " + FieldValue.expectation(for: field))
-            case "-":
-                if answer(.clearField(field: field.id.rawValue)) { position += 1 }
-            default:
-                if answer(line, for: field) { position += 1 }
+            case .clear:
+                if answer(.clearField(field: field.id.rawValue)) { walk.advance() }
+            case .answer(let text):
+                if answer(text, for: field) { walk.advance() }
             }
             if stopped { break }
         }
         try finish(stopped: stopped)
-    }
-
-    /// Section headings and label texts between the last field shown and
-    /// this one; after a jump (the start, going back), those of this field's
-    /// section up to it.
-    private func printContext(_ fields: [TemplateField], before index: Int, after shown: Int) {
-        if shown == index { return }  // the same field asked again
-        let from: Int
-        if shown > index || shown < 0 {
-            from = fields[..<index].lastIndex(where: { $0.type == .section }) ?? 0
-        } else {
-            from = shown + 1
-        }
-        for field in fields[from..<index] {
-            if field.type == .section {
-                say("")
-                say("== \(TerminalText.singleLine(field.label))")
-            } else if field.type == .label {
-                say("   \(TerminalText.safe(field.label))")
-            }
-        }
     }
 
     private func ask(_ field: TemplateField, number: Int, of total: Int) {
@@ -182,17 +148,10 @@ final class FormWalk {
         say("  now: \(current)")
     }
 
-    /// Records what was typed for `field`; false (and the reason shown) when refused.
-    private func answer(_ typed: String, for field: TemplateField) -> Bool {
-        // A leading backslash makes a key ("-", "<", "?", "q") an answer.
-        let text = typed.hasPrefix("\\") ? String(typed.dropFirst()) : typed
+    /// Records `text` as `field`'s answer; false (and the reason shown) when refused.
+    private func answer(_ text: String, for field: TemplateField) -> Bool {
         if field.type.holdsPhoto {
-            var path = text.trimmingCharacters(in: .whitespaces)
-            // A path dragged into a terminal often arrives quoted.
-            if path.count >= 2, let first = path.first, first == path.last, first == "'" || first == "\"" {
-                path = String(path.dropFirst().dropLast())
-            }
-            if path.hasPrefix("~/"), let home = invocation.environment["HOME"] { path = home + path.dropFirst() }
+            let path = FormFilling.imagePath(text, home: invocation.environment["HOME"])
             if !FileManager.default.fileExists(atPath: path) {
                 say("  refused: no file \(TerminalText.singleLine(path))." + Self.suggestions(for: path))
                 return false
@@ -202,18 +161,12 @@ final class FormWalk {
         return answer(.setField(field: field.id.rawValue, to: .text(text)))
     }
 
-    /// The files whose names start with what was typed (a terminal in line
-    /// mode has no Tab completion): up to ten, so the next try can be exact.
+    /// The files that start with what was typed, so the next try can be exact.
     static func suggestions(for typed: String) -> String {
-        let url = URL(fileURLWithPath: typed)
-        let directory = typed.hasSuffix("/") ? url : url.deletingLastPathComponent()
-        let start = typed.hasSuffix("/") ? "" : url.lastPathComponent
-        // An unreadable directory simply offers nothing.
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return "" }
-        let matches = names.filter { $0.hasPrefix(start) && !$0.hasPrefix(".") }.sorted()
-        guard !matches.isEmpty else { return "" }
-        let shown = matches.prefix(10).map { TerminalText.singleLine(directory.appendingPathComponent($0).path) }
-        return " Files there that start so: " + shown.joined(separator: ", ") + (matches.count > 10 ? ", …" : "")
+        let (paths, more) = FormFilling.suggestions(for: typed)
+        guard !paths.isEmpty else { return "" }
+        return " Files there that start so: " + paths.map(TerminalText.singleLine).joined(separator: ", ")
+            + (more ? ", …" : "")
     }
 
     private func answer(_ command: InspectionCommand) -> Bool {
@@ -255,21 +208,17 @@ final class FormWalk {
             return
         }
         invocation.stdout.write("Submit now? [y/N] ")
-        guard yes(readLine()) else {
+        guard FormFilling.isYes(readLine()) else {
             say("Not submitted. Submit later with 'jqc submit \(reference)'.")
             return
         }
         invocation.stdout.write("Does the facility need a re-inspection (a follow-up)? [y/N] ")
-        let followUp = yes(readLine())
+        let followUp = FormFilling.isYes(readLine())
         if perform({ try invocation.record(.submit(followUpRequired: followUp), on: state.id) }) {
             say(
                 "Submitted \(state.id.lowercased): score "
                     + (state.score.map { String(format: "%.2f", $0) } ?? "none (nothing scoreable answered)"))
             if followUp { say("Follow-up required: re-inspect with 'jqc start --reinspect \(reference)'") }
         }
-    }
-
-    private func yes(_ reply: String?) -> Bool {
-        ["y", "yes"].contains(reply?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 }

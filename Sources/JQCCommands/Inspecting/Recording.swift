@@ -5,15 +5,6 @@ import InspectionUseCases
 import LedgerCore
 import LedgerStore
 
-/// A refusal of the domain, with the command that does what the person may
-/// have meant, which only the CLI can name.
-struct AdvisedRefusal: Error, CustomStringConvertible {
-    var refusal: DomainError
-    var next: String
-
-    var description: String { "\(refusal) \(next)" }
-}
-
 extension Invocation {
     /// Decides `command` against the inspection's current state and records
     /// the resulting events in one durable transaction. A refusal records
@@ -33,36 +24,8 @@ extension Invocation {
         -> InspectionLedger.Recorded
     {
         try ledger().record(
-            commands, on: id, by: actor(), device: config().deviceID, clock: clock, advise: Self.advised,
+            commands, on: id, by: actor(), device: config().deviceID, clock: clock, advise: AdvisedRefusal.advising,
             before: keep)
-    }
-
-    /// `refusal` with advice that leads to a command that works for this
-    /// inspection: a re-inspection only when its follow-up is still open,
-    /// else a new inspection of the same template and place.
-    static func advised(_ refusal: DomainError, _ state: InspectionState) -> any Error {
-        switch refusal {
-        case .inspectionNotEditable:
-            let prefix = state.id.lowercased.prefix(8)
-            if state.status == .completed && state.followUpOutstanding {
-                return AdvisedRefusal(
-                    refusal: refusal, next: "To record new findings, re-inspect it: 'jqc start --reinspect \(prefix)'.")
-            }
-            let area = state.areaID.map { " --area \($0)" } ?? ""
-            let how = state.status == .discarded ? "To record it after all" : "To inspect again"
-            return AdvisedRefusal(
-                refusal: refusal,
-                next: "\(how), start a new inspection: "
-                    + "'jqc start --template \(state.templateID) --facility \(state.facilityID)\(area)'.")
-        case .requiredFieldsEmpty:
-            let prefix = state.id.lowercased.prefix(8)
-            return AdvisedRefusal(
-                refusal: refusal,
-                next: "Answer them with 'jqc set \(prefix) FIELD=VALUE …', or field by field with 'jqc fill \(prefix)'."
-            )
-        default:
-            return refusal
-        }
     }
 }
 
@@ -79,13 +42,10 @@ extension Invocation {
     /// image fields. Other refusals (a completed inspection, an unknown field)
     /// are left to the decision.
     func requireField(_ reference: String, of inspection: UUID, holding type: FieldType) throws {
-        guard let state = try ledger().state(of: inspection), state.isEditable, let template = state.template,
-            let field = try? template.field(matching: reference), field.type != type, field.type.holdsPhoto
+        guard let state = try ledger().state(of: inspection),
+            let refusal = PhotoCapture.otherKind(of: reference, in: state, capturing: type)
         else { return }
-        let command = field.type == .signature ? "sign" : "photo"
-        throw JQCError.refused(
-            "\(field.fieldDescription) is \(field.type == .signature ? "a signature" : "an image") field: "
-                + "capture it with 'jqc \(command) \(inspection.lowercased.prefix(8)) \(field.id) FILE'.")
+        throw JQCError.refused(refusal)
     }
 
     /// Captures the image at `file` (`PhotoCapture`), recorded as this person on this device.
