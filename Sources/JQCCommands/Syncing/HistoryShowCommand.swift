@@ -48,57 +48,9 @@ struct HistoryShowCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let record = try Self.record(id, invocation)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(Self.json(record)))
+            invocation.stdout.line(JSONOutput.render(record.detailJSON))
             return
         }
-        let shown = { (text: String?) in text.map(TerminalText.singleLine) ?? "—" }
-        var lines = [
-            "Server record \(record.id)",
-            "  template:   \(shown(record.templateName)) (\(record.templateID))",
-            "  facility:   \(shown(record.facilityName)) (\(record.facilityID))"
-                + (record.areaID.map { ", area \(shown(record.areaName)) (\($0))" } ?? ""),
-            "  inspector:  \(shown(record.inspectorName))",
-            "  completed:  \(shown(record.completedAt))",
-            "  score:      \(record.score.map(Self.score) ?? "—")",
-            "  follow-up:  "
-                + (record.followUpRequired
-                    ? "required: 'jqc start --reinspect \(record.id)' re-inspects it here" : "not required"),
-            "  parent:     \(record.parentID.map { "re-inspection of server record \($0)" } ?? "—")",
-        ]
-        if let form = record.formData {
-            lines.append("  form (\(form.count) \(form.count == 1 ? "answer" : "answers")):")
-            for key in form.keys.sorted(by: { (Int($0) ?? .max, $0) < (Int($1) ?? .max, $1) }) {
-                lines.append("    \(TerminalText.singleLine(key)): \(TerminalText.singleLine(form[key]!.serialized()))")
-            }
-        } else {
-            lines.append("  form:       not sent by the server")
-        }
-        for line in lines { invocation.stdout.line(line) }
-    }
-
-    /// A score as the server sent it, two decimals at most ("52", "48.5").
-    static func score(_ value: JSONValue) -> String {
-        guard case .number(let text) = value, let number = Double(text) else {
-            return TerminalText.singleLine(value.serialized())
-        }
-        let rounded = (number * 100).rounded() / 100
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
-    }
-
-    static func json(_ record: ServerInspectionRecord) -> JSONValue {
-        .object([
-            .init("id", .string(record.id)), .init("template_id", .string(record.templateID)),
-            .init("template_name", .optional(record.templateName)), .init("facility_id", .string(record.facilityID)),
-            .init("facility_name", .optional(record.facilityName)), .init("area_id", .optional(record.areaID)),
-            .init("area_name", .optional(record.areaName)), .init("inspector_name", .optional(record.inspectorName)),
-            .init("completed_at", .optional(record.completedAt)), .init("overall_score", record.score ?? .null),
-            .init("follow_up_required", .bool(record.followUpRequired)),
-            .init("parent_id", .optional(record.parentID)),
-            .init(
-                "form_data",
-                record.formData.map { form in
-                    .object(form.keys.sorted().map { JSONValue.Member($0, form[$0]!) })
-                } ?? .null),
-        ])
+        for line in record.detailLines { invocation.stdout.line(line) }
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+
+/// One record of the server's history in detail, as `jqc history show`
+/// gives it: the lines of text (names made single-line, "—" for what the
+/// server left out, the form's answers by field id, numbers first) and the
+/// JSON object of the CLI's schema (`history_show`).
+extension ServerInspectionRecord {
+    /// The record as lines of text.
+    public var detailLines: [String] {
+        let shown = { (text: String?) in text.map(TerminalText.singleLine) ?? "—" }
+        var lines = [
+            "Server record \(id)",
+            "  template:   \(shown(templateName)) (\(templateID))",
+            "  facility:   \(shown(facilityName)) (\(facilityID))"
+                + (areaID.map { ", area \(shown(areaName)) (\($0))" } ?? ""),
+            "  inspector:  \(shown(inspectorName))",
+            "  completed:  \(shown(completedAt))",
+            "  score:      \(score.map(Self.scoreText) ?? "—")",
+            "  follow-up:  "
+                + (followUpRequired ? "required: 'jqc start --reinspect \(id)' re-inspects it here" : "not required"),
+            "  parent:     \(parentID.map { "re-inspection of server record \($0)" } ?? "—")",
+        ]
+        if let form = formData {
+            lines.append("  form (\(form.count) \(form.count == 1 ? "answer" : "answers")):")
+            for key in form.keys.sorted(by: { (Int($0) ?? .max, $0) < (Int($1) ?? .max, $1) }) {
+                lines.append("    \(TerminalText.singleLine(key)): \(TerminalText.singleLine(form[key]!.serialized()))")
+            }
+        } else {
+            lines.append("  form:       not sent by the server")
+        }
+        return lines
+    }
+
+    /// A score as the server sent it, two decimals at most ("52", "48.5");
+    /// what is not a number, as the server wrote it.
+    public static func scoreText(_ value: JSONValue) -> String {
+        guard case .number(let text) = value, let number = Double(text) else {
+            return TerminalText.singleLine(value.serialized())
+        }
+        let rounded = (number * 100).rounded() / 100
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+
+    /// The record as the JSON object of `jqc history show --json`.
+    public var detailJSON: JSONValue {
+        .object([
+            .init("id", .string(id)), .init("template_id", .string(templateID)),
+            .init("template_name", .optional(templateName)), .init("facility_id", .string(facilityID)),
+            .init("facility_name", .optional(facilityName)), .init("area_id", .optional(areaID)),
+            .init("area_name", .optional(areaName)), .init("inspector_name", .optional(inspectorName)),
+            .init("completed_at", .optional(completedAt)), .init("overall_score", score ?? .null),
+            .init("follow_up_required", .bool(followUpRequired)),
+            .init("parent_id", .optional(parentID)),
+            .init(
+                "form_data",
+                formData.map { form in
+                    .object(form.keys.sorted().map { JSONValue.Member($0, form[$0]!) })
+                } ?? .null),
+        ])
+    }
+}
