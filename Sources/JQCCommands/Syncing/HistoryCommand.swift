@@ -64,20 +64,21 @@ struct HistoryCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         let session = try invocation.serverSession()
-        let filter = self.filter
-        var complete = true
+        let (filter, limit, offset) = (self.filter, self.limit, self.offset)
         let page = try invocation.online(
             "list the server's history",
             offlineHint: "The history is online only; 'jqc inspections' lists what this device recorded."
         ) { () throws(APIError) in
             try session.authorized { token throws(APIError) in
-                guard !filter.isEmpty else {
-                    return try session.api.history(accessToken: token, limit: limit, offset: offset)
-                }
-                let found = try session.api.filteredHistory(
-                    accessToken: token, limit: limit, offset: offset, admits: filter.admits)
-                complete = found.complete
-                return (found.inspections, found.matched)
+                try HistoryPage.read(
+                    limit: limit, offset: offset, filter: filter,
+                    all: { limit, offset throws(APIError) in
+                        try session.api.history(accessToken: token, limit: limit, offset: offset)
+                    },
+                    filtered: { limit, offset, admits throws(APIError) in
+                        try session.api.filteredHistory(
+                            accessToken: token, limit: limit, offset: offset, admits: admits)
+                    })
             }
         }
         if invocation.json {
@@ -89,45 +90,11 @@ struct HistoryCommand: RunnableCommand {
                     ])))
             return
         }
-        let searched =
-            complete ? "" : " (only the newest \(APIClient.filteredHistoryLimit) records were read)"
-        guard !page.inspections.isEmpty else {
-            if !filter.isEmpty, page.total == 0 {
-                invocation.stdout.line("None of the server's records matches the filter\(searched).")
-            } else {
-                invocation.stdout.line(
-                    page.total == 0 ? "The server has no completed inspections yet." : "No more: \(page.total) in all.")
-            }
+        if let empty = page.emptyLine {
+            invocation.stdout.line(empty)
             return
         }
-        func text(_ value: JSONValue?) -> String {
-            switch value {
-            case .string(let s)?: s
-            case .number(let n)?: n
-            case .bool(let b)?: b ? "yes" : "no"
-            default: "-"
-            }
-        }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["ID", "COMPLETED", "TEMPLATE", "FACILITY", "INSPECTOR", "SCORE", "FOLLOW-UP", "CLIENT ID"],
-                rows: page.inspections.map { i in
-                    [
-                        text(i["id"]), String(text(i["completed_at"]).prefix(16)), text(i["template_name"]),
-                        text(i["facility_name"]) + (i["area_name"]?.stringValue.map { " / \($0)" } ?? ""),
-                        text(i["inspector_name"]), Self.score(i["overall_score"]), text(i["follow_up_required"]),
-                        String(text(i["client_id"]).prefix(8)),
-                    ]
-                }))
-        let last = offset + page.inspections.count
-        invocation.stdout.line(
-            "\(offset + 1)-\(last) of \(page.total)\(filter.isEmpty ? "" : " matching the filter")\(searched)")
-    }
-
-    /// A score as every listing prints it (two decimals, as `jqc inspections`),
-    /// whatever form the server sent it in (`52`, `48.0`); "-" for none.
-    static func score(_ value: JSONValue?) -> String {
-        guard let number = value?.doubleValue, number.isFinite else { return "-" }
-        return String(format: "%.2f", number)
+        invocation.stdout.line(TextTable.render(header: HistoryPage.header, rows: page.rows))
+        invocation.stdout.line(page.footer)
     }
 }
