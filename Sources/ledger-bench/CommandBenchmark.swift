@@ -38,6 +38,12 @@ struct CommandBenchmark {
 
     /// Runs `argv` with stdout to `stdout` and stderr to /dev/null; answers its exit status.
     static func spawnAndWait(_ argv: [String], stdout: String = "/dev/null") throws -> Int32 {
+        var usage = rusage()
+        return try spawnAndWait(argv, stdout: stdout, usage: &usage)
+    }
+
+    /// posix_spawn and wait4 (the child's resource use beside its status).
+    static func spawnAndWait(_ argv: [String], stdout: String, usage: inout rusage) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -49,7 +55,7 @@ struct CommandBenchmark {
         let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
         guard rc == 0 else { throw BenchError("posix_spawn \(argv[0]) failed: \(String(cString: strerror(rc)))") }
         var status: Int32 = 0
-        guard waitpid(pid, &status, 0) == pid else { throw BenchError("waitpid failed: \(errno)") }
+        guard wait4(pid, &status, 0, &usage) == pid else { throw BenchError("wait4 failed: \(errno)") }
         return (status >> 8) & 0xFF
     }
 

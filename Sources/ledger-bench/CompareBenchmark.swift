@@ -30,29 +30,14 @@ struct CompareBenchmark {
         if cold { PageCache.evict([ledger + "/store", ledger + "/photos"]) }
         var usage = rusage()
         var status: Int32 = 0
-        let wall = try Measure.seconds { status = try Self.spawnAndWait(argv, stdout: stdout, usage: &usage) }
+        let wall = try Measure.seconds {
+            status = try CommandBenchmark.spawnAndWait(argv, stdout: stdout, usage: &usage)
+        }
         guard status == 0 else {
             throw BenchError("\(build)/jqc \(arguments.joined(separator: " ")) exited with status \(status)")
         }
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return Run(wall: wall, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime))
-    }
-
-    /// posix_spawn and wait4 (the child's resource use beside its status).
-    static func spawnAndWait(_ argv: [String], stdout: String, usage: inout rusage) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
-        guard rc == 0 else { throw BenchError("posix_spawn \(argv[0]) failed: \(String(cString: strerror(rc)))") }
-        var status: Int32 = 0
-        guard wait4(pid, &status, 0, &usage) == pid else { throw BenchError("wait4 failed: \(errno)") }
-        return (status >> 8) & 0xFF
     }
 
     /// The commands compared, by name (`--only NAME,…` picks some). Reads
