@@ -1,6 +1,7 @@
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -8,6 +9,9 @@ import SyncWorker
 // The `--json` forms of the rows and results that commands print, each the
 // shape its definition in `Schemas/cli/jqc-json.schema.json` names. Absent
 // values are `null`, never left out.
+
+/// `jqc show --json`, also printed by `start` and `submit`.
+extension FormReport: JSONRepresentable {}
 
 extension InspectionSummary: JSONRepresentable {
     /// One entry of `jqc inspections|drafts|followups --json` (`inspections`).
