@@ -139,46 +139,6 @@ extension SyncReport {
     }
 }
 
-extension ProjectionSet.ViewStatus: JSONRepresentable {
-    /// One entry of `views` in `jqc views --json` (`Schemas/cli/views.schema.json`).
-    var jsonValue: JSONValue {
-        .object(jsonMembers)
-    }
-
-    var jsonMembers: [JSONValue.Member] {
-        [
-            .init("name", .string(name)), .init("code_version", .integer(codeVersion)),
-            .init("stored_version", .integer(storedVersion)), .init("position", .integer(position)),
-            .init("head", .integer(head)), .init("rows", .integer(rows)),
-            .init(
-                "tables",
-                .array(tables.map { .object(["name": .string($0.name), "rows": .integer($0.rows)]) })),
-            .init("stale", .bool(isStale)),
-        ]
-    }
-}
-
-extension ProjectionSet.ViewComparison: JSONRepresentable {
-    /// One entry of `views` in `jqc views --check --json` and `jqc rebuild
-    /// --dry-run --json`: the status, and the rows that differ, by key.
-    var jsonValue: JSONValue {
-        let differences: [JSONValue] = tables.filter { !$0.isEmpty }.map { table in
-            func keys(_ keys: [[UInt8]]) -> JSONValue {
-                .strings(keys.map { InspectionLedger.describe(key: $0, in: table.table) })
-            }
-            return .object([
-                "table": .string(table.table), "added": keys(table.added), "removed": keys(table.removed),
-                "changed": keys(table.changed), "damaged": keys(table.damaged),
-            ])
-        }
-        return .object(
-            status.jsonMembers + [
-                .init("added", .integer(added)), .init("removed", .integer(removed)),
-                .init("changed", .integer(changed)), .init("differences", .array(differences)),
-            ])
-    }
-}
-
 extension LedgerDigest: JSONRepresentable {
     /// `jqc digest --json` (`digest`): the digest as handed out, and its parts.
     var jsonValue: JSONValue {
