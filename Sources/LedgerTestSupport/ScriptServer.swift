@@ -25,10 +25,18 @@ public final class ScriptServer: @unchecked Sendable {
         process.arguments = ["python3", script] + arguments
         let output = Pipe()
         let errorPath = logs.appending("stderr")
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        // Without the file, the server's stderr would be lost (or fill the
+        // test's own): the test stops here, saying where it could not write.
+        guard FileManager.default.createFile(atPath: errorPath, contents: nil),
+            let errors = FileHandle(forWritingAtPath: errorPath)
+        else {
+            throw StartFailure(
+                description: "cannot create \(errorPath) for the stderr of the server \(script): "
+                    + "check that the temporary directory \(logs.path) exists and is writable")
+        }
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        process.standardError = errors
         try process.run()
         var printed = Data()
         while !printed.contains(UInt8(ascii: "\n")) {

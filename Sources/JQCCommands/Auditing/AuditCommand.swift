@@ -146,7 +146,7 @@ struct AuditCommand: RunnableCommand {
             case .html: report.html
             case .text:
                 // As of a moment, the text is the form as 'jqc show' printed it then, and how it got there.
-                asOf == nil ? report.text : Self.asOfText(report)
+                asOf == nil ? report.text : report.asOfText
             }
         if let output {
             try FileStore.writeAtomically(
@@ -156,29 +156,7 @@ struct AuditCommand: RunnableCommand {
         } else {
             invocation.stdout.write(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
         }
-        guard report.isClean else {
-            // The headline names the finding; a single other problem is named too.
-            let problems = report.problems
-            let detail = report.chain.isIntact && problems.count == 1 ? ": \(problems[0])" : ""
-            throw JQCError.verificationFailed("audit of \(inspection.lowercased): \(report.headline)\(detail)")
-        }
-    }
-
-    /// The report's text as of a moment: the verdict, the form exactly as
-    /// `jqc show` printed it at that moment, then the timeline up to it.
-    static func asOfText(_ report: AuditReport) -> String {
-        var lines = ["AUDIT of inspection \(report.inspectionID.lowercased)", "RESULT: \(report.headline)"]
-        lines += report.chainLines.map { "  " + $0 }
-        for problem in report.problems { lines.append("  ! \(problem)") }
-        if let asOf = report.asOf {
-            lines.append(
-                "AS OF: \(asOf.requested) → after position \(asOf.position), recorded \(asOf.recordedAt.iso8601)")
-        }
-        lines.append("")
-        lines.append(FormReport(state: report.form).text)
-        lines.append("")
-        lines += report.timelineTextLines
-        return lines.joined(separator: "\n")
+        if let failure = report.failure { throw failure }
     }
 
     func makeReport(

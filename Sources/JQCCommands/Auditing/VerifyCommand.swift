@@ -75,87 +75,27 @@ struct VerifyCommand: RunnableCommand {
         full = walk || checkpointFile == nil || digest != nil
     }
 
-    /// The result object, its keys in a stable order (`JSONOutput` sorts them anyway).
-    static func json(_ members: [String: JSONValue]) -> JSONValue {
-        .object(members.sorted { $0.key < $1.key }.map { JSONValue.Member($0.key, $0.value) })
-    }
-
     func run(_ invocation: Invocation) throws {
         if let bundleFile { return try checkBundle(bundleFile, invocation) }
         // Read-only and without a session: an auditor verifies a copy.
         let auditor = try invocation.auditorLedger(views: false)
         defer { auditor.close() }
-        var object: [String: JSONValue] = [:]
-        var signed: Checkpoint?
-        if let checkpointFile {
-            let (checkpoint, key) = try CheckpointFile.read(checkpointFile, log: auditor.log, home: invocation.home)
-            let proof = try CheckpointProof.extends(checkpoint, log: auditor.log)
-            signed = checkpoint
-            object["checkpoint"] = .object([
-                "size": .integer(checkpoint.size), "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
-                "key": .string(key.verifierKey), "extended_to": .integer(proof.size),
-                "proof_hashes": .integer(proof.hashes),
-            ])
-            if let inspection {
-                let stream = try auditor.resolveInspection(inspection)
-                let report = try auditor.log.proveStream(stream, checkpoint: checkpoint)
-                if let finding = report.finding {
-                    throw JQCError.verificationFailed("NOT INTACT: \(finding)")
-                }
-                object["inspection"] = .object([
-                    "id": .string(stream.lowercased), "records_proven": .integer(report.proven),
-                ])
-                if !invocation.json {
-                    invocation.stdout.line(
-                        "proven: the \(report.proven) records of inspection \(stream.lowercased) are in the tree of \(report.treeSize) records"
-                    )
-                }
+        let verification = LedgerVerification(
+            digest: digest, checkpointFile: checkpointFile, inspection: inspection, full: full)
+        var step = try verification.anchoring(auditor, home: invocation.home)
+        if full {
+            if !invocation.json { for line in step.lines { invocation.stdout.line(line) } }
+            step = try verification.walk(auditor.log, after: step) { done, total in
+                invocation.progress("verifying \(done)/\(total)")
             }
-            if !invocation.json && !full {
-                invocation.stdout.line(
-                    "intact: the log (\(proof.size) records) extends the checkpoint of \(checkpoint.size) records signed by \(TerminalText.singleLine(key.name)) (consistency proof of \(proof.hashes) hashes)"
-                )
-            }
+            invocation.endProgress()
         }
-        guard full else {
-            if invocation.json {
-                object["intact"] = .bool(true)
-                invocation.stdout.line(JSONOutput.render(Self.json(object)))
-            }
-            return
-        }
-        // With a checkpoint, the walk also recomputes the root of its size from
-        // the records themselves: the consistency proof above trusts the stored nodes.
-        let report = try auditor.log.verify(against: digest, checkpoint: signed.map { ($0.size, $0.root) }) {
-            done, total in
-            invocation.progress("verifying \(done)/\(total)")
-        }
-        invocation.endProgress()
         if invocation.json {
-            object["intact"] = .bool(report.isIntact)
-            object["checked"] = .integer(report.checked)
-            object["head"] = .string(report.head.description)
-            object["digest"] = .optional(report.digest?.description)
-            object["finding"] =
-                report.finding.map { finding in
-                    .object([
-                        "position": .integer(finding.position), "message": .string(finding.description),
-                        "key": .optional(finding.key),
-                    ])
-                } ?? .null
-            invocation.stdout.line(JSONOutput.render(Self.json(object)))
-        } else if report.isIntact {
-            invocation.stdout.line("intact: \(report.checked) records verified, chain head \(report.head)")
-            if let digest { invocation.stdout.line("extends the digest \(digest)") }
-            if let signed {
-                invocation.stdout.line(
-                    "extends the checkpoint: the first \(signed.size) records have its root, recomputed from the records"
-                )
-            }
+            invocation.stdout.line(JSONOutput.render(step.jsonValue))
+        } else {
+            for line in step.lines { invocation.stdout.line(line) }
         }
-        if let finding = report.finding {
-            throw JQCError.verificationFailed("NOT INTACT: \(finding)")
-        }
+        if let failure = step.failure { throw failure }
     }
 
     /// `--bundle FILE`: the bundle tools' check, their lines and exit statuses.

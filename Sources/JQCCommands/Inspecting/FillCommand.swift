@@ -85,30 +85,17 @@ final class FormWalk {
         self.readLine = readLine
     }
 
-    static let keys = """
-        Enter keeps the answer, - clears it, < goes back, ? shows this help, q stops (answers given are kept).
-        """
-
     private func say(_ text: String) { invocation.stdout.line(text) }
+
+    private func say(_ lines: [String]) { for line in lines { say(line) } }
 
     func run() throws {
         var walk = FormFilling(template: template, state: state)
-        say(
-            "Inspection \(state.id.lowercased): \(TerminalText.singleLine(template.name)) at "
-                + TerminalText.singleLine(state.facilityName))
-        for line in MergeReport(state).lines(sanitise: TerminalText.singleLine) { say(line) }
-        say(Self.keys)
+        say(FormFilling.opening(state, template: template))
         var stopped = false
         while let field = walk.current {
-            for shown in walk.context() {
-                if shown.type == .section {
-                    say("")
-                    say("== \(TerminalText.singleLine(shown.label))")
-                } else {
-                    say("   \(TerminalText.safe(shown.label))")
-                }
-            }
-            ask(field, number: walk.position + 1, of: walk.total)
+            say(FormFilling.contextLines(walk.context()))
+            say(FormFilling.question(field, number: walk.position + 1, of: walk.total, current: state.values[field.id]))
             invocation.stdout.write("> ")
             guard let line = readLine() else {
                 say("")
@@ -120,7 +107,7 @@ final class FormWalk {
             case .stop: stopped = true
             case .back: walk.goBack()
             case .help:
-                say(Self.keys)
+                say(FormFilling.keys)
                 say("  " + FieldValue.expectation(for: field))
             case .clear:
                 if answer(.clearField(field: field.id.rawValue)) { walk.advance() }
@@ -132,41 +119,17 @@ final class FormWalk {
         try finish(stopped: stopped)
     }
 
-    private func ask(_ field: TemplateField, number: Int, of total: Int) {
-        var line = "[\(number)/\(total)] \(TerminalText.singleLine(field.label)) (\(field.type.rawValue)"
-        line += field.required ? ", required)" : ")"
-        say("")
-        say(line)
-        if let options = field.options, field.type.offersOptions {
-            say("  options: " + options.map(TerminalText.singleLine).joined(separator: ", "))
-        }
-        if field.type == .table, let columns = field.columns {
-            say("  columns: " + columns.map(TerminalText.singleLine).joined(separator: ", ") + " (rows ';', cells ',')")
-        }
-        if field.type.holdsPhoto { say("  give the path of an image file") }
-        let current = state.values[field.id].map { TerminalText.safe($0.shownText) } ?? "—"
-        say("  now: \(current)")
-    }
-
     /// Records `text` as `field`'s answer; false (and the reason shown) when refused.
     private func answer(_ text: String, for field: TemplateField) -> Bool {
         if field.type.holdsPhoto {
             let path = FormFilling.imagePath(text, home: invocation.environment["HOME"])
             if !FileManager.default.fileExists(atPath: path) {
-                say("  refused: no file \(TerminalText.singleLine(path))." + Self.suggestions(for: path))
+                say(FormFilling.noFile(path))
                 return false
             }
             return perform { try invocation.capture(path, for: .field(field.id.rawValue), on: state.id) }
         }
         return answer(.setField(field: field.id.rawValue, to: .text(text)))
-    }
-
-    /// The files that start with what was typed, so the next try can be exact.
-    static func suggestions(for typed: String) -> String {
-        let (paths, more) = FormFilling.suggestions(for: typed)
-        guard !paths.isEmpty else { return "" }
-        return " Files there that start so: " + paths.map(TerminalText.singleLine).joined(separator: ", ")
-            + (more ? ", …" : "")
     }
 
     private func answer(_ command: InspectionCommand) -> Bool {
@@ -179,15 +142,7 @@ final class FormWalk {
         do {
             let (events, after) = try recording()
             state = after
-            for event in events {
-                switch event {
-                case .fieldSet(let set):
-                    say("  recorded: \(TerminalText.safe(set.value.displayText))")
-                case .fieldCleared: say("  cleared")
-                default: break
-                }
-            }
-            if events.isEmpty { say("  unchanged") }
+            say(FormFilling.recorded(events))
             return true
         } catch {
             say("  refused: \(TerminalText.safe(JQC.message(for: error)))")
@@ -196,29 +151,18 @@ final class FormWalk {
     }
 
     private func finish(stopped: Bool) throws {
-        say("")
-        let missing = state.missingRequiredFields()
-        if !missing.isEmpty {
-            say("Still required: " + missing.map { TerminalText.singleLine($0.label) }.joined(separator: ", "))
-        }
-        let score = Score.compute(template: template, values: state.values)
-        say("Score so far: " + (score.map { String(format: "%.2f", $0) } ?? "none"))
-        if stopped || !missing.isEmpty {
-            say("Every answer given is recorded. Continue with 'jqc fill \(reference)'.")
-            return
-        }
+        let closing = FormFilling.closing(state, template: template, stopped: stopped, reference: reference)
+        say(closing.lines)
+        guard closing.canSubmit else { return }
         invocation.stdout.write("Submit now? [y/N] ")
         guard FormFilling.isYes(readLine()) else {
-            say("Not submitted. Submit later with 'jqc submit \(reference)'.")
+            say(FormFilling.notSubmitted(reference: reference))
             return
         }
         invocation.stdout.write("Does the facility need a re-inspection (a follow-up)? [y/N] ")
         let followUp = FormFilling.isYes(readLine())
         if perform({ try invocation.record(.submit(followUpRequired: followUp), on: state.id) }) {
-            say(
-                "Submitted \(state.id.lowercased): score "
-                    + (state.score.map { String(format: "%.2f", $0) } ?? "none (nothing scoreable answered)"))
-            if followUp { say("Follow-up required: re-inspect with 'jqc start --reinspect \(reference)'") }
+            say(FormFilling.submitted(state, followUp: followUp, reference: reference))
         }
     }
 }

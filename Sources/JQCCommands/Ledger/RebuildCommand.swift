@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionStore
+import InspectionUseCases
 import LedgerStore
 
 /// `jqc rebuild [VIEW] [--dry-run]`.
@@ -36,8 +37,13 @@ struct RebuildCommand: RunnableCommand {
         if dryRun {
             // Read-only: opening for writing would rebuild stale views first.
             let comparisons = try invocation.withReadOnlyViews { ledger in try ledger.compareViews(view.map { [$0] }) }
-            ViewComparisonOutput.print(comparisons, to: invocation, dryRun: true)
-            try ViewComparisonOutput.failIfChanged(comparisons, what: "a rebuild would change", countingStale: true)
+            let report = ViewComparisonReport(comparisons)
+            if invocation.json {
+                invocation.stdout.line(JSONOutput.render(report.dryRunJSON))
+            } else {
+                for line in report.lines { invocation.stdout.line(line) }
+            }
+            try report.requireNoChange("a rebuild would change", countingStale: true)
             return
         }
         let ledger = try invocation.ledger()
@@ -89,70 +95,5 @@ enum ViewSelection {
             throw parsed.invalid(argument, value: name, reason: "the views are \(list)")
         }
         return kind
-    }
-}
-
-/// Why `rebuild --dry-run` and `views --check` exit with status 1.
-enum ViewCheckError: Error, CustomStringConvertible {
-    case differences(String, [String])
-    case noViews(String)
-
-    var description: String {
-        switch self {
-        case .differences(let what, let views):
-            "\(what) the \(views.joined(separator: ", ")) view\(views.count == 1 ? "" : "s") "
-                + "(listed above). 'jqc rebuild VIEW' brings a view up to date with the log."
-        case .noViews(let path):
-            "the ledger at \(path) has no views yet (they are made by the first command that records, or by "
-                + "'jqc rebuild')."
-        }
-    }
-}
-
-/// The text and JSON of a comparison of the views with a fresh fold.
-enum ViewComparisonOutput {
-    static func print(_ comparisons: [ProjectionSet.ViewComparison], to invocation: Invocation, dryRun: Bool) {
-        if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "dry_run": .bool(dryRun), "changes": .bool(comparisons.contains { !$0.isCurrent }),
-                        "views": .array(comparisons.map(\.jsonValue)),
-                    ])))
-            return
-        }
-        for comparison in comparisons {
-            let status = comparison.status
-            let stored = status.storedVersion.map { "stored \($0)" } ?? "never built"
-            let at = status.position.map { "at \($0) of \(status.head)" } ?? "head \(status.head)"
-            let head = "\(comparison.name) (version \(status.codeVersion), \(stored), \(at))"
-            if comparison.isEmpty {
-                invocation.stdout.line(
-                    status.isStale
-                        ? "\(head): no row changes; stale, so it would be written again" : "\(head): no change")
-                continue
-            }
-            invocation.stdout.line(
-                "\(head): \(comparison.added) added, \(comparison.removed) removed, \(comparison.changed) changed")
-            for table in comparison.tables {
-                let damaged = Set(table.damaged)
-                for (word, keys) in [("added", table.added), ("removed", table.removed), ("changed", table.changed)] {
-                    for key in keys {
-                        let note = word == "changed" && damaged.contains(key) ? " (checksum does not match)" : ""
-                        invocation.stdout.line(
-                            "  \(word) \(table.table) \(InspectionLedger.describe(key: key, in: table.table))\(note)")
-                    }
-                }
-            }
-        }
-    }
-
-    /// Exit status 1 when a row differs (and, for a dry run, when a stale
-    /// view would be written again even with the same rows).
-    static func failIfChanged(
-        _ comparisons: [ProjectionSet.ViewComparison], what: String, countingStale: Bool = false
-    ) throws {
-        let changed = comparisons.filter { countingStale ? !$0.isCurrent : !$0.isEmpty }.map(\.name)
-        if !changed.isEmpty { throw ViewCheckError.differences(what, changed) }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionStore
+import InspectionUseCases
 import LedgerStore
 
 /// `jqc views [--check]`: the views' versions, positions and sizes.
@@ -27,22 +28,15 @@ struct ViewsCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         if check {
-            let comparisons = try invocation.withReadOnlyViews { ledger in try ledger.compareViews() }
+            let report = ViewComparisonReport(try invocation.withReadOnlyViews { ledger in try ledger.compareViews() })
             if invocation.json {
-                let head = comparisons.first?.status.head ?? 0
-                invocation.stdout.line(
-                    JSONOutput.render(
-                        .object([
-                            "head": .integer(head), "checked": .bool(true),
-                            "changes": .bool(comparisons.contains { !$0.isEmpty }),
-                            "views": .array(comparisons.map(\.jsonValue)),
-                        ])))
+                invocation.stdout.line(JSONOutput.render(report.checkJSON))
             } else {
-                printTable(comparisons.map(\.status), invocation)
+                printTable(report.comparisons.map(\.status), invocation)
                 invocation.stdout.line()
-                ViewComparisonOutput.print(comparisons, to: invocation, dryRun: false)
+                for line in report.lines { invocation.stdout.line(line) }
             }
-            try ViewComparisonOutput.failIfChanged(comparisons, what: "rows stored differ from a fold of the log in")
+            try report.requireNoChange("rows stored differ from a fold of the log in")
             return
         }
         let statuses = try invocation.withReadOnlyViews { ledger in try ledger.viewStatus() }

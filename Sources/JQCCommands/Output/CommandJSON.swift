@@ -1,6 +1,7 @@
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -8,6 +9,9 @@ import SyncWorker
 // The `--json` forms of the rows and results that commands print, each the
 // shape its definition in `Schemas/cli/jqc-json.schema.json` names. Absent
 // values are `null`, never left out.
+
+/// `jqc show --json`, also printed by `start` and `submit`.
+extension FormReport: JSONRepresentable {}
 
 extension InspectionSummary: JSONRepresentable {
     /// One entry of `jqc inspections|drafts|followups --json` (`inspections`).
@@ -132,46 +136,6 @@ extension SyncReport {
             "next_attempt_at": .time(nextAttemptAt), "passes": .integer(passes),
             "elapsed_seconds": .double(elapsedSeconds),
         ])
-    }
-}
-
-extension ProjectionSet.ViewStatus: JSONRepresentable {
-    /// One entry of `views` in `jqc views --json` (`Schemas/cli/views.schema.json`).
-    var jsonValue: JSONValue {
-        .object(jsonMembers)
-    }
-
-    var jsonMembers: [JSONValue.Member] {
-        [
-            .init("name", .string(name)), .init("code_version", .integer(codeVersion)),
-            .init("stored_version", .integer(storedVersion)), .init("position", .integer(position)),
-            .init("head", .integer(head)), .init("rows", .integer(rows)),
-            .init(
-                "tables",
-                .array(tables.map { .object(["name": .string($0.name), "rows": .integer($0.rows)]) })),
-            .init("stale", .bool(isStale)),
-        ]
-    }
-}
-
-extension ProjectionSet.ViewComparison: JSONRepresentable {
-    /// One entry of `views` in `jqc views --check --json` and `jqc rebuild
-    /// --dry-run --json`: the status, and the rows that differ, by key.
-    var jsonValue: JSONValue {
-        let differences: [JSONValue] = tables.filter { !$0.isEmpty }.map { table in
-            func keys(_ keys: [[UInt8]]) -> JSONValue {
-                .strings(keys.map { InspectionLedger.describe(key: $0, in: table.table) })
-            }
-            return .object([
-                "table": .string(table.table), "added": keys(table.added), "removed": keys(table.removed),
-                "changed": keys(table.changed), "damaged": keys(table.damaged),
-            ])
-        }
-        return .object(
-            status.jsonMembers + [
-                .init("added", .integer(added)), .init("removed", .integer(removed)),
-                .init("changed", .integer(changed)), .init("differences", .array(differences)),
-            ])
     }
 }
 

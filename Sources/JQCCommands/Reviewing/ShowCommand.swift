@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 

@@ -5,6 +5,7 @@ import Foundation
 import HTTPCore
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import LedgerStore
 import SyncWorker
@@ -80,20 +81,11 @@ extension Invocation {
     func serverSession(transport: (any HTTPTransport)? = nil) throws -> ServerSession {
         let url = try serverURL()
         guard let saved = try session() else { throw ServerAccessError.notLoggedIn }
-        guard Self.sameServer(saved.serverURL, url) else {
+        guard LedgerSettings.sameServer(saved.serverURL, url) else {
             throw ServerAccessError.otherServer(session: saved.serverURL, configured: url)
         }
         let api = APIClient(baseURL: url, transport: try transport ?? httpClient(), limits: try responseLimits())
         return ServerSession(saved, api: api, store: SessionStore(path: home.credentialsPath))
-    }
-
-    static func sameServer(_ a: String, _ b: String) -> Bool {
-        func trimmed(_ url: String) -> String {
-            var text = url
-            while text.hasSuffix("/") { text.removeLast() }
-            return text
-        }
-        return trimmed(a) == trimmed(b)
     }
 
     /// Runs an authorized call, turning its failure into a message about `what`.

@@ -33,31 +33,12 @@ struct ConfigListCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws { try Self.list(invocation) }
 
     static func list(_ invocation: Invocation) throws {
-        let settings = invocation.settings
-        let rows = try LedgerSetting.allCases.map { setting in
-            let (value, source) = try settings.inForce(setting)
-            return (setting, value, source)
-        }
+        let rows = try SettingsReport.rows(invocation.settings)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "settings": .array(
-                            rows.map { setting, value, source in
-                                .object([
-                                    "key": .string(setting.rawValue), "value": .optional(value),
-                                    "source": .string(source.rawValue),
-                                ])
-                            })
-                    ])))
+            invocation.stdout.line(JSONOutput.render(SettingsReport.listJSON(rows)))
             return
         }
-        for (setting, value, source) in rows {
-            let shown = value.map(TerminalText.singleLine) ?? "(none)"
-            let from = source == .environment ? " (from JQC_ACTOR)" : ""
-            invocation.stdout.line(
-                setting.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0) + shown + from)
-        }
+        for row in rows { invocation.stdout.line(row.line) }
     }
 }
 
@@ -76,21 +57,8 @@ struct ConfigGetCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let setting = try LedgerSettings.setting(named: key)
         let (value, source) = try invocation.settings.inForce(setting)
-        if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "key": .string(setting.rawValue), "value": .optional(value),
-                        "source": .string(source.rawValue),
-                    ])))
-            return
-        }
-        guard let value else {
-            throw JQCError.refused(
-                "\(setting.rawValue) is not set (\(setting.meaning)). Set it with 'jqc config set "
-                    + "\(setting.rawValue) \(setting == .actor ? "NAME" : "URL")'.")
-        }
-        invocation.stdout.line(TerminalText.singleLine(value))
+        let row = SettingsReport.Row(setting: setting, value: value, source: source)
+        invocation.stdout.line(invocation.json ? JSONOutput.render(row.jsonValue) : try row.requireValue())
     }
 }
 
@@ -117,32 +85,12 @@ struct ConfigSetCommand: RunnableCommand {
         let now = try settings.stored(setting) ?? value
         if invocation.json {
             invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "key": .string(setting.rawValue), "value": .optional(now), "previous": .optional(previous),
-                    ])))
+                JSONOutput.render(SettingsReport.changeJSON(setting, now: now, previous: previous)))
             return
         }
-        let was = previous.map { " (was \(TerminalText.singleLine($0)))" } ?? ""
-        invocation.stdout.line("\(setting.rawValue) set to \(TerminalText.singleLine(now))\(was).")
-        switch setting {
-        case .server:
-            if let saved = try invocation.session(), !Invocation.sameServer(saved.serverURL, now) {
-                invocation.stdout.line(
-                    "The saved session is for \(saved.serverURL); log in to this server with 'jqc login'.")
-            }
-        case .witness:
-            invocation.stdout.line("Each sync now sends this device's checkpoint to the witness.")
-        case .actor:
-            if try settings.inForce(.actor).source == .environment {
-                invocation.stdout.line("JQC_ACTOR is set and wins over it while it is.")
-            }
-            if let saved = try invocation.session() {
-                invocation.stdout.line(
-                    "\(TerminalText.singleLine(saved.user.displayName)) is logged in and is recorded instead "
-                        + "until 'jqc logout'.")
-            }
-        }
+        try SettingsReport.sayChange(
+            of: setting, now: now, previous: previous, session: { try invocation.session() },
+            actorSource: { try settings.inForce(.actor).source }, say: { invocation.stdout.line($0) })
     }
 }
 
@@ -161,21 +109,10 @@ struct ConfigUnsetCommand: RunnableCommand {
         let setting = try LedgerSettings.setting(named: key)
         let previous = try invocation.settings.unset(setting)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "key": .string(setting.rawValue), "value": .null, "previous": .optional(previous),
-                    ])))
+            invocation.stdout.line(JSONOutput.render(SettingsReport.changeJSON(setting, now: nil, previous: previous)))
             return
         }
-        guard let previous else {
-            invocation.stdout.line("\(setting.rawValue) was not set; nothing was changed.")
-            return
-        }
-        invocation.stdout.line("\(setting.rawValue) unset (was \(TerminalText.singleLine(previous))).")
-        if setting == .witness {
-            invocation.stdout.line("Syncs no longer send checkpoints to a witness; the history is not witnessed.")
-        }
+        for line in SettingsReport.unsetLines(setting, previous: previous) { invocation.stdout.line(line) }
     }
 }
 

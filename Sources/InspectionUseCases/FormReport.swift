@@ -6,14 +6,17 @@ import LedgerCore
 
 /// An inspection's form as `jqc show` presents it: in text for a person and
 /// as JSON for scripts (shape documented in `Schemas/cli-json.md`).
-struct FormReport: JSONRepresentable {
-    let state: InspectionState
+public struct FormReport: Sendable {
+    public let state: InspectionState
 
-    var scoreSoFar: Double? { state.template.flatMap { Score.compute(template: $0, values: state.values) } }
+    public init(state: InspectionState) { self.state = state }
+
+    /// The score of the answers given so far (a draft's, or a submitted one's again).
+    public var scoreSoFar: Double? { state.template.flatMap { Score.compute(template: $0, values: state.values) } }
 
     /// `jqc show --json` (also printed by `start` and `submit`): the `show`
     /// definition of `Schemas/cli/jqc-json.schema.json`.
-    var jsonValue: JSONValue {
+    public var jsonValue: JSONValue {
         let inputs = (state.template?.fields ?? []).filter { !$0.type.isDisplayOnly }
         // An answer that counts as unanswered (rating 0, pass_fail "", blank
         // text) is null, as for a field never set.
@@ -30,7 +33,7 @@ struct FormReport: JSONRepresentable {
         let issues: [JSONValue] = state.issues.map { issue in
             .object([
                 "id": .string(issue.id.lowercased), "severity": .string(issue.severity.rawValue),
-                "description": .string(issue.description), "photo_id": .id(issue.photoID),
+                "description": .string(issue.description), "photo_id": .optional(issue.photoID?.lowercased),
                 "flagged_at": .string(issue.flaggedAt.iso8601),
                 "server_id": .optional(state.sync.acceptedIssues[issue.id]),
                 "possibly_sent_twice": .bool(state.sync.issuesPossiblySentTwice.contains(issue.id)),
@@ -41,7 +44,7 @@ struct FormReport: JSONRepresentable {
                 "id": .string(photo.photo.photoID.lowercased), "sha256": .string(photo.photo.sha256.hex),
                 "size": .integer(photo.photo.size), "media_type": .string(photo.photo.mediaType),
                 "kind": .string(photo.kind.rawValue), "field_id": .optional(photo.fieldID?.rawValue),
-                "issue_id": .id(photo.issueID),
+                "issue_id": .optional(photo.issueID?.lowercased),
                 "server_path": .optional(state.sync.uploadedPhotos[photo.photo.photoID]),
             ])
         }
@@ -54,24 +57,26 @@ struct FormReport: JSONRepresentable {
                 "hash": .string(state.templateHash),
             ]),
             "facility": .object(["id": .string(state.facilityID), "name": .string(state.facilityName)]),
-            "area": area, "parent_id": .id(state.parentInspectionID),
+            "area": area, "parent_id": .optional(state.parentInspectionID?.lowercased),
             "parent_server_id": .optional(state.parentServerID),
-            "started_at": .time(state.startedAt), "started_by": .optional(state.startedBy?.name),
-            "completed_at": .time(state.completedAt), "score": .double(state.score),
-            "score_so_far": .double(scoreSoFar), "follow_up_required": .bool(state.followUpRequired),
+            "started_at": .optional(state.startedAt?.iso8601), "started_by": .optional(state.startedBy?.name),
+            "completed_at": .optional(state.completedAt?.iso8601), "score": state.score.map(JSONValue.double) ?? .null,
+            "score_so_far": scoreSoFar.map(JSONValue.double) ?? .null,
+            "follow_up_required": .bool(state.followUpRequired),
             "follow_up_outstanding": .bool(state.followUpOutstanding),
-            "follow_up_resolved_by": .id(state.followUpResolvedBy),
-            "fields": .array(fields), "missing_required": .strings(state.missingRequiredFields().map(\.id.rawValue)),
+            "follow_up_resolved_by": .optional(state.followUpResolvedBy?.lowercased),
+            "fields": .array(fields),
+            "missing_required": .array(state.missingRequiredFields().map { .string($0.id.rawValue) }),
             "issues": .array(issues), "photos": .array(photos), "merge": MergeReport(state).jsonValue,
             "sync": .object([
                 "state": .string(SyncState.of(state).rawValue), "server_id": .optional(state.sync.serverID),
-                "notes": .strings(state.syncNotes),
+                "notes": .array(state.syncNotes.map(JSONValue.string)),
             ]),
         ])
     }
 
     /// The form as text: every person-written part through `terminalSafe`.
-    var text: String {
+    public var text: String {
         var lines: [String] = []
         let template = state.template
         lines.append("Inspection \(state.id.lowercased)  [\(state.status.rawValue)]")
@@ -146,4 +151,9 @@ struct FormReport: JSONRepresentable {
         // whatever a part not listed above (an id from a hostile log) holds.
         return TerminalText.safe(lines.joined(separator: "\n"))
     }
+}
+
+extension String {
+    /// One line of the form's text made safe (`TerminalText.singleLine`).
+    fileprivate var terminalSafe: String { TerminalText.singleLine(self) }
 }

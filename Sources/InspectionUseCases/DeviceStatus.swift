@@ -1,0 +1,177 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import SyncWorker
+
+/// What `jqc status` says of a device, as text and as JSON: who records (a
+/// login, or a name recorded unverified and where it comes from), whether
+/// the server refused the session, the server and the witness, when the
+/// device last synced, what is not on the server yet (`SyncStanding`) and
+/// what to do about each kind, and the background service. Nothing here
+/// uses the network: a refusal is what an earlier sync or check learned.
+public struct DeviceStatus: Sendable {
+    public let standing: SyncStanding
+    /// The saved login, if any.
+    public let saved: StoredSession?
+    /// What the server's last refusal of `saved` taught, if it refused it.
+    public let refusal: SessionRefusal?
+    /// Without a login: the actor recorded (`jqc config set actor`, `JQC_ACTOR`) and where it comes from.
+    public let offline: (value: String?, source: SettingSource)
+    public let server: String?
+    /// The configured witness (`WitnessSetting.configured`), nil for none.
+    public let witness: String?
+    public let service: SyncService.State
+
+    public init(
+        standing: SyncStanding, saved: StoredSession?, refusal: SessionRefusal?,
+        offline: (value: String?, source: SettingSource), server: String?, witness: String?,
+        service: SyncService.State
+    ) {
+        self.standing = standing
+        self.saved = saved
+        self.refusal = refusal
+        self.offline = offline
+        self.server = server
+        self.witness = witness
+        self.service = service
+    }
+
+    /// The status as text, one line each: every person- or server-written
+    /// part through `TerminalText.singleLine`.
+    public var lines: [String] {
+        var lines = identityLines
+        lines.append("Server     " + (server ?? "none; set one with 'jqc config set server URL'"))
+        lines.append("Witness    " + (witness ?? String(WitnessSetting.notConfigured.dropFirst("witness: ".count))))
+        lines.append(
+            "Last sync  "
+                + (standing.lastSent.map { "sent \($0.iso8601)" } ?? "nothing sent yet")
+                + (standing.lastAttempt.map { "; last attempt \($0.iso8601)" } ?? ""))
+        lines += notOnServerLines
+        if standing.leftOut > 0 {
+            lines.append(
+                "  (\(Self.count(standing.leftOut, "photo")) failed for good earlier and went without: see "
+                    + "'jqc outbox')")
+        }
+        lines.append("Service    " + service.line)
+        return lines
+    }
+
+    private var identityLines: [String] {
+        if let saved {
+            let user = saved.user
+            var lines = [
+                "Identity   \(safe(user.displayName)) (\(safe(user.username)), user \(safe(user.id))), logged in "
+                    + saved.savedAt
+            ]
+            if let refusal {
+                lines.append(
+                    "           the server REFUSED this session at \(refusal.refusedAt) "
+                        + "(\(safe(refusal.message))): log in again with 'jqc login'; recording goes on meanwhile")
+            }
+            return lines
+        }
+        if let name = offline.value {
+            let from = offline.source == .environment ? "JQC_ACTOR" : "'jqc config set actor'"
+            return [
+                "Identity   nobody logged in; recording as \(safe(name)) (from \(from), unverified); 'jqc login' "
+                    + "to sync"
+            ]
+        }
+        return ["Identity   nobody logged in; 'jqc login' to sync (offline: --as NAME on each command)"]
+    }
+
+    private var notOnServerLines: [String] {
+        guard !standing.serverHasEverything else {
+            return ["Not on the server yet: nothing; the server has everything this device recorded."]
+        }
+        var lines = ["Not on the server yet:"]
+        if standing.drafts > 0 {
+            lines.append(
+                "  drafts not submitted  \(standing.drafts)"
+                    + (standing.draftPhotos > 0 ? " (\(Self.count(standing.draftPhotos, "photo")))" : "")
+                    + "; sent once submitted ('jqc submit ID')")
+        }
+        let waiting = SyncItemKind.allCases.compactMap { kind -> String? in
+            (standing.waiting[kind] ?? 0) == 0 ? nil : Self.count(standing.waiting[kind] ?? 0, kind.rawValue)
+        }
+        if !waiting.isEmpty {
+            lines.append("  submitted, waiting    " + waiting.joined(separator: ", ") + "; the next sync sends them")
+        }
+        for item in standing.stalled {
+            let next = item.nextAttemptAt.map { ", next try \($0.iso8601.prefix(19))Z" } ?? ""
+            lines.append(
+                "  stalled               \(Self.name(item)) after \(item.attempts) attempts\(next): "
+                    + safe(item.lastError ?? "no answer"))
+        }
+        for item in standing.failed {
+            lines.append(
+                "  failed for good       \(Self.name(item)): " + safe(item.lastError ?? item.detail ?? "refused")
+                    + "; fix the cause, then 'jqc sync retry \(item.inspectionID.lowercased.prefix(8))'")
+        }
+        lines.append("  photos                \(standing.photos) not on the server")
+        return lines
+    }
+
+    private func safe(_ text: String) -> String { TerminalText.singleLine(text) }
+
+    /// An outbox item as the status names it: its kind and the short ids of it and its inspection.
+    public static func name(_ item: OutboxItem) -> String {
+        "\(item.item.kind.rawValue) \(item.item.id.lowercased.prefix(8)) of inspection "
+            + "\(item.inspectionID.lowercased.prefix(8))"
+    }
+
+    /// `1 photo`, `2 photos`.
+    public static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// `jqc status --json` (`status` in `Schemas/cli/jqc-json.schema.json`).
+    public var jsonValue: JSONValue {
+        let identity: JSONValue
+        if let saved {
+            identity = .object([
+                "name": .string(saved.user.displayName), "verified": .bool(true), "user_id": .string(saved.user.id),
+                "username": .string(saved.user.username), "logged_in_at": .string(saved.savedAt),
+                "source": .string("login"),
+            ])
+        } else if let name = offline.value {
+            identity = .object([
+                "name": .string(name), "verified": .bool(false), "user_id": .null, "username": .null,
+                "logged_in_at": .null, "source": .string(offline.source.rawValue),
+            ])
+        } else {
+            identity = .null
+        }
+        let session: JSONValue = .object([
+            "state": .string(saved == nil ? "none" : refusal == nil ? "saved" : "refused"),
+            "refused_at": .optional(refusal?.refusedAt), "message": .optional(refusal?.message),
+        ])
+        func item(_ row: OutboxItem, todo: String?) -> JSONValue {
+            .object([
+                "kind": .string(row.item.kind.rawValue), "id": .string(row.item.id.lowercased),
+                "inspection_id": .string(row.inspectionID.lowercased), "attempts": .integer(Int64(row.attempts)),
+                "next_attempt_at": .optional(row.nextAttemptAt?.iso8601), "last_error": .optional(row.lastError),
+                "what_to_do": .optional(todo),
+            ])
+        }
+        let waiting = JSONValue.object(
+            SyncItemKind.allCases.map { .init($0.rawValue + "s", .integer(Int64(standing.waiting[$0] ?? 0))) })
+        return .object([
+            "identity": identity, "session": session, "server": .optional(server), "witness": .optional(witness),
+            "last_sync": .object([
+                "sent_at": .optional(standing.lastSent?.iso8601),
+                "attempted_at": .optional(standing.lastAttempt?.iso8601),
+            ]),
+            "not_on_server": .object([
+                "drafts": .integer(Int64(standing.drafts)), "draft_photos": .integer(Int64(standing.draftPhotos)),
+                "waiting": waiting, "stalled": .array(standing.stalled.map { item($0, todo: nil) }),
+                "failed": .array(
+                    standing.failed.map {
+                        item($0, todo: "fix the cause, then jqc sync retry \($0.inspectionID.lowercased)")
+                    }),
+                "photos": .integer(Int64(standing.photos)), "left_out": .integer(Int64(standing.leftOut)),
+                "server_has_everything": .bool(standing.serverHasEverything),
+            ]),
+            "service": .object(["state": .string(service.word), "unit": .optional(service.unitPath)]),
+        ])
+    }
+}
