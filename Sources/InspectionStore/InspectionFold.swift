@@ -161,8 +161,8 @@ public enum InspectionStoreError: Error, CustomStringConvertible {
             "event \(position) (\(type)) cannot be read: \(why). Run 'jqc verify'; if the log is intact, upgrade jqc."
         case .unresolvedCarried(let position, let error):
             "the reception at position \(position) cannot be read: \(error) in this ledger's 'carried' table (the "
-                + "store is damaged). Run 'jqc verify --full'; restore the ledger from a backup, or receive the "
-                + "inspection's latest handover file again."
+                + "store is damaged). Run 'jqc verify --full' and restore the ledger from a backup (a backup copies "
+                + "the table); the device that sent the records still holds them."
         case .corruptView(let what):
             "a view row cannot be read (\(what)). Rebuild the views with 'jqc rebuild'."
         case .staleView(let view, let stored, let code):

@@ -35,11 +35,11 @@ public enum CarriedFinding: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .missing(let position, let leaf):
             "the reception at position \(position) carries the record with leaf \(leaf.hex), which the 'carried' "
-                + "table does not hold: the table lost an entry. Restore the ledger from a backup, or receive the "
-                + "inspection's latest handover file again"
+                + "table does not hold: the table lost an entry. Restore the ledger from a backup (a backup copies the "
+                + "table); the device that sent the records still holds them"
         case .damaged(_, let key):
             "the 'carried' table's entry \(Hex.encode(key)) holds bytes that do not hash to it: it was changed. "
-                + "Restore the ledger from a backup, or receive the inspection's latest handover file again"
+                + "Restore the ledger from a backup (a backup copies the table)"
         }
     }
 }
