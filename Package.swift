@@ -135,7 +135,7 @@ let package = Package(
             name: "InspectionUseCasesTests",
             dependencies: [
                 "InspectionUseCases", "InspectionStore", "InspectionAudit", "InspectionDomain", "LedgerStore",
-                "LedgerCore", "LedgerTestSupport",
+                "LedgerCore", "LedgerTestSupport", "LMDB",
             ]
         ),
         .testTarget(

@@ -99,13 +99,18 @@ public struct AuditTimeline: Sendable {
     /// The ids of the records entered, so a record carried again (a device's
     /// own records coming back in a shared copy) is entered once.
     private var entered: Set<UUID> = []
+    /// The bytes the stream's receptions carry by reference (the store's
+    /// `carried` table, as far as it resolves): a reference it lacks is a
+    /// problem of the reception's entry, named by its leaf.
+    public let carried: CarriedRecords
 
     /// Folds `entries` (in stream-version order) up to and including
     /// `position` (all of them when nil).
     public init(
         inspectionID: UUID, entries stream: [StreamEntry], templates: [String: Template] = [:],
-        through position: UInt64? = nil
+        through position: UInt64? = nil, carried: CarriedRecords = CarriedRecords()
     ) {
+        self.carried = carried
         self.inspectionID = inspectionID
         self.state = InspectionState(id: inspectionID)
         self.templates = templates
@@ -135,7 +140,7 @@ public struct AuditTimeline: Sendable {
     ///
     /// A start that cannot be decoded is skipped here: the fold decodes it
     /// again and reports it as a problem of its entry.
-    public static func templateHash(in entries: [StreamEntry]) -> String? {
+    public static func templateHash(in entries: [StreamEntry], carried: CarriedRecords = CarriedRecords()) -> String? {
         for case .record(let record) in entries {
             if record.type == InspectionEventType.started.rawValue,
                 case .started(let started) = try? InspectionEvent.decode(record)
@@ -144,10 +149,10 @@ public struct AuditTimeline: Sendable {
             }
             // A received inspection's start is the sender's, carried.
             if record.type == InspectionEventType.received.rawValue,
-                case .received(let received) = try? InspectionEvent.decode(record),
-                let hash = received.startedTemplateHash
+                case .received(var received) = try? InspectionEvent.decode(record)
             {
-                return hash
+                received.carried = received.carried.merging(carried)
+                if let hash = try? received.startedTemplateHash() { return hash }
             }
         }
         return nil
@@ -224,9 +229,16 @@ public struct AuditTimeline: Sendable {
             problems.append(
                 "the record belongs to inspection \(record.stream.lowercased), yet the stream index lists it here")
         }
-        let event: InspectionEvent
+        var event: InspectionEvent
         do {
             event = try EventUpcaster.decode(record, template: state.template)
+            if case .received(var received) = event {
+                // What it carries, from the store's closure (a carried
+                // reception's own, merged with its parent's, comes along).
+                received.carried = received.carried.merging(carried)
+                _ = try received.resolvedRecords()
+                event = .received(received)
+            }
         } catch {
             problems.append("the \(record.type) event (version \(record.schemaVersion)) cannot be decoded: \(error)")
             entries.append(
@@ -245,7 +257,9 @@ public struct AuditTimeline: Sendable {
             // device, actor and time (each once), described as the sender's
             // fold saw them; the reception then merges them into the state.
             let merged = state
-            for carried in received.decodedRecords where carried.stream == inspectionID {
+            // Resolved above: a reference that does not resolve made the
+            // entry undecodable, with its leaf named.
+            for carried in (try? received.resolvedRecords()) ?? [] where carried.stream == inspectionID {
                 guard !entered.contains(carried.id) else { continue }
                 fold(carried, problems: [])
                 entries[entries.count - 1].carriedIn = record.position

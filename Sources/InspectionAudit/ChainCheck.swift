@@ -33,6 +33,8 @@ public struct ChainCheck: Sendable {
             case newerFormat = "newer_format"
             case formatSequence = "format_sequence"
             case checkpointMismatch = "checkpoint_mismatch"
+            case carriedMissing = "carried_missing"
+            case carriedDamaged = "carried_damaged"
             // Found by the proofs of one inspection's records.
             case wrongRecord = "wrong_record"
             case notExtended = "not_extended"

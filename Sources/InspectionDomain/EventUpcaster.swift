@@ -17,6 +17,12 @@ import LedgerCore
 /// stream's start). The text is parsed as today's command line would parse
 /// it; an empty text meant "unanswered" and reads as
 /// `inspection.field_cleared`.
+///
+/// ## `inspection.received` version 1
+/// Each carried record's bytes were embedded in the payload; version 2 holds
+/// its leaf hash instead, the bytes beside it. Version 1 is read in place
+/// (`readsInPlace`): its records become references and their bytes the
+/// reception's `carried` closure.
 public enum EventUpcaster {
     /// Decodes a payload of any version: old versions are upcast first.
     public static func decode(
@@ -35,7 +41,15 @@ public enum EventUpcaster {
     /// Whether a stored version must be upcast before it can be decoded.
     public static func needsUpcast(type: String, schemaVersion: Int) -> Bool {
         guard let known = InspectionEventType.named(type) else { return false }
-        return schemaVersion < known.schemaVersion
+        return schemaVersion < known.schemaVersion && !readsInPlace(known, schemaVersion)
+    }
+
+    /// An older version the decoder reads as it stands, with no bytes
+    /// rewritten: `inspection.received` version 1, whose embedded records
+    /// become the references of version 2 and the bytes they resolve to
+    /// (`InspectionReceived.carried`), so nothing of it is lost.
+    public static func readsInPlace(_ type: InspectionEventType, _ schemaVersion: Int) -> Bool {
+        type == .received && schemaVersion == 1
     }
 
     /// The payload in the current version of its type; current versions and

@@ -85,7 +85,7 @@ extension InspectionEvent {
         guard let known = InspectionEventType.named(type) else {
             return .unrecognized(StoredPayload(type: type, schemaVersion: schemaVersion, payload: payload))
         }
-        guard schemaVersion == known.schemaVersion else {
+        guard schemaVersion == known.schemaVersion || EventUpcaster.readsInPlace(known, schemaVersion) else {
             if schemaVersion > known.schemaVersion || schemaVersion < 1 {
                 throw .unsupportedSchemaVersion(type: type, schemaVersion: schemaVersion, newest: known.schemaVersion)
             }

@@ -38,6 +38,9 @@ public enum InspectionEventType: String, CaseIterable, Hashable, Sendable {
         // Version 1 recorded the field as an integer and every value as text;
         // version 2 records typed values (see EventUpcaster).
         case .fieldSet: 2
+        // Version 1 embedded every carried record's bytes, so each reception
+        // nested the ones before it; version 2 carries them by leaf hash.
+        case .received: 2
         default: 1
         }
     }

@@ -44,7 +44,9 @@ public struct CarriedRecord: Hashable, Sendable {
 /// handover file. The payload keeps everything needed to verify the sender's
 /// part again, as the sender's: its signed checkpoint, its public key and key
 /// record, the template record and every record of the stream it carried,
-/// each with its inclusion proof, and the SHA-256 of the file.
+/// each by its leaf hash with its inclusion proof, and the SHA-256 of the
+/// file. Version 2 carries the records by reference (their bytes are in
+/// `carried`, beside the payload); version 1 embedded them and is still read.
 public struct InspectionReceived: Hashable, Sendable {
     public var fromDevice: UUID
     public var mode: HandoverMode
@@ -55,13 +57,19 @@ public struct InspectionReceived: Hashable, Sendable {
     public var keyRecord: CarriedRecord
     public var templateRecord: CarriedRecord
     /// The inspection's records, stream versions 1 … k of the sender's stream.
-    public var records: [CarriedRecord]
+    public var records: [CarriedReference]
     /// SHA-256 of the handover file as received.
     public var fileSHA256: Digest256
+    /// The bytes the references resolve to, at every depth: not part of the
+    /// payload (equality and hashing leave it out), attached by whoever read
+    /// it (the store from its `carried` table, a file from `carried_records`;
+    /// a version-1 payload brings its own).
+    public var carried: CarriedRecords
 
     public init(
         fromDevice: UUID, mode: HandoverMode, checkpoint: String, publicKey: String, keyRecord: CarriedRecord,
-        templateRecord: CarriedRecord, records: [CarriedRecord], fileSHA256: Digest256
+        templateRecord: CarriedRecord, records: [CarriedReference], fileSHA256: Digest256,
+        carried: CarriedRecords = CarriedRecords()
     ) {
         self.fromDevice = fromDevice
         self.mode = mode
@@ -71,6 +79,36 @@ public struct InspectionReceived: Hashable, Sendable {
         self.templateRecord = templateRecord
         self.records = records
         self.fileSHA256 = fileSHA256
+        self.carried = carried
+    }
+
+    /// A reception of `records` (their bytes, kept in `carried` with
+    /// `closure`, the bytes what they reference needs).
+    public init(
+        fromDevice: UUID, mode: HandoverMode, checkpoint: String, publicKey: String, keyRecord: CarriedRecord,
+        templateRecord: CarriedRecord, carrying records: [CarriedRecord], fileSHA256: Digest256,
+        closure: CarriedRecords = CarriedRecords()
+    ) {
+        var carried = closure
+        let references = records.map {
+            CarriedReference(position: $0.position, leaf: carried.insert($0.record), inclusion: $0.inclusion)
+        }
+        self.init(
+            fromDevice: fromDevice, mode: mode, checkpoint: checkpoint, publicKey: publicKey, keyRecord: keyRecord,
+            templateRecord: templateRecord, records: references, fileSHA256: fileSHA256, carried: carried)
+    }
+
+    public static func == (a: InspectionReceived, b: InspectionReceived) -> Bool {
+        a.fromDevice == b.fromDevice && a.mode == b.mode && a.checkpoint == b.checkpoint
+            && a.publicKey == b.publicKey && a.keyRecord == b.keyRecord && a.templateRecord == b.templateRecord
+            && a.records == b.records && a.fileSHA256 == b.fileSHA256
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fromDevice)
+        hasher.combine(checkpoint)
+        hasher.combine(records)
+        hasher.combine(fileSHA256)
     }
 }
 
@@ -104,24 +142,21 @@ extension InspectionState {
 }
 
 extension InspectionReceived {
-    /// The carried records, decoded (those that decode).
-    public var decodedRecords: [EventRecord] { records.compactMap { try? EventRecord(decoding: $0.record) } }
-
     /// The ids of every event the reception carries, and recursively those
     /// its carried receptions carry.
-    public var carriedEventIDs: Set<UUID> { newEventIDs(besides: []) }
+    public func carriedEventIDs() throws -> Set<UUID> { try newEventIDs(besides: []) }
 
     /// The ids of the events the reception carries that are not in `known`:
     /// a reception already known is not opened (what it carries was folded
     /// with it).
-    public func newEventIDs(besides known: Set<UUID>) -> Set<UUID> {
+    public func newEventIDs(besides known: Set<UUID>) throws -> Set<UUID> {
         var ids: Set<UUID> = []
-        for record in decodedRecords where !known.contains(record.id) {
+        for record in try resolvedRecords() where !known.contains(record.id) {
             ids.insert(record.id)
             if record.type == InspectionEventType.received.rawValue,
-                case .received(let nested)? = try? InspectionEvent.decode(record)
+                case .received(let nested) = try event(of: record, template: nil)
             {
-                ids.formUnion(nested.newEventIDs(besides: known))
+                ids.formUnion(try nested.newEventIDs(besides: known))
             }
         }
         return ids
@@ -129,41 +164,56 @@ extension InspectionReceived {
 
     /// The template hash of the `inspection.started` among the carried
     /// records, or among what their receptions carry.
-    public var startedTemplateHash: String? { Self.startedTemplateHash(in: decodedRecords) }
-
-    /// The template hash of the `inspection.started` among `records`, or
-    /// among what their receptions carry (a shared copy received and shared
-    /// on carries the start inside its reception).
-    public static func startedTemplateHash(in records: [EventRecord]) -> String? {
+    public func startedTemplateHash() throws -> String? {
+        let records = try resolvedRecords()
         for record in records where record.type == InspectionEventType.started.rawValue {
-            if case .started(let started)? = try? EventUpcaster.decode(record, template: nil) {
-                return started.templateHash
-            }
+            if case .started(let started) = try event(of: record, template: nil) { return started.templateHash }
         }
         for record in records where record.type == InspectionEventType.received.rawValue {
-            if case .received(let nested)? = try? InspectionEvent.decode(record),
-                let hash = nested.startedTemplateHash
+            if case .received(let nested) = try event(of: record, template: nil),
+                let hash = try nested.startedTemplateHash()
             {
                 return hash
             }
         }
         return nil
     }
+
+    /// The first `inspection.started` record among the carried records, or
+    /// among what their receptions carry.
+    public func startedRecord() throws -> EventRecord? {
+        let records = try resolvedRecords()
+        if let started = records.first(where: { $0.type == InspectionEventType.started.rawValue }) { return started }
+        for record in records where record.type == InspectionEventType.received.rawValue {
+            if case .received(let nested) = try event(of: record, template: nil),
+                let started = try nested.startedRecord()
+            {
+                return started
+            }
+        }
+        return nil
+    }
+
+    /// The photo captures among the carried records (those whose files the
+    /// reception stored).
+    public func photoCaptures() throws -> [(record: EventRecord, captured: PhotoCaptured)] {
+        var found: [(record: EventRecord, captured: PhotoCaptured)] = []
+        for record in try resolvedRecords() where record.type == InspectionEventType.photoCaptured.rawValue {
+            if case .photoCaptured(let captured) = try event(of: record, template: nil) {
+                found.append((record, captured))
+            }
+        }
+        return found
+    }
 }
 
 extension InspectionEvent {
     /// The photo captures the event records: its own, or the sender's that a
     /// reception carries (whose files it stored).
-    public var photoCaptures: [PhotoCaptured] {
+    public func photoCaptures() throws -> [PhotoCaptured] {
         switch self {
         case .photoCaptured(let captured): return [captured]
-        case .received(let received):
-            return received.decodedRecords.compactMap { record in
-                guard record.type == InspectionEventType.photoCaptured.rawValue,
-                    case .photoCaptured(let captured)? = try? InspectionEvent.decode(record)
-                else { return nil }
-                return captured
-            }
+        case .received(let received): return try received.photoCaptures().map(\.captured)
         default: return []
         }
     }
@@ -192,6 +242,10 @@ extension CarriedRecord {
             throw r.malformed("\(key).position is not a position")
         }
         guard case .bytes(let record)? = value["record"] else { throw r.malformed("\(key).record is not bytes") }
+        return CarriedRecord(position: position, record: record, inclusion: try inclusion(value, key, r))
+    }
+
+    static func inclusion(_ value: CBORValue, _ key: String, _ r: PayloadReader) throws(DomainError) -> [Digest256] {
         guard case .array(let hashes)? = value["inclusion"] else {
             throw r.malformed("\(key).inclusion is not an array")
         }
@@ -202,7 +256,7 @@ extension CarriedRecord {
             }
             inclusion.append(digest)
         }
-        return CarriedRecord(position: position, record: record, inclusion: inclusion)
+        return inclusion
     }
 }
 
@@ -228,7 +282,34 @@ extension InspectionHandedOver {
     }
 }
 
+extension CarriedReference {
+    var cbor: CBORValue {
+        .textMap([
+            ("position", .unsigned(position)), ("leaf", .bytes(leaf.bytes)),
+            ("inclusion", .array(inclusion.map { .bytes($0.bytes) })),
+        ])
+    }
+
+    var json: JSONValue {
+        .object([
+            .init("position", .integer(position)), .init("leaf", .string(leaf.hex)),
+            .init("inclusion", .array(inclusion.map { .string(Data($0.bytes).base64EncodedString()) })),
+        ])
+    }
+
+    static func read(_ value: CBORValue, _ key: String, _ r: PayloadReader) throws(DomainError) -> CarriedReference {
+        guard case .unsigned(let position)? = value["position"], position >= 1 else {
+            throw r.malformed("\(key).position is not a position")
+        }
+        guard case .bytes(let bytes)? = value["leaf"], let leaf = Digest256(bytes: bytes) else {
+            throw r.malformed("\(key).leaf is not a 32-byte hash")
+        }
+        return CarriedReference(position: position, leaf: leaf, inclusion: try CarriedRecord.inclusion(value, key, r))
+    }
+}
+
 extension InspectionReceived {
+    /// Version 2: the records by reference (`CarriedReference`).
     var cbor: CBORValue {
         .textMap([
             ("from_device", .text(fromDevice.lowercased)), ("mode", .text(mode.rawValue)),
@@ -247,6 +328,8 @@ extension InspectionReceived {
         ])
     }
 
+    /// Reads version 2, or version 1 (each record's bytes embedded: they are
+    /// kept in `carried` under their leaves, so both read alike).
     static func read(from r: inout PayloadReader) throws(DomainError) -> InspectionReceived {
         let value = try r.value()
         func text(_ key: String) throws(DomainError) -> String {
@@ -263,14 +346,23 @@ extension InspectionReceived {
         guard let keyRecord = value["key_record"], let templateRecord = value["template_record"],
             case .array(let records)? = value["records"]
         else { throw r.malformed("key_record, template_record or records is missing") }
-        var carried: [CarriedRecord] = []
+        var references: [CarriedReference] = []
+        var carried = CarriedRecords()
         for (index, record) in records.enumerated() {
-            carried.append(try CarriedRecord.read(record, "records[\(index)]", r))
+            if r.schemaVersion == 1 {
+                let embedded = try CarriedRecord.read(record, "records[\(index)]", r)
+                references.append(
+                    CarriedReference(
+                        position: embedded.position, leaf: carried.insert(embedded.record),
+                        inclusion: embedded.inclusion))
+            } else {
+                references.append(try CarriedReference.read(record, "records[\(index)]", r))
+            }
         }
         return InspectionReceived(
             fromDevice: fromDevice, mode: mode, checkpoint: try text("checkpoint"), publicKey: try text("public_key"),
             keyRecord: try CarriedRecord.read(keyRecord, "key_record", r),
-            templateRecord: try CarriedRecord.read(templateRecord, "template_record", r), records: carried,
-            fileSHA256: digest)
+            templateRecord: try CarriedRecord.read(templateRecord, "template_record", r), records: references,
+            fileSHA256: digest, carried: carried)
     }
 }

@@ -137,10 +137,15 @@ extension InspectionState {
         var previous: EventStamp?
         var clock = VectorClock()
         var latest: HybridTime?
-        for carried in received.records {
-            // Reception verified each record before recording it: one that
-            // does not decode here (or is of another stream) is left out.
-            guard let record = try? EventRecord(decoding: carried.record), record.stream == id else { continue }
+        for reference in received.records {
+            // Reception verified each record before recording it, and whoever
+            // read the reception attached a closure it checked complete (the
+            // store's `carried` table, a file's `carried_records`), failing
+            // loudly otherwise: a record that does not resolve or decode here
+            // (or is of another stream) is left out.
+            guard let bytes = received.carried.record(reference.leaf), let record = try? EventRecord(decoding: bytes),
+                record.stream == id
+            else { continue }
             let key = EventKey(device: record.device, version: record.streamVersion)
             if record.type == InspectionEventType.received.rawValue, let known = merge?.receptionStamps[key] {
                 // Folded before, with all it carries: not opened again.
@@ -150,7 +155,7 @@ extension InspectionState {
                 if record.device != device { carriedEventIDs.insert(record.id) }
                 continue
             }
-            let event = try? EventUpcaster.decode(record, template: template)
+            let event = try? received.event(of: record, template: template)
             let stamp: EventStamp
             do {
                 var versions = previous?.clock ?? VectorClock()

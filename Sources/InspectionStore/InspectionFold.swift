@@ -8,6 +8,9 @@ import LedgerStore
 /// into `InspectionState`s, used by rebuilds (the whole log, in memory) and
 /// by commands and incremental updates (one stream, read through its index).
 final class InspectionFold {
+    /// The snapshot the records come from, for the bytes receptions carry
+    /// by reference (`CarriedClosure`).
+    let log: LedgerReader?
     var states: [UUID: InspectionState] = [:]
     /// Pinned templates by content hash, as `template.pinned` events arrive.
     var templates: [String: Template] = [:]
@@ -22,6 +25,8 @@ final class InspectionFold {
     /// The other partitions' folds taken in.
     var absorbed: Set<ObjectIdentifier> = []
 
+    init(log: LedgerReader?) { self.log = log }
+
     /// Folds one record (once, however many views share the fold).
     func consume(_ record: EventRecord) throws {
         guard record.position > lastPosition else { return }
@@ -29,7 +34,7 @@ final class InspectionFold {
         let stream = record.stream
         // An older version needs its inspection's template to be read: looked
         // up only then, since reading the state out of the dictionary copies it.
-        let event = try Self.event(of: record) { states[stream]?.template }
+        let event = try Self.event(of: record, log: log) { states[stream]?.template }
         if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
         states[stream, default: InspectionState(id: stream)].apply(
             event, recordedAt: record.recordedAt, actor: record.actor, device: record.device, pinnedTemplates: templates
@@ -68,9 +73,9 @@ final class InspectionFold {
     ) throws -> InspectionState? {
         let records = try reader.records(inStream: id)
         guard !records.isEmpty else { return nil }
-        let fold = InspectionFold()
+        let fold = InspectionFold(log: reader)
         for record in records {
-            if fold.states[id]?.template == nil, let hash = try startedTemplateHash(record) {
+            if fold.states[id]?.template == nil, let hash = try startedTemplateHash(record, log: reader) {
                 // The template may have been pinned by an earlier inspection.
                 if let template = try pinnedTemplate(hash, reader.transaction, tables) {
                     fold.templates[hash] = template
@@ -101,15 +106,20 @@ final class InspectionFold {
     /// The template hash a record starts its inspection with: an
     /// `inspection.started`'s, or that of the start an `inspection.received`
     /// carries (decoded only for these two types).
-    static func startedTemplateHash(_ record: EventRecord) throws -> String? {
+    static func startedTemplateHash(_ record: EventRecord, log: LedgerReader?) throws -> String? {
         if record.type == InspectionEventType.started.rawValue {
             if case .started(let started) = try EventUpcaster.decode(record, template: nil) {
                 return started.templateHash
             }
         } else if record.type == InspectionEventType.received.rawValue,
-            case .received(let received) = try event(of: record)
+            case .received(let received) = try event(of: record, log: log)
         {
-            return received.startedTemplateHash
+            do {
+                return try received.startedTemplateHash()
+            } catch {
+                throw InspectionStoreError.undecodableEvent(
+                    position: record.position, type: record.type, "what it carries cannot be read: \(error)")
+            }
         }
         return nil
     }
@@ -138,6 +148,8 @@ final class InspectionFold {
 public enum InspectionStoreError: Error, CustomStringConvertible {
     /// An event in the log could not be decoded (written by a newer jqc, or damaged).
     case undecodableEvent(position: UInt64, type: String, String)
+    /// A reception's carried records do not resolve from the `carried` table.
+    case unresolvedCarried(position: UInt64, CarriedRecordsError)
     /// A view row could not be decoded: rebuild the views.
     case corruptView(String)
     /// A view written by another version of the code, read without rebuilding it (read-only).
@@ -147,6 +159,10 @@ public enum InspectionStoreError: Error, CustomStringConvertible {
         switch self {
         case .undecodableEvent(let position, let type, let why):
             "event \(position) (\(type)) cannot be read: \(why). Run 'jqc verify'; if the log is intact, upgrade jqc."
+        case .unresolvedCarried(let position, let error):
+            "the reception at position \(position) cannot be read: \(error) in this ledger's 'carried' table (the "
+                + "store is damaged). Run 'jqc verify --full' and restore the ledger from a backup (a backup copies "
+                + "the table); the device that sent the records still holds them."
         case .corruptView(let what):
             "a view row cannot be read (\(what)). Rebuild the views with 'jqc rebuild'."
         case .staleView(let view, let stored, let code):
@@ -168,7 +184,7 @@ extension InspectionFold {
         guard record.position > lastSharedPosition else { return }
         lastSharedPosition = record.position
         guard record.type == InspectionEventType.templatePinned.rawValue else { return }
-        if case .templatePinned(let pinned) = try Self.event(of: record) {
+        if case .templatePinned(let pinned) = try Self.event(of: record, log: nil) {
             templates[pinned.templateHash] = pinned.template
         }
     }
@@ -176,16 +192,22 @@ extension InspectionFold {
     /// The record's event, read as the current version of its type, or
     /// upcast from an older one with the template `template` gives (asked
     /// only then); a failure names the record.
-    static func event(of record: EventRecord, template: () -> Template? = { nil }) throws -> InspectionEvent {
+    /// A version-2 reception gets the bytes it carries from `log`'s
+    /// `carried` table (`CarriedClosure`), or fails naming what is missing.
+    static func event(
+        of record: EventRecord, log: LedgerReader?, template: () -> Template? = { nil }
+    ) throws -> InspectionEvent {
+        let event: InspectionEvent
         do {
             do {
-                return try InspectionEvent.decode(record)
+                event = try InspectionEvent.decode(record)
             } catch .upcastRequired {
-                return try EventUpcaster.decode(record, template: template())
+                event = try EventUpcaster.decode(record, template: template())
             }
         } catch {
             throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
         }
+        return try CarriedClosure.attach(event, of: record, reader: log)
     }
 
     /// Takes in another partition's fold, over other streams (once, however

@@ -95,20 +95,32 @@ public final class InspectionLedger: Sendable {
 
     /// Appends the events a decision produced to one inspection's stream,
     /// refusing them if another writer recorded to it since `expectedVersion`,
-    /// and updates every view in the same durable transaction.
+    /// and updates every view in the same durable transaction. `carrying`
+    /// holds the bytes a reception among them carries by reference: kept in
+    /// the `carried` table in that transaction (each leaf once).
     @discardableResult
     public func record(
         _ events: [InspectionEvent], stream: UUID, expectedVersion: UInt64, actor: Actor, device: UUID,
-        at time: Timestamp
+        at time: Timestamp, carrying: CarriedRecords = CarriedRecords()
     ) throws -> [AppendOutcome] {
         let pending = events.map { $0.pending(stream: stream, actor: actor, device: device, recordedAt: time) }
-        return try healing { try views.append(pending, expectedVersions: [stream: expectedVersion]) }
+        return try healing {
+            try views.append(pending, expectedVersions: [stream: expectedVersion], carrying: Self.ordered(carrying))
+        }
     }
 
-    /// Appends already-built events (sync outcomes, retries) with the views.
+    /// Appends already-built events (sync outcomes, retries, a salvage) with
+    /// the views, and the bytes their receptions carry (`carrying`).
     @discardableResult
-    public func append(_ events: [PendingEvent]) throws -> [AppendOutcome] {
-        try healing { try views.append(events) }
+    public func append(_ events: [PendingEvent], carrying: CarriedRecords = CarriedRecords()) throws
+        -> [AppendOutcome]
+    {
+        try healing { try views.append(events, carrying: Self.ordered(carrying)) }
+    }
+
+    /// The bytes in leaf order (LMDB writes sorted keys fastest).
+    static func ordered(_ carried: CarriedRecords) -> [[UInt8]] {
+        carried.bytes.sorted { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }.map(\.value)
     }
 
     // MARK: - Reading
@@ -129,9 +141,9 @@ public final class InspectionLedger: Sendable {
 
     private func stateRead(of id: UUID, asOf position: UInt64) throws -> InspectionState? {
         try log.read { reader in
-            let fold = InspectionFold()
+            let fold = InspectionFold(log: reader)
             for record in try reader.records(inStream: id) where record.position <= position {
-                if fold.templates.isEmpty, let hash = try InspectionFold.startedTemplateHash(record),
+                if fold.templates.isEmpty, let hash = try InspectionFold.startedTemplateHash(record, log: reader),
                     let template = try InspectionFold.pinnedTemplate(hash, reader.transaction, tables)
                 {
                     fold.templates[hash] = template

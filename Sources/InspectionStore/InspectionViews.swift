@@ -133,7 +133,7 @@ public final class InspectionView: Projection, Sendable {
     public func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder {
         if kind == .templates { return TemplatesRebuilder() }
         if kind == .drafts { return DraftsRebuilder() }
-        return Rebuilder(view: self, fold: scratch.shared("inspection-fold") { InspectionFold() })
+        return Rebuilder(view: self, fold: scratch.shared("inspection-fold") { InspectionFold(log: scratch.log) })
     }
 
     /// The drafts view from record types alone: an inspection is a draft
@@ -164,7 +164,7 @@ public final class InspectionView: Projection, Sendable {
                 // Only a draft is handed over: the receiver holds a draft.
                 open[record.stream] = true
             } else if type == Self.handedOver, open[record.stream] == true,
-                case .handedOver(let handed) = try InspectionFold.event(of: record), handed.mode == .handover
+                case .handedOver(let handed) = try InspectionFold.event(of: record, log: nil), handed.mode == .handover
             {
                 open[record.stream] = false
             }
@@ -189,7 +189,7 @@ public final class InspectionView: Projection, Sendable {
 
         mutating func consume(_ record: EventRecord) throws {
             guard record.type == InspectionEventType.templatePinned.rawValue else { return }
-            if case .templatePinned(let pinned) = try InspectionFold.event(of: record),
+            if case .templatePinned(let pinned) = try InspectionFold.event(of: record, log: nil),
                 templates[pinned.templateHash] == nil
             {
                 templates[pinned.templateHash] = pinned.template

@@ -73,8 +73,14 @@ public struct AuditAssembly {
             through = AsOf(requested: asOfText ?? "\(asOf)", position: position, recordedAt: time)
         }
 
+        // What the stream's receptions carry by reference, from this log.
+        let records = entries.compactMap { entry -> EventRecord? in
+            if case .record(let record) = entry { return record }
+            return nil
+        }
+        let carried = try auditor.log.read { reader in try CarriedClosure.available(for: records, reader: reader) }
         // The template: pinned in this stream, else found by its content hash.
-        let hash = AuditTimeline.templateHash(in: entries)
+        let hash = AuditTimeline.templateHash(in: entries, carried: carried)
         var notes: [String] = []
         var evidence = TemplateEvidence(
             hash: hash ?? "", template: nil, pinnedAt: nil, source: "nowhere in this log")
@@ -92,7 +98,8 @@ public struct AuditAssembly {
         var templates: [String: Template] = [:]
         if let found = evidence.template { templates[evidence.hash] = found }
         let timeline = AuditTimeline(
-            inspectionID: inspection, entries: entries, templates: templates, through: through?.position)
+            inspectionID: inspection, entries: entries, templates: templates, through: through?.position,
+            carried: carried)
         let (parent, children) = try linkedInspections(of: inspection, timeline: timeline, links: links, auditor)
 
         var chain = try check(inspection, entries: entries, auditor, progress: progress, walked: walked)
@@ -128,7 +135,15 @@ public struct AuditAssembly {
                 guard let (position, _) = AuditReport.position(of: asOf, in: entries) else { return nil }
                 cutoff = position
             }
-            return AuditTimeline(inspectionID: id, entries: entries, templates: timeline.templates, through: cutoff)
+            let records = entries.compactMap { entry -> EventRecord? in
+                if case .record(let record) = entry { return record }
+                return nil
+            }
+            let carried = try auditor.log.read { reader in
+                try CarriedClosure.available(for: records, reader: reader)
+            }
+            return AuditTimeline(
+                inspectionID: id, entries: entries, templates: timeline.templates, through: cutoff, carried: carried)
         }
         var children: [LinkedInspection] = []
         for child in links.children {

@@ -348,6 +348,8 @@ extension ChainCheck.Finding.Kind {
             case .newerFormat: .newerFormat
             case .formatSequence: .formatSequence
             case .checkpointMismatch: .checkpointMismatch
+            case .carried(.missing): .carriedMissing
+            case .carried(.damaged): .carriedDamaged
             }
     }
 }

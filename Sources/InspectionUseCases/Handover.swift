@@ -5,7 +5,7 @@ import LedgerCore
 import LedgerStore
 
 /// Handing a draft to another device: `inspection.handed_over` recorded in
-/// its stream, then one file (`jqc-handover/1`,
+/// its stream, then one file (`jqc-handover/2`,
 /// `Schemas/ledger-format.md` § Handover files) with a proof bundle of the
 /// stream that includes that record, the template's `template.pinned` record
 /// proven in the same tree, and the photo files.
@@ -19,7 +19,7 @@ public struct Handover {
     }
 
     /// The format name of a handover file.
-    public static let format = "jqc-handover/1"
+    public static let format = HandoverFile.format
 
     /// What `write` did.
     public struct Written: Sendable, Equatable {
@@ -106,13 +106,30 @@ public struct Handover {
                         .object([.init("sha256", .string(hash)), .init("data", .string(data.base64EncodedString()))]))
                 }
             }
+            // The bytes the stream's receptions carry by reference, at every
+            // depth, each once and sorted by leaf: the receiver resolves
+            // them from here and keeps them in its own `carried` table.
+            var closure = CarriedRecords()
+            for record in try reader.records(inStream: id)
+            where record.type == InspectionEventType.received.rawValue && record.schemaVersion >= 2 {
+                closure = closure.merging(
+                    try CarriedClosure.closure(
+                        of: try CarriedRecords.references(in: record.encoded()), at: record.position, reader: reader))
+            }
+            let carriedRecords = closure.bytes.map { (leaf: $0.key.hex, record: $0.value) }.sorted { $0.leaf < $1.leaf }
+                .map {
+                    JSONValue.object([
+                        .init("leaf", .string($0.leaf)),
+                        .init("record", .string(Data($0.record).base64EncodedString())),
+                    ])
+                }
             let recordCount: Int
             if case .array(let records)? = bundle["records"] { recordCount = records.count } else { recordCount = 0 }
             let file = JSONValue.object([
                 .init("format", .string(Self.format)), .init("mode", .string((handedOver?.mode ?? mode).rawValue)),
                 .init("to", .optional(handedOver?.to)), .init("from_device", .string(identity.device.lowercased)),
                 .init("bundle", bundle), .init("template_record", templateEntry),
-                .init("photo_files", .array(photoFiles)),
+                .init("photo_files", .array(photoFiles)), .init("carried_records", .array(carriedRecords)),
             ])
             return (file, note, (recordCount, photoFiles.count, checkpoint.size))
         }

@@ -2,7 +2,7 @@ import Foundation
 import InspectionDomain
 import LedgerCore
 
-/// A handover file (`jqc-handover/1`) decoded strictly, as a proof bundle is
+/// A handover file (`jqc-handover/2`, or `/1` as older jqc wrote it) decoded strictly, as a proof bundle is
 /// and by the same reader (`StrictJSON`, `Bundle`): in every object each
 /// member the format names, once, of its JSON type, and nothing else (a
 /// repeated name, or one differing only in case, named as such); base64
@@ -38,6 +38,9 @@ public struct HandoverFile: Sendable {
     public var templateRecord: Entry
     /// `photo_files`: each one's stated hash and its bytes.
     public var photoFiles: [(sha256: Digest256, data: Data)]
+    /// `carried_records` (`/2`): the bytes of every record the receptions
+    /// among `records` carry by reference, at any depth, each once.
+    public var carriedRecords = CarriedRecords()
 
     /// Why a file is not a handover file.
     public struct Unreadable: Error, CustomStringConvertible {
@@ -57,8 +60,9 @@ public struct HandoverFile: Sendable {
     init(
         mode: HandoverMode, to: String?, fromDevice: UUID, inspection: UUID, checkpoint: String, publicKey: String,
         keyRecord: Entry, records: [Entry], photos: [Photo], templateRecord: Entry,
-        photoFiles: [(sha256: Digest256, data: Data)]
+        photoFiles: [(sha256: Digest256, data: Data)], carriedRecords: CarriedRecords = CarriedRecords()
     ) {
+        self.carriedRecords = carriedRecords
         self.mode = mode
         self.to = to
         self.fromDevice = fromDevice
@@ -80,7 +84,10 @@ public struct HandoverFile: Sendable {
     }
 
     static let members = ["format", "mode", "to", "from_device", "bundle", "template_record", "photo_files"]
-    static let format = "jqc-handover/1"
+    /// The format `jqc handover` writes; `/1` (no `carried_records`, every
+    /// reception embedding what it carried) is still read.
+    static let format = "jqc-handover/2"
+    static let formats = ["jqc-handover/1", format]
 
     /// Decodes `bytes` (the whole file): the JSON as a bundle's is read
     /// (`StrictJSON`), the `bundle` member exactly as a bundle file
@@ -95,16 +102,21 @@ public struct HandoverFile: Sendable {
     }
 
     init(strict json: JSONValue) throws(BundleUnreadable) {
+        var second = false
         if case .object(let members) = json {
             try StrictJSON.checkNames(members, "the file")
             if let format = members.first(where: { $0.key == "format" })?.value {
                 guard case .string(let text) = format else { throw BundleUnreadable("format must be a string") }
-                guard text == Self.format else {
-                    throw BundleUnreadable("the file's format is \"\(BundleCheck.shown(text))\", not \(Self.format)")
+                guard Self.formats.contains(text) else {
+                    throw BundleUnreadable(
+                        "the file's format is \"\(BundleCheck.shown(text))\", not \(Self.formats.joined(separator: " or "))"
+                    )
                 }
+                second = text == Self.format
             }
         }
-        let top = try StrictObject(json, Self.members, at: "", root: "the file")
+        let top = try StrictObject(
+            json, Self.members + (second ? ["carried_records"] : []), at: "", root: "the file")
         _ = try top.string("format")
         guard let mode = HandoverMode(rawValue: try top.string("mode")) else {
             throw BundleUnreadable("mode is neither \"handover\" nor \"share\"")
@@ -145,6 +157,59 @@ public struct HandoverFile: Sendable {
                 ))
         }
         photoFiles = files
+        carriedRecords = try Self.carried(second ? try top.array("carried_records") : nil, records: records)
+    }
+
+    /// `carried_records`, strictly: each `{leaf, record}` once, sorted by
+    /// leaf, its bytes hashing to it, and exactly the closure of what the
+    /// version-2 receptions among `records` reference, at any depth (none in
+    /// a `/1` file, where receptions embed their records).
+    static func carried(_ entries: [JSONValue]?, records: [Entry]) throws(BundleUnreadable) -> CarriedRecords {
+        var given = CarriedRecords()
+        var previous: String?
+        for (index, value) in (entries ?? []).enumerated() {
+            let item = try StrictObject(value, ["leaf", "record"], at: "carried_records[\(index)]", root: "")
+            let leafText = try item.string("leaf")
+            let leaf = try digest(leafText, item.at("leaf"))
+            if let previous, leafText <= previous {
+                throw BundleUnreadable(
+                    leafText == previous
+                        ? "carried_records[\(index)] repeats leaf \(leafText)"
+                        : "carried_records[\(index)] is out of order (the entries are sorted by leaf)")
+            }
+            previous = leafText
+            let bytes = try base64(try item.string("record"), item.at("record"))
+            guard given.insert(bytes) == leaf else {
+                throw BundleUnreadable("carried_records[\(index)].record does not hash to its leaf \(leafText)")
+            }
+        }
+        var referenced: [Digest256] = []
+        for entry in records {
+            // A record that does not read is refused by the verification,
+            // named by its path, as any damaged record of a bundle.
+            guard let decoded = try? EventRecord(decoding: entry.record),
+                decoded.type == InspectionEventType.received.rawValue
+            else { continue }
+            do {
+                referenced += try CarriedRecords.references(in: entry.record)
+            } catch {
+                throw BundleUnreadable("\(entry.path).record cannot be read: \(error)")
+            }
+        }
+        let closure: CarriedRecords
+        do {
+            closure = try CarriedRecords.closure(of: referenced) { given.record($0) }
+        } catch {
+            throw BundleUnreadable(
+                entries == nil
+                    ? "the file is of format jqc-handover/1, yet a reception it carries refers to records by leaf "
+                        + "(\(error)): only a jqc-handover/2 file carries them"
+                    : "carried_records: \(error)")
+        }
+        if let extra = given.leaves.subtracting(closure.leaves).min(by: { $0.hex < $1.hex }) {
+            throw BundleUnreadable("carried_records holds leaf \(extra.hex), which no carried reception references")
+        }
+        return closure
     }
 
     // MARK: - What a handover file adds to a bundle's strictness
@@ -182,6 +247,18 @@ public struct HandoverFile: Sendable {
         return Entry(
             position: entry.position, streamVersion: entry.streamVersion, type: entry.type,
             record: try base64(entry.record, "\(entry.path).record"), inclusion: inclusion, path: entry.path)
+    }
+}
+
+extension HandoverFile {
+    /// The `inspection.received` that records this file (of SHA-256
+    /// `sha256`): its records by reference, their bytes and the file's
+    /// `carried_records` as its closure.
+    public func reception(sha256: Digest256) -> InspectionReceived {
+        InspectionReceived(
+            fromDevice: fromDevice, mode: mode, checkpoint: checkpoint, publicKey: publicKey,
+            keyRecord: keyRecord.carried, templateRecord: templateRecord.carried, carrying: records.map(\.carried),
+            fileSHA256: sha256, closure: carriedRecords)
     }
 }
 

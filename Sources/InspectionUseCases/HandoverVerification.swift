@@ -96,7 +96,15 @@ public enum HandoverVerification {
                 startedHash = started.templateHash
             }
         }
-        startedHash = startedHash ?? InspectionReceived.startedTemplateHash(in: records)  // a shared copy's, carried
+        if startedHash == nil {
+            // A shared copy's start, carried inside a reception it carries.
+            do {
+                startedHash = try file.reception(sha256: .zero)
+                    .startedTemplateHash()
+            } catch {
+                throw refuse("a reception it carries cannot be read: \(error)")
+            }
+        }
         guard let startedHash else { throw refuse("the records hold no inspection.started") }
         guard startedHash == pinned.templateHash else {
             throw refuse(

@@ -1,4 +1,5 @@
 import Foundation
+import InspectionDomain
 import InspectionStore
 import LedgerCore
 import LedgerStore
@@ -74,7 +75,9 @@ public struct LedgerSalvage: Sendable {
         var start = 0
         while start < reading.events.count {
             let end = min(start + 1000, reading.events.count)
-            try ledger.append(Array(reading.events[start..<end]))
+            // The `carried` table with the first batch: every reception
+            // after it resolves what it carries from there.
+            try ledger.append(Array(reading.events[start..<end]), carrying: start == 0 ? reading.carried : .init())
             start = end
         }
         let head = try ledger.log.head()

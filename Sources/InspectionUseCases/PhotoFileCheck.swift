@@ -30,7 +30,7 @@ public enum PhotoFileCheck {
                     record.type == InspectionEventType.photoCaptured.rawValue
                         || record.type == InspectionEventType.received.rawValue
                 else { return true }
-                for captured in try EventUpcaster.decode(record, template: nil).photoCaptures {
+                for captured in try CarriedClosure.event(of: record, reader: reader).photoCaptures() {
                     let hash = captured.photo.sha256.hex
                     if named[hash] == nil { named[hash] = record.position }
                 }

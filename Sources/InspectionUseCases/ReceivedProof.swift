@@ -93,13 +93,18 @@ public enum ReceivedProof {
     static func note(_ entry: TimelineEntry, _ received: InspectionReceived, _ timeline: AuditTimeline) -> (
         String, UInt64?
     ) {
-        let records = received.decodedRecords
+        let who = "device \(received.fromDevice.lowercased)"
+        let records: [EventRecord]
+        do {
+            records = try received.resolvedRecords()
+        } catch {
+            return ("NOT VERIFIED: the records of \(who) carried at position \(entry.position): \(error)", nil)
+        }
         let span =
             records.isEmpty
             ? "no records"
             : "\(records.count) records (stream versions 1–\(records.count), positions "
                 + "\(records.first?.position ?? 0)–\(records.last?.position ?? 0) of its log)"
-        let who = "device \(received.fromDevice.lowercased)"
         do throws(Reception.Refusal) {
             let size = try verify(received, inspection: timeline.inspectionID)
             return (
@@ -115,25 +120,36 @@ public enum ReceivedProof {
     /// Checks the carried part; the size of the sender's checkpoint.
     public static func verify(_ received: InspectionReceived, inspection: UUID) throws(Reception.Refusal) -> UInt64 {
         func entry(_ carried: CarriedRecord, _ path: String) -> HandoverFile.Entry {
+            // Only for the bundle's shape: a record that does not decode
+            // fails the bundle's own check, named by its path.
             let decoded = try? EventRecord(decoding: carried.record)
             return HandoverFile.Entry(
                 position: carried.position, streamVersion: decoded?.streamVersion ?? 0, type: decoded?.type ?? "",
                 record: carried.record, inclusion: carried.inclusion, path: path)
         }
-        let records = received.records.enumerated().map { entry($0.element, "records[\($0.offset)]") }
+        var records: [HandoverFile.Entry] = []
         var photos: [HandoverFile.Photo] = []
-        for record in received.decodedRecords where record.type == InspectionEventType.photoCaptured.rawValue {
-            if case .photoCaptured(let captured)? = try? InspectionEvent.decode(record) {
+        do {
+            for (index, (reference, bytes)) in zip(received.records, try received.resolvedBytes()).enumerated() {
+                records.append(
+                    entry(
+                        CarriedRecord(position: reference.position, record: bytes, inclusion: reference.inclusion),
+                        "records[\(index)]"))
+            }
+            for (record, captured) in try received.photoCaptures() {
                 photos.append(
                     HandoverFile.Photo(
                         photoID: captured.photo.photoID, sha256: captured.photo.sha256, position: record.position))
             }
+        } catch {
+            throw Reception.Refusal(reason: "\(error)")
         }
         let file = HandoverFile(
             mode: received.mode, to: nil, fromDevice: received.fromDevice, inspection: inspection,
             checkpoint: received.checkpoint, publicKey: received.publicKey,
             keyRecord: entry(received.keyRecord, "key_record"), records: records, photos: photos,
-            templateRecord: entry(received.templateRecord, "template_record"), photoFiles: [])
+            templateRecord: entry(received.templateRecord, "template_record"), photoFiles: [],
+            carriedRecords: received.carried)
         let verified = try HandoverVerification.verify(file, checkingPhotoFiles: false, checkingTo: false)
         return verified.checkpointSize
     }

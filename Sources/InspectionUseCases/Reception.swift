@@ -80,10 +80,9 @@ public struct Reception {
         let verified = try HandoverVerification.verify(file)
         let id = file.inspection
         let stream = try ledger.log.records(inStream: id)
-        let carried = InspectionReceived(
-            fromDevice: file.fromDevice, mode: file.mode, checkpoint: file.checkpoint, publicKey: file.publicKey,
-            keyRecord: file.keyRecord.carried, templateRecord: file.templateRecord.carried,
-            records: file.records.map(\.carried), fileSHA256: sha256)
+        // Its records by reference; their bytes and the file's
+        // `carried_records` go into this ledger's `carried` table with it.
+        let carried = file.reception(sha256: sha256)
         func nothingNew() -> Received {
             Received(
                 inspection: id, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
@@ -95,26 +94,27 @@ public struct Reception {
         let folded = Set(stream.map(\.id)).union(held?.carriedEventIDs ?? [])
         var startedHere: UUID?
         var sameFileBefore = false
-        for record in stream {
-            if record.type == InspectionEventType.started.rawValue { startedHere = record.id }
-            guard record.type == InspectionEventType.received.rawValue,
-                case .received(let received) = try InspectionEvent.decode(record)
-            else { continue }
-            if received.fileSHA256 == sha256 { sameFileBefore = true }
-            startedHere =
-                startedHere ?? received.decodedRecords.first { $0.type == InspectionEventType.started.rawValue }?.id
+        try ledger.log.read { reader in
+            for record in stream {
+                if record.type == InspectionEventType.started.rawValue { startedHere = record.id }
+                guard record.type == InspectionEventType.received.rawValue,
+                    case .received(let received) = try CarriedClosure.event(of: record, reader: reader)
+                else { continue }
+                if received.fileSHA256 == sha256 { sameFileBefore = true }
+                startedHere = try startedHere ?? received.startedRecord()?.id
+            }
         }
         if file.fromDevice == device {
-            guard carried.newEventIDs(besides: folded).isEmpty else {
+            guard try carried.newEventIDs(besides: folded).isEmpty else {
                 throw Conflict.sharedDeviceID(id, device: device)
             }
             throw Conflict.ownFile(id)
         }
         if sameFileBefore { return nothingNew() }
         if !stream.isEmpty {
-            let startedThere = carried.decodedRecords.first { $0.type == InspectionEventType.started.rawValue }?.id
+            let startedThere = try carried.startedRecord()?.id
             if let startedHere, let startedThere, startedHere != startedThere { throw Conflict.otherInspection(id) }
-            if carried.newEventIDs(besides: folded).isEmpty { return nothingNew() }
+            if try carried.newEventIDs(besides: folded).isEmpty { return nothingNew() }
         }
         // Photo files first, by hash: a file stays unnamed only if the
         // event then fails, and `jqc check --photos` lists it.
@@ -127,7 +127,8 @@ public struct Reception {
         if pin { events.append(.templatePinned(verified.template)) }
         events.append(.received(carried))
         try ledger.record(
-            events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device, at: clock.now())
+            events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device, at: clock.now(),
+            carrying: carried.carried)
         return Received(
             inspection: id, fromDevice: file.fromDevice, recorded: true, records: file.records.count,
             photos: file.photoFiles.count, pinnedTemplate: pin, sha256: sha256, merged: !stream.isEmpty)

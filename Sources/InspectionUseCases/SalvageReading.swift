@@ -1,4 +1,5 @@
 import Foundation
+import InspectionDomain
 import LedgerCore
 
 /// What one reading of a damaged store gave: the verified prefix and why it
@@ -13,6 +14,12 @@ public struct SalvageReading: Sendable {
     public var seenAfterBreak = 0
     /// How many records the store's `events` table counts, if it could say.
     public var storedCount: UInt64?
+    /// The `carried` table's entries whose bytes hash to their key (`carried
+    /// KEY VALUE` lines): what the salvaged receptions reference.
+    public var carried = CarriedRecords()
+    /// Entries of the `carried` table left out: not hex, or not hashing to
+    /// their key.
+    public var carriedLeftOut = 0
 
     public init() {}
 
@@ -24,6 +31,19 @@ public struct SalvageReading: Sendable {
         var expected: UInt64 = 1
         let chain = HashChain()
         for line in output.split(separator: UInt8(ascii: "\n")) {
+            if line.starts(with: Self.carriedPrefix.utf8) {
+                // Content-addressed: an entry is kept only when its bytes are
+                // its key's, whatever became of the events.
+                let fields = line.split(separator: UInt8(ascii: " "))
+                if fields.count == 3, let key = Self.hexBytes(fields[1]), let value = Self.hexBytes(fields[2]),
+                    CarriedRecords.leaf(of: value).bytes == key
+                {
+                    salvage.carried.insert(value)
+                } else {
+                    salvage.carriedLeftOut += 1
+                }
+                continue
+            }
             if salvage.firstBreak != nil {
                 salvage.seenAfterBreak += 1
                 continue
@@ -84,6 +104,10 @@ public struct SalvageReading: Sendable {
         }
         self = salvage
     }
+
+    /// How a reader prints an entry of the `carried` table: `carried KEY VALUE`
+    /// (both hex), after the events.
+    public static let carriedPrefix = "carried "
 
     /// What the reader said when it stopped, without the advice around it.
     static func reason(_ text: String) -> String {

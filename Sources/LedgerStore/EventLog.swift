@@ -37,6 +37,9 @@ public final class EventLog: Sendable {
         let meta: Table
         /// Nil only in a read-only store of format 1, which has no tree yet.
         var tree: Table?
+        /// Nil only in a read-only store written before receptions carried
+        /// records by reference (it holds none); a writable open creates it.
+        var carried: Table?
     }
 
     enum MetaKey {
@@ -90,7 +93,8 @@ public final class EventLog: Sendable {
                 streamIndex: try open(TableName.streamIndex), meta: try open(TableName.meta),
                 // Absent from a `/1` store: a writable open creates it for the
                 // upgrade below; a read-only one leaves it absent.
-                tree: try environment.table(TableName.merkle, create: !options.readOnly))
+                tree: try environment.table(TableName.merkle, create: !options.readOnly),
+                carried: try environment.table(TableName.carried, create: !options.readOnly))
             let storedFormat = stored.map { String(decoding: $0, as: UTF8.self) }
             // A new store is marked, a `/1` store gains its tree (writable
             // opens only), any other format is refused.

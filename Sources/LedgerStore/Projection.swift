@@ -44,8 +44,14 @@ extension Projection {
 /// rebuild, so that views derived from the same fold compute it once.
 public final class ProjectionScratch {
     private var values: [String: AnyObject] = [:]
+    /// The log as the transaction of this append or this rebuild partition
+    /// sees it (for what a fold reads beside the records: the `carried`
+    /// table); set by whoever makes the scratch for a transaction.
+    public internal(set) var log: LedgerReader?
 
     public init() {}
+
+    init(log: LedgerReader) { self.log = log }
 
     /// The object stored under `key`, made by `make` the first time.
     public func shared<T: AnyObject>(_ key: String, make: () -> T) -> T {
@@ -187,8 +193,9 @@ public final class ProjectionSet: Sendable {
             BigEndian.bytes(UInt64(state.version)) + BigEndian.bytes(state.position))
     }
 
-    func context(_ writer: LedgerWriter, scratch: ProjectionScratch = ProjectionScratch()) -> ProjectionContext {
-        ProjectionContext(
+    func context(_ writer: LedgerWriter, scratch: ProjectionScratch? = nil) -> ProjectionContext {
+        let scratch = scratch ?? ProjectionScratch(log: writer.reader)
+        return ProjectionContext(
             transaction: writer.transaction, log: writer.reader, scratch: scratch, tables: tables, collector: nil)
     }
 
@@ -207,16 +214,25 @@ public final class ProjectionSet: Sendable {
     /// Appends `events` and applies each new record to every projection, all
     /// in one durable transaction. Events whose id is already stored change
     /// nothing (a retried command is safe).
-    public func append(_ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:]) throws -> [AppendOutcome] {
+    /// `carrying` are the bytes of the records the events' receptions carry
+    /// by reference: kept in the `carried` table first, in the same
+    /// transaction, so the views folding a reception find them.
+    public func append(
+        _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], carrying: [[UInt8]] = []
+    ) throws -> [AppendOutcome] {
         rebuildLock?.waitForRebuilds { notice?(Self.waitingNotice) }
-        return try log.write { writer in try append(events, expectedVersions: expectedVersions, with: writer) }
+        return try log.write { writer in
+            try append(events, expectedVersions: expectedVersions, carrying: carrying, with: writer)
+        }
     }
 
     /// The same, inside a write the caller has already begun.
     public func append(
-        _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], with writer: LedgerWriter
+        _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], carrying: [[UInt8]] = [],
+        with writer: LedgerWriter
     ) throws -> [AppendOutcome] {
         for (stream, version) in expectedVersions { try writer.expect(stream: stream, version: version) }
+        for record in carrying { try writer.keepCarried(record) }
         let context = context(writer)
         var outcomes: [AppendOutcome] = []
         for event in events {
@@ -369,7 +385,7 @@ struct PartitionFold: Sendable {
         _ partition: Int, reader: LedgerReader, stop: () -> Bool, wholeLog: [Int] = [],
         walked: ((UInt64) -> Void)?
     ) throws -> [any ProjectionRebuilder] {
-        let scratch = ProjectionScratch()
+        let scratch = ProjectionScratch(log: reader)
         var rebuilders = projections.map { $0.makeRebuilder(scratch: scratch) }
         var passed = 0
         try reader.forEachRecord(

@@ -94,7 +94,7 @@ extension ProjectionSet {
         return try log.read { reader in
             let collector = RowCollector()
             let context = ProjectionContext(
-                transaction: reader.transaction, log: reader, scratch: ProjectionScratch(), tables: tables,
+                transaction: reader.transaction, log: reader, scratch: ProjectionScratch(log: reader), tables: tables,
                 collector: collector)
             var rebuilders = chosen.map { $0.makeRebuilder(scratch: context.scratch) }
             // One thread, in this transaction: the rows compared must come

@@ -11,6 +11,10 @@ public enum TableName {
     public static let streamIndex = "stream_index"
     public static let meta = "meta"
     public static let merkle = "merkle"
+    /// The bytes of the records receptions carry by reference, by leaf hash
+    /// (`inspection.received` version 2): one of the log's own tables, never
+    /// rebuilt, copied by backups and salvage.
+    public static let carried = "carried"
 
     // MARK: Projections (`ProjectionSet`)
 

@@ -22,7 +22,9 @@ extension EventLog {
     /// 6. every stored node of the Merkle tree is the one the records make,
     ///    and the table holds no other (recomputed beside the walk, from a
     ///    frontier: one node hash per record, on a second thread that the
-    ///    walk hands the leaves and the stored hashes: `TreeCheck`).
+    ///    walk hands the leaves and the stored hashes: `TreeCheck`);
+    /// 7. every reference of every version-2 reception resolves in the
+    ///    `carried` table, and every entry hashes to its key.
     ///
     /// The first problem is reported.
     public func verify(
@@ -59,6 +61,9 @@ extension EventLog {
         }
         if finding == nil {
             finding = walk.nodeFinding.map { .treeNode($0) }
+        }
+        if finding == nil {
+            finding = try carriedFinding(reader, records: last).map { .carried($0) }
         }
         progress?(last, total)
         return VerificationReport(

@@ -41,6 +41,9 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
     /// `node`, when the stored tree disagrees with the records there too,
     /// names the first node that does.
     case checkpointMismatch(size: UInt64, node: TreeNodeFinding?)
+    /// The `carried` table lacks a reference, or holds bytes that do not
+    /// hash to their key (step 7).
+    case carried(CarriedFinding)
 
     /// The position the finding concerns.
     public var position: UInt64 {
@@ -53,6 +56,7 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .treeNode(let node): node.position
         case .malformed(let p, _), .notDeterministic(let p, _), .newerFormat(let p, _), .formatSequence(let p, _): p
         case .checkpointMismatch(let size, let node): node?.position ?? size
+        case .carried(let finding): finding.position
         }
     }
 
@@ -62,6 +66,7 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .indexMismatch(let finding): finding.key
         case .treeNode(let node), .checkpointMismatch(_, let node?): node.key
+        case .carried(let finding): finding.key
         default: nil
         }
     }
@@ -83,6 +88,8 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .newerFormat: "newer_format"
         case .formatSequence: "format_sequence"
         case .checkpointMismatch: "checkpoint_mismatch"
+        case .carried(.missing): "carried_missing"
+        case .carried(.damaged): "carried_damaged"
         }
     }
 
@@ -119,6 +126,8 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .checkpointMismatch(let size, let node):
             "the first \(size) records do not have the root the checkpoint signs, recomputed from the records themselves: a record at or before position \(size) was changed"
                 + (node.map { " (\($0))" } ?? "")
+        case .carried(let finding):
+            "\(finding)"
         }
     }
 }

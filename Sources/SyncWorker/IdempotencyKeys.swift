@@ -1,5 +1,6 @@
 import Foundation
 import InspectionDomain
+import InspectionStore
 import LedgerCore
 import LedgerStore
 
@@ -17,16 +18,17 @@ public struct IdempotencyKeys: Sendable, Equatable {
     var issueFlagged: [UUID: UUID] = [:]
     var submitted: UUID?
 
-    /// Reads the causing events from one inspection's stream.
-    public init(records: [EventRecord]) throws {
+    /// Reads the causing events from one inspection's stream, read through
+    /// `reader` (whose `carried` table holds what its receptions carry).
+    public init(records: [EventRecord], reader: LedgerReader?) throws {
         // A received inspection's captures and flags are the sender's
         // records its reception carries: keyed by their event ids too.
         var expanded: [EventRecord] = []
         for record in records {
             if record.type == InspectionEventType.received.rawValue,
-                case .received(let received) = try InspectionEvent.decode(record)
+                case .received(let received) = try CarriedClosure.event(of: record, reader: reader)
             {
-                expanded += received.decodedRecords
+                expanded += try received.resolvedRecords()
             } else {
                 expanded.append(record)
             }

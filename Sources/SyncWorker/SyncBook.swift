@@ -147,7 +147,9 @@ extension SyncRun {
 
     func idempotencyKey(for row: OutboxItem, _ book: inout SyncBook) throws -> String {
         if let known = book.keys[row.inspectionID] { return known.key(for: row.item) }
-        let found = try IdempotencyKeys(records: try ledger.log.records(inStream: row.inspectionID))
+        let found = try ledger.log.read { reader in
+            try IdempotencyKeys(records: try reader.records(inStream: row.inspectionID), reader: reader)
+        }
         book.keys[row.inspectionID] = found
         return found.key(for: row.item)
     }

@@ -55,3 +55,29 @@ import Testing
         }
     }
 }
+
+extension EventPayloadBytesTests {
+    /// `inspection.received` version 1 embedded each carried record's bytes
+    /// (`Fixtures/received-v1.cbor`, the sample as jqc wrote it before
+    /// version 2): still read, as the version-2 sample (its records by leaf),
+    /// the bytes kept as its closure, so what it carries resolves.
+    @Test func theFirstVersionOfAReceptionReadsAsItsSample() throws {
+        let url = try Samples.fixtureURL("received-v1.cbor")
+        guard case .array(let items) = try CBORValue(decoding: Array(try Data(contentsOf: url))) else {
+            throw CocoaError(.coderReadCorrupt)
+        }
+        #expect(items.count == 1)
+        let sample = Samples.received()
+        for case .bytes(let payload) in items {
+            let event = try EventUpcaster.decode(
+                type: InspectionEventType.received.rawValue, schemaVersion: 1, payload: payload, template: nil)
+            #expect(event == .received(sample))
+            guard case .received(let received) = event else { continue }
+            #expect(received.records.map(\.leaf) == sample.records.map(\.leaf))
+            #expect(try received.resolvedBytes() == [[0xA0], [0xA1, 0x00, 0x00]])
+            // Written again it is version 2: references, no bytes.
+            #expect(event.payloadCBOR() != payload)
+            #expect(event.jsonObject.serialized().contains("\"leaf\":\"\(sample.records[0].leaf.hex)\""))
+        }
+    }
+}

@@ -94,7 +94,11 @@ import Testing
 
     @Test func versionsAndNamesAreStable() {
         #expect(InspectionEventType.fieldSet.schemaVersion == 2)
-        #expect(InspectionEventType.allCases.filter { $0 != .fieldSet }.allSatisfy { $0.schemaVersion == 1 })
+        #expect(InspectionEventType.received.schemaVersion == 2)
+        #expect(
+            InspectionEventType.allCases.filter { $0 != .fieldSet && $0 != .received }.allSatisfy {
+                $0.schemaVersion == 1
+            })
         #expect(
             InspectionEventType.allCases.map(\.rawValue) == [
                 "inspection.started", "template.pinned", "inspection.field_set", "inspection.field_cleared",

@@ -25,6 +25,8 @@ import Testing
         var state: InspectionState
         /// Every file this device recorded a reception of.
         var received: [InspectionReceived] = []
+        /// Its `carried` table: the bytes its receptions carry by reference.
+        var carried = CarriedRecords()
 
         init(_ index: Int, skew: Int64, merge: FieldMerge) {
             device = Samples.uuid(900 + index)
@@ -58,15 +60,26 @@ import Testing
             }
         }
 
-        /// The handover file's reception payload of this device's stream.
+        /// The handover file's reception payload of this device's stream, as
+        /// `jqc receive` records it (version 2): its records by reference,
+        /// with the file's `carried_records` (the closure of what its own
+        /// receptions reference, from its `carried` table) as the closure.
         var file: InspectionReceived {
-            let bytes = encoded
-            let placeholder = CarriedRecord(position: 1, record: [0xA0], inclusion: [])
-            return InspectionReceived(
-                fromDevice: device, mode: state.handedOver?.mode ?? .share, checkpoint: "", publicKey: "",
-                keyRecord: placeholder, templateRecord: placeholder,
-                records: zip(records, bytes).map { CarriedRecord(position: $0.position, record: $1, inclusion: []) },
-                fileSHA256: SHA256Hasher().digest(records.flatMap(\.id.bytes)))
+            get throws {
+                let bytes = encoded
+                let placeholder = CarriedRecord(position: 1, record: [0xA0], inclusion: [])
+                let table = carried
+                let closure = try CarriedRecords.closure(of: try bytes.flatMap(CarriedRecords.references(in:))) {
+                    table.record($0)
+                }
+                return InspectionReceived(
+                    fromDevice: device, mode: state.handedOver?.mode ?? .share, checkpoint: "", publicKey: "",
+                    keyRecord: placeholder, templateRecord: placeholder,
+                    carrying: zip(records, bytes).map {
+                        CarriedRecord(position: $0.position, record: $1, inclusion: [])
+                    },
+                    fileSHA256: SHA256Hasher().digest(records.flatMap(\.id.bytes)), closure: closure)
+            }
         }
 
         /// Every event this device has folded: its own and those carried.
@@ -74,13 +87,17 @@ import Testing
 
         /// As `jqc receive`: nothing recorded when the file adds nothing.
         @discardableResult
-        mutating func receive(_ file: InspectionReceived, at time: Int64, template: Template) -> Bool {
-            guard file.fromDevice != device, !file.newEventIDs(besides: folded).isEmpty else { return false }
+        mutating func receive(_ file: InspectionReceived, at time: Int64, template: Template) throws -> Bool {
+            guard file.fromDevice != device, try !file.newEventIDs(besides: folded).isEmpty else { return false }
             var events: [InspectionEvent] = []
             if state.template == nil {
                 events.append(.templatePinned(TemplatePinned(templateHash: template.contentHash, template: template)))
             }
+            // The stored reception holds references only: the bytes go into
+            // this device's `carried` table, as `jqc receive` keeps them.
+            carried = carried.merging(file.carried)
             append(events + [.received(file)], at: time)
+            #expect(try CarriedRecords.references(in: encoded[encoded.count - 1]) == file.records.map(\.leaf))
             received.append(file)
             return true
         }
@@ -171,22 +188,24 @@ import Testing
             case 58..<64:
                 devices[d].run(.submit(followUpRequired: false), at: now)
             case 64..<80:
-                if devices[d].run(.handOver(mode: .share, to: nil), at: now) { inbox.append((other, devices[d].file)) }
+                if devices[d].run(.handOver(mode: .share, to: nil), at: now) {
+                    inbox.append((other, try devices[d].file))
+                }
             case 80..<83:
                 if devices[d].run(.handOver(mode: .handover, to: nil), at: now) {
-                    inbox.append((other, devices[d].file))
+                    inbox.append((other, try devices[d].file))
                 }
             default:
                 if !inbox.isEmpty {
                     let next = inbox.remove(at: Int.random(in: 0..<inbox.count, using: &random))
-                    devices[next.to].receive(next.file, at: now, template: template)
+                    try devices[next.to].receive(next.file, at: now, template: template)
                 }
             }
         }
         inbox.shuffle(using: &random)
         for (to, file) in inbox {
             now += 1_000_000
-            devices[to].receive(file, at: now, template: template)
+            try devices[to].receive(file, at: now, template: template)
         }
         // Every event recorded so far must reach every device.
         let recorded = devices.flatMap(\.records)
@@ -196,7 +215,9 @@ import Testing
                 now += 1_000_000
                 guard devices[d].state.status != .notStarted else { continue }
                 devices[d].run(.handOver(mode: .share, to: nil), at: now)
-                for e in 0..<count where e != d { devices[e].receive(devices[d].file, at: now, template: template) }
+                for e in 0..<count where e != d {
+                    try devices[e].receive(try devices[d].file, at: now, template: template)
+                }
             }
         }
         let started = devices.filter { $0.state.status != .notStarted }
@@ -223,11 +244,34 @@ import Testing
         if Set(captured.map(\.id)).count != first.state.photos.count {
             return ("seed \(seed): \(captured.count) captures recorded, \(first.state.photos.count) photos shown", nil)
         }
+        // Each device's log folded again from its stored bytes, each
+        // reception (version 2, references only) given the closure its
+        // `carried` table holds, shows the same.
+        for device in started {
+            var refolded = InspectionState(id: inspection)
+            refolded.fieldMerge = merge
+            for bytes in device.encoded {
+                let record = try EventRecord(decoding: bytes)
+                var event = try EventUpcaster.decode(record, template: refolded.template)
+                if case .received(var reception) = event {
+                    #expect(reception.carried.isEmpty, "a stored reception brings no bytes of its own")
+                    let table = device.carried
+                    reception.carried = try CarriedRecords.closure(of: reception.records.map(\.leaf)) {
+                        table.record($0)
+                    }
+                    event = .received(reception)
+                }
+                refolded.apply(event, recordedAt: record.recordedAt, actor: record.actor, device: record.device)
+            }
+            if View(refolded) != View(device.state) {
+                return ("seed \(seed): \(device.actor.name)'s log folded again from its bytes shows another form", nil)
+            }
+        }
         // Receiving again records nothing, and folding a file again changes
         // nothing (the last files each device received: the largest).
         for index in devices.indices {
             for file in devices[index].received.suffix(3) {
-                if devices[index].receive(file, at: now, template: template) {
+                if try devices[index].receive(file, at: now, template: template) {
                     return ("seed \(seed): \(devices[index].actor.name) recorded a file it held already", nil)
                 }
                 var again = devices[index]

@@ -46,7 +46,7 @@ enum Samples {
         return InspectionReceived(
             fromDevice: uuid(77), mode: .handover, checkpoint: "jqc/device\n3\nroot\n\n— jqc/device sig\n",
             publicKey: "jqc/device+01234567+AQ==", keyRecord: carried(1, [0xA0]), templateRecord: carried(2, [0xA0]),
-            records: records.enumerated().map { carried($0.offset + 3, $0.element) },
+            carrying: records.enumerated().map { carried($0.offset + 3, $0.element) },
             fileSHA256: SHA256Hasher().digest(Array("file".utf8)))
     }
 

@@ -188,12 +188,18 @@ import Testing
             file: file, actor: receiver.actor, clock: receiver.clock)
         let record = try #require(
             try receiver.ledger.log.records(inStream: id).first { $0.type == InspectionEventType.received.rawValue })
-        guard case .received(let received) = try InspectionEvent.decode(record) else {
+        guard
+            case .received(let received) = try receiver.ledger.log.read({
+                try CarriedClosure.event(of: record, reader: $0)
+            })
+        else {
             throw CocoaError(.coderReadCorrupt)
         }
         #expect(try ReceivedProof.verify(received, inspection: id) >= UInt64(received.records.count))
         var changed = received
-        changed.records[2].record[40] ^= 0x01
+        var bytes = try #require(received.carried.record(received.records[2].leaf))
+        bytes[40] ^= 0x01
+        changed.records[2].leaf = changed.carried.insert(bytes)
         #expect(throws: Reception.Refusal.self) { try ReceivedProof.verify(changed, inspection: id) }
         var dropped = received
         dropped.records.remove(at: 1)

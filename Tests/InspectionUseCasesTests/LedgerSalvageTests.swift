@@ -10,15 +10,42 @@ import Testing
 /// Salvage without `jqc`: the reader's raw output checked line by line, and a
 /// whole salvage into a new ledger through the normal append.
 @Suite struct LedgerSalvageTests {
-    /// The lines `jqc salvage-read` prints for a store, made in-process.
-    static func rawOutput(of store: String) throws -> [String] {
+    /// The lines `jqc salvage-read` prints for a store, made in-process;
+    /// with `carried`, the `carried` table's entries after the events.
+    static func rawOutput(of store: String, carried: Bool = false) throws -> [String] {
         var lines: [String] = []
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
         _ = try EventLog.rawEntries(ofStoreAt: store) { count in
             lines.append("# \(count)")
         } entry: { position, value in
-            lines.append("\(position ?? 0) " + value.map { String(format: "%02x", $0) }.joined())
+            lines.append("\(position ?? 0) " + hex(value))
+        } carried: { key, value in
+            if carried { lines.append(SalvageReading.carriedPrefix + hex(key) + " " + hex(value)) }
         }
         return lines
+    }
+
+    @Test func aSalvageOfSharedCopiesKeepsTheCarriedTable() throws {
+        let (_, ana, ben, id, _) = try SharedFileSizeTests.exchange(trips: 2)
+        defer { withExtendedLifetime(ana) {} }
+        let lines = try Self.rawOutput(of: ben.directory.storePath, carried: true)
+        let count = try ben.ledger.log.read { try $0.carriedCount() }
+        #expect(count > 0)
+        var damaged = lines
+        let index = try #require(damaged.lastIndex { $0.hasPrefix(SalvageReading.carriedPrefix) })
+        damaged[index] += "00"
+        let reading = Self.reading(damaged)
+        #expect(reading.carried.count == count - 1 && reading.carriedLeftOut == 1)
+        let elsewhere = TemporaryDirectory(prefix: "salvaged")
+        let target = LedgerDirectory(path: elsewhere.appending("salvaged"))
+        let outcome = try LedgerSalvage(from: ben.directory, into: target).run { _ in Self.reading(lines) }
+        #expect(outcome.summary.head == (try ben.ledger.log.head()))
+        let salvaged = try InspectionLedger(
+            storePath: target.storePath, photosPath: target.photosPath, access: .reading)
+        defer { salvaged.close() }
+        #expect(try salvaged.log.read { try $0.carriedCount() } == count)
+        #expect(try salvaged.log.verify().isIntact)
+        #expect(try salvaged.state(of: id)?.values == (try ben.ledger.state(of: id)?.values))
     }
 
     static func reading(_ lines: [String], stopped: String? = nil) -> SalvageReading {

@@ -1,5 +1,6 @@
 import Foundation
 import InspectionDomain
+import InspectionStore
 import LedgerCore
 import SyncWorker
 import Testing
@@ -32,7 +33,11 @@ import Testing
             file: file, actor: receiver.actor, clock: receiver.clock)
         let record = try #require(
             try receiver.ledger.log.records(inStream: id).first { $0.type == InspectionEventType.received.rawValue })
-        guard case .received(let received) = try InspectionEvent.decode(record) else {
+        guard
+            case .received(let received) = try receiver.ledger.log.read({
+                try CarriedClosure.event(of: record, reader: $0)
+            })
+        else {
             throw CocoaError(.coderReadCorrupt)
         }
         let size = try ReceivedProof.verify(received, inspection: id)

@@ -32,7 +32,10 @@ import Testing
 
     static let cases: [(input: String, reason: String)] = [
         (#"{"format": "jqc-handover/1", "format": "jqc-handover/1"}"#, #"member "format" appears twice in the file"#),
-        (#"{"format": "jqc-handover/2"}"#, #"the file's format is "jqc-handover/2", not jqc-handover/1"#),
+        (
+            #"{"format": "jqc-handover/3"}"#,
+            #"the file's format is "jqc-handover/3", not jqc-handover/1 or jqc-handover/2"#
+        ),
         (#"{"format": 2}"#, "format must be a string"),
         (
             "{\"format\": \"jqc-handover/1\", \"Mode\": 1, \"mode\": 2}",
@@ -71,7 +74,7 @@ import Testing
                     + #""record": "", "inclusion": []}, "records": [], "photos": []}"#),
             "bundle.inspection is not a lower-case UUID"
         ),
-        ("{\"format\": \"\\ud800\"}", #"the file's format is "\u{fffd}", not jqc-handover/1"#),
+        ("{\"format\": \"\\ud800\"}", #"the file's format is "\u{fffd}", not jqc-handover/1 or jqc-handover/2"#),
         (String(repeating: "[", count: 65), "the file nests deeper than 64 levels"),
         (#"{"format": "jqc-handover/1"}}"#, "the file is not well-formed JSON"),
     ]

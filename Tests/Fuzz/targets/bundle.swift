@@ -1,7 +1,9 @@
 // libFuzzer target: `jqc verify --bundle`'s check of a proof bundle
 // (`BundleCheck`: the strict reading by `JSONValue(parsing:)` and
 // `StrictObject`, the signed note, the inclusion proofs, the records' CBOR)
-// and the handover file's strict decoding and verification over the same input.
+// and the handover file's strict decoding (`jqc-handover/1` and `/2`, its
+// `carried_records` checked against the receptions' references) and
+// verification over the same input (seed: `corpus/bundle/seed-handover-2.json`).
 // Built by Tools/fuzz, not by SwiftPM (see Tests/Fuzz/README.md).
 import InspectionUseCases
 

@@ -1,0 +1,177 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import LedgerCore
+import LedgerStore
+import LedgerTestSupport
+import Testing
+
+@testable import InspectionUseCases
+
+/// Issue #22: a shared inspection's handover files grew geometrically (each
+/// reception embedded the bytes of what it carried, receptions included).
+/// With `inspection.received` version 2 and `jqc-handover/2` the records
+/// travel once each, by leaf hash, with their bytes beside the payload.
+@Suite struct SharedFileSizeTests {
+    typealias Device = HandoverUseCaseTests.Device
+
+    /// Shares `id` from `from` to `to` (the file is kept under `name`);
+    /// answers the file's bytes.
+    @discardableResult
+    static func share(_ id: UUID, from: Device, to: Device, name: String) throws -> [UInt8] {
+        let path = from.temporary.appending(name)
+        _ = try Handover(ledger: from.ledger, identity: from.identity).write(
+            inspection: id, to: nil, mode: .share, output: path, actor: from.actor, clock: from.clock)
+        let received = try Reception(ledger: to.ledger, device: to.device).receive(
+            file: path, actor: to.actor, clock: to.clock)
+        #expect(received.recorded, "\(name) recorded nothing")
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// Two devices, `trips` round trips of shared files, one answer per side
+    /// per trip: the sizes of the files in order, and the devices.
+    static func exchange(trips: Int) throws -> (sizes: [Int], ana: Device, ben: Device, id: UUID, last: [UInt8]) {
+        let ana = try Device(actor: "Ana")
+        let ben = try Device(actor: "Ben")
+        let template = try #require(try ana.ledger.reference.template(id: "11"))
+        let id = UUID()
+        try ana.record(
+            [
+                .start(
+                    StartInspection(
+                        template: template, templateAlreadyPinned: false, facilityID: "101",
+                        facilityName: "Riverside Medical Center"))
+            ], on: id)
+        var sizes: [Int] = []
+        var last: [UInt8] = []
+        last = try share(id, from: ana, to: ben, name: "start.json")
+        sizes.append(last.count)
+        for trip in 1...trips {
+            try ben.record([.setField(field: "Floors", to: .text(String(trip % 5 + 1)))], on: id)
+            last = try share(id, from: ben, to: ana, name: "b\(trip).json")
+            sizes.append(last.count)
+            try ana.record([.setField(field: "Floors", to: .text(String((trip + 2) % 5 + 1)))], on: id)
+            last = try share(id, from: ana, to: ben, name: "a\(trip).json")
+            sizes.append(last.count)
+        }
+        return (sizes, ana, ben, id, last)
+    }
+
+    @Test func tenRoundTripsGrowTheFilesByABoundedStepAndKeepEachRecordOnce() throws {
+        let (sizes, ana, ben, id, _) = try Self.exchange(trips: 10)
+        // What a file adds is what the trip recorded (two answers, two
+        // handovers, two receptions) plus each new reception's references,
+        // one per record of its sender's stream with its inclusion proof: so
+        // the step grows at most linearly with the trips (the files
+        // quadratically, with a small factor). The bound: file n adds at
+        // most 2 × the first step + n × a quarter of it. The old nesting
+        // (each reception embedding the ones before, ×2.6 a round trip)
+        // broke it by the sixth file; these hold it with room to spare.
+        let step = sizes[2] - sizes[1]
+        #expect(step > 0)
+        for index in 2..<sizes.count {
+            let bound = 2 * step + index * step / 4
+            #expect(
+                sizes[index] - sizes[index - 1] <= bound,
+                "file \(index) adds \(sizes[index] - sizes[index - 1]) bytes, more than \(bound): \(sizes)")
+        }
+        // And the nesting is gone: the old growth would have made the last
+        // of these 21 files megabytes (×2.6 a round trip from the first).
+        #expect(sizes[sizes.count - 1] < 100 * sizes[0], "\(sizes)")
+        // Both show the same form.
+        let a = try #require(try ana.ledger.state(of: id))
+        let b = try #require(try ben.ledger.state(of: id))
+        #expect(a.values == b.values && a.status == b.status && !a.values.isEmpty)
+        for device in [ana, ben] {
+            try device.ledger.log.read { reader in
+                // The audit's proof of every reception holds.
+                var referenced: Set<Digest256> = []
+                for record in try reader.records(inStream: id) where record.type == "inspection.received" {
+                    #expect(record.schemaVersion == 2)
+                    guard case .received(let received) = try CarriedClosure.event(of: record, reader: reader) else {
+                        continue
+                    }
+                    #expect(try ReceivedProof.verify(received, inspection: id) > 0)
+                    referenced.formUnion(received.carried.leaves)
+                    // The reception's own bytes hold no other record's.
+                    #expect(record.payload.count < 400 * received.records.count + 4_000)
+                }
+                // The `carried` table holds each record once: its entries
+                // are exactly the leaves the receptions reach.
+                var keys: Set<Digest256> = []
+                try reader.forEachCarried { key, value in
+                    #expect(CarriedRecords.leaf(of: value).bytes == key)
+                    keys.insert(CarriedRecords.leaf(of: value))
+                    return true
+                }
+                #expect(try reader.carriedCount() == keys.count)
+                #expect(keys == referenced)
+            }
+        }
+    }
+
+    /// The last file, its `carried_records` changed one way or another.
+    static let tamperings: [(String, @Sendable (inout [JSONValue]) throws -> Void)] = [
+        (
+            "an entry's byte changed",
+            { entries in
+                guard case .string(let text)? = entries[0]["record"],
+                    var bytes = Data(base64Encoded: text).map(Array.init)
+                else {
+                    throw CocoaError(.coderReadCorrupt)
+                }
+                bytes[bytes.count / 2] ^= 0x01
+                entries[0] = entries[0].setting("record", .string(Data(bytes).base64EncodedString()))
+            }
+        ),
+        ("an entry removed", { entries in entries.remove(at: entries.count / 2) }),
+        (
+            "an entry nobody references added",
+            { entries in
+                let bytes: [UInt8] = [0xA0]
+                let leaf = CarriedRecords.leaf(of: bytes).hex
+                let entry = JSONValue.object([
+                    .init("leaf", .string(leaf)), .init("record", .string(Data(bytes).base64EncodedString())),
+                ])
+                let index = entries.firstIndex {
+                    if case .string(let other)? = $0["leaf"] { other > leaf } else { false }
+                }
+                entries.insert(entry, at: index ?? entries.count)
+            }
+        ),
+        ("an entry duplicated", { entries in entries.insert(entries[1], at: 1) }),
+    ]
+
+    @Test(arguments: tamperings.indices)
+    func aChangedCarriedRecordsIsRefusedWithNothingRecorded(index: Int) throws {
+        let (_, ana, _, id, _) = try Self.exchange(trips: 2)
+        let ben = try Device(actor: "Cleo")
+        try ana.record([.setField(field: "Floors", to: .text("2"))], on: id)
+        let path = ana.temporary.appending("tampered.json")
+        _ = try Handover(ledger: ana.ledger, identity: ana.identity).write(
+            inspection: id, to: nil, mode: .share, output: path, actor: ana.actor, clock: ana.clock)
+        var json = try JSONValue(parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        guard case .array(var entries)? = json["carried_records"] else { throw CocoaError(.coderReadCorrupt) }
+        #expect(entries.count > 2)
+        try Self.tamperings[index].1(&entries)
+        json = json.setting("carried_records", .array(entries))
+        try Data((json.sortingKeys().prettyPrinted() + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let before = try ben.recordCount()
+        #expect(throws: HandoverFile.Unreadable.self, "\(Self.tamperings[index].0)") {
+            try Reception(ledger: ben.ledger, device: ben.device).receive(
+                file: path, actor: ben.actor, clock: ben.clock)
+        }
+        #expect(try ben.recordCount() == before)
+    }
+}
+
+extension JSONValue {
+    /// The object with member `key` replaced by `value`.
+    fileprivate func setting(_ key: String, _ value: JSONValue) -> JSONValue {
+        guard case .object(var members) = self, let index = members.firstIndex(where: { $0.key == key }) else {
+            return self
+        }
+        members[index].value = value
+        return .object(members)
+    }
+}
