@@ -160,6 +160,23 @@ import Testing
         #expect(html.stdout.contains("proven against its signed checkpoint"))
     }
 
+    /// A reception's carried records live in the log's `carried` table: a
+    /// salvage must keep them, or the salvaged reception could not be read.
+    @Test func salvageOfTheReceiverKeepsWhatItsReceptionCarries() throws {
+        try JQCRunner.succeeded(receiver("--as", "Ben", "receive", sender.file))
+        try JQCRunner.succeeded(receiver("--as", "Ben", "set", sender.inspection, "Odor=Acceptable"))
+        let shown = try JQCRunner.succeeded(receiver("--json", "show", sender.inspection)).stdout
+        let target = directory.appending("salvaged")
+        let salvage = try JQCRunner.succeeded(receiver("salvage", target))
+        #expect(salvage.stdout.contains("Every record found in the store verified"), "\(salvage.stdout)")
+        let salvaged = JQCRunner(ledger: target, environment: ["JQC_AS_TEST": "1"])
+        #expect(try JQCRunner.succeeded(salvaged("--json", "show", sender.inspection)).stdout == shown)
+        let verify = try JQCRunner.succeeded(salvaged("verify", "--full"))
+        #expect(verify.stdout.hasPrefix("intact: 3 records verified"), "\(verify.stdout)")
+        let audit = try JQCRunner.succeeded(salvaged("audit", sender.inspection))
+        #expect(audit.stdout.contains("proven against its signed checkpoint"), "\(audit.stdout)")
+    }
+
     @Test func receivingTheSameFileTwiceRecordsNothing() throws {
         try JQCRunner.succeeded(receiver("--as", "Ben", "receive", sender.file))
         let count = try logCount()

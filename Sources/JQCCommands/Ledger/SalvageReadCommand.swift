@@ -7,7 +7,8 @@ import LedgerStore
 import Synchronization
 
 /// `jqc salvage-read STORE` (hidden): prints every entry of a store's
-/// `events` table, one line each (`POSITION HEX`), for `salvage`, which runs
+/// `events` table, one line each (`POSITION HEX`), then each of its `carried`
+/// table (`carried LEAF HEX`), for `salvage`, which runs
 /// it as a child so that whatever LMDB does on a damaged page ends the child
 /// only. The store is opened read-only and without a lock file: nothing in
 /// it is written.
@@ -32,13 +33,9 @@ struct SalvageReadCommand: RunnableCommand {
             let found = try EventLog.rawEntries(ofStoreAt: store) { count in
                 out.write(Data("# \(count)\n".utf8))
             } entry: { position, value in
-                var line = "\(position ?? 0) "
-                line.reserveCapacity(line.utf8.count + value.count * 2 + 1)
-                for byte in value {
-                    line.append(Self.hex[Int(byte >> 4)])
-                    line.append(Self.hex[Int(byte & 0x0F)])
-                }
-                out.write(Data((line + "\n").utf8))
+                out.write(Data(Self.line("\(position ?? 0) ", value).utf8))
+            } carried: { key, value in
+                out.write(Data(Self.line(SalvageReading.carriedPrefix + Self.hex(key) + " ", value).utf8))
             }
             if !found { out.write(Data("! the store has no events table\n".utf8)) }
         } catch {
@@ -46,5 +43,18 @@ struct SalvageReadCommand: RunnableCommand {
         }
     }
 
-    static let hex: [Character] = Array("0123456789abcdef")
+    static let digits: [Character] = Array("0123456789abcdef")
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        var text = ""
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return text
+    }
+
+    /// `prefix` then `value` in hex, one line.
+    static func line(_ prefix: String, _ value: [UInt8]) -> String { prefix + hex(value) + "\n" }
 }
