@@ -40,20 +40,26 @@ import Testing
         }
 
         func recordCount() throws -> Int { try ledger.log.read { try $0.count() } }
+
+        /// Starts a "Restroom QC" (template 11) at facility 101: the draft the handover tests move.
+        func startInspection() throws -> UUID {
+            let template = try #require(try ledger.reference.template(id: "11"))
+            let id = UUID()
+            try record(
+                [
+                    .start(
+                        StartInspection(
+                            template: template, templateAlreadyPinned: false, facilityID: "101",
+                            facilityName: "Riverside Medical Center"))
+                ], on: id)
+            return id
+        }
     }
 
     /// A sender's draft with an answer, a photo and an issue, handed over.
     static func handedOver() throws -> (sender: Device, id: UUID, file: String) {
         let sender = try Device(actor: "Ana")
-        let template = try #require(try sender.ledger.reference.template(id: "11"))
-        let id = UUID()
-        try sender.record(
-            [
-                .start(
-                    StartInspection(
-                        template: template, templateAlreadyPinned: false, facilityID: "101",
-                        facilityName: "Riverside Medical Center"))
-            ], on: id)
+        let id = try sender.startInspection()
         try sender.record([.setField(field: "Floors", to: .text("4"))], on: id)
         let png = try SampleReference.writePNG(in: sender.temporary.path, name: "p.png", red: 77)
         let prepared = try sender.ledger.photos.prepare(fileAt: png)
@@ -89,15 +95,7 @@ import Testing
 
     @Test func aMissingPhotoFileRecordsNoHandover() throws {
         let sender = try Device(actor: "Ana")
-        let template = try #require(try sender.ledger.reference.template(id: "11"))
-        let id = UUID()
-        try sender.record(
-            [
-                .start(
-                    StartInspection(
-                        template: template, templateAlreadyPinned: false, facilityID: "101",
-                        facilityName: "Riverside Medical Center"))
-            ], on: id)
+        let id = try sender.startInspection()
         let photo = PhotoReference(
             photoID: UUID(), sha256: SHA256Hasher().digest([1, 2, 3]), size: 3, mediaType: "image/png")
         try sender.record([.capturePhoto(photo, for: .inspection)], on: id)

@@ -33,15 +33,7 @@ import Testing
     static func exchange(trips: Int) throws -> (sizes: [Int], ana: Device, ben: Device, id: UUID, last: [UInt8]) {
         let ana = try Device(actor: "Ana")
         let ben = try Device(actor: "Ben")
-        let template = try #require(try ana.ledger.reference.template(id: "11"))
-        let id = UUID()
-        try ana.record(
-            [
-                .start(
-                    StartInspection(
-                        template: template, templateAlreadyPinned: false, facilityID: "101",
-                        facilityName: "Riverside Medical Center"))
-            ], on: id)
+        let id = try ana.startInspection()
         var sizes: [Int] = []
         var last: [UInt8] = []
         last = try share(id, from: ana, to: ben, name: "start.json")
