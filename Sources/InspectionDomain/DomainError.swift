@@ -153,8 +153,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .readOnlyCopy(let id, let device):
             "Inspection \(id.lowercased) is a read-only copy on this device: the handover file it came in was "
                 + "addressed to device \(device.lowercased), which alone records and submits it; nothing was "
-                + "recorded. Show or audit it here; to take it over, ask that device to hand it over to this one "
-                + "(or share it: 'jqc handover ID --share')."
+                + "recorded. Show or audit it here; to record on it here, ask that device to share it with this one "
+                + "('jqc handover ID --share -o FILE' there, then 'jqc receive FILE' here)."
         case .requiredFieldsEmpty(let id, let missing):
             "Inspection \(id.lowercased) cannot be submitted: required fields are empty: \(missing.map(\.description).joined(separator: ", ")). Fill them in, then submit again."
         case .discardNotDraft(let id, let status):

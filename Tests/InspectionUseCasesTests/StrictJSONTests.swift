@@ -74,7 +74,10 @@ import Testing
                     + #""record": "", "inclusion": []}, "records": [], "photos": []}"#),
             "bundle.inspection is not a lower-case UUID"
         ),
-        ("{\"format\": \"\\ud800\"}", #"the file's format is "\u{fffd}", not jqc-handover/1, jqc-handover/2 or jqc-handover/3"#),
+        (
+            "{\"format\": \"\\ud800\"}",
+            #"the file's format is "\u{fffd}", not jqc-handover/1, jqc-handover/2 or jqc-handover/3"#
+        ),
         (String(repeating: "[", count: 65), "the file nests deeper than 64 levels"),
         (#"{"format": "jqc-handover/1"}}"#, "the file is not well-formed JSON"),
     ]

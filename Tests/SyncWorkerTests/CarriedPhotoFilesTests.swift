@@ -129,7 +129,7 @@ import Testing
         var json = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
         #expect((json["carried_photo_files"] as? [Any])?.count == 2)
-        let spare = try SampleReference.png(width: 3, height: 3, red: 201).base64EncodedString()
+        let spare = SampleReference.png(width: 3, height: 3, red: 201).base64EncodedString()
         tampering.change(&json, spare)
         let tampered = file + ".tampered.json"
         try JSONSerialization.data(withJSONObject: json, options: .withoutEscapingSlashes).write(
@@ -166,9 +166,13 @@ import Testing
 
         let b = try PhotoHopsEndToEndTests.offlineLedger(Self.noServer)
         defer { withExtendedLifetime(a) {} }
-        let kept = try b.storedPhoto()
+        // B holds a photo of its own, unlike any of A's (so the store is
+        // not empty, and A's first photo would be new to it).
+        let own = try b.ledger.photos.prepare(
+            data: SampleReference.png(width: 5, height: 5, red: 77), name: "B's own photo")
+        try b.ledger.photos.keep(own)
         let before = try Self.storedPhotos(b)
-        #expect(before == [kept.sha256.hex])
+        #expect(before == [own.description.sha256])
         let logBefore = try Self.logCount(b)
         let refused = try b.jqc("receive", file)
         #expect(refused.status == 1)

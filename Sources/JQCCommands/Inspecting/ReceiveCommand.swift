@@ -69,7 +69,8 @@ struct ReceiveCommand: RunnableCommand {
         invocation.stdout.line(
             "Received inspection \(received.inspection.lowercased) from device "
                 + "\(received.fromDevice.lowercased.prefix(8)): \(received.records) records and \(received.photos) "
-                + "photos verified against its signed checkpoint. It continues here: 'jqc show "
+                + "photos verified against its signed checkpoint. "
+                + (received.readOnlyCopyOf == nil ? "It continues here" : "Read-only here") + ": 'jqc show "
                 + "\(received.inspection.lowercased.prefix(8))'.")
     }
 }
