@@ -261,8 +261,18 @@ extension InspectionReceived {
     /// are the photo files a handover file carries (`photo_files` and
     /// `carried_photo_files`) and the photo store must hold.
     public func photoCapturesAtAnyDepth() throws -> [(record: EventRecord, captured: PhotoCaptured)] {
-        var found: [(record: EventRecord, captured: PhotoCaptured)] = []
         var opened: Set<Digest256> = []
+        return try photoCapturesAtAnyDepth(opened: &opened)
+    }
+
+    /// `photoCapturesAtAnyDepth()` over several receptions of one stream:
+    /// `opened` holds the leaves of the nested receptions walked already (by
+    /// an earlier reception of the same stream, which later ones carry
+    /// again), so each is walked once for all of them.
+    public func photoCapturesAtAnyDepth(opened: inout Set<Digest256>) throws -> [(
+        record: EventRecord, captured: PhotoCaptured
+    )] {
+        var found: [(record: EventRecord, captured: PhotoCaptured)] = []
         var pending = [self]
         while let reception = pending.popLast() {
             for reference in reception.records {

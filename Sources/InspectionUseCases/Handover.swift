@@ -171,9 +171,10 @@ public struct Handover {
     /// hash. A file this device lacks is `carriedPhotoMissing`, naming it.
     func carriedPhotoFiles(_ id: UUID, ownPhotos: Set<String>, reader: LedgerReader) throws -> [JSONValue] {
         var named: [String: (photo: UUID, device: UUID)] = [:]
+        var opened: Set<Digest256> = []
         for record in try reader.records(inStream: id) where record.type == InspectionEventType.received.rawValue {
             guard case .received(let received) = try CarriedClosure.event(of: record, reader: reader) else { continue }
-            for capture in try received.photoCapturesAtAnyDepth() {
+            for capture in try received.photoCapturesAtAnyDepth(opened: &opened) {
                 let hash = capture.captured.photo.sha256.hex
                 if named[hash] == nil, !ownPhotos.contains(hash) {
                     named[hash] = (capture.captured.photo.photoID, capture.record.device)
