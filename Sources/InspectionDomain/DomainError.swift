@@ -75,6 +75,9 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     case handedOver(UUID, to: String, at: Timestamp)
     /// A handover file cannot be written for the inspection.
     case handoverRefused(UUID, reason: String)
+    /// This device holds a read-only copy: the plain handover it received
+    /// was bound to another device, which alone records on it.
+    case readOnlyCopy(UUID, addressedTo: UUID)
     /// A re-inspection needs a submitted parent.
     case parentNotCompleted(parent: UUID, status: InspectionStatus)
     /// A re-inspection needs a parent whose follow-up is still open.
@@ -147,6 +150,11 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "nothing more is recorded on it here. Continue it on that device."
         case .handoverRefused(let id, let reason):
             "Inspection \(id.lowercased) cannot be handed over: \(reason). Nothing was recorded."
+        case .readOnlyCopy(let id, let device):
+            "Inspection \(id.lowercased) is a read-only copy on this device: the handover file it came in was "
+                + "addressed to device \(device.lowercased), which alone records and submits it; nothing was "
+                + "recorded. Show or audit it here; to record on it here, ask that device to share it with this one "
+                + "('jqc handover ID --share -o FILE' there, then 'jqc receive FILE' here)."
         case .requiredFieldsEmpty(let id, let missing):
             "Inspection \(id.lowercased) cannot be submitted: required fields are empty: \(missing.map(\.description).joined(separator: ", ")). Fill them in, then submit again."
         case .discardNotDraft(let id, let status):

@@ -23,6 +23,10 @@ import LedgerCore
 /// its leaf hash instead, the bytes beside it. Version 1 is read in place
 /// (`readsInPlace`): its records become references and their bytes the
 /// reception's `carried` closure.
+///
+/// ## `inspection.handed_over` version 1
+/// `{mode, to}`, before a handover could be bound to a device: read in place
+/// as version 2 with no `to_device` (unbound).
 public enum EventUpcaster {
     /// Decodes a payload of any version: old versions are upcast first.
     public static func decode(
@@ -49,7 +53,7 @@ public enum EventUpcaster {
     /// become the references of version 2 and the bytes they resolve to
     /// (`InspectionReceived.carried`), so nothing of it is lost.
     public static func readsInPlace(_ type: InspectionEventType, _ schemaVersion: Int) -> Bool {
-        type == .received && schemaVersion == 1
+        (type == .received || type == .handedOver) && schemaVersion == 1
     }
 
     /// The payload in the current version of its type; current versions and

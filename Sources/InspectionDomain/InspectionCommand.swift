@@ -18,8 +18,9 @@ public enum InspectionCommand: Equatable, Sendable {
     /// Abandon a draft (it stays in the log, hidden from views).
     case discard(reason: String?)
     /// Record that a handover file of the draft is written (`share`: a copy;
-    /// `handover`: this device records nothing more on it).
-    case handOver(mode: HandoverMode, to: String?)
+    /// `handover`: this device records nothing more on it). `toDevice` binds
+    /// it to the recipient's device (`--to DEVICE`).
+    case handOver(mode: HandoverMode, to: String?, toDevice: UUID? = nil)
 }
 
 /// A field's new value in the form it arrived.

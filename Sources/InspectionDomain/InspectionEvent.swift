@@ -41,6 +41,8 @@ public enum InspectionEventType: String, CaseIterable, Hashable, Sendable {
         // Version 1 embedded every carried record's bytes, so each reception
         // nested the ones before it; version 2 carries them by leaf hash.
         case .received: 2
+        // Version 2 adds `to_device`, the device a plain handover is bound to.
+        case .handedOver: 2
         default: 1
         }
     }

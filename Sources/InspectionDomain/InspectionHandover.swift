@@ -14,14 +14,23 @@ public enum HandoverMode: String, CaseIterable, Hashable, Sendable {
 /// inspection. With mode `handover` it records nothing more on it and its
 /// sync leaves it out; the record itself is the last one the file carries,
 /// so the handover is signed with the rest.
+///
+/// Version 2 adds `to_device`: the recipient's device id when `--to` named a
+/// device, binding a plain handover to that device (any other device that
+/// receives the file gets a read-only copy); version 1 (`{mode, to}`) is read
+/// in place, unbound.
 public struct InspectionHandedOver: Hashable, Sendable {
     public var mode: HandoverMode
-    /// The name given with `--to`, or nil.
+    /// The name given with `--to` (the device id, lower case, when it named
+    /// a device), or nil.
     public var to: String?
+    /// The device the file is bound to, or nil (unbound: a name, or none).
+    public var toDevice: UUID?
 
-    public init(mode: HandoverMode, to: String?) {
+    public init(mode: HandoverMode, to: String?, toDevice: UUID? = nil) {
         self.mode = mode
         self.to = to
+        self.toDevice = toDevice
     }
 }
 
@@ -118,9 +127,14 @@ public struct HandOff: Hashable, Sendable {
     public var to: String?
     public var at: Timestamp
     public var by: Actor
+    /// The device the handover is bound to (`--to DEVICE`), or nil.
+    public var toDevice: UUID? = nil
 
-    /// "Dana's tablet" or "another device", for messages.
-    public var destination: String { to.map { "\"\($0)\"" } ?? "another device" }
+    /// "device 0190…", "Dana's tablet" or "another device", for messages.
+    public var destination: String {
+        if let toDevice { return "device \(toDevice.lowercased)" }
+        return to.map { "\"\($0)\"" } ?? "another device"
+    }
 }
 
 /// Where a received inspection came from.
@@ -131,6 +145,9 @@ public struct Reception: Hashable, Sendable {
     public var by: Actor
     /// How many of the sender's records it carried.
     public var records: Int
+    /// The device a plain handover it carried was bound to (`to_device` of
+    /// the sender's `inspection.handed_over`, its last record), or nil.
+    public var addressedTo: UUID? = nil
 }
 
 // MARK: - Folding
@@ -139,6 +156,17 @@ extension InspectionState {
     /// Whether the inspection was handed over (mode `handover`) and this
     /// device records nothing more on it.
     public var isHandedAway: Bool { handedOver?.mode == .handover }
+
+    /// The device a plain handover was bound to when this device holds only
+    /// a read-only copy of it: its latest reception is a handover addressed
+    /// to another device (`docs/domain.md` § Sharing and merging, ownership).
+    /// Nil when this device may record.
+    public var readOnlyCopyOf: UUID? {
+        guard let last = receivedFrom.last, last.mode == .handover, let bound = last.addressedTo,
+            let device, bound != device
+        else { return nil }
+        return bound
+    }
 }
 
 extension InspectionReceived {
@@ -194,6 +222,24 @@ extension InspectionReceived {
         return nil
     }
 
+    /// The device the sender's plain handover is bound to: `to_device` of its
+    /// `inspection.handed_over`, the last carried record (verified so by the
+    /// reception), or nil (a share, an unbound handover, a version-1 record).
+    /// Read by the fold, which is total: a last record that does not resolve
+    /// or decode binds nothing (the reception verified it before recording).
+    public var addressedTo: UUID? {
+        guard mode == .handover, let last = records.last, let bytes = carried.record(last.leaf) else { return nil }
+        do {
+            let record = try EventRecord(decoding: bytes)
+            guard record.type == InspectionEventType.handedOver.rawValue,
+                case .handedOver(let handed) = try EventUpcaster.decode(record, template: nil)
+            else { return nil }
+            return handed.toDevice
+        } catch {
+            return nil
+        }
+    }
+
     /// The photo captures among the carried records (those whose files the
     /// reception stored).
     public func photoCaptures() throws -> [(record: EventRecord, captured: PhotoCaptured)] {
@@ -207,13 +253,63 @@ extension InspectionReceived {
     }
 }
 
+extension InspectionReceived {
+    /// Every photo capture the reception carries at any depth: its sender's,
+    /// and those of every reception among its records (recursively), each
+    /// reception opened once however many reach it (by its leaf), walked
+    /// with a stack rather than recursion so no file drives it deeper. These
+    /// are the photo files a handover file carries (`photo_files` and
+    /// `carried_photo_files`) and the photo store must hold.
+    public func photoCapturesAtAnyDepth() throws -> [(record: EventRecord, captured: PhotoCaptured)] {
+        var opened: Set<Digest256> = []
+        return try photoCapturesAtAnyDepth(opened: &opened)
+    }
+
+    /// `photoCapturesAtAnyDepth()` over several receptions of one stream:
+    /// `opened` holds the leaves of the nested receptions walked already (by
+    /// an earlier reception of the same stream, which later ones carry
+    /// again), so each is walked once for all of them.
+    public func photoCapturesAtAnyDepth(opened: inout Set<Digest256>) throws -> [(
+        record: EventRecord, captured: PhotoCaptured
+    )] {
+        var found: [(record: EventRecord, captured: PhotoCaptured)] = []
+        var pending = [self]
+        while let reception = pending.popLast() {
+            for reference in reception.records {
+                guard let bytes = reception.carried.record(reference.leaf) else {
+                    throw CarriedRecordsError.missing(
+                        leaf: reference.leaf, referencedBy: "the reception from \(reception.fromDevice.lowercased)")
+                }
+                let record: EventRecord
+                do {
+                    record = try EventRecord(decoding: bytes)
+                } catch {
+                    throw CarriedRecordsError.unreadable(leaf: reference.leaf, reason: "\(error)")
+                }
+                switch record.type {
+                case InspectionEventType.photoCaptured.rawValue:
+                    if case .photoCaptured(let captured) = try reception.event(of: record, template: nil) {
+                        found.append((record, captured))
+                    }
+                case InspectionEventType.received.rawValue where opened.insert(reference.leaf).inserted:
+                    if case .received(let nested) = try reception.event(of: record, template: nil) {
+                        pending.append(nested)
+                    }
+                default: break
+                }
+            }
+        }
+        return found
+    }
+}
+
 extension InspectionEvent {
-    /// The photo captures the event records: its own, or the sender's that a
-    /// reception carries (whose files it stored).
+    /// The photo captures the event records: its own, or those a reception
+    /// carries at any depth (whose files it stored).
     public func photoCaptures() throws -> [PhotoCaptured] {
         switch self {
         case .photoCaptured(let captured): return [captured]
-        case .received(let received): return try received.photoCaptures().map(\.captured)
+        case .received(let received): return try received.photoCapturesAtAnyDepth().map(\.captured)
         default: return []
         }
     }
@@ -261,13 +357,26 @@ extension CarriedRecord {
 }
 
 extension InspectionHandedOver {
-    var cbor: CBORValue { .textMap([("mode", .text(mode.rawValue)), ("to", .optionalText(to))]) }
+    /// Version 2: `to_device` always written (null when unbound).
+    var cbor: CBORValue {
+        .textMap([
+            ("mode", .text(mode.rawValue)), ("to", .optionalText(to)),
+            ("to_device", .optionalText(toDevice?.lowercased)),
+        ])
+    }
 
-    var json: JSONValue { .object([.init("mode", .string(mode.rawValue)), .init("to", .optional(to))]) }
+    var json: JSONValue {
+        .object([
+            .init("mode", .string(mode.rawValue)), .init("to", .optional(to)),
+            .init("to_device", .optional(toDevice?.lowercased)),
+        ])
+    }
 
+    /// Reads version 2, or version 1 in place (no `to_device`: unbound).
     static func read(from r: inout PayloadReader) throws(DomainError) -> InspectionHandedOver {
         var mode: HandoverMode?
         var to: String??
+        var toDevice: UUID?
         for _ in 0..<(try r.mapCount()) {
             switch try r.text() {
             case "mode":
@@ -275,10 +384,12 @@ extension InspectionHandedOver {
                 guard let known = HandoverMode(rawValue: raw) else { throw r.malformed("unknown mode \"\(raw)\"") }
                 mode = known
             case "to": to = .some(try r.nullableText())
+            case "to_device" where r.schemaVersion >= 2: toDevice = try r.nullableUUID("to_device")
             default: _ = try r.skip()
             }
         }
-        return InspectionHandedOver(mode: try r.required(mode, "mode"), to: try r.required(to, "to"))
+        return InspectionHandedOver(
+            mode: try r.required(mode, "mode"), to: try r.required(to, "to"), toDevice: toDevice)
     }
 }
 

@@ -100,7 +100,8 @@ extension InspectionState {
             updatedAt = recordedAt
         case .handedOver(let handed):
             guard status != .notStarted else { return }
-            handedOver = HandOff(mode: handed.mode, to: handed.to, at: recordedAt, by: actor)
+            handedOver = HandOff(
+                mode: handed.mode, to: handed.to, at: recordedAt, by: actor, toDevice: handed.toDevice)
         case .received, .unrecognized:
             break
         default:

@@ -11,7 +11,12 @@ extension InspectionState {
     /// them. An empty list means there is nothing to record (setting a field
     /// to the value it has, clearing an empty field).
     public func decide(_ command: InspectionCommand) throws(DomainError) -> [InspectionEvent] {
-        if case .handOver(let mode, let to) = command { return try decideHandOver(mode, to: to) }
+        // A read-only copy of a plain handover bound to another device: only
+        // that device records on it (one owner per plain handover).
+        if let bound = readOnlyCopyOf { throw .readOnlyCopy(id, addressedTo: bound) }
+        if case .handOver(let mode, let to, let toDevice) = command {
+            return try decideHandOver(mode, to: to, toDevice: toDevice)
+        }
         if let handedOver, handedOver.mode == .handover {
             throw .handedOver(id, to: handedOver.destination, at: handedOver.at)
         }
@@ -23,7 +28,7 @@ extension InspectionState {
         case .flagIssue(let issue): return try decideFlagIssue(issue)
         case .submit(let followUp): return try decideSubmit(followUpRequired: followUp)
         case .discard(let reason): return try decideDiscard(reason: reason)
-        case .handOver(let mode, let to): return try decideHandOver(mode, to: to)
+        case .handOver(let mode, let to, let toDevice): return try decideHandOver(mode, to: to, toDevice: toDevice)
         }
     }
 
@@ -181,7 +186,7 @@ extension InspectionState {
 extension InspectionState {
     /// `inspection.handed_over`, or nothing when the inspection was handed
     /// over already (the file is written again from what was recorded).
-    func decideHandOver(_ mode: HandoverMode, to: String?) throws(DomainError) -> [InspectionEvent] {
+    func decideHandOver(_ mode: HandoverMode, to: String?, toDevice: UUID?) throws(DomainError) -> [InspectionEvent] {
         if isHandedAway { return [] }
         guard status != .notStarted else { throw .inspectionNotStarted(id) }
         switch mode {
@@ -199,6 +204,11 @@ extension InspectionState {
             // A submitted or discarded one is shared too: so the other
             // devices learn that it is closed, and why.
             break
+        }
+        // A device named is shown by its id. Only a plain handover is bound
+        // by it (`readOnlyCopyOf`): every holder of a shared copy records.
+        if let toDevice {
+            return [.handedOver(InspectionHandedOver(mode: mode, to: toDevice.lowercased, toDevice: toDevice))]
         }
         let name = to?.trimmingWhiteSpace
         return [.handedOver(InspectionHandedOver(mode: mode, to: name?.isEmpty == false ? name : nil))]

@@ -120,7 +120,7 @@ extension InspectionState {
             receivedFrom.append(
                 Reception(
                     fromDevice: received.fromDevice, mode: received.mode, at: recordedAt, by: actor,
-                    records: received.records.count))
+                    records: received.records.count, addressedTo: received.addressedTo))
             updatedAt = max(updatedAt ?? recordedAt, recordedAt)
         } else {
             foldMerged(event, recordedAt: recordedAt, actor: actor, stamp: stamp, carried: false, pinnedTemplates)

@@ -267,3 +267,19 @@ extension String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
+
+extension PhotoStore.Failure {
+
+    /// What is wrong with bytes that arrived without a file of their own
+    /// (`prepare(data:name:)`), as a clause after their name: a handover
+    /// file's photo is refused with it.
+    public var refusedFile: String {
+        switch self {
+        case .notAnImage: "is not a JPEG, PNG, GIF, WebP or HEIC image"
+        case .empty: "is empty"
+        case .tooLarge(_, let size): "is \(size / 1_048_576) MiB, over the 50 MiB limit of a photo"
+        case .unreadable(_, let reason): "cannot be read: \(reason)"
+        case .cannotStore(let why): "cannot be stored: \(why)"
+        }
+    }
+}

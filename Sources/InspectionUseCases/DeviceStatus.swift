@@ -22,6 +22,9 @@ public struct DeviceStatus: Sendable {
     /// The configured witness (`WitnessSetting.configured`), nil for none.
     public let witness: String?
     public let service: SyncService.State
+    /// This device's id: what a sender's `jqc handover ID --to` names to
+    /// bind a file to it (nil: not shown).
+    public var device: UUID? = nil
 
     public init(
         standing: SyncStanding, saved: StoredSession?, refusal: SessionRefusal?,
@@ -54,6 +57,11 @@ public struct DeviceStatus: Sendable {
                     + "'jqc outbox')")
         }
         lines.append("Service    " + service.line)
+        if let device {
+            lines.append(
+                "Device     \(device.lowercased) (a sender binds a handover file to this device with "
+                    + "'jqc handover ID -o FILE --to \(device.lowercased)')")
+        }
         return lines
     }
 
@@ -172,6 +180,7 @@ public struct DeviceStatus: Sendable {
                 "server_has_everything": .bool(standing.serverHasEverything),
             ]),
             "service": .object(["state": .string(service.word), "unit": .optional(service.unitPath)]),
+            "device": .optional(device?.lowercased),
         ])
     }
 }

@@ -100,6 +100,11 @@ public struct FormReport: Sendable {
                 "  received from device \(reception.fromDevice.lowercased.prefix(8)) at \(reception.at.iso8601) "
                     + "(\(reception.records) of its records)")
         }
+        if let owner = state.readOnlyCopyOf {
+            lines.append(
+                "  read-only copy: the handover file was addressed to device \(owner.lowercased), which alone records "
+                    + "and submits it")
+        }
         lines.append("")
         let missing = Set(state.missingRequiredFields().map(\.id))
         for field in template?.fields ?? [] {

@@ -2,7 +2,7 @@ import Foundation
 import InspectionDomain
 import LedgerCore
 
-/// A handover file (`jqc-handover/2`, or `/1` as older jqc wrote it) decoded strictly, as a proof bundle is
+/// A handover file (`jqc-handover/3`, or `/2`, `/1` as older jqc wrote them) decoded strictly, as a proof bundle is
 /// and by the same reader (`StrictJSON`, `Bundle`): in every object each
 /// member the format names, once, of its JSON type, and nothing else (a
 /// repeated name, or one differing only in case, named as such); base64
@@ -28,6 +28,8 @@ public struct HandoverFile: Sendable {
 
     public var mode: HandoverMode
     public var to: String?
+    /// `to_device` (`/3`): the device a plain handover is bound to, or nil.
+    public var toDevice: UUID?
     public var fromDevice: UUID
     public var inspection: UUID
     public var checkpoint: String
@@ -41,6 +43,13 @@ public struct HandoverFile: Sendable {
     /// `carried_records` (`/2`): the bytes of every record the receptions
     /// among `records` carry by reference, at any depth, each once.
     public var carriedRecords = CarriedRecords()
+    /// `carried_photo_files` (`/3`): the files of the photos carried records
+    /// name at any depth that `photo_files` does not hold, each once, sorted
+    /// by hash (their bytes hashing to it; which ones are due is
+    /// `HandoverVerification`'s check 2).
+    public var carriedPhotoFiles: [(sha256: Digest256, data: Data)] = []
+    /// The format read: 1, 2 or 3.
+    public var formatVersion = 3
 
     /// Why a file is not a handover file.
     public struct Unreadable: Error, CustomStringConvertible {
@@ -63,6 +72,7 @@ public struct HandoverFile: Sendable {
         photoFiles: [(sha256: Digest256, data: Data)], carriedRecords: CarriedRecords = CarriedRecords()
     ) {
         self.carriedRecords = carriedRecords
+        toDevice = nil
         self.mode = mode
         self.to = to
         self.fromDevice = fromDevice
@@ -84,10 +94,11 @@ public struct HandoverFile: Sendable {
     }
 
     static let members = ["format", "mode", "to", "from_device", "bundle", "template_record", "photo_files"]
-    /// The format `jqc handover` writes; `/1` (no `carried_records`, every
-    /// reception embedding what it carried) is still read.
-    static let format = "jqc-handover/2"
-    static let formats = ["jqc-handover/1", format]
+    /// The format `jqc handover` writes; `/2` (no `to_device`, no
+    /// `carried_photo_files`) and `/1` (neither, nor `carried_records`, every
+    /// reception embedding what it carried) are still read.
+    static let format = "jqc-handover/3"
+    static let formats = ["jqc-handover/1", "jqc-handover/2", format]
 
     /// Decodes `bytes` (the whole file): the JSON as a bundle's is read
     /// (`StrictJSON`), the `bundle` member exactly as a bundle file
@@ -102,21 +113,25 @@ public struct HandoverFile: Sendable {
     }
 
     init(strict json: JSONValue) throws(BundleUnreadable) {
-        var second = false
+        var version = 1
         if case .object(let members) = json {
             try StrictJSON.checkNames(members, "the file")
             if let format = members.first(where: { $0.key == "format" })?.value {
                 guard case .string(let text) = format else { throw BundleUnreadable("format must be a string") }
                 guard Self.formats.contains(text) else {
                     throw BundleUnreadable(
-                        "the file's format is \"\(BundleCheck.shown(text))\", not \(Self.formats.joined(separator: " or "))"
+                        "the file's format is \"\(BundleCheck.shown(text))\", not "
+                            + "\(Self.formats.dropLast().joined(separator: ", ")) or \(Self.format)"
                     )
                 }
-                second = text == Self.format
+                version = Self.formats.firstIndex(of: text).map { $0 + 1 } ?? 1
             }
         }
+        formatVersion = version
         let top = try StrictObject(
-            json, Self.members + (second ? ["carried_records"] : []), at: "", root: "the file")
+            json,
+            Self.members + (version >= 2 ? ["carried_records"] : [])
+                + (version >= 3 ? ["to_device", "carried_photo_files"] : []), at: "", root: "the file")
         _ = try top.string("format")
         guard let mode = HandoverMode(rawValue: try top.string("mode")) else {
             throw BundleUnreadable("mode is neither \"handover\" nor \"share\"")
@@ -126,6 +141,13 @@ public struct HandoverFile: Sendable {
             to = nil
         } else {
             to = try top.string("to")
+        }
+        if version < 3 {
+            toDevice = nil
+        } else if case .null = top.value("to_device") {
+            toDevice = nil
+        } else {
+            toDevice = try Self.uuid(try top.string("to_device"), "to_device")
         }
         fromDevice = try Self.uuid(try top.string("from_device"), "from_device")
         let bundle = try Bundle(top.value("bundle"), at: "bundle", carriesConsistency: false)
@@ -157,7 +179,36 @@ public struct HandoverFile: Sendable {
                 ))
         }
         photoFiles = files
-        carriedRecords = try Self.carried(second ? try top.array("carried_records") : nil, records: records)
+        carriedRecords = try Self.carried(version >= 2 ? try top.array("carried_records") : nil, records: records)
+        carriedPhotoFiles = try Self.carriedPhotos(version >= 3 ? try top.array("carried_photo_files") : [])
+    }
+
+    /// `carried_photo_files`, strictly: each `{sha256, data}` once, sorted by
+    /// `sha256`, its bytes hashing to it. Whether they are exactly the files
+    /// the carried records name is check 2 of `HandoverVerification`.
+    static func carriedPhotos(_ entries: [JSONValue]) throws(BundleUnreadable) -> [(sha256: Digest256, data: Data)] {
+        var files: [(sha256: Digest256, data: Data)] = []
+        var previous: String?
+        let hasher = SHA256Hasher()
+        for (index, value) in entries.enumerated() {
+            let path = "carried_photo_files[\(index)]"
+            let file = try StrictObject(value, ["sha256", "data"], at: path, root: "")
+            let hashText = try file.string("sha256")
+            let sha256 = try digest(hashText, file.at("sha256"))
+            if let previous, hashText <= previous {
+                throw BundleUnreadable(
+                    hashText == previous
+                        ? "\(path) repeats the photo file \(hashText)"
+                        : "\(path) is out of order (the entries are sorted by sha256)")
+            }
+            previous = hashText
+            let data = try base64(try file.string("data"), file.at("data"))
+            guard hasher.digest(data) == sha256 else {
+                throw BundleUnreadable("\(path).data does not hash to its sha256 \(hashText)")
+            }
+            files.append((sha256, Data(data)))
+        }
+        return files
     }
 
     /// `carried_records`, strictly: each `{leaf, record}` once, sorted by

@@ -68,12 +68,19 @@ public enum HandoverVerification {
                     "photo_files[\(index)] is not the file of photo \(photo.photoID.lowercased) (its SHA-256 differs)")
             }
         }
+        // 2, continued: the photos the carried records name, at any depth.
+        if checkingPhotoFiles { try checkCarriedPhotoFiles(file) }
         // 3. The handover itself: the last record, as the file says.
         guard let last = records.last, case .handedOver(let handed)? = try? InspectionEvent.decode(last) else {
             throw refuse("the last record is not the sender's inspection.handed_over")
         }
         guard handed.mode == file.mode, !checkingTo || handed.to == file.to else {
             throw refuse("mode or to differs from the sender's inspection.handed_over record")
+        }
+        guard !checkingTo || handed.toDevice == file.toDevice else {
+            throw refuse(
+                "to_device (\(file.toDevice?.lowercased ?? "null")) differs from the sender's inspection.handed_over "
+                    + "record (\(handed.toDevice?.lowercased ?? "null"))")
         }
         // 4. The template: proven in the same tree, the one the start names.
         let templateEntry = file.templateRecord.bundleEntry
@@ -119,5 +126,38 @@ public enum HandoverVerification {
             }
         }
         return Verified(template: pinned, records: records, checkpointSize: proven.size)
+    }
+
+    /// `carried_photo_files` holds exactly the files of the photos that the
+    /// records the receptions among the file's records carry name, at any
+    /// depth, less those `photo_files` holds (each once: the reader checked
+    /// order, repeats and hashes). A `/1` or `/2` file carries none: what it
+    /// lacks, `jqc check --photos` names after the reception.
+    static func checkCarriedPhotoFiles(_ file: HandoverFile) throws(Reception.Refusal) {
+        var named: [Digest256: PhotoCaptured] = [:]
+        do {
+            for capture in try file.reception(sha256: .zero).photoCapturesAtAnyDepth()
+            where named[capture.captured.photo.sha256] == nil {
+                named[capture.captured.photo.sha256] = capture.captured
+            }
+        } catch {
+            throw Reception.Refusal(reason: "a reception it carries cannot be read: \(error)")
+        }
+        for photo in file.photos { named[photo.sha256] = nil }
+        guard file.formatVersion >= 3 else { return }
+        var given: Set<Digest256> = []
+        for (index, carried) in file.carriedPhotoFiles.enumerated() {
+            guard named[carried.sha256] != nil else {
+                throw Reception.Refusal(
+                    reason: "carried_photo_files[\(index)] (\(carried.sha256.hex)) is the file of no photo a carried "
+                        + "record names, or one photo_files holds already")
+            }
+            given.insert(carried.sha256)
+        }
+        if let missing = named.filter({ !given.contains($0.key) }).min(by: { $0.key.hex < $1.key.hex }) {
+            throw Reception.Refusal(
+                reason: "carried_photo_files lacks the file of photo \(missing.value.photo.photoID.lowercased) "
+                    + "(\(missing.key.hex)), which a carried record names")
+        }
     }
 }

@@ -23,20 +23,7 @@ public enum PhotoFileCheck {
 
     /// Compares the files in `photos/` with the photos the log names.
     public static func findings(_ auditor: AuditorLedger) throws -> [Finding] {
-        var named: [String: UInt64] = [:]
-        try auditor.log.read { reader in
-            try reader.forEachRecord { record in
-                guard
-                    record.type == InspectionEventType.photoCaptured.rawValue
-                        || record.type == InspectionEventType.received.rawValue
-                else { return true }
-                for captured in try CarriedClosure.event(of: record, reader: reader).photoCaptures() {
-                    let hash = captured.photo.sha256.hex
-                    if named[hash] == nil { named[hash] = record.position }
-                }
-                return true
-            }
-        }
+        let named = try auditor.log.read { try Self.named(reader: $0) }
         let photos = auditor.photos
         let stored = Set(try photos.storedNames())
         var findings: [Finding] = []
@@ -63,5 +50,25 @@ public enum PhotoFileCheck {
             }
         }
         return findings
+    }
+
+    /// Every photo file the log names, by hash, with the position of the
+    /// first event naming it: a capture, or a reception whose carried records
+    /// name it at any depth (a photo of a device two hops away is named by
+    /// the reception that brought it here).
+    public static func named(reader: LedgerReader) throws -> [String: UInt64] {
+        var named: [String: UInt64] = [:]
+        try reader.forEachRecord { record in
+            guard
+                record.type == InspectionEventType.photoCaptured.rawValue
+                    || record.type == InspectionEventType.received.rawValue
+            else { return true }
+            for captured in try CarriedClosure.event(of: record, reader: reader).photoCaptures() {
+                let hash = captured.photo.sha256.hex
+                if named[hash] == nil { named[hash] = record.position }
+            }
+            return true
+        }
+        return named
     }
 }

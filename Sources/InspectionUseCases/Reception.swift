@@ -36,6 +36,11 @@ public struct Reception {
         /// True when the inspection was held here already and the file's
         /// records were merged with this device's.
         public var merged = false
+        /// The device a plain handover file was bound to (`to_device`), or nil.
+        public var addressedTo: UUID? = nil
+        /// The device that alone records on the inspection when this device
+        /// holds a read-only copy (a plain handover bound to another device).
+        public var readOnlyCopyOf: UUID? = nil
     }
 
     /// Why a handover file was refused: nothing was recorded.
@@ -86,7 +91,8 @@ public struct Reception {
         func nothingNew() -> Received {
             Received(
                 inspection: id, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
-                photos: file.photoFiles.count, pinnedTemplate: false, sha256: sha256, merged: !stream.isEmpty)
+                photos: file.photoFiles.count + file.carriedPhotoFiles.count, pinnedTemplate: false, sha256: sha256,
+                merged: !stream.isEmpty, addressedTo: file.toDevice, readOnlyCopyOf: held?.readOnlyCopyOf)
         }
         // Every event folded here: this device's own, and what its
         // receptions carried (this device's records carried back among them).
@@ -116,22 +122,73 @@ public struct Reception {
             if let startedHere, let startedThere, startedHere != startedThere { throw Conflict.otherInspection(id) }
             if try carried.newEventIDs(besides: folded).isEmpty { return nothingNew() }
         }
-        // Photo files first, by hash: a file stays unnamed only if the
-        // event then fails, and `jqc check --photos` lists it.
-        for photo in file.photoFiles {
-            let prepared = try ledger.photos.prepare(data: photo.data, name: "photo \(photo.sha256.hex.prefix(12))")
-            try ledger.photos.keep(prepared)
-        }
+        // The photo files staged: every one (the stream's own and those its
+        // carried records name) checked as the photo store takes a capture
+        // before any is stored, so a refused file leaves the store as it was.
+        let staged = try Self.stage(file, photos: ledger.photos)
         var events: [InspectionEvent] = []
         let pin = try ledger.pinnedTemplate(hash: verified.template.templateHash) == nil
         if pin { events.append(.templatePinned(verified.template)) }
         events.append(.received(carried))
-        try ledger.record(
-            events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device, at: clock.now(),
-            carrying: carried.carried)
+        // Then the files, then the record: a file appears in the store only
+        // with the reception that names it. Should the record fail, the
+        // files this reception added are removed again, unless an event
+        // names one meanwhile (another command's capture of the same bytes).
+        var added: [PhotoStore.PreparedPhoto] = []
+        do {
+            for prepared in staged where try ledger.photos.keep(prepared) { added.append(prepared) }
+            try ledger.record(
+                events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device,
+                at: clock.now(), carrying: carried.carried)
+        } catch {
+            Self.removeUnnamed(added, ledger: ledger)
+            throw error
+        }
         return Received(
             inspection: id, fromDevice: file.fromDevice, recorded: true, records: file.records.count,
-            photos: file.photoFiles.count, pinnedTemplate: pin, sha256: sha256, merged: !stream.isEmpty)
+            photos: file.photoFiles.count + file.carriedPhotoFiles.count, pinnedTemplate: pin, sha256: sha256,
+            merged: !stream.isEmpty, addressedTo: file.toDevice,
+            readOnlyCopyOf: file.mode == .handover && file.toDevice != nil && file.toDevice != device
+                ? file.toDevice : nil)
+    }
+
+    /// Every photo file of `file` (`photo_files`, then `carried_photo_files`)
+    /// read and checked as the photo store takes a capture (bytes, size, an
+    /// image), nothing stored; the first that the store would refuse is the
+    /// refusal, named by its path. Their hashes were checked already.
+    static func stage(_ file: HandoverFile, photos: PhotoStore) throws(Refusal) -> [PhotoStore.PreparedPhoto] {
+        let all =
+            file.photoFiles.enumerated().map { ("photo_files[\($0.offset)]", $0.element) }
+            + file.carriedPhotoFiles.enumerated().map { ("carried_photo_files[\($0.offset)]", $0.element) }
+        var staged: [PhotoStore.PreparedPhoto] = []
+        for (path, photo) in all {
+            do {
+                staged.append(try photos.prepare(data: photo.data, name: path))
+            } catch let failure as PhotoStore.Failure {
+                throw Refusal(reason: "\(path) (file \(photo.sha256.hex)) \(failure.refusedFile)")
+            } catch {
+                throw Refusal(reason: "\(path) (file \(photo.sha256.hex)) cannot be checked: \(error)")
+            }
+        }
+        return staged
+    }
+
+    /// Removes the photo files a reception that did not commit had added,
+    /// leaving any that an event of the log names. When the log cannot be
+    /// read to tell (the store failed), every file is left: an unnamed file
+    /// is listed by `jqc check --photos`, a removed one that an event names
+    /// would be evidence lost.
+    static func removeUnnamed(_ added: [PhotoStore.PreparedPhoto], ledger: InspectionLedger) {
+        guard !added.isEmpty else { return }
+        let named: Set<String>
+        do {
+            named = Set(try ledger.log.read { try PhotoFileCheck.named(reader: $0) }.keys)
+        } catch {
+            return
+        }
+        for prepared in added where !named.contains(prepared.description.sha256) {
+            ledger.photos.discard(prepared)
+        }
     }
 
     static func read(_ path: String) throws -> [UInt8] {

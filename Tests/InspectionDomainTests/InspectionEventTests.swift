@@ -60,6 +60,10 @@ import Testing
             .syncDismissed(SyncDismissed(item: item, reason: "the photo was of the wrong room")),
             .handedOver(InspectionHandedOver(mode: .handover, to: "Dana's tablet")),
             .handedOver(InspectionHandedOver(mode: .share, to: nil)),
+            .handedOver(
+                InspectionHandedOver(
+                    mode: .handover, to: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+                    toDevice: UUID(uuidString: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"))),
             .received(Samples.received()),
         ]
         for (field, value) in try FieldValueTests.everyKind() {
@@ -95,8 +99,9 @@ import Testing
     @Test func versionsAndNamesAreStable() {
         #expect(InspectionEventType.fieldSet.schemaVersion == 2)
         #expect(InspectionEventType.received.schemaVersion == 2)
+        #expect(InspectionEventType.handedOver.schemaVersion == 2)
         #expect(
-            InspectionEventType.allCases.filter { $0 != .fieldSet && $0 != .received }.allSatisfy {
+            InspectionEventType.allCases.filter { ![.fieldSet, .received, .handedOver].contains($0) }.allSatisfy {
                 $0.schemaVersion == 1
             })
         #expect(

@@ -97,7 +97,7 @@ import Testing
         _ = try Handover(ledger: old.ledger, identity: old.identity).write(
             inspection: id, to: nil, mode: .share, output: onward, actor: old.actor, clock: old.clock)
         let json = try JSONValue(parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: onward))))
-        #expect(json["format"] == .string("jqc-handover/2"))
+        #expect(json["format"] == .string("jqc-handover/3"))
         #expect(json["carried_records"] == .array([]))
         let dana = try Device(actor: "Dana")
         let taken = try Reception(ledger: dana.ledger, device: dana.device).receive(

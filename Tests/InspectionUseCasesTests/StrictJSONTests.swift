@@ -33,8 +33,8 @@ import Testing
     static let cases: [(input: String, reason: String)] = [
         (#"{"format": "jqc-handover/1", "format": "jqc-handover/1"}"#, #"member "format" appears twice in the file"#),
         (
-            #"{"format": "jqc-handover/3"}"#,
-            #"the file's format is "jqc-handover/3", not jqc-handover/1 or jqc-handover/2"#
+            #"{"format": "jqc-handover/4"}"#,
+            #"the file's format is "jqc-handover/4", not jqc-handover/1, jqc-handover/2 or jqc-handover/3"#
         ),
         (#"{"format": 2}"#, "format must be a string"),
         (
@@ -74,7 +74,10 @@ import Testing
                     + #""record": "", "inclusion": []}, "records": [], "photos": []}"#),
             "bundle.inspection is not a lower-case UUID"
         ),
-        ("{\"format\": \"\\ud800\"}", #"the file's format is "\u{fffd}", not jqc-handover/1 or jqc-handover/2"#),
+        (
+            "{\"format\": \"\\ud800\"}",
+            #"the file's format is "\u{fffd}", not jqc-handover/1, jqc-handover/2 or jqc-handover/3"#
+        ),
         (String(repeating: "[", count: 65), "the file nests deeper than 64 levels"),
         (#"{"format": "jqc-handover/1"}}"#, "the file is not well-formed JSON"),
     ]

@@ -5,13 +5,17 @@ import InspectionStore
 import InspectionUseCases
 import LedgerCore
 
-/// `jqc handover ID -o FILE [--to NAME] [--share]` (`Handover`).
+/// `jqc handover ID -o FILE [--to DEVICE|NAME] [--share]` (`Handover`).
 struct HandoverCommand: RunnableCommand {
     static let path = ["handover"]
     static let idArgument = PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")
     static let output = OptionSpec(
         "output", short: "o", valueName: "FILE", help: "Where to write the handover file.", required: true)
-    static let to = OptionSpec("to", valueName: "NAME", help: "Who or which device receives it (recorded).")
+    static let to = OptionSpec(
+        "to", valueName: "DEVICE|NAME",
+        help: "The receiving device's id, as its 'jqc status' or 'jqc key' shows it: the file is bound to that "
+            + "device, and any other device receiving it gets a read-only copy. Any other NAME is only recorded "
+            + "(unbound).")
     static let share = FlagSpec(
         "share", help: "Hand a copy and keep recording here (merging copies comes later).")
     static let spec = CommandSpec(
@@ -21,7 +25,8 @@ struct HandoverCommand: RunnableCommand {
             wrote them, each proven against a checkpoint signed with this device's key, its pinned template and \
             its photo files (Schemas/ledger-format.md, Handover files). Afterwards this device records nothing \
             more on the inspection and its sync never sends it; the other device takes it over with \
-            'jqc receive FILE'. Run again, it writes the file again and records nothing.
+            'jqc receive FILE'. Run again, it writes the file again and records nothing. Give --to the receiving \
+            device's id so that only that device takes it over.
             """,
         group: "Inspecting",
         positionals: [idArgument], options: [output, to], flags: [share])
@@ -50,13 +55,16 @@ struct HandoverCommand: RunnableCommand {
                     .object([
                         "inspection": .string(inspection.lowercased), "file": .string(written.path),
                         "recorded": .bool(written.recorded), "mode": .string(written.mode.rawValue),
-                        "to": .optional(written.to), "records": .integer(written.records),
+                        "to": .optional(written.to), "to_device": .optional(written.toDevice?.lowercased),
+                        "records": .integer(written.records),
                         "photos": .integer(written.photos), "checkpoint_size": .integer(written.checkpointSize),
                         "sha256": .string(written.sha256.hex),
                     ])))
             return
         }
-        let to = written.to.map { " for \(TerminalText.singleLine($0))" } ?? ""
+        let to =
+            written.toDevice.map { " for device \($0.lowercased) (bound: only that device takes it over)" }
+            ?? written.to.map { " for \(TerminalText.singleLine($0))" } ?? ""
         invocation.stdout.line(
             "\(written.recorded ? "Handed over" : "Already handed over; wrote again") inspection "
                 + "\(inspection.lowercased)\(to): \(written.path) (\(written.records) records, \(written.photos) "

@@ -40,8 +40,17 @@ struct ReceiveCommand: RunnableCommand {
                         "records": .integer(received.records), "photos": .integer(received.photos),
                         "pinned_template": .bool(received.pinnedTemplate), "sha256": .string(received.sha256.hex),
                         "merged": .bool(received.merged),
+                        "addressed_to": .optional(received.addressedTo?.lowercased),
+                        "read_only_copy_of": .optional(received.readOnlyCopyOf?.lowercased),
                     ])))
             return
+        }
+        // A plain handover bound to another device: said before anything else.
+        if let owner = received.readOnlyCopyOf {
+            invocation.stdout.line(
+                "Read-only copy: this handover file was addressed to device \(owner.lowercased), which alone records "
+                    + "and submits inspection \(received.inspection.lowercased); this device can show and audit it, "
+                    + "not record on it or submit it.")
         }
         if !received.recorded {
             invocation.stdout.line(
@@ -60,7 +69,8 @@ struct ReceiveCommand: RunnableCommand {
         invocation.stdout.line(
             "Received inspection \(received.inspection.lowercased) from device "
                 + "\(received.fromDevice.lowercased.prefix(8)): \(received.records) records and \(received.photos) "
-                + "photos verified against its signed checkpoint. It continues here: 'jqc show "
+                + "photos verified against its signed checkpoint. "
+                + (received.readOnlyCopyOf == nil ? "It continues here" : "Read-only here") + ": 'jqc show "
                 + "\(received.inspection.lowercased.prefix(8))'.")
     }
 }

@@ -28,11 +28,12 @@ struct StatusCommand: RunnableCommand {
         let config = try invocation.config()
         let standing = try invocation.reading { try SyncStanding.read($0) }
         let saved = try invocation.session()
-        let status = DeviceStatus(
+        var status = DeviceStatus(
             standing: standing, saved: saved, refusal: SessionRefusal.of(saved, in: invocation.home),
             offline: saved == nil ? try invocation.settings.inForce(.actor) : (nil, .none),
             server: config.serverURL, witness: WitnessSetting.configured(config),
             service: SyncService(environment: invocation.environment).state())
+        status.device = config.deviceID
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(status.jsonValue))
             return

@@ -1,9 +1,11 @@
 // libFuzzer target: `jqc verify --bundle`'s check of a proof bundle
 // (`BundleCheck`: the strict reading by `JSONValue(parsing:)` and
 // `StrictObject`, the signed note, the inclusion proofs, the records' CBOR)
-// and the handover file's strict decoding (`jqc-handover/1` and `/2`, its
-// `carried_records` checked against the receptions' references) and
-// verification over the same input (seed: `corpus/bundle/seed-handover-2.json`).
+// and the handover file's strict decoding (`jqc-handover/1`, `/2` and `/3`, its
+// `carried_records` checked against the receptions' references, `/3`'s
+// `carried_photo_files` by hash and order) and verification over the same
+// input, the carried photo files among it (seeds:
+// `corpus/bundle/seed-handover-2.json`, `seed-handover-3.json`).
 // Built by Tools/fuzz, not by SwiftPM (see Tests/Fuzz/README.md).
 import InspectionUseCases
 
