@@ -27,12 +27,12 @@ import Testing
 
     /// A file of `device` signed by `key` with `keyRecord` (only what the
     /// key rule reads is filled in).
-    static func file(signedBy key: NoteKey, keyRecord: [UInt8]) -> HandoverFile {
+    static func file(signedBy key: NoteKey, keyRecord: [UInt8], from: UUID = device) -> HandoverFile {
         let entry = HandoverFile.Entry(
             position: 3, streamVersion: 1, type: "device.key_published", record: keyRecord, inclusion: [],
             path: "key_record")
         return HandoverFile(
-            mode: .share, to: nil, fromDevice: device, inspection: UUID(), checkpoint: "", publicKey: key.verifierKey,
+            mode: .share, to: nil, fromDevice: from, inspection: UUID(), checkpoint: "", publicKey: key.verifierKey,
             keyRecord: entry, records: [], photos: [], templateRecord: entry, photoFiles: [])
     }
 
@@ -83,6 +83,32 @@ import Testing
             return
         }
         #expect(outcome == expected, "\(name)")
+    }
+
+    /// A reception recorded before pins existed (no `device.key_pinned`
+    /// beside it, as an older jqc recorded it) pins the key it was verified
+    /// with: a later file under that device's name with another key is refused.
+    @Test func aReceptionRecordedBeforePinsCountsAsAPin() throws {
+        let (sender, id, path) = try HandoverUseCaseTests.handedOver()
+        let receiver = try HandoverUseCaseTests.Device(actor: "Ben")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let file = try HandoverFile(decoding: bytes)
+        let carried = file.reception(sha256: SHA256Hasher().digest(bytes))
+        let verified = try HandoverVerification.verify(file)
+        try receiver.ledger.record(
+            [.templatePinned(verified.template), .received(carried)], stream: id, expectedVersion: 0,
+            actor: receiver.actor, device: receiver.device, at: receiver.clock.now(), carrying: carried.carried)
+
+        let pins = try receiver.ledger.log.read { try DevicePins.read($0, own: receiver.device) }
+        let held = try #require(pins.devices[sender.device])
+        #expect(held.keys.map(\.key) == [file.publicKey])
+        #expect(held.keys.first?.source == .reception(position: 2))
+        #expect(held.receptions == 1 && held.checkpoints.count == 1 && !held.isForked)
+        let forged = Self.file(
+            signedBy: Self.stranger, keyRecord: try Self.keyRecord(Self.stranger, endorsedBy: nil), from: sender.device)
+        #expect(throws: SenderTrust.Distrust.self) {
+            try SenderTrust.keyDecision(forged, sha256: Self.sha256, held: held, given: nil)
+        }
     }
 
     /// The refusal names both key ids and what to do.
