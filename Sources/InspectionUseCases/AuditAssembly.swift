@@ -117,7 +117,15 @@ public struct AuditAssembly {
             notes: notes)
         // Every device whose records the inspection holds, and what this log
         // recorded of each: its pinned keys and any fork (`DevicePins`).
-        let pins = try auditor.log.read { reader in try DevicePins.read(reader, own: nil) }
+        let own = try LedgerConfig.load(auditor.home).deviceID
+        let receptions = timeline.entries.compactMap { entry -> (InspectionReceived, EventRecord)? in
+            guard entry.carriedIn == nil, case .received(let received)? = entry.event, let record = entry.record
+            else { return nil }
+            return (received, record)
+        }
+        let pins = try auditor.log.read { reader in
+            try DevicePins.read(reader, own: own, receptions: receptions)
+        }
         report.forks = Self.forks(touching: timeline, pins: pins)
         report.notes += ReceivedProof.notes(of: timeline, witness: senderWitness, pins: pins)
         report.chainHashes = try auditor.log.chainHashes(

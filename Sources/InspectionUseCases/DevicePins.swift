@@ -98,51 +98,64 @@ public struct DevicePins: Sendable {
     public init() {}
 
     /// Reads the pins, checkpoints and forks from the whole log, as `reader`
-    /// sees it. `own` is this device's id: only its own stream's pins and
-    /// forks count (another device's, carried here, are its business); nil
-    /// (an auditor's copy whose device is not known) takes them from any
-    /// stream.
+    /// sees it (what `receive` and `jqc devices` need: every reception of the
+    /// log). `own` is this device's id: only its own stream's pins and forks
+    /// count (another device's, carried here, are its business); nil (a copy
+    /// whose device is not known) takes them from any stream.
     public static func read(_ reader: LedgerReader, own: UUID?) throws -> DevicePins {
         var pins = DevicePins()
         let chain = HashChain()
         let receivedType = InspectionEventType.received.rawValue
-        let pinnedType = DeviceStreamEventType.keyPinned.rawValue
-        let forkType = DeviceStreamEventType.forkSeen.rawValue
         try reader.forEachRecord { record in
-            switch record.type {
-            case receivedType:
+            if record.type == receivedType {
                 // The payload alone: references carry their leaves, so the
                 // `carried` table need not be read for this.
-                guard case .received(let received) = try EventUpcaster.decode(record, template: nil) else {
-                    return true
+                if case .received(let received) = try EventUpcaster.decode(record, template: nil) {
+                    pins.add(received, record: record, chain: chain)
                 }
-                pins.add(received, record: record, chain: chain)
-            case pinnedType, forkType:
-                guard own == nil || record.stream == own,
-                    let event = DeviceStreamEvent.decodeStored(record)
-                else { return true }
-                switch event {
-                case .keyPinned(let pinned):
-                    pins.devices[pinned.device, default: Device(id: pinned.device)].pin(
-                        pinned.publicKey, .event(position: record.position, fileSHA256: pinned.fileSHA256))
-                case .forkSeen(let fork):
-                    var device = pins.devices[fork.device, default: Device(id: fork.device)]
-                    if !device.forks.contains(fork) { device.forks.append(fork) }
-                    // The contradicting checkpoint is held too: the same file
-                    // again is the same fork, not a new one.
-                    if let second = HeldCheckpoint(
-                        fork.second, heldBy: "the fork recorded at position \(record.position)")
-                    {
-                        device.checkpoints.append(second)
-                    }
-                    pins.devices[fork.device] = device
-                default: break
-                }
-            default: break
+            } else if own == nil || record.stream == own {
+                pins.absorb(record)
             }
             return true
         }
         return pins
+    }
+
+    /// Reads only this device's own stream (its pins and forks) and the
+    /// given receptions: what an audit of one inspection needs, without
+    /// reading the records of other inspections.
+    public static func read(
+        _ reader: LedgerReader, own: UUID, receptions: [(InspectionReceived, EventRecord)]
+    ) throws -> DevicePins {
+        var pins = DevicePins()
+        let chain = HashChain()
+        for (received, record) in receptions { pins.add(received, record: record, chain: chain) }
+        for record in try reader.records(inStream: own) { pins.absorb(record) }
+        return pins
+    }
+
+    /// Takes in a `device.key_pinned` or `device.fork_seen` record.
+    mutating func absorb(_ record: EventRecord) {
+        guard
+            record.type == DeviceStreamEventType.keyPinned.rawValue
+                || record.type == DeviceStreamEventType.forkSeen.rawValue,
+            let event = DeviceStreamEvent.decodeStored(record)
+        else { return }
+        switch event {
+        case .keyPinned(let pinned):
+            devices[pinned.device, default: Device(id: pinned.device)].pin(
+                pinned.publicKey, .event(position: record.position, fileSHA256: pinned.fileSHA256))
+        case .forkSeen(let fork):
+            var device = devices[fork.device, default: Device(id: fork.device)]
+            if !device.forks.contains(fork) { device.forks.append(fork) }
+            // The contradicting checkpoint is held too: the same file again
+            // is the same fork, not a new one.
+            if let second = HeldCheckpoint(fork.second, heldBy: "the fork recorded at position \(record.position)") {
+                device.checkpoints.append(second)
+            }
+            devices[fork.device] = device
+        default: break
+        }
     }
 
     /// Adds what a reception recorded here holds of its sender.
