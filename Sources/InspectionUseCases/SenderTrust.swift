@@ -162,6 +162,9 @@ public struct SenderTrust {
         }
         if pinned.isEmpty { return pin }
         if pinned.contains(fileKey) { return nil }
+        // Every pinned key was a verified file's key; one that no longer
+        // parses (a damaged payload) can endorse nothing, and the file is
+        // then refused as signed by an unpinned key.
         let endorsers = pinned.compactMap { try? NoteKey(parsing: $0) }
         if let endorsement = rotationEndorsement(file.keyRecord.record),
             endorsers.contains(where: { endorses(endorsement, key: fileKey, by: $0) })
@@ -185,6 +188,7 @@ public struct SenderTrust {
     /// `key` (`DeviceIdentity.endorsement`): the text `jqc key rotation`, the
     /// key's name and the verifier key, as a signed note signed by `old`.
     static func endorses(_ endorsement: String, key: String, by old: NoteKey) -> Bool {
+        // The file's key parsed in the verification; anything else endorses nothing.
         guard let new = try? NoteKey(parsing: key), new.name == old.name else { return false }
         let text = "jqc key rotation\n\(new.name)\n\(new.verifierKey)\n"
         guard endorsement.hasPrefix(text + "\n") else { return false }
