@@ -21,6 +21,7 @@ extension AuditReport {
                 "result",
                 .object([
                     .init("clean", .bool(isClean)), .init("headline", .string(headline)),
+                    .init("verdict", .string(verdict)),
                     .init("problems", .array(problems.map(JSONValue.string))),
                 ])),
             .init("verification", verificationJSON),

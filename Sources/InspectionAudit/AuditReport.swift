@@ -45,6 +45,10 @@ public struct AuditReport: Sendable {
     /// linked inspections), by position: the value a digest or a later
     /// check can be compared with, event by event. Filled by the CLI.
     public var chainHashes: [UInt64: Digest256] = [:]
+    /// Two histories of a device whose records the inspection holds, as
+    /// this ledger recorded them (`device.fork_seen`), worded: the verdict is
+    /// then FORKED, whatever the chain says. Filled by the assembly.
+    public var forks: [String] = []
 
     public init(
         inspectionID: UUID, generatedAt: Timestamp, ledgerPath: String, chain: ChainCheck, asOf: AsOf?,
@@ -88,6 +92,7 @@ public struct AuditReport: Sendable {
     public var problems: [String] {
         var found: [String] = []
         if case .notIntact(let finding) = chain.result { found.append("the chain is not intact: \(finding.message)") }
+        found += forks
         found += timeline.problems
         for photo in photos {
             switch photo.file.status {
@@ -116,10 +121,29 @@ public struct AuditReport: Sendable {
     public var headline: String {
         switch chain.result {
         case .intact:
-            isClean ? "INTACT" : "INTACT chain, but \(problems.count) problem\(problems.count == 1 ? "" : "s") found"
-        case .notIntact(let finding): "NOT INTACT: \(finding.message)"
+            if !forks.isEmpty {
+                // A proven chain of two histories is no record to rely on;
+                // the problems name each fork.
+                let others = problems.count - forks.count
+                return "FORKED: \(forks.count) fork\(forks.count == 1 ? "" : "s") of a device whose records it holds"
+                    + (others > 0 ? ", and \(others) other problem\(others == 1 ? "" : "s") found" : "")
+            }
+            return isClean
+                ? "INTACT" : "INTACT chain, but \(problems.count) problem\(problems.count == 1 ? "" : "s") found"
+        case .notIntact(let finding): return "NOT INTACT: \(finding.message)"
         case .skipped:
-            "NOT VERIFIED (--no-verify)" + (isClean ? "" : "; \(problems.count) problem(s) found")
+            return "NOT VERIFIED (--no-verify)" + (isClean ? "" : "; \(problems.count) problem(s) found")
+        }
+    }
+
+    /// The verdict in one word, as the JSON report's `result.verdict` has it:
+    /// `INTACT`, `FORKED`, `NOT INTACT`, `NOT VERIFIED` or `PROBLEMS` (an
+    /// intact chain with other problems).
+    public var verdict: String {
+        switch chain.result {
+        case .intact: !forks.isEmpty ? "FORKED" : isClean ? "INTACT" : "PROBLEMS"
+        case .notIntact: "NOT INTACT"
+        case .skipped: "NOT VERIFIED"
         }
     }
 

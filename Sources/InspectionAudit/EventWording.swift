@@ -151,6 +151,13 @@ public enum EventWording {
             default:
                 return "the witness at \(server) answered \(shown(e.outcome))\(why)"
             }
+        case .keyPinned(let e):
+            return "pinned the key \(shown(e.keyID)) of device \(short(e.device)): its later files must be signed by "
+                + "it or carry a rotation it endorsed"
+        case .forkSeen(let e):
+            return "saw two histories of device \(short(e.device)): a checkpoint of \(e.first.size) records with root "
+                + "\(shown(e.first.root)) and one of \(e.second.size) records with root \(shown(e.second.root)), both "
+                + "signed by its key (FORKED)"
         }
     }
 

@@ -7,6 +7,8 @@ import LedgerCore
 public enum DeviceStreamEventType: String, CaseIterable, Hashable, Sendable {
     case keyPublished = "device.key_published"
     case checkpointWitnessed = "sync.checkpoint_witnessed"
+    case keyPinned = "device.key_pinned"
+    case forkSeen = "device.fork_seen"
 
     /// The type stored as `name`, or nil for one of another stream or unknown.
     public static func named(_ name: String) -> DeviceStreamEventType? { DeviceStreamEventType(rawValue: name) }
@@ -17,13 +19,18 @@ public enum DeviceStreamEventType: String, CaseIterable, Hashable, Sendable {
 
 /// The events of a device's own stream (stream = the device id), typed,
 /// encoded and decoded like the inspection events: the signing key it
-/// published (`device.key_published`) and what a witness said of its
-/// checkpoint (`sync.checkpoint_witnessed`). The log stores them as any
+/// published (`device.key_published`), what a witness said of its
+/// checkpoint (`sync.checkpoint_witnessed`), and what it learnt of the
+/// devices it received files from: a sender's key pinned on first sight
+/// (`device.key_pinned`) and two histories of one sender (`device.fork_seen`).
+/// The log stores them as any
 /// event; the inspection fold leaves them alone (`InspectionEvent.unrecognized`),
 /// and `DeviceStreamEvent(stored)` reads one back for wording and audits.
 public enum DeviceStreamEvent: Equatable, Sendable {
     case keyPublished(KeyPublished)
     case checkpointWitnessed(CheckpointWitnessed)
+    case keyPinned(KeyPinned)
+    case forkSeen(ForkSeen)
 
     public static let keyPublishedType = DeviceStreamEventType.keyPublished.rawValue
     public static let checkpointWitnessedType = DeviceStreamEventType.checkpointWitnessed.rawValue
@@ -143,11 +150,151 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         }
     }
 
+    /// `device.key_pinned` v1 (`Schemas/events/device.key_pinned.schema.json`):
+    /// the key this device holds for another device, from the first verified
+    /// file of that device (or `jqc receive --key`): a later file under that
+    /// device's name must be signed by it, or carry a rotation it endorsed.
+    public struct KeyPinned: Equatable, Sendable {
+        /// The other device's id.
+        public var device: UUID
+        /// Its C2SP verifier key: `jqc/<device>+<key id>+<base64>`.
+        public var publicKey: String
+        public var keyID: String
+        /// The file whose reception pinned it.
+        public var fileSHA256: Digest256
+
+        public init(device: UUID, publicKey: String, keyID: String, fileSHA256: Digest256) {
+            self.device = device
+            self.publicKey = publicKey
+            self.keyID = keyID
+            self.fileSHA256 = fileSHA256
+        }
+
+        enum Key: String, PayloadKey {
+            case device, publicKey = "public_key", keyID = "key_id", fileSHA256 = "file_sha256"
+            static let encodedKeys = encode()
+        }
+
+        var cbor: CBORValue {
+            Key.map([
+                (.device, .text(device.lowercased)), (.publicKey, .text(publicKey)), (.keyID, .text(keyID)),
+                (.fileSHA256, .text(fileSHA256.hex)),
+            ])
+        }
+
+        static func read(from r: inout PayloadReader) throws(DomainError) -> KeyPinned {
+            var device: UUID?
+            var key: String?
+            var keyID: String?
+            var file: Digest256?
+            for _ in 0..<(try r.mapCount()) {
+                switch try r.namedKey(Key.self) {
+                case .device?: device = try r.uuid(Key.device)
+                case .publicKey?: key = try r.text()
+                case .keyID?: keyID = try r.text()
+                case .fileSHA256?: file = try r.digest(Key.fileSHA256)
+                case nil: try r.skip()
+                }
+            }
+            return KeyPinned(
+                device: try r.required(device, Key.device), publicKey: try r.required(key, Key.publicKey),
+                keyID: try r.required(keyID, Key.keyID), fileSHA256: try r.required(file, Key.fileSHA256))
+        }
+    }
+
+    /// One signed checkpoint of another device, as evidence: its tree size,
+    /// root (base64, as the note has it) and the signed note itself.
+    public struct SeenCheckpoint: Equatable, Sendable {
+        public var size: UInt64
+        public var root: String
+        public var note: String
+
+        public init(size: UInt64, root: String, note: String) {
+            self.size = size
+            self.root = root
+            self.note = note
+        }
+
+        enum Key: String, PayloadKey {
+            case size, root, note
+            static let encodedKeys = encode()
+        }
+
+        var cbor: CBORValue { Key.map([(.size, .unsigned(size)), (.root, .text(root)), (.note, .text(note))]) }
+
+        static func read(from r: inout PayloadReader, _ member: String) throws(DomainError) -> SeenCheckpoint {
+            var size: UInt64?
+            var root: String?
+            var note: String?
+            for _ in 0..<(try r.mapCount()) {
+                switch try r.namedKey(Key.self) {
+                case .size?:
+                    let count = try r.int64()
+                    guard count >= 0 else { throw r.malformed("\"\(member).size\" is negative") }
+                    size = UInt64(count)
+                case .root?: root = try r.text()
+                case .note?: note = try r.text()
+                case nil: try r.skip()
+                }
+            }
+            return SeenCheckpoint(
+                size: try r.required(size, "\(member).size"), root: try r.required(root, "\(member).root"),
+                note: try r.required(note, "\(member).note"))
+        }
+    }
+
+    /// `device.fork_seen` v1 (`Schemas/events/device.fork_seen.schema.json`):
+    /// two checkpoints signed by one device's key that cannot both be its
+    /// history (one size with two roots, or a record proven at one position
+    /// in each with different leaves). Recorded though the file that showed
+    /// it was refused: it is the evidence, and `audit` says FORKED.
+    public struct ForkSeen: Equatable, Sendable {
+        public var device: UUID
+        /// The checkpoint this ledger held first.
+        public var first: SeenCheckpoint
+        /// The one that contradicts it.
+        public var second: SeenCheckpoint
+
+        public init(device: UUID, first: SeenCheckpoint, second: SeenCheckpoint) {
+            self.device = device
+            self.first = first
+            self.second = second
+        }
+
+        enum Key: String, PayloadKey {
+            case device, first, second
+            static let encodedKeys = encode()
+        }
+
+        var cbor: CBORValue {
+            Key.map([(.device, .text(device.lowercased)), (.first, first.cbor), (.second, second.cbor)])
+        }
+
+        static func read(from r: inout PayloadReader) throws(DomainError) -> ForkSeen {
+            var device: UUID?
+            var first: SeenCheckpoint?
+            var second: SeenCheckpoint?
+            for _ in 0..<(try r.mapCount()) {
+                switch try r.namedKey(Key.self) {
+                case .device?: device = try r.uuid(Key.device)
+                case .first?: first = try SeenCheckpoint.read(from: &r, "first")
+                case .second?: second = try SeenCheckpoint.read(from: &r, "second")
+                case nil: try r.skip()
+                }
+            }
+            return ForkSeen(
+                device: try r.required(device, Key.device), first: try r.required(first, Key.first),
+                second: try r.required(second, Key.second))
+        }
+    }
+
     /// The event's type.
     public var eventType: DeviceStreamEventType {
         switch self {
         case .keyPublished: .keyPublished
         case .checkpointWitnessed: .checkpointWitnessed
+        case .keyPinned: .keyPinned
+        case .forkSeen: .forkSeen
         }
     }
 
@@ -161,6 +308,8 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         switch self {
         case .keyPublished(let e): e.cbor
         case .checkpointWitnessed(let e): e.cbor
+        case .keyPinned(let e): e.cbor
+        case .forkSeen(let e): e.cbor
         }
     }
 
@@ -188,6 +337,8 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         switch known {
         case .keyPublished: event = .keyPublished(try KeyPublished.read(from: &r))
         case .checkpointWitnessed: event = .checkpointWitnessed(try CheckpointWitnessed.read(from: &r))
+        case .keyPinned: event = .keyPinned(try KeyPinned.read(from: &r))
+        case .forkSeen: event = .forkSeen(try ForkSeen.read(from: &r))
         }
         try r.finish()
         return event

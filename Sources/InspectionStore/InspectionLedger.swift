@@ -101,9 +101,12 @@ public final class InspectionLedger: Sendable {
     @discardableResult
     public func record(
         _ events: [InspectionEvent], stream: UUID, expectedVersion: UInt64, actor: Actor, device: UUID,
-        at time: Timestamp, carrying: CarriedRecords = CarriedRecords()
+        at time: Timestamp, carrying: CarriedRecords = CarriedRecords(), beside: [PendingEvent] = []
     ) throws -> [AppendOutcome] {
-        let pending = events.map { $0.pending(stream: stream, actor: actor, device: device, recordedAt: time) }
+        // `beside`: events of other streams (a reception's key pin on the
+        // device's own stream) committed in the same transaction.
+        let pending =
+            events.map { $0.pending(stream: stream, actor: actor, device: device, recordedAt: time) } + beside
         return try healing {
             try views.append(pending, expectedVersions: [stream: expectedVersion], carrying: Self.ordered(carrying))
         }

@@ -115,10 +115,40 @@ public struct AuditAssembly {
             children: children, photoFiles: photoFiles(of: timeline, auditor.photos),
             syncState: SyncState.of(form).rawValue,
             notes: notes)
-        report.notes += ReceivedProof.notes(of: timeline, witness: senderWitness)
+        // Every device whose records the inspection holds, and what this log
+        // recorded of each: its pinned keys and any fork (`DevicePins`).
+        let own = try LedgerConfig.load(auditor.home).deviceID
+        let receptions = timeline.entries.compactMap { entry -> (InspectionReceived, EventRecord)? in
+            guard entry.carriedIn == nil, case .received(let received)? = entry.event, let record = entry.record
+            else { return nil }
+            return (received, record)
+        }
+        let pins = try auditor.log.read { reader in
+            try DevicePins.read(reader, own: own, receptions: receptions)
+        }
+        report.forks = Self.forks(touching: timeline, pins: pins)
+        report.notes += ReceivedProof.notes(of: timeline, witness: senderWitness, pins: pins)
         report.chainHashes = try auditor.log.chainHashes(
             at: timeline.entries.filter { $0.carriedIn == nil }.map(\.position).filter { $0 > 0 })
         return report
+    }
+
+    /// Each fork recorded here of a device whose records the timeline
+    /// holds (its own records, carried ones, or a reception's sender), worded.
+    static func forks(touching timeline: AuditTimeline, pins: DevicePins) -> [String] {
+        var touched: Set<UUID> = []
+        for entry in timeline.entries {
+            if let device = entry.record?.device { touched.insert(device) }
+            if case .received(let received)? = entry.event { touched.insert(received.fromDevice) }
+        }
+        return pins.ordered.filter { touched.contains($0.id) }.flatMap { device in
+            device.forks.map { fork in
+                "device \(device.id.lowercased) has two histories: checkpoints of \(fork.first.size) records "
+                    + "(root \(fork.first.root)) and \(fork.second.size) records (root \(fork.second.root)), "
+                    + "both signed by its key and recorded by this ledger as device.fork_seen; its records here "
+                    + "may be one history of two"
+            }
+        }
     }
 
     /// The parent and the re-inspections, each folded up to the report's

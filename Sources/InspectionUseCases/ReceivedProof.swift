@@ -1,6 +1,7 @@
 import Foundation
 import InspectionAudit
 import InspectionDomain
+import InspectionStore
 import LedgerCore
 import SyncWorker
 
@@ -26,16 +27,38 @@ public enum ReceivedProof {
     /// One line per reception in `timeline`, saying which device recorded
     /// what and what proves it; with `witness`, a line saying whether the
     /// sender's part is witnessed.
-    public static func notes(of timeline: AuditTimeline, witness: SenderWitness? = nil) -> [String] {
+    ///
+    /// With `pins`, each line also says whether the key the sender's part is
+    /// proven with is the key this ledger pinned for that device.
+    public static func notes(of timeline: AuditTimeline, witness: SenderWitness? = nil, pins: DevicePins? = nil)
+        -> [String]
+    {
         var lines: [String] = []
         for entry in timeline.entries {
             guard entry.carriedIn == nil, case .received(let received)? = entry.event else { continue }
-            let (line, size) = note(entry, received, timeline)
+            var (line, size) = note(entry, received, timeline)
+            if let pins, size != nil { line += "; " + pinLine(received, pins) }
             lines.append(line)
             // Only a part that verifies is compared with the witness.
             if let witness, let size { lines.append(witnessed(received, size: size, by: witness)) }
         }
         return lines
+    }
+
+    /// Whether the key a reception was proven with is pinned here, and how.
+    static func pinLine(_ received: InspectionReceived, _ pins: DevicePins) -> String {
+        let keys = pins.devices[received.fromDevice]?.keys ?? []
+        let id = DeviceKeyFile.keyID(received.publicKey)
+        guard let pinned = keys.first(where: { $0.key == received.publicKey }) else {
+            return "its key \(id) is NOT a key this ledger pinned for that device"
+        }
+        switch pinned.source {
+        case .event(let position, _):
+            return "its key \(id) is the key pinned for that device (device.key_pinned at position \(position))"
+        case .reception(let position):
+            return "its key \(id) is the key pinned for that device (from the reception at position \(position), "
+                + "recorded before pins were)"
+        }
     }
 
     /// Whether the witness holds the sender's checkpoint this reception is

@@ -78,13 +78,22 @@ public struct Reception {
     /// Reads, verifies and records the handover file at `path`: takes the
     /// inspection over, or merges the file's records into this device's
     /// copy; records nothing when the file adds nothing new.
-    public func receive(file path: String, actor: Actor, clock: any LedgerClock) throws -> Received {
+    ///
+    /// `key` (`jqc receive --key VKEY`) is the sender's key as the person
+    /// holds it: the file must be signed by it, and it is pinned.
+    public func receive(file path: String, actor: Actor, clock: any LedgerClock, key: String? = nil) throws
+        -> Received
+    {
         let bytes = try Self.read(path)
         let sha256 = SHA256Hasher().digest(bytes)
         let file = try HandoverFile(decoding: bytes)
         let verified = try HandoverVerification.verify(file)
         let id = file.inspection
         let stream = try ledger.log.records(inStream: id)
+        // Pinned keys, forks and the copy rule (`SenderTrust`): what the file
+        // cannot prove alone, against what this ledger holds.
+        let trusted = try SenderTrust(ledger: ledger, device: device).check(
+            file, sha256: sha256, stream: stream, given: key, actor: actor, clock: clock)
         // Its records by reference; their bytes and the file's
         // `carried_records` go into this ledger's `carried` table with it.
         let carried = file.reception(sha256: sha256)
@@ -137,9 +146,10 @@ public struct Reception {
         var added: [PhotoStore.PreparedPhoto] = []
         do {
             for prepared in staged where try ledger.photos.keep(prepared) { added.append(prepared) }
+            let now = clock.now()
             try ledger.record(
-                events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device,
-                at: clock.now(), carrying: carried.carried)
+                events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device, at: now,
+                carrying: carried.carried, beside: trusted.pending(device: device, actor: actor, recordedAt: now))
         } catch {
             Self.removeUnnamed(added, ledger: ledger)
             throw error

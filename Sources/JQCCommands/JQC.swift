@@ -26,6 +26,7 @@ public enum JQC {
         SyncDismissCommand.self,
         HistoryCommand.self, HistoryShowCommand.self,
         VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
+        DevicesCommand.self,
         ProveCommand.self, LogCommand.self,
         AuditCommand.self,
         RebuildCommand.self, ViewsCommand.self, StatsCommand.self, BackupCommand.self, SalvageCommand.self,

@@ -77,6 +77,27 @@ import Testing
             stored("device.key_published", [("algorithm", .text("ed25519")), ("key", .text(key))], version: 2),
             "a device.key_published event of version 2 whose payload this jqc cannot read (123 payload bytes)"
         ),
+        (
+            stored(
+                "device.key_pinned",
+                [
+                    ("device", .text(device.lowercased)), ("public_key", .text(key)), ("key_id", .text("1a2b3c4d")),
+                    ("file_sha256", .text(String(repeating: "ab", count: 32))),
+                ]),
+            "pinned the key 1a2b3c4d of device 0190f6e2…: its later files must be signed by it or carry a rotation "
+                + "it endorsed"
+        ),
+        (
+            stored(
+                "device.fork_seen",
+                [
+                    ("device", .text(device.lowercased)),
+                    ("first", .textMap([("size", .unsigned(8)), ("root", .text("AAEC")), ("note", .text("n"))])),
+                    ("second", .textMap([("size", .unsigned(8)), ("root", .text("AwQF")), ("note", .text("m"))])),
+                ]),
+            "saw two histories of device 0190f6e2…: a checkpoint of 8 records with root AAEC and one of 8 records "
+                + "with root AwQF, both signed by its key (FORKED)"
+        ),
     ]
 
     @Test(arguments: cases)

@@ -46,8 +46,38 @@ import Testing
                     ("message", .text("HTTP 409")),
                 ]
             ),
+            (
+                .keyPinned(.init(device: device, publicKey: key, keyID: "1a2b3c4d", fileSHA256: fileSHA256)),
+                [
+                    ("device", .text(device.lowercased)), ("public_key", .text(key)), ("key_id", .text("1a2b3c4d")),
+                    ("file_sha256", .text(fileSHA256.hex)),
+                ]
+            ),
+            (
+                .forkSeen(
+                    .init(
+                        device: device, first: .init(size: 8, root: "AAEC", note: "jqc/d\n8\nAAEC\n\n— s\n"),
+                        second: .init(size: 7, root: "AwQF", note: "jqc/d\n7\nAwQF\n\n— s\n"))),
+                [
+                    ("device", .text(device.lowercased)),
+                    (
+                        "first",
+                        .textMap([
+                            ("size", .unsigned(8)), ("root", .text("AAEC")), ("note", .text("jqc/d\n8\nAAEC\n\n— s\n")),
+                        ])
+                    ),
+                    (
+                        "second",
+                        .textMap([
+                            ("size", .unsigned(7)), ("root", .text("AwQF")), ("note", .text("jqc/d\n7\nAwQF\n\n— s\n")),
+                        ])
+                    ),
+                ]
+            ),
         ]
     }
+
+    static let fileSHA256 = SHA256Hasher().digest(Array("a handover file".utf8))
 
     @Test func coversEveryType() {
         #expect(Set(Self.everyEvent().map(\.0.eventType)) == Set(DeviceStreamEventType.allCases))
@@ -100,6 +130,20 @@ import Testing
             "sync.checkpoint_witnessed", 1,
             [("outcome", .text("acknowledged")), ("server", .text("s")), ("size", .integer(-1))], "negative"
         ),
+        (
+            "device.key_pinned", 1,
+            [("device", .text(device.lowercased)), ("public_key", .text(key)), ("key_id", .text("1a2b3c4d"))],
+            "the key \"file_sha256\" is missing"
+        ),
+        (
+            "device.fork_seen", 1,
+            [
+                ("device", .text(device.lowercased)),
+                ("first", .textMap([("size", .integer(-1)), ("root", .text("A")), ("note", .text("n"))])),
+                ("second", .textMap([("size", .unsigned(1)), ("root", .text("A")), ("note", .text("n"))])),
+            ], "\"first.size\" is negative"
+        ),
+        ("device.fork_seen", 1, [("device", .text(device.lowercased))], "the key \"first\" is missing"),
     ]
 
     @Test(arguments: refused.indices)

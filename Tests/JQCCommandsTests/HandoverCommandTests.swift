@@ -172,7 +172,8 @@ import Testing
         let salvaged = JQCRunner(ledger: target, environment: ["JQC_AS_TEST": "1"])
         #expect(try JQCRunner.succeeded(salvaged("--json", "show", sender.inspection)).stdout == shown)
         let verify = try JQCRunner.succeeded(salvaged("verify", "--full"))
-        #expect(verify.stdout.hasPrefix("intact: 3 records verified"), "\(verify.stdout)")
+        // The template pinned, the reception, the sender's key pinned beside it, the answer.
+        #expect(verify.stdout.hasPrefix("intact: 4 records verified"), "\(verify.stdout)")
         let audit = try JQCRunner.succeeded(salvaged("audit", sender.inspection))
         #expect(audit.stdout.contains("proven against its signed checkpoint"), "\(audit.stdout)")
     }

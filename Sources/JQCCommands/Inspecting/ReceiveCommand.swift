@@ -9,6 +9,10 @@ import LedgerCore
 struct ReceiveCommand: RunnableCommand {
     static let path = ["receive"]
     static let fileArgument = PositionalSpec("FILE", help: "A handover file written by 'jqc handover'.")
+    static let key = OptionSpec(
+        "key", valueName: "VKEY",
+        help: "The sender's verifier key as you hold it ('jqc key' on that device): the file must be signed by it, "
+            + "and it is pinned for that device.")
     static let spec = CommandSpec(
         "receive", abstract: "Take over an inspection from a handover file, after verifying all of it.",
         discussion: """
@@ -18,19 +22,28 @@ struct ReceiveCommand: RunnableCommand {
             reason and nothing is recorded. Then it records the reception, keeping the sender's records \
             verifiable as the sender's, and the inspection continues here (set, photo, flag, sign, submit, \
             sync). Receiving the same file again records nothing.
+
+            The first verified file from a device pins its key on this ledger; a later file under that device's \
+            name signed by another key is refused, unless its key record is that device's rotation endorsed by \
+            the pinned key. --key VKEY pins the key you hold instead. Two checkpoints of one device that cannot \
+            both be its history are a fork: the file is refused, the fork is recorded as evidence and 'jqc \
+            audit' says FORKED. A file of an inspection held here must start with the same record, and reuse \
+            no record id with other bytes. 'jqc devices' lists the devices heard from.
             """,
         group: "Inspecting",
-        positionals: [fileArgument])
+        positionals: [fileArgument], options: [key])
 
     var file: String
+    var key: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         file = try parsed.require(Self.fileArgument)
+        key = try parsed.value(of: Self.key)
     }
 
     func run(_ invocation: Invocation) throws {
         let received = try Reception(ledger: try invocation.ledger(), device: try invocation.config().deviceID)
-            .receive(file: file, actor: try invocation.actor(), clock: invocation.clock)
+            .receive(file: file, actor: try invocation.actor(), clock: invocation.clock, key: key)
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
