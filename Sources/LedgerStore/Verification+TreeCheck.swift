@@ -4,7 +4,9 @@ import Synchronization
 
 /// The second half of `verify --full`, on a thread of its own beside the walk:
 /// each record's own check (every key, type and byte of its encoding,
-/// `EventRecord.checkedHeader`) and the tree.
+/// `EventRecord.checkedLayout`), the tree, and the positions of the
+/// version-2 receptions (told from the type the check reads anyway), which
+/// step 7 then visits alone instead of walking the log again.
 ///
 /// The walk (one read transaction, the calling thread) hashes every record
 /// for the chain and reads the `merkle` table in key order: which nodes the
@@ -66,6 +68,10 @@ final class TreeCheck: Sendable {
         var record: (position: UInt64, error: RecordError)?
         var node: TreeNodeFinding?
         var checkpoint: TamperFinding?
+        /// The positions of the records that reference carried records by
+        /// leaf hash (`EventLog.referencesCarried`), in log order, among
+        /// those checked before any failure.
+        var receptions: [UInt64] = []
     }
 
     private struct State: Sendable {
@@ -194,7 +200,9 @@ final class TreeCheck: Sendable {
             for (i, record) in batch.records.enumerated() {
                 let position = frontier.size + 1
                 do throws(RecordError) {
-                    _ = try EventRecord.checkedHeader(ofEncoded: RawSpan(_unsafeBytes: record.bytes), at: 32)
+                    let bytes = RawSpan(_unsafeBytes: record.bytes)
+                    let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
+                    if EventLog.referencesCarried(layout, in: bytes) { outcome.receptions.append(position) }
                 } catch {
                     outcome.record = (position, error)
                     break

@@ -24,7 +24,9 @@ extension EventLog {
     ///    frontier: one node hash per record, on a second thread that the
     ///    walk hands the leaves and the stored hashes: `TreeCheck`);
     /// 7. every reference of every version-2 reception resolves in the
-    ///    `carried` table, and every entry hashes to its key.
+    ///    `carried` table, and every entry hashes to its key (the receptions
+    ///    found by the second thread as it checks each record, so the log is
+    ///    walked once).
     ///
     /// The first problem is reported.
     public func verify(
@@ -63,7 +65,7 @@ extension EventLog {
             finding = walk.nodeFinding.map { .treeNode($0) }
         }
         if finding == nil {
-            finding = try carriedFinding(reader, records: last).map { .carried($0) }
+            finding = try carriedFinding(reader, records: last, receptions: walk.receptions).map { .carried($0) }
         }
         progress?(last, total)
         return VerificationReport(
@@ -84,6 +86,8 @@ extension EventLog {
         var nodeFinding: TreeNodeFinding?
         /// The checkpoint's root is not the records' root at its size.
         var checkpointFinding: TamperFinding?
+        /// The positions of the records step 7 reads (`TreeCheck.Outcome.receptions`).
+        var receptions: [UInt64] = []
         /// Each stream's last version seen and its leaf hash.
         var streams: [StreamKey: (version: UInt64, leaf: Digest256)] = [:]
         /// The first format-2 record.
@@ -130,6 +134,9 @@ extension EventLog {
         // table, the very order the frontier makes them in. The tree is
         // recomputed and compared on a second thread (`TreeCheck`).
         var keyFinding = false
+        // The index keys of each record, written into the same two arrays
+        // record after record (no allocation per record).
+        var keys = IndexKeys()
         let (restFinding, tree) = try TreeCheck.running(checkpoint: checkpoint) { feed in
             try TreeNodes.withCursor(tables.tree, in: transaction) { nodes -> TreeNodeFinding? in
                 try reader.forEachStoredRecord(from: 1) { position, value in
@@ -160,12 +167,12 @@ extension EventLog {
                     // header is read here the quick way (the same header when
                     // the check passes). When the quick read fails, the check
                     // says why, here.
-                    let header: RecordHeader
+                    let header: RecordKeys
                     do throws(RecordError) {
-                        header = try EventRecord.header(ofEncoded: value, at: 32)
+                        header = try EventRecord.keys(ofEncoded: value, at: 32)
                     } catch {
                         do throws(RecordError) {
-                            header = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
+                            header = RecordKeys(try EventRecord.checkedHeader(ofEncoded: value, at: 32))
                         } catch {
                             walk.finding = Self.finding(error, at: position)
                             return false
@@ -184,7 +191,7 @@ extension EventLog {
                         }
                     }
                     if walk.indexFinding == nil {
-                        walk.indexFinding = try entries(of: header, in: transaction, tables: tables)
+                        walk.indexFinding = try entries(of: header, in: transaction, tables: tables, keys: &keys)
                         if walk.indexFinding != nil { walk.indexFindingAt = position }
                     }
                     if walk.linkFinding == nil {
@@ -209,6 +216,7 @@ extension EventLog {
         }
         walk.nodeFinding = tree.node ?? restFinding
         walk.checkpointFinding = tree.checkpoint
+        walk.receptions = tree.receptions
         if let (position, error) = tree.record {
             // The walk alone would have stopped there.
             try walk.stopped(at: position, by: Self.finding(error, at: position), reader: reader)
@@ -226,7 +234,7 @@ extension EventLog {
     }
 
     /// The record's back-link (key 13) and its format against the ones before it.
-    static func link(of header: RecordHeader, walk: inout ChainWalk) -> TamperFinding? {
+    static func link(of header: RecordKeys, walk: inout ChainWalk) -> TamperFinding? {
         let position = header.position
         if header.format >= 2 {
             walk.firstFormat2 = walk.firstFormat2 ?? position
@@ -240,39 +248,53 @@ extension EventLog {
             linked = header.previousInStream == nil
         } else if let last, last.version == header.streamVersion - 1 {
             // Compared as digests: no array is made per record.
-            linked = header.previousInStream.flatMap { Digest256(bytes: $0) } == last.leaf
+            linked = header.previousInStream == last.leaf
         } else {
             // A gap or reordering, reported by the stream check.
             linked = true
         }
         return linked
             ? nil
-            : .brokenStreamLink(position: position, stream: UUID(bytes: header.stream)!, version: header.streamVersion)
+            : .brokenStreamLink(position: position, stream: header.stream, version: header.streamVersion)
+    }
+
+    /// The keys of a record's two index entries, rewritten in place for
+    /// each record: an event id (16 bytes) and a stream id with its version
+    /// (24 bytes).
+    struct IndexKeys {
+        var id = [UInt8](repeating: 0, count: 16)
+        var stream = [UInt8](repeating: 0, count: 24)
+
+        mutating func set(_ header: RecordKeys) {
+            withUnsafeBytes(of: header.id.uuid) { raw in for i in 0..<16 { id[i] = raw[i] } }
+            withUnsafeBytes(of: header.stream.uuid) { raw in for i in 0..<16 { stream[i] = raw[i] } }
+            for i in 0..<8 { stream[16 + i] = UInt8(truncatingIfNeeded: header.streamVersion >> UInt64(56 - 8 * i)) }
+        }
     }
 
     /// Checks that the record's two index entries point back at it.
-    static func entries(of header: RecordHeader, in transaction: Transaction, tables: Tables) throws
-        -> IndexFinding?
+    static func entries(of header: RecordKeys, in transaction: Transaction, tables: Tables, keys: inout IndexKeys)
+        throws -> IndexFinding?
     {
         let position = header.position
-        let id = UUID(bytes: header.id)!
-        let byID = try transaction.get(tables.eventIDs, header.id).flatMap { BigEndian.uint64($0) }
+        let id = header.id
+        keys.set(header)
+        // Read where they lie: an entry is 8 bytes, a position (anything
+        // else points nowhere the record is).
+        let byID = try transaction.withValue(tables.eventIDs, keys.id) { BigEndian.uint64($0) } ?? nil
         if byID != position {
             if let other = byID, let value = try transaction.get(tables.events, BigEndian.bytes(other)),
                 value.count > 32, let otherHeader = try? EventRecord.header(ofEncoded: value, at: 32),
-                otherHeader.id == header.id
+                otherHeader.id == keys.id
             {
                 return .duplicateID(id: id, first: min(other, position), second: max(other, position))
             }
             return .eventID(id: id, position: position, pointsAt: byID)
         }
-        var streamKey = header.stream
-        BigEndian.append(header.streamVersion, to: &streamKey)
-        let byStream = try transaction.get(tables.streamIndex, streamKey).flatMap { BigEndian.uint64($0) }
+        let byStream = try transaction.withValue(tables.streamIndex, keys.stream) { BigEndian.uint64($0) } ?? nil
         if byStream != position {
             return .streamEntry(
-                stream: UUID(bytes: header.stream)!, version: header.streamVersion, position: position,
-                pointsAt: byStream)
+                stream: header.stream, version: header.streamVersion, position: position, pointsAt: byStream)
         }
         return nil
     }
