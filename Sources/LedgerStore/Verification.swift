@@ -88,10 +88,6 @@ extension EventLog {
         var checkpointFinding: TamperFinding?
         /// The positions of the records step 7 reads (`TreeCheck.Outcome.receptions`).
         var receptions: [UInt64] = []
-        /// Each stream's last version seen and its leaf hash.
-        var streams: [StreamKey: (version: UInt64, leaf: Digest256)] = [:]
-        /// The first format-2 record.
-        var firstFormat2: UInt64?
         /// The position after the last one verified.
         var next: UInt64 = 1
         /// The chain hash recomputed at `next - 1`.
@@ -121,18 +117,26 @@ extension EventLog {
     /// Recomputes the chain and the tree from the first record to the last,
     /// stopping at the first chain problem, and looks up each record's index
     /// entries and the tree's stored nodes.
+    ///
+    /// Two threads share the work (`TreeCheck`): this one walks the
+    /// `events` table, reads each header the quick way, looks up its index
+    /// entries and the stored nodes; the other hashes each record and
+    /// checks its chain link against the previous record's stored chain
+    /// hash (the same test as against the recomputed one, as long as every
+    /// link before it held), its layout and encoding, its back-link, and the
+    /// tree. The first record that fails there stops the result there
+    /// (`ChainWalk.stopped(at:)`), whatever this thread saw after it.
     static func walk(
         _ reader: LedgerReader, digest: LedgerDigest?, checkpoint: (size: UInt64, root: Digest256)? = nil,
         progress: ((UInt64) -> Void)? = nil
     ) throws -> ChainWalk {
-        let chain = HashChain()
         var walk = ChainWalk()
         let tables = reader.tables
         let transaction = reader.transaction
         // The stored nodes are read in key order beside the records: an
         // append writes a leaf's nodes in increasing level at the end of the
         // table, the very order the frontier makes them in. The tree is
-        // recomputed and compared on a second thread (`TreeCheck`).
+        // recomputed and compared on the second thread.
         var keyFinding = false
         // The index keys of each record, written into the same two arrays
         // record after record (no allocation per record).
@@ -152,41 +156,35 @@ extension EventLog {
                         walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
                         return false
                     }
-                    let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
-                    let computed = chain.link(previous: walk.previous, leaf: leaf)
-                    if !computed.isStored(in: value) {
-                        // The link decides: whatever else is wrong with the bytes,
-                        // they are not the ones written there.
-                        let claims = try? EventRecord.header(ofEncoded: value, at: 32).position
-                        walk.finding =
-                            claims.map { $0 != position } == true
-                            ? .reordered(position: position, claims: claims!) : .changed(position: position)
-                        return false
-                    }
-                    // The record's own check runs on the second thread; the
-                    // header is read here the quick way (the same header when
-                    // the check passes). When the quick read fails, the check
-                    // says why, here.
+                    // The header the quick way (the same header when the
+                    // record's own check passes); handed over with the
+                    // record, whose chain link decides first on the other
+                    // thread. When the quick read fails, the check says why.
                     let header: RecordKeys
                     do throws(RecordError) {
                         header = try EventRecord.keys(ofEncoded: value, at: 32)
                     } catch {
+                        feed.check(record: value, keys: nil)
                         do throws(RecordError) {
-                            header = RecordKeys(try EventRecord.checkedHeader(ofEncoded: value, at: 32))
+                            _ = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
+                            walk.finding = .malformed(position: position, reason: "\(error)")
                         } catch {
                             walk.finding = Self.finding(error, at: position)
-                            return false
                         }
+                        return false
                     }
-                    feed.check(record: value)
+                    feed.check(record: value, keys: header)
                     if header.position != position {
                         walk.finding = .reordered(position: position, claims: header.position)
                         return false
                     }
+                    // The stored chain hash: the recomputed one wherever the
+                    // links hold (the other thread stops the walk where not).
+                    let stored = Digest256(value) ?? .zero
                     if let digest, digest.position == position {
                         walk.digestChecked = true
-                        if computed != digest.head {
-                            walk.finding = .digestMismatch(position: position, expected: digest.head, found: computed)
+                        if stored != digest.head {
+                            walk.finding = .digestMismatch(position: position, expected: digest.head, found: stored)
                             return false
                         }
                     }
@@ -194,19 +192,14 @@ extension EventLog {
                         walk.indexFinding = try entries(of: header, in: transaction, tables: tables, keys: &keys)
                         if walk.indexFinding != nil { walk.indexFindingAt = position }
                     }
-                    if walk.linkFinding == nil {
-                        walk.linkFinding = link(of: header, walk: &walk)
-                        if walk.linkFinding != nil { walk.linkFindingAt = position }
-                    }
-                    walk.streams[StreamKey(header.stream)] = (header.streamVersion, leaf)
-                    try feed.append(leaf: leaf) { level, index in
+                    try feed.append { level, index in
                         // After the first key finding the walk reads no further nodes.
                         guard !keyFinding else { return .unchecked }
                         let stored = try nodes.stored(level: level, index: index)
                         if case .finding = stored { keyFinding = true }
                         return stored
                     }
-                    walk.previous = computed
+                    walk.previous = stored
                     walk.next += 1
                     if let progress, position % 65_536 == 0 { progress(position) }
                     return true
@@ -216,10 +209,12 @@ extension EventLog {
         }
         walk.nodeFinding = tree.node ?? restFinding
         walk.checkpointFinding = tree.checkpoint
+        walk.linkFinding = tree.link
+        walk.linkFindingAt = tree.link?.position ?? 0
         walk.receptions = tree.receptions
-        if let (position, error) = tree.record {
+        if let (position, finding) = tree.stop {
             // The walk alone would have stopped there.
-            try walk.stopped(at: position, by: Self.finding(error, at: position), reader: reader)
+            try walk.stopped(at: position, by: finding, reader: reader)
         }
         return walk
     }
@@ -231,31 +226,6 @@ extension EventLog {
         case .notDeterministic(let why): .notDeterministic(position: position, reason: why)
         case .malformed(let why): .malformed(position: position, reason: why)
         }
-    }
-
-    /// The record's back-link (key 13) and its format against the ones before it.
-    static func link(of header: RecordKeys, walk: inout ChainWalk) -> TamperFinding? {
-        let position = header.position
-        if header.format >= 2 {
-            walk.firstFormat2 = walk.firstFormat2 ?? position
-        } else if let first = walk.firstFormat2 {
-            return .formatSequence(position: position, first: first)
-        }
-        guard header.format >= 2 else { return nil }
-        let last = walk.streams[StreamKey(header.stream)]
-        let linked: Bool
-        if header.streamVersion == 1 {
-            linked = header.previousInStream == nil
-        } else if let last, last.version == header.streamVersion - 1 {
-            // Compared as digests: no array is made per record.
-            linked = header.previousInStream == last.leaf
-        } else {
-            // A gap or reordering, reported by the stream check.
-            linked = true
-        }
-        return linked
-            ? nil
-            : .brokenStreamLink(position: position, stream: header.stream, version: header.streamVersion)
     }
 
     /// The keys of a record's two index entries, rewritten in place for
