@@ -70,9 +70,9 @@ extension InspectionLedger {
             // One reading of the clock: the state returned (and echoed by
             // `--json`) carries exactly the timestamp the log records.
             let now = clock.now()
-            let decided: Recorded
+            let decided: Decided
             do {
-                decided = try Self.decide(commands, on: state, at: now, by: actor)
+                decided = try Self.decideEach(commands, on: state, at: now, by: actor, device: device)
             } catch let refusal as DomainError {
                 let advised = advise(refusal, state)
                 if conflicts > 0 { throw RecordingError.noLongerApplies(inspection: id, advised) }
@@ -80,19 +80,23 @@ extension InspectionLedger {
             } catch let refusals as RecordingError where conflicts > 0 {
                 throw RecordingError.noLongerApplies(inspection: id, refusals)
             }
-            if decided.events.isEmpty { return decided }
+            let recorded: Recorded = (decided.events, decided.states.last ?? state)
+            if decided.events.isEmpty { return recorded }
             try keep?()
             do {
+                // The views take the states the decision left after each
+                // event: one fold of the stream per recorded action (the
+                // one above), not one more per appended record.
                 let outcomes = try record(
                     decided.events, stream: id, expectedVersion: UInt64(state.eventCount), actor: actor,
-                    device: device, at: now)
+                    device: device, at: now, decided: decided.states)
                 assert(
                     outcomes.count == decided.events.count
                         && outcomes.enumerated().allSatisfy {
                             $0.element.streamVersion == UInt64(state.eventCount + $0.offset + 1)
                         },
                     "an expected-version append landed at other stream versions than the decision read")
-                return decided
+                return recorded
             } catch LedgerError.versionConflict {
                 conflicts += 1
                 guard conflicts < Self.recordingAttempts else {
@@ -109,16 +113,45 @@ extension InspectionLedger {
     /// leave. Pure. A single refused command is thrown as it is; several
     /// refusals in a batch are thrown together (the same refusal for every
     /// command, such as "the inspection is completed", once).
+    ///
+    /// `device`: the device that records them, applied with them as the
+    /// fold of the log applies it (nil leaves the state's own).
     public static func decide(
-        _ commands: [InspectionCommand], on state: InspectionState, at time: Timestamp, by actor: Actor
+        _ commands: [InspectionCommand], on state: InspectionState, at time: Timestamp, by actor: Actor,
+        device: UUID? = nil
     ) throws -> Recorded {
+        let decided = try decideEach(commands, on: state, at: time, by: actor, device: device)
+        return (decided.events, decided.states.last ?? state)
+    }
+
+    /// The events a decision produced and the state after each of them
+    /// (`states[i]` is the state once `events[i]` is applied).
+    typealias Decided = (events: [InspectionEvent], states: [InspectionState])
+
+    /// `decide`, keeping the state after every event: what the views write
+    /// for each appended record.
+    static func decideEach(
+        _ commands: [InspectionCommand], on state: InspectionState, at time: Timestamp, by actor: Actor,
+        device: UUID?
+    ) throws -> Decided {
         var after = state
         var events: [InspectionEvent] = []
+        var states: [InspectionState] = []
         var refusals: [DomainError] = []
         for command in commands {
             do {
                 let decided = try after.decide(command)
-                for event in decided { after.apply(event, recordedAt: time, actor: actor) }
+                // A start whose template is pinned already records no
+                // `template.pinned`: the fold of the log takes the template
+                // from the pinned ones, and so does this state.
+                var pinned: [String: Template] = [:]
+                if case .start(let start) = command, start.templateAlreadyPinned {
+                    pinned[start.template.contentHash] = start.template
+                }
+                for event in decided {
+                    after.apply(event, recordedAt: time, actor: actor, device: device, pinnedTemplates: pinned)
+                    states.append(after)
+                }
                 events += decided
             } catch {
                 refusals.append(error)
@@ -129,6 +162,6 @@ extension InspectionLedger {
             throw RecordingError.batchRefused(
                 inspection: state.id, refusals: refusals, accepted: commands.count - refusals.count)
         }
-        return (events, after)
+        return (events, states)
     }
 }

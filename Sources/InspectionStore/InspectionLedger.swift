@@ -98,17 +98,27 @@ public final class InspectionLedger: Sendable {
     /// and updates every view in the same durable transaction. `carrying`
     /// holds the bytes a reception among them carries by reference: kept in
     /// the `carried` table in that transaction (each leaf once).
+    /// `decided`: the inspection's state after each event, as the decision
+    /// that produced them left it; the views write those instead of
+    /// folding the stream again for every record (a debug build checks
+    /// that a fold of the log agrees, `DecidedStates`).
     @discardableResult
     public func record(
         _ events: [InspectionEvent], stream: UUID, expectedVersion: UInt64, actor: Actor, device: UUID,
-        at time: Timestamp, carrying: CarriedRecords = CarriedRecords(), beside: [PendingEvent] = []
+        at time: Timestamp, carrying: CarriedRecords = CarriedRecords(), beside: [PendingEvent] = [],
+        decided: [InspectionState]? = nil
     ) throws -> [AppendOutcome] {
         // `beside`: events of other streams (a reception's key pin on the
         // device's own stream) committed in the same transaction.
         let pending =
             events.map { $0.pending(stream: stream, actor: actor, device: device, recordedAt: time) } + beside
         return try healing {
-            try views.append(pending, expectedVersions: [stream: expectedVersion], carrying: Self.ordered(carrying))
+            // A fresh scratch per attempt: a retry after healing a view folds anew.
+            let scratch = ProjectionScratch()
+            if let decided { DecidedStates.keep(decided, of: Array(pending.prefix(events.count)), in: scratch) }
+            return try views.append(
+                pending, expectedVersions: [stream: expectedVersion], carrying: Self.ordered(carrying),
+                scratch: scratch)
         }
     }
 

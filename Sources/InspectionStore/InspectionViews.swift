@@ -248,7 +248,8 @@ public final class InspectionView: Projection, Sendable {
 
 /// The inspections one appended record changes: its own, and the parent of
 /// a submitted re-inspection (whose follow-up it clears). Folded once per
-/// record, whichever view asks first.
+/// record, whichever view asks first; its own is not folded at all when the
+/// decision that produced the record left its state (`DecidedStates`).
 final class TouchedInspections {
     private var cached: [InspectionState]?
 
@@ -257,7 +258,16 @@ final class TouchedInspections {
     {
         if let cached { return cached }
         var result: [InspectionState] = []
-        if let state = try InspectionFold.state(of: record.stream, reader: context.log, tables: tables) {
+        let own: InspectionState?
+        if let decided = DecidedStates.held(in: context.scratch)?.state(after: record.id) {
+            assert(
+                DecidedStates.disagreement(decided, record, context, tables) == nil,
+                DecidedStates.disagreement(decided, record, context, tables) ?? "")
+            own = decided
+        } else {
+            own = try InspectionFold.state(of: record.stream, reader: context.log, tables: tables)
+        }
+        if let state = own {
             result.append(state)
             if record.type == InspectionEventType.submitted.rawValue, let parentID = state.parentInspectionID,
                 let parent = try InspectionFold.state(
@@ -268,5 +278,51 @@ final class TouchedInspections {
         }
         cached = result
         return result
+    }
+}
+
+/// The states a decision left after each of the events it produced
+/// (`InspectionLedger.record(_:on:…)`), by event id, for the views of the
+/// append that records them: the state after a record is then the one the
+/// decision computed, not a fold of the stream read back from the log.
+final class DecidedStates {
+    static let key = "decided-states"
+    private let states: [UUID: InspectionState]
+
+    private init(_ states: [UUID: InspectionState]) { self.states = states }
+
+    /// Lends `states` (one per event of `events`, in order) to the
+    /// projections of the append that uses `scratch`.
+    static func keep(_ states: [InspectionState], of events: [PendingEvent], in scratch: ProjectionScratch) {
+        precondition(states.count == events.count, "a decision left \(states.count) states for \(events.count) events")
+        var byEvent: [UUID: InspectionState] = [:]
+        for (event, state) in zip(events, states) { byEvent[event.id] = state }
+        _ = scratch.shared(key) { DecidedStates(byEvent) }
+    }
+
+    /// The states lent to this append, if any.
+    static func held(in scratch: ProjectionScratch) -> DecidedStates? {
+        scratch.existing(key, as: DecidedStates.self)
+    }
+
+    /// The state after the event `id`, if the decision left it.
+    func state(after id: UUID) -> InspectionState? { states[id] }
+
+    /// Why `decided` is not the state a fold of the log gives after
+    /// `record` (checked in debug builds), or nil when they agree.
+    static func disagreement(
+        _ decided: InspectionState, _ record: EventRecord, _ context: ProjectionContext, _ tables: InspectionTables
+    ) -> String? {
+        let folded: InspectionState?
+        do {
+            folded = try InspectionFold.state(of: record.stream, reader: context.log, tables: tables)
+        } catch {
+            return "the fold of stream \(record.stream.lowercased) after position \(record.position) failed: \(error)"
+        }
+        guard let folded, folded == decided else {
+            return "the state a decision left after position \(record.position) is not the fold of the log's "
+                + "stream \(record.stream.lowercased): decided \(decided), folded \(String(describing: folded))"
+        }
+        return nil
     }
 }

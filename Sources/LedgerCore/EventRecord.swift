@@ -296,6 +296,15 @@ extension EventRecord {
 
     /// The same, of a record where it lies.
     public static func header(ofEncoded bytes: RawSpan, at offset: Int = 0) throws(RecordError) -> RecordHeader {
+        let keys = try self.keys(ofEncoded: bytes, at: offset)
+        return RecordHeader(
+            format: keys.format, position: keys.position, id: keys.id.bytes, stream: keys.stream.bytes,
+            streamVersion: keys.streamVersion, previousInStream: keys.previousInStream?.bytes)
+    }
+
+    /// The same fields as values, nothing copied onto the heap: how
+    /// `verify --full`'s walk reads every record's header.
+    public static func keys(ofEncoded bytes: RawSpan, at offset: Int = 0) throws(RecordError) -> RecordKeys {
         var r = CBORReader(bytes, offset: offset)
         return try mapped { () throws in
             let count = try r.readMapHeader()
@@ -310,19 +319,52 @@ extension EventRecord {
             guard let stream = try r.readUUID() else { throw RecordError.malformed("stream is not 16 bytes") }
             try expect(.streamVersion, &r)
             let version = try r.readUnsigned()
-            var link: [UInt8]?
+            var link: Digest256?
             if count == 14 {
                 let end = r.count
                 guard end - offset > 40, r.byte(at: end - 35) == UInt8(Key.previousInStream.rawValue),
                     r.byte(at: end - 34) == 0x58, r.byte(at: end - 33) == 0x20
                 else { throw RecordError.malformed("the record does not end with key 13 and 32 bytes") }
-                link = r.copyBytes((end - 32)..<end)
+                link = Digest256(bytes, at: end - 32)
             }
-            return RecordHeader(
-                format: format, position: position, id: id.bytes, stream: stream.bytes, streamVersion: version,
+            return RecordKeys(
+                format: format, position: position, id: id, stream: stream, streamVersion: version,
                 previousInStream: link)
         }
     }
+}
+
+/// `RecordHeader`'s fields as values (no array per field).
+public struct RecordKeys: Hashable, Sendable {
+    /// The fields of a header read some other way (`EventRecord.checkedHeader`).
+    public init(_ header: RecordHeader) {
+        format = header.format
+        position = header.position
+        id = UUID(bytes: header.id) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        stream = UUID(bytes: header.stream) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        streamVersion = header.streamVersion
+        previousInStream = header.previousInStream.flatMap { Digest256(bytes: $0) }
+    }
+
+    public init(
+        format: UInt64, position: UInt64, id: UUID, stream: UUID, streamVersion: UInt64, previousInStream: Digest256?
+    ) {
+        self.format = format
+        self.position = position
+        self.id = id
+        self.stream = stream
+        self.streamVersion = streamVersion
+        self.previousInStream = previousInStream
+    }
+
+    /// Key 0, the record format.
+    public var format: UInt64
+    public var position: UInt64
+    public var id: UUID
+    public var stream: UUID
+    public var streamVersion: UInt64
+    /// Key 13, the back-link, when the record has it.
+    public var previousInStream: Digest256?
 }
 
 extension EventRecord {

@@ -38,6 +38,27 @@ extension EventRecord {
     public static func checkedHeader(ofEncoded bytes: RawSpan, at offset: Int = 0) throws(RecordError)
         -> RecordHeader
     {
+        var header: RecordHeader?
+        _ = try checkedLayout(ofEncoded: bytes, at: offset, header: &header)
+        return header!
+    }
+
+    /// The same check, answering what the record's layout says beyond its
+    /// header: its position, where its type lies and its schema version.
+    /// `verify --full`'s second thread runs it on every record and keeps
+    /// only this, so nothing is copied out of the record (no id, stream or
+    /// back-link array per record).
+    public static func checkedLayout(ofEncoded bytes: RawSpan, at offset: Int = 0) throws(RecordError)
+        -> CheckedLayout
+    {
+        var header: RecordHeader?
+        return try checkedLayout(ofEncoded: bytes, at: offset, header: &header, copying: false)
+    }
+
+    /// The check itself; fills `header` when `copying`.
+    static func checkedLayout(
+        ofEncoded bytes: RawSpan, at offset: Int, header: inout RecordHeader?, copying: Bool = true
+    ) throws(RecordError) -> CheckedLayout {
         var r = CBORReader(bytes, offset: offset)
         do {
             let keys = try r.readDeterministicHead()
@@ -48,8 +69,12 @@ extension EventRecord {
             let format = try field(.format, &r) { r throws(CBORError) in try r.deterministicUnsigned() }
             guard reads(format: format) else { throw RecordError.unknownFormat(format) }
             let position = try field(.position, &r) { r throws(CBORError) in try r.deterministicUnsigned() }
-            let id = try field(.id, &r) { r throws(CBORError) in try r.deterministicBytes(count: 16) }
-            let stream = try field(.stream, &r) { r throws(CBORError) in try r.deterministicBytes(count: 16) }
+            let id = try field(.id, &r) { r throws(CBORError) in
+                try r.deterministicBytes(count: 16, copying: copying)
+            }
+            let stream = try field(.stream, &r) { r throws(CBORError) in
+                try r.deterministicBytes(count: 16, copying: copying)
+            }
             let version = try field(.streamVersion, &r) { r throws(CBORError) in try r.deterministicUnsigned() }
             guard version >= 1 else { throw RecordError.malformed("key 4 (stream version) is 0; versions start at 1") }
             let expected = format >= 2 && version >= 2 ? 14 : 13
@@ -62,8 +87,8 @@ extension EventRecord {
                             : "a format-2 record of stream version 1 has 13 keys, this one 14: it has a back-link where none belongs"
                 )
             }
-            try field(.type, &r) { r throws(CBORError) in try r.deterministicText() }
-            _ = try field(.schemaVersion, &r) { r throws(CBORError) in try r.deterministicUnsigned() }
+            let type = try field(.type, &r) { r throws(CBORError) in try r.deterministicText() }
+            let schemaVersion = try field(.schemaVersion, &r) { r throws(CBORError) in try r.deterministicUnsigned() }
             try field(.actorID, &r) { r throws(CBORError) in try r.deterministicText() }
             try field(.actorName, &r) { r throws(CBORError) in try r.deterministicText() }
             try field(.device, &r) { r throws(CBORError) in try r.deterministicBytes(count: 16, copying: false) }
@@ -78,14 +103,19 @@ extension EventRecord {
             try field(.actorVerified, &r) { r throws(CBORError) in _ = try r.readBool() }
             var link: [UInt8]?
             if keys.argument == 14 {
-                link = try field(.previousInStream, &r) { r throws(CBORError) in try r.deterministicBytes(count: 32) }
+                link = try field(.previousInStream, &r) { r throws(CBORError) in
+                    try r.deterministicBytes(count: 32, copying: copying)
+                }
             }
             guard r.isAtEnd else {
                 throw RecordError.malformed("\(r.remaining) bytes follow the record's map")
             }
-            return RecordHeader(
-                format: format, position: position, id: id, stream: stream, streamVersion: version,
-                previousInStream: link)
+            if copying {
+                header = RecordHeader(
+                    format: format, position: position, id: id, stream: stream, streamVersion: version,
+                    previousInStream: link)
+            }
+            return CheckedLayout(position: position, type: type, schemaVersion: schemaVersion)
         } catch let error as RecordError {
             throw error
         } catch {
@@ -146,12 +176,42 @@ extension CBORReader {
         return copying ? copyBytes((range.upperBound - count)..<range.upperBound) : []
     }
 
-    mutating func deterministicText() throws(CBORError) {
+    /// Skips a text string in deterministic encoding; answers where the
+    /// whole item (head and text) lies.
+    @discardableResult
+    mutating func deterministicText() throws(CBORError) -> Range<Int> {
         let start = offset
         guard offset < span.byteCount, byte(at: offset) >> 5 == 3 else {
             throw .unexpectedType(
                 expected: "text string", found: offset < span.byteCount ? byte(at: offset) : 0, offset: start)
         }
-        try skipDeterministicItem()
+        return try skipDeterministicItem()
+    }
+}
+
+/// What `EventRecord.checkedLayout` found besides a passing check: enough
+/// to tell a record's type without decoding it or copying a byte.
+public struct CheckedLayout: Hashable, Sendable {
+    /// Key 1.
+    public var position: UInt64
+    /// Where key 5's value (the type, head and text, in deterministic
+    /// encoding) lies in the bytes checked.
+    public var type: Range<Int>
+    /// Key 6.
+    public var schemaVersion: UInt64
+
+    /// Whether the type is `encodedType`, the deterministic encoding of a
+    /// type name (`CheckedLayout.encoded(type:)`), in `bytes` (the bytes checked).
+    public func hasType(_ encodedType: [UInt8], in bytes: RawSpan) -> Bool {
+        guard type.count == encodedType.count else { return false }
+        return bytes.withUnsafeBytes { raw in raw[type].elementsEqual(encodedType) }
+    }
+
+    /// A type name as a record's key 5 holds it (a text string's head, then
+    /// its UTF-8), to compare with `hasType`.
+    public static func encoded(type name: String) -> [UInt8] {
+        var writer = CBORWriter(reservingCapacity: name.utf8.count + 9)
+        writer.write(text: name)
+        return writer.bytes
     }
 }

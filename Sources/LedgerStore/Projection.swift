@@ -53,6 +53,9 @@ public final class ProjectionScratch {
 
     init(log: LedgerReader) { self.log = log }
 
+    /// The object stored under `key`, if one was.
+    public func existing<T: AnyObject>(_ key: String, as type: T.Type = T.self) -> T? { values[key] as? T }
+
     /// The object stored under `key`, made by `make` the first time.
     public func shared<T: AnyObject>(_ key: String, make: () -> T) -> T {
         if let existing = values[key] as? T { return existing }
@@ -195,6 +198,7 @@ public final class ProjectionSet: Sendable {
 
     func context(_ writer: LedgerWriter, scratch: ProjectionScratch? = nil) -> ProjectionContext {
         let scratch = scratch ?? ProjectionScratch(log: writer.reader)
+        scratch.log = writer.reader
         return ProjectionContext(
             transaction: writer.transaction, log: writer.reader, scratch: scratch, tables: tables, collector: nil)
     }
@@ -217,23 +221,26 @@ public final class ProjectionSet: Sendable {
     /// `carrying` are the bytes of the records the events' receptions carry
     /// by reference: kept in the `carried` table first, in the same
     /// transaction, so the views folding a reception find them.
+    /// `scratch`: what the caller already knows for the projections (the
+    /// states a decision produced), shared with them for this append.
     public func append(
-        _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], carrying: [[UInt8]] = []
+        _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], carrying: [[UInt8]] = [],
+        scratch: ProjectionScratch? = nil
     ) throws -> [AppendOutcome] {
         rebuildLock?.waitForRebuilds { notice?(Self.waitingNotice) }
         return try log.write { writer in
-            try append(events, expectedVersions: expectedVersions, carrying: carrying, with: writer)
+            try append(events, expectedVersions: expectedVersions, carrying: carrying, scratch: scratch, with: writer)
         }
     }
 
     /// The same, inside a write the caller has already begun.
     public func append(
         _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], carrying: [[UInt8]] = [],
-        with writer: LedgerWriter
+        scratch: ProjectionScratch? = nil, with writer: LedgerWriter
     ) throws -> [AppendOutcome] {
         for (stream, version) in expectedVersions { try writer.expect(stream: stream, version: version) }
         for record in carrying { try writer.keepCarried(record) }
-        let context = context(writer)
+        let context = context(writer, scratch: scratch)
         var outcomes: [AppendOutcome] = []
         for event in events {
             let outcome = try writer.append(event)

@@ -46,6 +46,15 @@ public enum CarriedFinding: Hashable, Sendable, CustomStringConvertible {
 
 extension EventLog {
     static let receivedType = "inspection.received"
+    /// The type as key 5 of a record holds it.
+    static let encodedReceivedType = CheckedLayout.encoded(type: receivedType)
+
+    /// Whether a record whose check passed with `layout` is one that
+    /// `carriedReferences` reads references from (a version-2 or later
+    /// `inspection.received`): the same test, on the bytes where they lie.
+    static func referencesCarried(_ layout: CheckedLayout, in bytes: RawSpan) -> Bool {
+        layout.schemaVersion >= 2 && layout.hasType(encodedReceivedType, in: bytes)
+    }
 
     /// The leaves a stored record references by leaf hash: those of a
     /// version-2 `inspection.received`'s `records`; none for any other.
@@ -61,28 +70,37 @@ extension EventLog {
 
     /// Step 7: the first problem of the `carried` table, or nil. `last` is
     /// the log's last position (an entry no record names is reported just
-    /// past it: every record before it is intact).
-    static func carriedFinding(_ reader: LedgerReader, records last: UInt64) throws -> CarriedFinding? {
+    /// past it: every record before it is intact). `receptions` are the
+    /// positions of the records that reference carried records, in log
+    /// order (`TreeCheck` found them while checking every record): only
+    /// those are read, since no other record has a reference to follow.
+    static func carriedFinding(_ reader: LedgerReader, records last: UInt64, receptions: [UInt64]) throws
+        -> CarriedFinding?
+    {
         let chain = HashChain()
         var checked: Set<Digest256> = []
         var finding: CarriedFinding?
-        try reader.forEachRecord { record in
+        receptions: for position in receptions {
+            guard let record = try reader.record(at: position) else {
+                throw LedgerError.invalidEvent(
+                    "verify found a reception at position \(position) and then could not read it again in the same "
+                        + "read transaction; this is a bug in jqc, please report it")
+            }
             var pending = carriedReferences(record)
             while let leaf = pending.popLast() {
                 guard checked.insert(leaf).inserted else { continue }
                 guard let bytes = try reader.carriedRecord(leaf) else {
                     finding = .missing(position: record.position, leaf: leaf)
-                    return false
+                    break receptions
                 }
                 guard chain.leaf(ofRecord: bytes) == leaf else {
                     finding = .damaged(position: record.position, key: leaf.bytes)
-                    return false
+                    break receptions
                 }
                 // A record it carries that does not decode is left to the
                 // reading of the reception, which names it.
                 if let carried = try? EventRecord(decoding: bytes) { pending += carriedReferences(carried) }
             }
-            return true
         }
         if let finding { return finding }
         try reader.forEachCarried { key, value in

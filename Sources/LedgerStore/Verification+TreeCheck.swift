@@ -4,7 +4,9 @@ import Synchronization
 
 /// The second half of `verify --full`, on a thread of its own beside the walk:
 /// each record's own check (every key, type and byte of its encoding,
-/// `EventRecord.checkedHeader`) and the tree.
+/// `EventRecord.checkedLayout`), the tree, and the positions of the
+/// version-2 receptions (told from the type the check reads anyway), which
+/// step 7 then visits alone instead of walking the log again.
 ///
 /// The walk (one read transaction, the calling thread) hashes every record
 /// for the chain and reads the `merkle` table in key order: which nodes the
@@ -44,17 +46,19 @@ final class TreeCheck: Sendable {
         let bytes: UnsafeRawBufferPointer
     }
 
-    /// A run of records, their leaves and the nodes they make, in order;
-    /// `records` may hold one more than `leaves` (the last one the walk
-    /// stopped at after handing it over).
+    /// A run of records, their headers as the walk read them (nil: the
+    /// quick read failed, and the walk stopped there) and the nodes they
+    /// make, in order; the last record may be one the walk stopped at after
+    /// handing it over (`complete` counts those it went past).
     struct Batch: Sendable {
         var records: [LentRecord] = []
-        var leaves: [Digest256] = []
+        var keys: [RecordKeys?] = []
         var nodes: [StoredNode] = []
+        var complete = 0
 
         init() {
             records.reserveCapacity(TreeCheck.batchSize + 1)
-            leaves.reserveCapacity(TreeCheck.batchSize)
+            keys.reserveCapacity(TreeCheck.batchSize + 1)
             nodes.reserveCapacity(TreeCheck.batchSize)
         }
     }
@@ -62,10 +66,17 @@ final class TreeCheck: Sendable {
     /// The first node the records do not make as stored, and the
     /// checkpoint's root, if it is not the records' root at its size.
     struct Outcome: Sendable {
-        /// The first record that failed its check, and why.
-        var record: (position: UInt64, error: RecordError)?
+        /// The first record whose chain link or own check failed, and what
+        /// the finding is.
+        var stop: (position: UInt64, finding: TamperFinding)?
+        /// The first broken back-link or format out of sequence, before `stop`.
+        var link: TamperFinding?
         var node: TreeNodeFinding?
         var checkpoint: TamperFinding?
+        /// The positions of the records that reference carried records by
+        /// leaf hash (`EventLog.referencesCarried`), in log order, among
+        /// those checked before any failure.
+        var receptions: [UInt64] = []
     }
 
     private struct State: Sendable {
@@ -121,10 +132,12 @@ final class TreeCheck: Sendable {
 
         fileprivate init(check: TreeCheck) { self.check = check }
 
-        /// Hands over a record whose chain link holds, for its own check;
-        /// `append(leaf:stored:)` follows unless the walk stops at it.
-        mutating func check(record value: RawSpan) {
+        /// Hands over a record (its stored value: chain hash, then the
+        /// record) with its header, for its chain link and its own check;
+        /// `append(stored:)` follows unless the walk stops at it.
+        mutating func check(record value: RawSpan, keys: RecordKeys?) {
             batch.records.append(LentRecord(bytes: value.withUnsafeBytes { $0 }))
+            batch.keys.append(keys)
         }
 
         /// The nodes a leaf appended to a tree of `size` leaves makes, in the
@@ -132,16 +145,16 @@ final class TreeCheck: Sendable {
         /// one per trailing one bit of `size`.
         static func nodes(madeAt size: UInt64) -> Int { (size + 1).trailingZeroBitCount }
 
-        /// Adds the next leaf with the nodes it makes (`Feed.nodes(madeAt:)`
-        /// of them, read by `stored(level, index)`).
-        mutating func append(leaf: Digest256, stored: (_ level: Int, _ index: UInt64) throws -> StoredNode) rethrows {
+        /// Goes past the record last handed over, with the nodes its leaf
+        /// makes (`Feed.nodes(madeAt:)` of them, read by `stored(level, index)`).
+        mutating func append(stored: (_ level: Int, _ index: UInt64) throws -> StoredNode) rethrows {
             let made = Self.nodes(madeAt: size)
             if made > 0 {
                 for level in 1...made { batch.nodes.append(try stored(level, size >> UInt64(level))) }
             }
-            batch.leaves.append(leaf)
+            batch.complete += 1
             size += 1
-            if batch.leaves.count == TreeCheck.batchSize {
+            if batch.complete == TreeCheck.batchSize {
                 check.push(batch)
                 batch = Batch()
             }
@@ -151,7 +164,7 @@ final class TreeCheck: Sendable {
         @discardableResult
         mutating func finish() -> Outcome {
             if let finished { return finished }
-            if !batch.leaves.isEmpty { check.push(batch) }
+            if !batch.records.isEmpty { check.push(batch) }
             batch = Batch()
             let outcome = check.end()
             finished = outcome
@@ -176,8 +189,13 @@ final class TreeCheck: Sendable {
     /// The thread: takes batches in order until the walk has finished.
     private func consume() {
         let hasher = SHA256Hasher()
+        let chain = HashChain()
         var frontier = MerkleFrontier(size: 0, subtrees: [])
         var outcome = Outcome()
+        var links = StreamLinks()
+        // The previous record's stored chain hash: a link is checked against
+        // it, which equals the recomputed one while every link holds.
+        var previous = Digest256.zero
         if let checkpoint, checkpoint.size == 0, checkpoint.root != Merkle.emptyRoot(hasher) {
             outcome.checkpoint = .checkpointMismatch(size: 0, node: nil)
         }
@@ -189,18 +207,40 @@ final class TreeCheck: Sendable {
             guard let batch = next else { break }
             defer { slots.signal() }
             // After a record fails, the rest is only drained.
-            guard outcome.record == nil else { continue }
+            guard outcome.stop == nil else { continue }
             var node = 0
             for (i, record) in batch.records.enumerated() {
                 let position = frontier.size + 1
-                do throws(RecordError) {
-                    _ = try EventRecord.checkedHeader(ofEncoded: RawSpan(_unsafeBytes: record.bytes), at: 32)
-                } catch {
-                    outcome.record = (position, error)
+                let bytes = RawSpan(_unsafeBytes: record.bytes)
+                let leaf = chain.leaf(ofRecordIn: bytes, range: 32..<bytes.byteCount)
+                let computed = chain.link(previous: previous, leaf: leaf)
+                if !computed.isStored(in: bytes) {
+                    // The link decides: whatever else is wrong with the
+                    // bytes, they are not the ones written there.
+                    let claims = batch.keys[i]?.position
+                    outcome.stop = (
+                        position,
+                        claims.map { $0 != position } == true
+                            ? .reordered(position: position, claims: claims!) : .changed(position: position)
+                    )
                     break
                 }
-                guard i < batch.leaves.count else { break }
-                frontier.append(leaf: batch.leaves[i], hasher: hasher) { level, index, hash in
+                do throws(RecordError) {
+                    let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
+                    if EventLog.referencesCarried(layout, in: bytes) { outcome.receptions.append(position) }
+                } catch {
+                    outcome.stop = (position, EventLog.finding(error, at: position))
+                    break
+                }
+                // The walk stopped at this one (its own finding stands).
+                guard i < batch.complete, let keys = batch.keys[i] else { break }
+                if outcome.link == nil {
+                    outcome.link = links.check(keys, leaf: leaf)
+                } else {
+                    links.note(keys, leaf: leaf)
+                }
+                previous = computed
+                frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
                     let stored = batch.nodes[node]
                     node += 1
                     guard outcome.node == nil else { return }
@@ -216,5 +256,45 @@ final class TreeCheck: Sendable {
             }
         }
         state.withLock { $0.outcome = outcome }
+    }
+}
+
+/// What the back-link check remembers: each stream's last version and its
+/// leaf hash, and the first format-2 record.
+struct StreamLinks {
+    private var streams: [StreamKey: (version: UInt64, leaf: Digest256)] = [:]
+    private var firstFormat2: UInt64?
+
+    /// Keeps the record's stream version and leaf for the next one.
+    mutating func note(_ header: RecordKeys, leaf: Digest256) {
+        if header.format >= 2 { firstFormat2 = firstFormat2 ?? header.position }
+        streams[StreamKey(header.stream)] = (header.streamVersion, leaf)
+    }
+
+    /// The record's back-link (key 13) and its format against the ones
+    /// before it; then `note`.
+    mutating func check(_ header: RecordKeys, leaf: Digest256) -> TamperFinding? {
+        let position = header.position
+        let key = StreamKey(header.stream)
+        let last = streams[key]
+        streams[key] = (header.streamVersion, leaf)
+        if header.format >= 2 {
+            firstFormat2 = firstFormat2 ?? position
+        } else if let first = firstFormat2 {
+            return .formatSequence(position: position, first: first)
+        }
+        guard header.format >= 2 else { return nil }
+        let linked: Bool
+        if header.streamVersion == 1 {
+            linked = header.previousInStream == nil
+        } else if let last, last.version == header.streamVersion - 1 {
+            // Compared as digests: no array is made per record.
+            linked = header.previousInStream == last.leaf
+        } else {
+            // A gap or reordering, reported by the stream check.
+            linked = true
+        }
+        return linked
+            ? nil : .brokenStreamLink(position: position, stream: header.stream, version: header.streamVersion)
     }
 }

@@ -127,4 +127,10 @@ struct StreamKey: Hashable {
         self.high = high
         self.low = low
     }
+
+    init(_ id: UUID) {
+        let u = id.uuid
+        high = withUnsafeBytes(of: u) { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }
+        low = withUnsafeBytes(of: u) { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
+    }
 }

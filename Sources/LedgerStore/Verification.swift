@@ -24,7 +24,9 @@ extension EventLog {
     ///    frontier: one node hash per record, on a second thread that the
     ///    walk hands the leaves and the stored hashes: `TreeCheck`);
     /// 7. every reference of every version-2 reception resolves in the
-    ///    `carried` table, and every entry hashes to its key.
+    ///    `carried` table, and every entry hashes to its key (the receptions
+    ///    found by the second thread as it checks each record, so the log is
+    ///    walked once).
     ///
     /// The first problem is reported.
     public func verify(
@@ -63,7 +65,7 @@ extension EventLog {
             finding = walk.nodeFinding.map { .treeNode($0) }
         }
         if finding == nil {
-            finding = try carriedFinding(reader, records: last).map { .carried($0) }
+            finding = try carriedFinding(reader, records: last, receptions: walk.receptions).map { .carried($0) }
         }
         progress?(last, total)
         return VerificationReport(
@@ -84,10 +86,8 @@ extension EventLog {
         var nodeFinding: TreeNodeFinding?
         /// The checkpoint's root is not the records' root at its size.
         var checkpointFinding: TamperFinding?
-        /// Each stream's last version seen and its leaf hash.
-        var streams: [StreamKey: (version: UInt64, leaf: Digest256)] = [:]
-        /// The first format-2 record.
-        var firstFormat2: UInt64?
+        /// The positions of the records step 7 reads (`TreeCheck.Outcome.receptions`).
+        var receptions: [UInt64] = []
         /// The position after the last one verified.
         var next: UInt64 = 1
         /// The chain hash recomputed at `next - 1`.
@@ -117,19 +117,30 @@ extension EventLog {
     /// Recomputes the chain and the tree from the first record to the last,
     /// stopping at the first chain problem, and looks up each record's index
     /// entries and the tree's stored nodes.
+    ///
+    /// Two threads share the work (`TreeCheck`): this one walks the
+    /// `events` table, reads each header the quick way, looks up its index
+    /// entries and the stored nodes; the other hashes each record and
+    /// checks its chain link against the previous record's stored chain
+    /// hash (the same test as against the recomputed one, as long as every
+    /// link before it held), its layout and encoding, its back-link, and the
+    /// tree. The first record that fails there stops the result there
+    /// (`ChainWalk.stopped(at:)`), whatever this thread saw after it.
     static func walk(
         _ reader: LedgerReader, digest: LedgerDigest?, checkpoint: (size: UInt64, root: Digest256)? = nil,
         progress: ((UInt64) -> Void)? = nil
     ) throws -> ChainWalk {
-        let chain = HashChain()
         var walk = ChainWalk()
         let tables = reader.tables
         let transaction = reader.transaction
         // The stored nodes are read in key order beside the records: an
         // append writes a leaf's nodes in increasing level at the end of the
         // table, the very order the frontier makes them in. The tree is
-        // recomputed and compared on a second thread (`TreeCheck`).
+        // recomputed and compared on the second thread.
         var keyFinding = false
+        // The index keys of each record, written into the same two arrays
+        // record after record (no allocation per record).
+        var keys = IndexKeys()
         let (restFinding, tree) = try TreeCheck.running(checkpoint: checkpoint) { feed in
             try TreeNodes.withCursor(tables.tree, in: transaction) { nodes -> TreeNodeFinding? in
                 try reader.forEachStoredRecord(from: 1) { position, value in
@@ -145,61 +156,50 @@ extension EventLog {
                         walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
                         return false
                     }
-                    let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
-                    let computed = chain.link(previous: walk.previous, leaf: leaf)
-                    if !computed.isStored(in: value) {
-                        // The link decides: whatever else is wrong with the bytes,
-                        // they are not the ones written there.
-                        let claims = try? EventRecord.header(ofEncoded: value, at: 32).position
-                        walk.finding =
-                            claims.map { $0 != position } == true
-                            ? .reordered(position: position, claims: claims!) : .changed(position: position)
-                        return false
-                    }
-                    // The record's own check runs on the second thread; the
-                    // header is read here the quick way (the same header when
-                    // the check passes). When the quick read fails, the check
-                    // says why, here.
-                    let header: RecordHeader
+                    // The header the quick way (the same header when the
+                    // record's own check passes); handed over with the
+                    // record, whose chain link decides first on the other
+                    // thread. When the quick read fails, the check says why.
+                    let header: RecordKeys
                     do throws(RecordError) {
-                        header = try EventRecord.header(ofEncoded: value, at: 32)
+                        header = try EventRecord.keys(ofEncoded: value, at: 32)
                     } catch {
+                        feed.check(record: value, keys: nil)
                         do throws(RecordError) {
-                            header = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
+                            _ = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
+                            walk.finding = .malformed(position: position, reason: "\(error)")
                         } catch {
                             walk.finding = Self.finding(error, at: position)
-                            return false
                         }
+                        return false
                     }
-                    feed.check(record: value)
+                    feed.check(record: value, keys: header)
                     if header.position != position {
                         walk.finding = .reordered(position: position, claims: header.position)
                         return false
                     }
+                    // The stored chain hash: the recomputed one wherever the
+                    // links hold (the other thread stops the walk where not).
+                    let stored = Digest256(value) ?? .zero
                     if let digest, digest.position == position {
                         walk.digestChecked = true
-                        if computed != digest.head {
-                            walk.finding = .digestMismatch(position: position, expected: digest.head, found: computed)
+                        if stored != digest.head {
+                            walk.finding = .digestMismatch(position: position, expected: digest.head, found: stored)
                             return false
                         }
                     }
                     if walk.indexFinding == nil {
-                        walk.indexFinding = try entries(of: header, in: transaction, tables: tables)
+                        walk.indexFinding = try entries(of: header, in: transaction, tables: tables, keys: &keys)
                         if walk.indexFinding != nil { walk.indexFindingAt = position }
                     }
-                    if walk.linkFinding == nil {
-                        walk.linkFinding = link(of: header, walk: &walk)
-                        if walk.linkFinding != nil { walk.linkFindingAt = position }
-                    }
-                    walk.streams[StreamKey(header.stream)] = (header.streamVersion, leaf)
-                    try feed.append(leaf: leaf) { level, index in
+                    try feed.append { level, index in
                         // After the first key finding the walk reads no further nodes.
                         guard !keyFinding else { return .unchecked }
                         let stored = try nodes.stored(level: level, index: index)
                         if case .finding = stored { keyFinding = true }
                         return stored
                     }
-                    walk.previous = computed
+                    walk.previous = stored
                     walk.next += 1
                     if let progress, position % 65_536 == 0 { progress(position) }
                     return true
@@ -209,9 +209,12 @@ extension EventLog {
         }
         walk.nodeFinding = tree.node ?? restFinding
         walk.checkpointFinding = tree.checkpoint
-        if let (position, error) = tree.record {
+        walk.linkFinding = tree.link
+        walk.linkFindingAt = tree.link?.position ?? 0
+        walk.receptions = tree.receptions
+        if let (position, finding) = tree.stop {
             // The walk alone would have stopped there.
-            try walk.stopped(at: position, by: Self.finding(error, at: position), reader: reader)
+            try walk.stopped(at: position, by: finding, reader: reader)
         }
         return walk
     }
@@ -225,54 +228,43 @@ extension EventLog {
         }
     }
 
-    /// The record's back-link (key 13) and its format against the ones before it.
-    static func link(of header: RecordHeader, walk: inout ChainWalk) -> TamperFinding? {
-        let position = header.position
-        if header.format >= 2 {
-            walk.firstFormat2 = walk.firstFormat2 ?? position
-        } else if let first = walk.firstFormat2 {
-            return .formatSequence(position: position, first: first)
+    /// The keys of a record's two index entries, rewritten in place for
+    /// each record: an event id (16 bytes) and a stream id with its version
+    /// (24 bytes).
+    struct IndexKeys {
+        var id = [UInt8](repeating: 0, count: 16)
+        var stream = [UInt8](repeating: 0, count: 24)
+
+        mutating func set(_ header: RecordKeys) {
+            withUnsafeBytes(of: header.id.uuid) { raw in for i in 0..<16 { id[i] = raw[i] } }
+            withUnsafeBytes(of: header.stream.uuid) { raw in for i in 0..<16 { stream[i] = raw[i] } }
+            for i in 0..<8 { stream[16 + i] = UInt8(truncatingIfNeeded: header.streamVersion >> UInt64(56 - 8 * i)) }
         }
-        guard header.format >= 2 else { return nil }
-        let last = walk.streams[StreamKey(header.stream)]
-        let linked: Bool
-        if header.streamVersion == 1 {
-            linked = header.previousInStream == nil
-        } else if let last, last.version == header.streamVersion - 1 {
-            // Compared as digests: no array is made per record.
-            linked = header.previousInStream.flatMap { Digest256(bytes: $0) } == last.leaf
-        } else {
-            // A gap or reordering, reported by the stream check.
-            linked = true
-        }
-        return linked
-            ? nil
-            : .brokenStreamLink(position: position, stream: UUID(bytes: header.stream)!, version: header.streamVersion)
     }
 
     /// Checks that the record's two index entries point back at it.
-    static func entries(of header: RecordHeader, in transaction: Transaction, tables: Tables) throws
-        -> IndexFinding?
+    static func entries(of header: RecordKeys, in transaction: Transaction, tables: Tables, keys: inout IndexKeys)
+        throws -> IndexFinding?
     {
         let position = header.position
-        let id = UUID(bytes: header.id)!
-        let byID = try transaction.get(tables.eventIDs, header.id).flatMap { BigEndian.uint64($0) }
+        let id = header.id
+        keys.set(header)
+        // Read where they lie: an entry is 8 bytes, a position (anything
+        // else points nowhere the record is).
+        let byID = try transaction.withValue(tables.eventIDs, keys.id) { BigEndian.uint64($0) } ?? nil
         if byID != position {
             if let other = byID, let value = try transaction.get(tables.events, BigEndian.bytes(other)),
                 value.count > 32, let otherHeader = try? EventRecord.header(ofEncoded: value, at: 32),
-                otherHeader.id == header.id
+                otherHeader.id == keys.id
             {
                 return .duplicateID(id: id, first: min(other, position), second: max(other, position))
             }
             return .eventID(id: id, position: position, pointsAt: byID)
         }
-        var streamKey = header.stream
-        BigEndian.append(header.streamVersion, to: &streamKey)
-        let byStream = try transaction.get(tables.streamIndex, streamKey).flatMap { BigEndian.uint64($0) }
+        let byStream = try transaction.withValue(tables.streamIndex, keys.stream) { BigEndian.uint64($0) } ?? nil
         if byStream != position {
             return .streamEntry(
-                stream: UUID(bytes: header.stream)!, version: header.streamVersion, position: position,
-                pointsAt: byStream)
+                stream: header.stream, version: header.streamVersion, position: position, pointsAt: byStream)
         }
         return nil
     }

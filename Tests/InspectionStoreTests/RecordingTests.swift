@@ -82,6 +82,84 @@ import Testing
         #expect(try recorder.ledger.state(of: id)?.values[FieldID(rawValue: "9")] == nil)
     }
 
+    /// Batches `record` decides and appends, each on the inspection the
+    /// ones before it left (the last two on a re-inspection of it).
+    enum Batch: String, CaseIterable, Sendable {
+        case start, answers, clearAndAnswer, photoAndIssue, submitWithFollowUp, reinspectionStart
+        case reinspectionSubmit
+
+        /// The stream the batch records to and its commands.
+        func commands(_ recorder: Recorder, _ id: UUID, child: UUID, _ random: inout SeededRandom) throws
+            -> (on: UUID, [InspectionCommand])
+        {
+            switch self {
+            case .start:
+                let template = try #require(try recorder.ledger.reference.template(id: "11"))
+                let facility = try #require(try recorder.ledger.reference.facility(id: "101"))
+                let pinned = try recorder.ledger.pinnedTemplate(hash: template.contentHash) != nil
+                let start = StartInspection(
+                    template: template, templateAlreadyPinned: pinned, facilityID: facility.id,
+                    facilityName: facility.name)
+                return (id, [.start(start)])
+            case .answers:
+                return (
+                    id,
+                    [
+                        .setField(field: "Notes", to: .text("one")), .setField(field: "Floors", to: .text("3")),
+                        .setField(field: "Notes", to: .text("two")),
+                    ]
+                )
+            case .clearAndAnswer:
+                return (id, [.clearField(field: "Notes"), .setField(field: "Notes", to: .text("three"))])
+            case .photoAndIssue:
+                return (
+                    id,
+                    [
+                        .flagIssue(FlagIssue(issueID: UUID(), severity: "high", description: "leak", photo: nil)),
+                        .capturePhoto(recorder.photo(), for: .inspection),
+                    ]
+                )
+            case .submitWithFollowUp, .reinspectionSubmit:
+                let stream = self == .submitWithFollowUp ? id : child
+                let state = try #require(try recorder.ledger.state(of: stream))
+                var commands: [InspectionCommand] = []
+                for field in state.missingRequiredFields() where !field.type.holdsPhoto {
+                    let answer = ViewPropertyTests.answer(for: field, &random)
+                    commands.append(.setField(field: field.id.rawValue, to: .text(answer)))
+                }
+                return (stream, commands + [.submit(followUpRequired: self == .submitWithFollowUp)])
+            case .reinspectionStart:
+                let parent = try #require(try recorder.ledger.state(of: id))
+                return (child, [.start(try StartInspection.reinspection(of: parent))])
+            }
+        }
+    }
+
+    /// The state `record` answers, which the views took for each record, is
+    /// the state the log folds to: same device, stamps, answers, photos,
+    /// issues and closings (a debug build also checks it record by record).
+    @Test func theStateRecordedIsTheStateTheLogFoldsTo() throws {
+        let directory = TemporaryDirectory()
+        let recorder = try Recorder(directory: directory)
+        defer { recorder.ledger.close() }
+        let id = UUID()
+        let child = UUID()
+        var random = SeededRandom(seed: 32)
+        for batch in Batch.allCases {
+            recorder.clock.advance(microseconds: 1_000)
+            let (stream, commands) = try batch.commands(recorder, id, child: child, &random)
+            let recorded = try recorder.ledger.record(
+                commands, on: stream, by: recorder.actor, device: recorder.device, clock: recorder.clock)
+            #expect(!recorded.events.isEmpty, "\(batch)")
+            let folded = try #require(try recorder.ledger.state(of: stream))
+            #expect(recorded.state == folded, "\(batch): the decided state is not the log's")
+            #expect(recorded.state.device == recorder.device, "\(batch)")
+        }
+        // The re-inspection's submit cleared the parent's follow-up in the views too.
+        #expect(try recorder.ledger.summary(of: id)?.followUpResolvedBy == child)
+        #expect(try recorder.ledger.compareViews().allSatisfy { $0.isEmpty })
+    }
+
     @Test func aWriterThatAlwaysWinsEndsTheAttempts() throws {
         let directory = TemporaryDirectory()
         let recorder = try Recorder(directory: directory)
