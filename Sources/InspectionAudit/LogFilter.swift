@@ -11,7 +11,7 @@ public struct LogFilter: Sendable {
     public var since: LogMoment?
     /// `--until`: events at or before this moment.
     public var until: LogMoment?
-    /// `--actor`: a part of the actor's name or id, ignoring case.
+    /// `--actor`: a part of the actor's name, or its whole id, ignoring case.
     public var actor: String?
     /// `--type`: full type names (`inspection.field_set`) or families
     /// (`sync`, `inspection`); any of them matches.
@@ -70,11 +70,17 @@ public struct LogFilter: Sendable {
         return true
     }
 
-    /// Whether `wanted` is a part of the actor's name or id, ignoring case
-    /// (`Dana` finds "Dana Inspector"; an empty text finds everyone).
+    /// Whether `wanted` names the actor, ignoring case: any part of its name
+    /// (`Dana` finds "Dana Inspector"), its id only whole (`local:Dan` finds
+    /// Dan, not Dana or Danai) or by its kind, the part up to the colon
+    /// (`local:` finds every local actor); an empty text finds everyone.
+    /// An id is typed to name one actor: a part of it naming others too
+    /// would list someone else's events as theirs.
     public static func actor(_ actor: Actor, matches wanted: String) -> Bool {
         let folded = wanted.lowercased()
-        return folded.isEmpty || actor.name.lowercased().contains(folded) || actor.id.lowercased().contains(folded)
+        if folded.isEmpty || actor.name.lowercased().contains(folded) { return true }
+        let id = actor.id.lowercased()
+        return id == folded || (folded.hasSuffix(":") && id.hasPrefix(folded))
     }
 
     /// `inspection.field_set` matches itself and the family `inspection`.

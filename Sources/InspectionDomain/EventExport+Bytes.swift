@@ -67,47 +67,41 @@ extension JSONValue {
         }
     }
 
-    /// A JSON string as `writeString` writes it: quote, backslash, `\n`,
-    /// `\r`, `\t` and other C0 controls escaped, everything else as is (a
-    /// byte of a multi-byte UTF-8 sequence is never below 0x80, so copying
-    /// bytes copies the same scalars).
+    /// A JSON string as `writeString` writes it, by the same rule
+    /// (`escape(for:)`): text with nothing to escape is copied as bytes.
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most strings (ids, names, types) need no escape: copied whole.
-        if !needsEscape(text) {
+        if !mayNeedEscape(text) {
             out.append(contentsOf: text.utf8)
             out.append(UInt8(ascii: "\""))
             return
         }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-            case 0x09: out.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                out.append(contentsOf: #"\u00"#.utf8)
-                out.append(hexDigit(byte >> 4))
-                out.append(hexDigit(byte & 0x0F))
-            default: out.append(byte)
+        for scalar in text.unicodeScalars {
+            if let escape = escape(for: scalar) {
+                out.append(contentsOf: escape.utf8)
+            } else {
+                UTF8.encode(scalar) { out.append($0) }
             }
         }
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Whether any byte of `text` is escaped in JSON (a Span walks the
-    /// bytes in place, a few times faster than the UTF8View).
-    private static func needsEscape(_ text: String) -> Bool {
+    /// Whether any character of `text` may be escaped in JSON, decided on
+    /// the bytes (a Span walks them in place, a few times faster than the
+    /// UTF8View): a C0 control, quote, backslash or DEL, or the first byte
+    /// of a character that may be one `escape(for:)` escapes — 0xC2 leads
+    /// U+0080–U+00BF (the C1 controls), 0xD8 U+0600–U+063F (U+061C), 0xE2
+    /// U+2000–U+2FFF (the bidi marks and separators). Other text, accents
+    /// and most scripts included, is copied without a walk over its scalars.
+    private static func mayNeedEscape(_ text: String) -> Bool {
         let bytes = text.utf8.span
         for i in bytes.indices {
-            let byte = bytes[i]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            switch bytes[i] {
+            case 0..<0x20, UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x7F, 0xC2, 0xD8, 0xE2: return true
+            default: continue
+            }
         }
         return false
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 }

@@ -1,3 +1,5 @@
+import LedgerCore
+
 // MARK: - Parsing
 
 extension JSONValue {
@@ -312,18 +314,37 @@ extension JSONValue {
     static func writeString(_ text: String, to out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+            if let escape = escape(for: scalar) {
+                out += escape
+            } else {
+                out.unicodeScalars.append(scalar)
             }
         }
         out += "\""
+    }
+
+    /// How `scalar` is written inside a JSON string, or nil when it is
+    /// written as it is: the one rule of every JSON output (`serialized`,
+    /// `prettyPrinted`, and `EventExport.appendJSONLine`'s bytes).
+    ///
+    /// Quote, backslash and C0 controls are escaped as JSON requires; every
+    /// other character a terminal would act on (DEL, the C1 controls such as
+    /// U+009B, a CSI of its own; bidi embeddings, overrides, isolates and
+    /// marks; U+2028/U+2029) is escaped as `\uXXXX` too, by the same rule as
+    /// text output (`TerminalText.needsEscape`). The JSON reads back as the
+    /// exact text, but `jqc --json show | less` cannot be made to reorder or
+    /// erase what it shows by a name another device wrote.
+    static func escape(for scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "\"": return "\\\""
+        case "\\": return "\\\\"
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        case _ where scalar.value < 0x20 || TerminalText.needsEscape(scalar):
+            let hex = String(scalar.value, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: return nil
+        }
     }
 }

@@ -26,7 +26,9 @@ public final class InspectionView: Projection, Sendable {
         // Version 2 also holds the sync states `stalled` and
         // `synced-without-photos`, the summaries' sync notes, and the
         // outbox's detail and left_out (all new in the same release).
-        case .templates, .inspections, .drafts, .followups, .issues, .outbox: 2
+        case .templates, .inspections, .drafts, .followups, .outbox: 2
+        // Version 3: an issue row says whether the server may hold it twice.
+        case .issues: 3
         }
     }
 

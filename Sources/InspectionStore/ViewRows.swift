@@ -220,6 +220,11 @@ public struct IssueRow: Hashable, Sendable {
     public var flaggedBy: String
     public var serverID: String?
     public var syncState: SyncState
+    /// Sent again after the server's answer was lost, to a server that offers
+    /// no way to check: it may hold the issue twice
+    /// (`SyncFacts.issuesPossiblySentTwice`), said by `issues` and `status`
+    /// as `show` and `sync` say it.
+    public var possiblySentTwice: Bool
 
     init(_ issue: FlaggedIssue, of state: InspectionState) {
         id = issue.id
@@ -232,6 +237,7 @@ public struct IssueRow: Hashable, Sendable {
         flaggedAt = issue.flaggedAt
         flaggedBy = issue.flaggedBy.name
         serverID = state.sync.acceptedIssues[issue.id]
+        possiblySentTwice = state.sync.issuesPossiblySentTwice.contains(issue.id)
         switch (state.status, state.sync.status(of: SyncItem(kind: .issue, id: issue.id))) {
         case (.draft, _): syncState = .local
         case (_, .synced): syncState = .synced
@@ -248,6 +254,7 @@ public struct IssueRow: Hashable, Sendable {
             ("description", .text(description)), ("photo", photoID.map { .bytes($0.bytes) } ?? .null),
             ("flagged_at", .integer(flaggedAt.microsecondsSinceEpoch)), ("flagged_by", .text(flaggedBy)),
             ("server_id", serverID.map { .text($0) } ?? .null), ("sync", .text(syncState.rawValue)),
+            ("possibly_sent_twice", .bool(possiblySentTwice)),
         ])
     }
 
@@ -268,6 +275,7 @@ public struct IssueRow: Hashable, Sendable {
         flaggedBy = v["flagged_by"]?.textValue ?? ""
         serverID = v["server_id"]?.textValue
         syncState = sync
+        if case .bool(true)? = v["possibly_sent_twice"] { possiblySentTwice = true } else { possiblySentTwice = false }
     }
 }
 

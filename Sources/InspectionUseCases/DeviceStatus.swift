@@ -51,6 +51,8 @@ public struct DeviceStatus: Sendable {
                 + (standing.lastSent.map { "sent \($0.iso8601)" } ?? "nothing sent yet")
                 + (standing.lastAttempt.map { "; last attempt \($0.iso8601)" } ?? ""))
         lines += notOnServerLines
+        // Sent, yet perhaps twice: said here as `show` and `sync` say it.
+        lines += standing.possiblySentTwice.map { "  " + InspectionState.possiblySentTwiceNote($0) }
         if standing.leftOut > 0 {
             lines.append(
                 "  (\(Self.count(standing.leftOut, "photo")) failed for good earlier and went without: see "

@@ -201,22 +201,47 @@ public struct Reception {
         }
     }
 
+    /// The handover file's bytes, after judging the path by its kind and
+    /// size (`HandoverPathRefusal`): a directory, FIFO, socket or device is
+    /// refused before it is opened (a FIFO would wait for a writer for ever),
+    /// a file over `maximumFileSize` before any byte is read.
     static func read(_ path: String) throws -> [UInt8] {
+        // attributesOfItem does not follow a symbolic link: judge its target.
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: target.path)
+        } catch {
+            throw HandoverPathRefusal.failure(error, path: path)
+        }
+        let type = attributes[.type] as? FileAttributeType
+        guard type == .typeRegular else { throw HandoverPathRefusal.kind(type ?? .typeUnknown, path: path) }
+        let size =
+            switch attributes[.size] {
+            case let size as Int: size
+            case let size as UInt64: Int(clamping: size)
+            case let size as NSNumber: size.intValue
+            default: 0
+            }
+        guard size <= maximumFileSize else {
+            throw HandoverPathRefusal.tooLarge(size, limit: maximumFileSize, path: path)
+        }
         let handle: FileHandle
         do {
-            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+            handle = try FileHandle(forReadingFrom: target)
         } catch {
-            throw HandoverFile.Unreadable(reason: "cannot read \(path): \(error.localizedDescription)")
+            throw HandoverPathRefusal.failure(error, path: path)
         }
         defer { try? handle.close() }
         let data: Data
         do {
+            // One more byte than allowed: a file that grew since it was examined is still refused.
             data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
         } catch {
-            throw HandoverFile.Unreadable(reason: "cannot read \(path): \(error.localizedDescription)")
+            throw HandoverPathRefusal.failure(error, path: path)
         }
         guard data.count <= maximumFileSize else {
-            throw HandoverFile.Unreadable(reason: "\(path) is larger than \(maximumFileSize >> 20) MiB")
+            throw HandoverPathRefusal.tooLarge(data.count, limit: maximumFileSize, path: path)
         }
         return Array(data)
     }

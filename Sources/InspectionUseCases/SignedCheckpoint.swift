@@ -36,8 +36,16 @@ public enum SignedCheckpoint {
         return (checkpoint, try checkpoint.signed(by: key))
     }
 
-    /// Keeps `note` as the anchor of the next check.
+    /// Keeps `note` as the anchor of the next check; on a ledger that
+    /// cannot be written (an auditor's read-only copy: a read-only file
+    /// system, or no write permission) keeps nothing and says nothing. The
+    /// anchor only makes the next check faster, and no reading command may
+    /// write into such a copy or fail for want of writing.
     public static func remember(_ note: String, home: LedgerDirectory) throws {
-        try DurableFile.write(Data(note.utf8), to: path(home), mode: 0o600)
+        do {
+            try DurableFile.write(Data(note.utf8), to: path(home), mode: 0o600)
+        } catch  where [EROFS, EACCES, EPERM].contains(error.code) {
+            return
+        }
     }
 }

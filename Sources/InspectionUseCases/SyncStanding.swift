@@ -24,6 +24,9 @@ public struct SyncStanding: Sendable, Equatable {
     public var lastSent: Timestamp?
     /// The newest sync outcome of any kind (accepted, failed, given up).
     public var lastAttempt: Timestamp?
+    /// Issues sent again after the server's answer was lost, which the
+    /// server may hold twice (from the issues view), oldest first.
+    public var possiblySentTwice: [UUID] = []
 
     /// The outcome events that mean the server took something.
     public static let acceptedTypes: Set<String> = [
@@ -60,6 +63,10 @@ public struct SyncStanding: Sendable, Equatable {
             default: standing.waiting[item.item.kind, default: 0] += 1
             }
         }
+        standing.possiblySentTwice = try ledger.issues().filter(\.possiblySentTwice).sorted {
+            $0.flaggedAt < $1.flaggedAt
+        }
+        .map(\.id)
         (standing.lastSent, standing.lastAttempt) = try lastSync(ledger, drafts: Set(drafts.map(\.id)))
         return standing
     }

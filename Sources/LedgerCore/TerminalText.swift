@@ -5,7 +5,8 @@
 /// (`ESC [8m`) or reverse the reading order (bidi overrides), so an auditor
 /// would read something other than what was recorded. Every text rendering
 /// shows these characters as visible escapes (`\u{1B}` for ESC) instead; JSON
-/// and HTML outputs escape as their formats require and never use this.
+/// writes the same characters (`needsEscape`) as `\uXXXX` escapes, and HTML
+/// escapes as HTML after showing them so.
 public enum TerminalText {
     /// `text` with every control character (C0 but tab, DEL, C1), bidi
     /// override or isolate, and line or paragraph separator written as a
@@ -49,7 +50,11 @@ public enum TerminalText {
         return true
     }
 
-    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    /// Whether `scalar` is one a terminal acts on rather than shows (a
+    /// control but tab and newline, DEL, a C1 control, a bidi embedding,
+    /// override, isolate or mark, a line or paragraph separator): the set
+    /// `safe` shows as escapes and every JSON output writes as `\uXXXX`.
+    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x09, 0x0A: false
         case 0x00...0x1F, 0x7F...0x9F: true

@@ -40,8 +40,8 @@ public enum DurableFile {
         var failure: DurableFileError?
         if fchmod(fd, mode) != 0 {
             failure = DurableFileError(path: path, step: "setting its mode", code: errno)
-        } else if data.withUnsafeBytes({ raw in Foundation.write(fd, raw.baseAddress, raw.count) }) != data.count {
-            failure = DurableFileError(path: path, step: "writing", code: errno)
+        } else if let code = writeAll(data, to: fd) {
+            failure = DurableFileError(path: path, step: "writing", code: code)
         } else if fsync(fd) != 0 {
             failure = DurableFileError(path: path, step: "flushing to disk", code: errno)
         }
@@ -59,6 +59,31 @@ public enum DurableFile {
             // A directory that cannot be fsynced (some filesystems) still holds the renamed file.
             _ = fsync(dir)
             close(dir)
+        }
+    }
+}
+
+extension DurableFile {
+    /// Writes all of `data` to `fd`; the `errno` of the write that failed,
+    /// else nil. A short write (a disk that fills up part way) sets no
+    /// `errno`, so it is continued until a write fails and says why: taking
+    /// `errno` after a short write once named a stale "File exists" for a
+    /// full disk.
+    public static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
+        data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                let written = Foundation.write(fd, rest.baseAddress, rest.count)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                // write(2) gives 0 only for a count of 0; never spin on it.
+                if written == 0 { return EIO }
+                offset += written
+            }
+            return nil
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import InspectionStore
+import LedgerCore
 
 /// The background sync as a systemd user service: the unit `jqc sync
 /// --daemon` runs under, where it is installed, and what the user manager
@@ -30,8 +31,13 @@ public struct SyncService: Sendable {
     }
 
     /// The unit running `executable sync --daemon`, on `ledger` when given
-    /// (else the default ledger of the user it runs for).
-    public static func unit(executable: String, ledger: String?) -> String {
+    /// (else the default ledger of the user it runs for). Each value is
+    /// quoted and escaped for systemd (`word`), so no path can end a line or
+    /// add a setting; a value systemd cannot be given exactly is refused
+    /// (`UnitRefusal`).
+    public static func unit(executable: String, ledger: String?) throws(UnitRefusal) -> String {
+        try refuseUnnameable(executable, what: "the jqc to run", isExecutable: true)
+        if let ledger { try refuseUnnameable(ledger, what: "the ledger's path", isExecutable: false) }
         var lines = [
             "# Written by jqc: the background sync of an inspection ledger (jqc help service).",
             "[Unit]",
@@ -40,9 +46,9 @@ public struct SyncService: Sendable {
             "",
             "[Service]",
             "Type=simple",
-            "ExecStart=\(quoted(executable)) sync --daemon",
+            "ExecStart=\(word(executable)) sync --daemon",
         ]
-        if let ledger { lines.append("Environment=\(quoted("JQC_HOME=" + ledger))") }
+        if let ledger { lines.append("Environment=\(word("JQC_HOME=" + ledger))") }
         lines += [
             // The daemon waits through offline stretches and refused sessions by
             // itself; it exits only on SIGTERM or a fault of the ledger, restarted then.
@@ -56,12 +62,80 @@ public struct SyncService: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// A word systemd reads as one argument: quoted when it holds a space, `"` or `\`.
-    public static func quoted(_ word: String) -> String {
-        guard word.contains(where: { $0 == " " || $0 == "\"" || $0 == "\\" || $0 == "%" }) else { return word }
-        let escaped = word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "%", with: "%%")
-        return "\"" + escaped + "\""
+    /// Why a unit was not written: a value it would hold cannot be given to
+    /// systemd exactly.
+    public struct UnitRefusal: Error, CustomStringConvertible, Equatable {
+        /// What the value is ("the ledger's path").
+        public var what: String
+        public var value: String
+        public var why: String
+        public var advice: String
+        public var description: String {
+            "cannot write \(SyncService.unitName): \(what) \(TerminalText.singleLine(value)) \(why); nothing was "
+                + "written. \(advice)"
+        }
+    }
+
+    /// Refuses what no unit can name exactly. Text holding U+FFFD is how a
+    /// name's bytes that are not UTF-8 reach jqc: the unit would name another
+    /// file, and systemd reads only UTF-8. systemd also refuses an executable
+    /// whose name holds a quote, a backslash or a control character ("Executable
+    /// name contains special characters"), however it is escaped.
+    static func refuseUnnameable(_ text: String, what: String, isExecutable: Bool) throws(UnitRefusal) {
+        let elsewhere =
+            isExecutable
+            ? "Install jqc under a path without them (such as /usr/local/bin/jqc) and run 'jqc service install' with "
+                + "that jqc, or keep 'jqc sync --daemon' running yourself."
+            : "Move the ledger to a path whose name is UTF-8 text, or keep 'jqc sync --daemon' running yourself."
+        if text.unicodeScalars.contains("\u{FFFD}") {
+            throw UnitRefusal(
+                what: what, value: text,
+                why: "holds bytes that are not UTF-8 (shown as U+FFFD), which a unit file cannot name",
+                advice: elsewhere)
+        }
+        if isExecutable,
+            text.unicodeScalars.contains(where: {
+                "\"'\\".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F
+            })
+        {
+            throw UnitRefusal(
+                what: what, value: text,
+                why: "holds a quote, a backslash or a control character, which systemd refuses in an executable's name",
+                advice: elsewhere)
+        }
+    }
+
+    /// A word systemd reads back as exactly `text` (systemd.syntax(7)):
+    /// written as it is when every character is one of `[A-Za-z0-9/._+,:=@-]`,
+    /// else in double quotes with `\` and `"` backslash-escaped and a tab,
+    /// newline or other control character (and the C1 and bidi characters
+    /// `TerminalText` escapes) as a C escape (`\x0a`, `\u0085`), so no line
+    /// of the value can become a line of the unit; `%` is always `%%`
+    /// (specifiers are expanded inside quotes too). `$` is kept: neither
+    /// `Environment=` nor an executable's name expands variables.
+    public static func word(_ text: String) -> String {
+        var escaped = ""
+        var plain = !text.isEmpty
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9", "/", ".", "_", "+", ",", ":", "=", "@", "-":
+                escaped.unicodeScalars.append(scalar)
+                continue
+            case "\\": escaped += "\\\\"
+            case "\"": escaped += "\\\""
+            case "%": escaped += "%%"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: escaped += "\\x" + hex(scalar, digits: 2)
+            case _ where TerminalText.needsEscape(scalar): escaped += "\\u" + hex(scalar, digits: 4)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+            plain = false
+        }
+        return plain ? escaped : "\"" + escaped + "\""
+    }
+
+    private static func hex(_ scalar: Unicode.Scalar, digits: Int) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return String(repeating: "0", count: max(0, digits - hex.count)) + hex
     }
 
     // MARK: - The user manager

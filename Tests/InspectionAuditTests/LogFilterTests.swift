@@ -70,7 +70,10 @@ import Testing
         ("a part of a name", LogFilter(actor: "Park"), Array(13...18)),
         ("a part of a name, any case", LogFilter(actor: "pARK"), Array(13...18)),
         ("a first name finds everyone who has it", LogFilter(actor: "Dana"), Array(1...18)),
-        ("a part of an id", LogFilter(actor: "local:"), Array(1...12)),
+        ("the kind of an id", LogFilter(actor: "local:"), Array(1...12)),
+        ("an id only whole", LogFilter(actor: "local:dan"), []),
+        ("an id only whole, any case", LogFilter(actor: "LOCAL:DANA"), Array(1...12)),
+        ("no other part of an id", LogFilter(actor: "ocal:dana"), []),
         ("a name nobody has", LogFilter(actor: "Mallory"), []),
     ]
 

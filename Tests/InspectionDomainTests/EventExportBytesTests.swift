@@ -9,7 +9,8 @@ import Testing
     /// Person-written text that JSON escapes, or passes on as it is.
     static let hostileTexts = [
         "plain", "", "quote \" and backslash \\", "line\nbreak\r\ttab", "esc \u{1B}[8m nul \u{0}", "del \u{7F}",
-        "é, 漢字, 🧯", "bidi \u{202E}override", "c1 \u{85}",
+        "é, 漢字, 🧯", "bidi \u{202E}override", "c1 \u{85}", "csi \u{9B}2J", "nbsp\u{A0}", "mark \u{61C}\u{200F}",
+        "isolate \u{2066}x\u{2069} \u{2028}\u{2029} \u{2027}\u{202F}",
     ]
 
     static func record(_ event: InspectionEvent, _ n: Int, actor: Actor = Samples.actor) -> EventRecord {

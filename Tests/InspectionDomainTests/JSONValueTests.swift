@@ -77,4 +77,34 @@ import Testing
         #expect(value.sortingKeys().prettyPrinted() == expected)
         #expect(try JSONValue(parsing: value.sortingKeys().prettyPrinted()) == value)
     }
+
+    /// Characters a terminal acts on, each written as `\uXXXX` by every JSON
+    /// writer: C1 controls (U+009B is a CSI by itself), DEL, bidi marks,
+    /// embeddings, overrides and isolates, and the line and paragraph
+    /// separators; the JSON still reads back as the exact text.
+    static let terminalActive: [(UInt32, String)] = [
+        (0x7F, #"\u007f"#), (0x80, #"\u0080"#), (0x85, #"\u0085"#), (0x9B, #"\u009b"#), (0x9F, #"\u009f"#),
+        (0x061C, #"\u061c"#), (0x200E, #"\u200e"#), (0x200F, #"\u200f"#), (0x2028, #"\u2028"#),
+        (0x2029, #"\u2029"#), (0x202A, #"\u202a"#), (0x202B, #"\u202b"#), (0x202C, #"\u202c"#),
+        (0x202D, #"\u202d"#), (0x202E, #"\u202e"#), (0x2066, #"\u2066"#), (0x2067, #"\u2067"#),
+        (0x2068, #"\u2068"#), (0x2069, #"\u2069"#), (0x1B, #"\u001b"#),
+    ]
+
+    @Test(arguments: terminalActive)
+    func escapesWhatATerminalActsOn(codePoint: UInt32, escaped: String) throws {
+        let text = "a" + String(Unicode.Scalar(codePoint)!) + "b"
+        let value = JSONValue.object([.init(text, .string(text))])
+        #expect(value.serialized() == "{\"a\(escaped)b\":\"a\(escaped)b\"}")
+        #expect(value.prettyPrinted() == "{\n  \"a\(escaped)b\": \"a\(escaped)b\"\n}")
+        #expect(try JSONValue(parsing: value.serialized()) == value)
+    }
+
+    /// Printable text next to those ranges is written as it is: U+00A0 and
+    /// U+00E9 share the C1 controls' first UTF-8 byte, U+2027, U+202F and
+    /// U+206A border the bidi ranges, U+061B borders U+061C.
+    @Test(arguments: [0xA0, 0xE9, 0x061B, 0x200D, 0x2027, 0x202F, 0x2065, 0x206A, 0x1F9EF] as [UInt32])
+    func writesPrintableNeighboursAsTheyAre(codePoint: UInt32) {
+        let text = "a" + String(Unicode.Scalar(codePoint)!) + "b"
+        #expect(JSONValue.string(text).serialized() == "\"\(text)\"")
+    }
 }

@@ -169,6 +169,45 @@ import Testing
     }
 }
 
+/// A backup whose photo fills the disk part way says the disk is full (a
+/// short write once left a stale errno: "… (writing): File exists").
+@Suite struct FullDiskPhotoBackupTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aPhotoThatFillsTheDiskPartWaySaysNoSpace() throws {
+        let jqc = JQCRunner(ledger: directory.appending("ledger"))
+        let inspection = try jqc.recordSampleInspection()
+        // A PNG's signature and a megabyte: the store checks the kind by its first bytes.
+        let photo = directory.appending("big.png")
+        try (SampleReference.png() + Data(count: 1_000_000)).write(to: URL(fileURLWithPath: photo))
+        #expect(try jqc("--as", "Dana", "photo", inspection, "Photo of problem area", photo).status == 0)
+        let point = directory.appending("disk")
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: false)
+        guard getuid() == 0,
+            try ProcessRun.run("/bin/mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", point]).status == 0
+        else {
+            // Without a disk to fill: the write that fails names its own reason.
+            let full = open("/dev/full", O_WRONLY)
+            defer { close(full) }
+            #expect(DurableFile.writeAll(Data(count: 4096), to: full) == ENOSPC)
+            return
+        }
+        defer { _ = try? ProcessRun.run("/bin/umount", [point]) }
+        for leaving in [300, 500, 800] {
+            try? FileManager.default.removeItem(atPath: point + "/fill")
+            var stats = statvfs()
+            #expect(statvfs(point, &stats) == 0)
+            let free = Int(stats.f_bavail) * Int(stats.f_frsize)
+            _ = FileManager.default.createFile(
+                atPath: point + "/fill", contents: Data(count: max(0, free - leaving * 1024)))
+            let result = try jqc("backup", point + "/backup-\(leaving)")
+            #expect(result.status == 1 && !result.signalled, "\(leaving) KiB free: \(result.stdout)")
+            #expect(result.stderr.contains("no space left on the device holding"), "\(result.stderr)")
+            #expect(!result.stderr.contains("File exists"), "\(result.stderr)")
+        }
+    }
+}
+
 /// `DurableFile`'s temporary file: created exclusively, never through a link.
 @Suite struct DurableFileTests {
     let directory = TemporaryDirectory()

@@ -75,6 +75,28 @@ import Testing
         #expect(try runner("verify").status == 0)
     }
 
+    /// `checkpoint` and `prove` only read: on a read-only copy of a ledger
+    /// that has signed before they print what they print on the ledger
+    /// itself, and write nothing into it (the anchor they keep,
+    /// `last-checkpoint`, is only kept where it can be).
+    @Test func checkpointAndProveReadAReadOnlyCopyAndWriteNothing() throws {
+        #expect(try jqc("checkpoint").status == 0)  // the key is published, last-checkpoint kept
+        let commands = [["checkpoint"], ["prove", inspection]]
+        let writable = try commands.map { try jqc.run($0) }
+        let home = directory.appending("ledger")
+        let anchor = try Data(contentsOf: URL(fileURLWithPath: home + "/last-checkpoint"))
+        let (path, _, undo) = try unwritableLedger()
+        defer { undo() }
+        let runner = JQCRunner(ledger: path)
+        for (command, before) in zip(commands, writable) {
+            let result = try runner.run(command)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(!result.stderr.contains("could not write"), "\(command): \(result.stderr)")
+            #expect(result.stdout == before.stdout, "\(command) printed otherwise on the read-only copy")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: home + "/last-checkpoint")) == anchor)
+    }
+
     @Test(arguments: [(EROFS, "read-only file system"), (EACCES, "permission denied"), (EPERM, "permission denied")])
     func theStoreReadsTheSystemsRefusal(code: Int32, words: String) {
         let error = LedgerError.from(LMDBError(code: code, operation: "opening"), store: "/ledger/store")

@@ -113,4 +113,77 @@ import Testing
             #expect(check.status == 0, "jqc --json \(command.joined(separator: " ")): \(check.stderr)")
         }
     }
+
+    /// (ledger directory name, the `Environment=` line its unit holds): a
+    /// newline that would add `ExecStartPre=`, quotes, a backslash, a
+    /// specifier, a variable, a tab, a C1 control and a bidi override.
+    static let hostileLedgerNames: [(String, String)] = [
+        ("new\nExecStartPre=/bin/touch /tmp/x", #"new\x0aExecStartPre=/bin/touch /tmp/x""#),
+        ("quote\" 'single'", #"quote\" 'single'""#), ("back\\slash\\", #"back\\slash\\""#),
+        ("home %h 100%", #"home %%h 100%%""#), ("$HOME ${USER}", #"$HOME ${USER}""#),
+        ("tab\there", #"tab\x09here""#), ("c1 \u{9B}2J \u{202E}evil", #"c1 \u009b2J \u202eevil""#),
+        ("line\\\nend", #"line\\\x0aend""#),
+    ]
+
+    @Test(arguments: hostileLedgerNames)
+    func aLedgerPathIsQuotedSoNoLineOfItBecomesASetting(name: String, environment: String) throws {
+        let ledger = directory.appending(name)
+        let jqc = JQCRunner(
+            ledger: ledger,
+            environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": try systemctl(manager: false)])
+        try #require(try jqc("init").status == 0)
+        let installed = try jqc("service", "install")
+        #expect(installed.status == 0, "\(installed.stderr)")
+        let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
+        let lines = unit.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.filter { $0.hasPrefix("ExecStart") }.count == 1, "\(unit)")
+        #expect(
+            lines.filter { $0.hasPrefix("Environment=") } == ["Environment=\"JQC_HOME=\(directory.path)/\(environment)"]
+        )
+        #expect(lines.count == 15, "a line of the path became a line of the unit: \(unit)")
+        let verify = try ProcessRun.run("/usr/bin/env", ["systemd-analyze", "verify", "--man=no", unitPath])
+        #expect(verify.status == 0 && verify.stderr.isEmpty, "systemd-analyze verify: \(verify.stderr)")
+    }
+
+    /// The executable's name goes through the same quoting, and systemd reads
+    /// it back exactly: `systemd-analyze verify` finds the file the unit names.
+    @Test(arguments: ["plain", "with space", "per%cent %h", "$HOME ${X}", "\u{85} \u{202E}", "é漢字", "a;b"])
+    func anExecutableNameIsReadBackBySystemdAsTheSameFile(name: String) throws {
+        let executable = directory.appending("bin " + name)
+        try FileManager.default.createSymbolicLink(atPath: executable, withDestinationPath: "/bin/true")
+        let printed = try JQCRunner(ledger: directory.appending("unused"))("service", "unit", "--exec", executable)
+        #expect(printed.status == 0, "\(printed.stderr)")
+        let path = directory.appending("jqc-sync.service")
+        try printed.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        let verify = try ProcessRun.run("/usr/bin/env", ["systemd-analyze", "verify", "--man=no", path])
+        #expect(
+            verify.status == 0 && verify.stderr.isEmpty, "systemd-analyze verify: \(verify.stderr)\n\(printed.stdout)")
+    }
+
+    /// An executable name systemd refuses however it is escaped: no unit.
+    @Test(arguments: ["/opt/new\nExecStartPre=/bin/touch /tmp/x/jqc", "/opt/q\"uote/jqc", "/opt/back\\/jqc"])
+    func anExecutableNameSystemdRefusesGivesNoUnit(executable: String) throws {
+        let printed = try JQCRunner(ledger: directory.appending("unused"))("service", "unit", "--exec", executable)
+        #expect(printed.status == 1)
+        #expect(printed.stdout.isEmpty, "\(printed.stdout)")
+        #expect(
+            printed.stderr.contains("which systemd refuses in an executable's name; nothing was written"),
+            "\(printed.stderr)")
+    }
+
+    /// A ledger path whose bytes are not UTF-8 cannot be named in a unit
+    /// (systemd reads UTF-8; jqc sees U+FFFD): refused, nothing written.
+    @Test func aLedgerPathThatIsNotUTF8IsRefused() throws {
+        let script =
+            #"l="$(printf "$1/bad\377name")"; "$0" --ledger "$l" init >/dev/null && exec "$0" --ledger "$l" service install"#
+        let result = try ProcessRun.run(
+            "/bin/sh", ["-c", script, Products.executable("jqc"), directory.path],
+            environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": try systemctl(manager: false), "NO_COLOR": "1"])
+        #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "cannot write jqc-sync.service: the ledger's path \(directory.path)/bad\u{FFFD}name holds bytes that are "
+                    + "not UTF-8 (shown as U+FFFD)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: unitPath))
+    }
 }

@@ -80,6 +80,38 @@ import Testing
         #expect((event["actor"] as? [String: Any])?["name"] as? String == Self.forger)
     }
 
+    /// A C1 CSI, a bidi override and its pop, and a line separator in a
+    /// recorded answer: every JSON output writes them as `\uXXXX` (as text
+    /// output shows them as escapes), and the JSON still reads back exact.
+    static let terminalActive = "x\u{9B}2Jy\u{202E}evil\u{202C}\u{2028}z\u{61C}\u{2066}\u{85}"
+
+    @Test(arguments: [["--json", "show"], ["--json", "log"], ["audit", "--format", "json"]])
+    func jsonOutputEscapesWhatATerminalActsOn(command: [String]) throws {
+        try Self.succeed(jqc.run(["--as", "Dana", "set", id, "Notes=\(Self.terminalActive)"]))
+        let arguments = command + (command[1] == "log" ? [] : [id])
+        let result = try Self.succeed(jqc.run(arguments))
+        let raw = result.stdout.unicodeScalars.filter {
+            (0x80...0x9F).contains($0.value) || [0x061C, 0x2028, 0x2029, 0x202C, 0x202E, 0x2066].contains($0.value)
+        }
+        #expect(
+            raw.isEmpty, "jqc \(arguments.joined(separator: " ")) printed \(raw.map { String($0.value, radix: 16) })")
+        #expect(result.stdout.contains(#"x\u009b2Jy\u202eevil\u202c\u2028z\u061c\u2066\u0085"#), "\(result.stdout)")
+        #expect(result.stdout.contains(#"\u202e"#))
+        let lines = command[1] == "log" ? result.stdout.split(separator: "\n").map(String.init) : [result.stdout]
+        let parsed = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) }
+        #expect(parsed.contains { Self.holds($0, Self.terminalActive) }, "the JSON does not read back exact")
+    }
+
+    /// Whether `json` (parsed by Foundation) holds the string `text` at any depth.
+    static func holds(_ json: Any, _ text: String) -> Bool {
+        switch json {
+        case let string as String: string == text
+        case let array as [Any]: array.contains { holds($0, text) }
+        case let object as [String: Any]: object.values.contains { holds($0, text) }
+        default: false
+        }
+    }
+
     @Test(arguments: [" ", "   ", "\t\n", "\u{200B}", "\u{202E}"])
     func aNameWithoutAVisibleCharacterIsRefused(name: String) throws {
         let result = try jqc.run(["--as", name, "set", id, "Notes", "x"])

@@ -194,6 +194,19 @@ import Testing
         }
         let list = try #require(try JSONValue(parsing: try sample.jqc("--json", "inspections").stdout).arrayValue)
         #expect(list.allSatisfy { $0["sync_notes"]?.arrayValue?.count == 1 })
+        // `issues` and `status` say it too, not "synced" and "the server has everything" alone.
+        let issues = try sample.jqc("issues")
+        #expect(issues.stdout.components(separatedBy: "synced (may be held twice)").count == 3, "\(issues.stdout)")
+        #expect(issues.stdout.contains("sent again after the server's answer was lost"), "\(issues.stdout)")
+        let rows = try #require(try JSONValue(parsing: try sample.jqc("--json", "issues").stdout).arrayValue)
+        #expect(rows.count == 2 && rows.allSatisfy { $0["possibly_sent_twice"] == .bool(true) }, "\(rows)")
+        let status = try sample.jqc("status")
+        for issue in flagged.compactMap({ $0["id"]?.stringValue }) {
+            let note =
+                "issue \(issue.prefix(8)) was sent again after its answer was lost; this server offers no way "
+                + "to check, so it may hold it twice"
+            #expect(status.stdout.contains(note), "\(status.stdout)")
+        }
     }
 
     /// A run killed before an issue's request went out leaves nothing that

@@ -8,23 +8,49 @@ import Testing
 /// user manager: the unit's text, where it goes, and what the service's
 /// state is made of (a stand-in `systemctl` through `JQC_SYSTEMCTL`).
 @Suite struct SyncServiceTests {
-    static let quoting: [(word: String, quoted: String)] = [
-        ("/usr/bin/jqc", "/usr/bin/jqc"),
-        ("/opt/my tools/jqc", "\"/opt/my tools/jqc\""),
-        ("/a\"b\\c", "\"/a\\\"b\\\\c\""),
-        ("/100%/jqc", "\"/100%%/jqc\""),
+    /// (text, as a word of a unit): quoted and escaped per systemd.syntax(7)
+    /// so that systemd reads back the text, and no newline of it can end the
+    /// setting's line.
+    static let quoting: [(text: String, word: String)] = [
+        ("/usr/bin/jqc", "/usr/bin/jqc"), ("/opt/my tools/jqc", #""/opt/my tools/jqc""#),
+        ("/a\"b\\c", #""/a\"b\\c""#), ("/100%/jqc %h", #""/100%%/jqc %%h""#), ("/$HOME/${X}", #""/$HOME/${X}""#),
+        ("/new\nExecStartPre=/bin/touch /tmp/x", #""/new\x0aExecStartPre=/bin/touch /tmp/x""#),
+        ("/ends\\", #""/ends\\""#), ("/t\tr\r\u{7F}", #""/t\x09r\x0d\x7f""#),
+        ("/c1\u{9B}bidi\u{202E}", #""/c1\u009bbidi\u202e""#), ("/it's é", #""/it's é""#), ("", #""""#),
     ]
 
-    @Test(arguments: quoting) func aWordSystemdReadsAsOneArgument(word: String, quoted: String) {
-        #expect(SyncService.quoted(word) == quoted)
+    @Test(arguments: quoting)
+    func aWordSystemdReadsBackAsTheText(text: String, word: String) {
+        #expect(SyncService.word(text) == word)
     }
 
-    @Test func theUnitRunsTheDaemonOnTheLedgerGiven() {
-        let unit = SyncService.unit(executable: "/opt/my tools/jqc", ledger: "/data/ledger")
+    /// (executable, ledger, what is refused): text that was not UTF-8, and an
+    /// executable name systemd refuses however it is escaped.
+    static let unnameable: [(String, String?, String)] = [
+        (
+            "/usr/bin/jqc", "/data/bad\u{FFFD}name",
+            "the ledger's path /data/bad\u{FFFD}name holds bytes that are not UTF-8"
+        ),
+        ("/opt/bad\u{FFFD}/jqc", nil, "the jqc to run /opt/bad\u{FFFD}/jqc holds bytes that are not UTF-8"),
+        ("/opt/it's/jqc", nil, "the jqc to run /opt/it's/jqc holds a quote, a backslash or a control character"),
+        ("/opt/new\nx/jqc", "/data", #"the jqc to run /opt/new\nx/jqc holds a quote, a backslash or a control"#),
+    ]
+
+    @Test(arguments: unnameable)
+    func whatNoUnitCanNameIsRefused(executable: String, ledger: String?, refused: String) {
+        let refusal = #expect(throws: SyncService.UnitRefusal.self) {
+            try SyncService.unit(executable: executable, ledger: ledger)
+        }
+        #expect(refusal?.description.contains(refused) == true, "\(String(describing: refusal))")
+        #expect(refusal?.description.contains("nothing was written") == true)
+    }
+
+    @Test func theUnitRunsTheDaemonOnTheLedgerGiven() throws {
+        let unit = try SyncService.unit(executable: "/opt/my tools/jqc", ledger: "/data/ledger")
         #expect(unit.contains("ExecStart=\"/opt/my tools/jqc\" sync --daemon\n"))
         #expect(unit.contains("Environment=JQC_HOME=/data/ledger\n"))
         #expect(unit.contains("Restart=on-failure\n"))
-        #expect(!SyncService.unit(executable: "/usr/bin/jqc", ledger: nil).contains("Environment="))
+        #expect(try !SyncService.unit(executable: "/usr/bin/jqc", ledger: nil).contains("Environment="))
     }
 
     @Test func theUserUnitGoesUnderXDGConfigHomeElseHome() {
@@ -59,7 +85,8 @@ import Testing
         if noUnit.installedUnitPath == nil { #expect(noUnit.state() == .notInstalled) }
         try FileManager.default.createDirectory(atPath: config + "/systemd/user", withIntermediateDirectories: true)
         let unit = config + "/systemd/user/jqc-sync.service"
-        try Data(SyncService.unit(executable: "/usr/bin/jqc", ledger: nil).utf8).write(to: URL(fileURLWithPath: unit))
+        try Data(try SyncService.unit(executable: "/usr/bin/jqc", ledger: nil).utf8).write(
+            to: URL(fileURLWithPath: unit))
         let active = try Self.systemctl(in: temporary, answering: "active", status: 0)
         let running = SyncService(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": active]).state()
         #expect(running == .running(unit: unit, word: "active"))

@@ -19,7 +19,8 @@ struct LogCommand: RunnableCommand {
     static let until = OptionSpec(
         "until", valueName: "TIME|SEQ", help: "Only events at or before this time or position.")
     static let actor = OptionSpec(
-        "actor", valueName: "NAME", help: "Only events recorded by this actor (any part of the name or id, any case).")
+        "actor", valueName: "NAME",
+        help: "Only events recorded by this actor (any part of the name, or the whole id; any case).")
     static let type = OptionSpec(
         "type", valueName: "TYPE", help: "Only events of this type (inspection.field_set) or family (sync).",
         repeatable: true)
@@ -42,7 +43,9 @@ struct LogCommand: RunnableCommand {
             With --json, each line is one event in the exported form of Schemas/events/envelope.schema.json \
             (Tools/validate-events checks it). Opens the ledger read-only and needs no login.
 
-            --actor matches any part of a name or id, ignoring case ('--actor dana' finds "Dana Inspector"). \
+            --actor matches any part of a name, ignoring case ('--actor dana' finds "Dana Inspector"), and an id \
+            only whole ('--actor local:Dan' finds Dan, not Dana) or by its kind ('--actor local:' finds every local \
+            actor). \
             --actors lists every actor of the selected events once, with the positions of their first and \
             last event; with --json, one JSON array of {id, name, verified, events, first_position, \
             last_position}.

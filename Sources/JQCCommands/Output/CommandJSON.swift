@@ -38,6 +38,7 @@ extension IssueRow: JSONRepresentable {
             "severity": .string(severity.rawValue), "description": .string(description), "photo_id": .id(photoID),
             "flagged_at": .string(flaggedAt.iso8601), "flagged_by": .string(flaggedBy),
             "server_id": .optional(serverID), "sync": .string(syncState.rawValue),
+            "possibly_sent_twice": .bool(possiblySentTwice),
         ])
     }
 }

@@ -55,8 +55,14 @@ struct IssuesCommand: RunnableCommand {
                 rows: rows.map { r in
                     [
                         String(r.id.lowercased.prefix(8)), r.severity.rawValue, r.facilityName,
-                        String(r.inspectionID.lowercased.prefix(8)), r.syncState.rawValue, r.description,
+                        String(r.inspectionID.lowercased.prefix(8)),
+                        r.syncState.rawValue + (r.possiblySentTwice ? " (may be held twice)" : ""), r.description,
                     ]
                 }))
+        if rows.contains(where: \.possiblySentTwice) {
+            invocation.stdout.line(
+                "(may be held twice): sent again after the server's answer was lost; this server offers no way to "
+                    + "check, so it may hold the issue twice.")
+        }
     }
 }

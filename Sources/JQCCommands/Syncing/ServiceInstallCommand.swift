@@ -16,7 +16,7 @@ struct ServiceInstallCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()  // a ledger must be there to sync
         let service = SyncService(environment: invocation.environment)
-        let unit = SyncService.unit(executable: Self.executable(), ledger: invocation.home.path)
+        let unit = try SyncService.unit(executable: Self.executable(), ledger: invocation.home.path)
         try FileStore.makeDirectory(service.userUnitDirectory, mode: 0o755)
         try FileStore.writeAtomically(Data(unit.utf8), to: service.userUnitPath, mode: 0o644)
         let out = invocation.stdout
@@ -31,7 +31,8 @@ struct ServiceInstallCommand: RunnableCommand {
                     ])))
             return
         }
-        out.line("Wrote \(service.userUnitPath) (jqc sync --daemon on \(invocation.home.path)).")
+        out.line(
+            "Wrote \(service.userUnitPath) (jqc sync --daemon on \(TerminalText.singleLine(invocation.home.path))).")
         guard manager else {
             out.line(
                 "No systemd user manager answers here, so nothing was started. From your login session run:")

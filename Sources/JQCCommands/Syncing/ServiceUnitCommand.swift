@@ -24,6 +24,6 @@ struct ServiceUnitCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
-        invocation.stdout.write(SyncService.unit(executable: executable, ledger: nil))
+        invocation.stdout.write(try SyncService.unit(executable: executable, ledger: nil))
     }
 }
