@@ -161,3 +161,24 @@ struct MergeHistory: Hashable, Sendable {
     var keys: Set<EventKey> = []
     var receptionStamps: [EventKey: EventStamp] = [:]
 }
+
+/// One reception being opened by `InspectionState.foldCarried`: where its
+/// records stand, the stamp of the last one folded, what they carried, and
+/// the nested reception whose own records are being folded first.
+struct CarriedFold {
+    var received: InspectionReceived
+    var next = 0
+    var previous: EventStamp?
+    var clock = VectorClock()
+    var latest: HybridTime?
+    var waiting: (record: EventRecord, event: InspectionEvent?)?
+
+    init(received: InspectionReceived) { self.received = received }
+
+    /// `stamp` is the last record folded: the next one follows it.
+    mutating func follow(_ stamp: EventStamp) {
+        previous = stamp
+        clock.merge(stamp.clock)
+        latest = max(latest ?? stamp.time, stamp.time)
+    }
+}

@@ -36,6 +36,9 @@ public struct Reception {
         /// True when the inspection was held here already and the file's
         /// records were merged with this device's.
         public var merged = false
+        /// What the file changed here: the folded state before and after
+        /// compared (`ReceptionChanges`); empty when nothing was recorded.
+        public var changes = ReceptionChanges()
     }
 
     /// Why a handover file was refused: nothing was recorded.
@@ -83,6 +86,9 @@ public struct Reception {
         // Its records by reference; their bytes and the file's
         // `carried_records` go into this ledger's `carried` table with it.
         let carried = file.reception(sha256: sha256)
+        // Bounded before any walk below: a file nested past the limit is
+        // refused here, so no ledger holds what a walk could not take.
+        do { try carried.checkNesting() } catch { throw Refusal(reason: "\(error)") }
         func nothingNew() -> Received {
             Received(
                 inspection: id, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
@@ -129,9 +135,11 @@ public struct Reception {
         try ledger.record(
             events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device, at: clock.now(),
             carrying: carried.carried)
-        return Received(
+        var received = Received(
             inspection: id, fromDevice: file.fromDevice, recorded: true, records: file.records.count,
             photos: file.photoFiles.count, pinnedTemplate: pin, sha256: sha256, merged: !stream.isEmpty)
+        if let after = try ledger.state(of: id) { received.changes = ReceptionChanges(before: held, after: after) }
+        return received
     }
 
     static func read(_ path: String) throws -> [UInt8] {
