@@ -97,7 +97,14 @@ extension InspectionState {
         var found: [FieldConflict] = []
         for (field, writes) in merge.writes {
             let counted = counting(writes)
-            let latest = counted.filter { write in !counted.contains { write.stamp.happened(before: $0.stamp) } }
+            // Only a device's last write of the field can be latest (its
+            // earlier ones happened before it): linear in the writes.
+            var last: [UUID: FieldWrite] = [:]
+            for write in counted where write.stamp.version > last[write.stamp.device]?.stamp.version ?? 0 {
+                last[write.stamp.device] = write
+            }
+            let candidates = Array(last.values)
+            let latest = candidates.filter { write in !candidates.contains { write.stamp.happened(before: $0.stamp) } }
             guard latest.count > 1 else { continue }
             let standing = fieldMerge.winner(counted)
             let others = latest.filter { $0 != standing }.sorted { FieldWrite.precedes($1, $0) }
@@ -149,6 +156,8 @@ extension InspectionState {
             var write = write
             write.stamp = clocked(write.stamp)
             history.writes[field] = [write]
+            history.written.insert(
+                FieldWriteKey(field: field, device: write.stamp.device, version: write.stamp.version))
         }
         lastWrites = [:]
         for index in photos.indices { photos[index].stamp = clocked(photos[index].stamp) }
@@ -357,14 +366,13 @@ extension InspectionState {
     mutating func addWrite(
         _ field: FieldID, _ value: FieldValue?, _ actor: Actor, _ recordedAt: Timestamp, _ stamp: EventStamp
     ) {
-        let writes = merge?.writes[field] ?? []
-        guard !writes.contains(where: { $0.stamp.device == stamp.device && $0.stamp.version == stamp.version })
-        else { return }
+        let key = FieldWriteKey(field: field, device: stamp.device, version: stamp.version)
+        guard merge?.written.insert(key).inserted ?? false else { return }
         noteWork(stamp)
-        merge?.writes[field] =
-            writes + [
-                FieldWrite(fieldID: field, value: value, stamp: stamp, actor: actor, recordedAt: recordedAt)
-            ]
+        // Appended in place: a copy of the field's writes per write would
+        // make the fold quadratic.
+        merge?.writes[field, default: []].append(
+            FieldWrite(fieldID: field, value: value, stamp: stamp, actor: actor, recordedAt: recordedAt))
         updatedAt = max(updatedAt ?? recordedAt, recordedAt)
     }
 
@@ -392,13 +400,26 @@ extension InspectionState {
         }
         sync.serverID = ownServerRecord?.serverID ?? standingServerRecord?.serverID
         if let fields {
-            for field in fields { values[field] = fieldMerge.winner(counting(merge.writes[field] ?? []))?.value }
+            // This device's new write follows everything folded: after a
+            // submit it does not count; else it competes only with the
+            // field's standing write (the rule is a maximum: `FieldMerge`).
+            guard standingSubmit == nil else { return }
+            for field in fields {
+                let candidates = [merge.standing[field], merge.writes[field]?.last].compactMap { $0 }
+                let winner = fieldMerge.winner(candidates)
+                self.merge?.standing[field] = winner
+                values[field] = winner?.value
+            }
             return
         }
         var derived: [FieldID: FieldValue] = [:]
+        var standing: [FieldID: FieldWrite] = [:]
         for (field, writes) in merge.writes {
-            if let value = fieldMerge.winner(counting(writes))?.value { derived[field] = value }
+            guard let winner = fieldMerge.winner(counting(writes)) else { continue }
+            standing[field] = winner
+            if let value = winner.value { derived[field] = value }
         }
         values = derived
+        self.merge?.standing = standing
     }
 }
