@@ -68,6 +68,17 @@ import Testing
         let audit = try a.jqc("audit", id.lowercased)
         #expect(audit.stdout.contains("Discard overtaken: discarded by"), "\(audit.stdout)")
 
+        // B, whose discard was overtaken, gets A's later work: open there
+        // too, and its views rebuilt agree with a fresh fold (the drafts
+        // view folds a merged stream instead of reading record types).
+        let later = try Self.exchange(id, from: a, to: b, name: "a1b")
+        #expect(later.contains("New answers: 1 (Notes (9))") && later.contains("Status: discarded → draft"), "\(later)")
+        #expect(try Self.json(b, "show", id.lowercased)["status"]?.stringValue == "draft")
+        #expect(try b.jqc("rebuild").status == 0)
+        let checked = try b.jqc("views", "--check")
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
+        #expect(try Self.json(b, "status")["not_on_server"]?["drafts"] == .integer(1), "the drafts view lists it")
+
         // The copy is still A's to finish: it submits, and the server gets one record.
         #expect(try a.jqc("set", id.lowercased, "4=3").status == 0)
         let submitted = try a.jqc("submit", id.lowercased)
