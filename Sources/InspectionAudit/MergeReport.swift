@@ -58,7 +58,10 @@ public struct MergeReport: Sendable {
                     sanitise(
                         "Discard overtaken: discarded \(Self.who(discard.by, discard.stamp, discard.at))\(reason); "
                             + "that device had not seen \(Self.count(state.unseenWork(by: discard), "later record")) "
-                            + "(answers, photos or issues), so the inspection stays open here"))
+                            + "(answers, photos or issues), "
+                            + (state.status == .discarded
+                                ? "so it closed nothing (a later discard that saw everything did)"
+                                : "so the inspection stays open here")))
             }
         }
         if let standing = state.standingSubmit {
