@@ -165,7 +165,17 @@ extension AuditReport {
                 children.isEmpty ? "none" : children.map { Self.escape(Self.linkText($0)) }.joined(separator: "<br>")
             ))
         rows.append(
-            ("Sync", Self.escape(syncState + (form.sync.serverID.map { " (server id \($0))" } ?? ""))))
+            (
+                "Sync",
+                // The notes too: two server records of one inspection, or a
+                // copy another device is expected to send, say it here.
+                ([Self.escape(syncState + (form.sync.serverID.map { " (server id \($0))" } ?? ""))]
+                    + form.syncNotes.filter {
+                        $0.hasPrefix(InspectionState.serverRecordsNotePrefix)
+                            || $0.hasPrefix(InspectionState.expectedElsewhereNotePrefix)
+                    }
+                    .map(Self.escape)).joined(separator: "<br>")
+            ))
         var out = "<section id=\"summary\">\n<h2>Inspection</h2>\n<dl>\n"
         for (name, value) in rows { out += "<dt>\(Self.escape(name))</dt><dd>\(value)</dd>\n" }
         return out + "</dl>\n</section>\n"

@@ -5,7 +5,8 @@ import LedgerCore
 /// What the merge of shared copies leaves for a person to see
 /// (`docs/domain.md` § Sharing and merging): each conflict with all its
 /// values, who, when and which one stands; the answers that arrived after
-/// the submit; a second submit that does not stand; a discard. The same
+/// the submit; a second submit that does not stand; a discard, and one
+/// overtaken by work it had not seen (who, where, why). The same
 /// words in `jqc show`, `jqc fill` and `jqc audit`; the JSON is the
 /// `merge` definition of `Schemas/cli/jqc-json.schema.json`.
 public struct MergeReport: Sendable {
@@ -17,6 +18,7 @@ public struct MergeReport: Sendable {
     public var isEmpty: Bool {
         state.conflicts.isEmpty && state.arrivedAfterSubmit.isEmpty && state.overruledSubmits.isEmpty
             && !(state.status == .completed && !state.discards.isEmpty)
+            && (state.status == .completed || state.overtakenDiscards.isEmpty)
     }
 
     func name(_ field: FieldID) -> String {
@@ -49,6 +51,19 @@ public struct MergeReport: Sendable {
                 lines.append("  \(sanitise(name(write.fieldID))): \(sanitise(Self.write(write)))")
             }
         }
+        if state.status != .completed {
+            for discard in state.overtakenDiscards {
+                let reason = discard.reason.map { ", reason: \($0)" } ?? ""
+                lines.append(
+                    sanitise(
+                        "Discard overtaken: discarded \(Self.who(discard.by, discard.stamp, discard.at))\(reason); "
+                            + "that device had not seen \(Self.count(state.unseenWork(by: discard), "later record")) "
+                            + "(answers, photos or issues), "
+                            + (state.status == .discarded
+                                ? "so it closed nothing (a later discard that saw everything did)"
+                                : "so the inspection stays open here")))
+            }
+        }
         if let standing = state.standingSubmit {
             for other in state.overruledSubmits {
                 lines.append(
@@ -65,6 +80,9 @@ public struct MergeReport: Sendable {
         return lines
     }
 
+    /// `1 later record`, `2 later records`.
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
     static func json(_ write: FieldWrite, standing: Bool?) -> JSONValue {
         var members: [JSONValue.Member] = [
             .init("value", write.value?.jsonValue ?? .null), .init("cleared", .bool(write.value == nil)),
@@ -80,6 +98,22 @@ public struct MergeReport: Sendable {
             .init("actor", .string(closing.by.name)), .init("device", .string(closing.stamp.device.lowercased)),
             .init("at", .string(closing.at.iso8601)),
         ])
+    }
+
+    /// The inspection's records on the server, as each device reported
+    /// them, in server-id order: which one this device sent, which stands.
+    var serverRecords: [JSONValue] {
+        let standing = state.standingServerRecord?.serverID
+        var seen: Set<String> = []
+        return state.sync.serverRecords.sorted { ($0.serverID, $0.at) < ($1.serverID, $1.at) }
+            .filter { seen.insert($0.serverID).inserted }
+            .map { record in
+                .object([
+                    .init("server_id", .string(record.serverID)), .init("device", .string(record.device.lowercased)),
+                    .init("sent_here", .bool(record.device == state.device)),
+                    .init("stands", .bool(record.serverID == standing)),
+                ])
+            }
     }
 
     /// The `merge` definition of `Schemas/cli/jqc-json.schema.json`.
@@ -103,6 +137,18 @@ public struct MergeReport: Sendable {
             .init("submitted_by", state.standingSubmit.map(Self.json) ?? .null),
             .init("overruled_submits", .array(state.overruledSubmits.map(Self.json))),
             .init("discards", .array(state.discards.map(Self.json))),
+            .init(
+                "overtaken_discards",
+                .array(
+                    state.overtakenDiscards.map { discard in
+                        .object([
+                            .init("actor", .string(discard.by.name)),
+                            .init("device", .string(discard.stamp.device.lowercased)),
+                            .init("at", .string(discard.at.iso8601)), .init("reason", .optional(discard.reason)),
+                            .init("unseen_records", .integer(state.unseenWork(by: discard))),
+                        ])
+                    })),
+            .init("server_records", .array(serverRecords)),
         ])
     }
 }

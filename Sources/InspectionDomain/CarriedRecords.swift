@@ -73,6 +73,9 @@ public struct CarriedRecords: Hashable, Sendable {
         var pending = leaves.map { (leaf: $0, from: "the reception") }
         while let (leaf, from) = pending.popLast() {
             guard closure.bytes[leaf] == nil else { continue }
+            guard closure.bytes.count < ReceptionWalk.maximumRecords else {
+                throw CarriedRecordsError.tooLarge(limit: ReceptionWalk.maximumRecords)
+            }
             guard let record = try lookup(leaf) else {
                 throw CarriedRecordsError.missing(leaf: leaf, referencedBy: from)
             }
@@ -110,16 +113,23 @@ public struct CarriedRecords: Hashable, Sendable {
 }
 
 /// Why a carried record could not be read: its bytes are missing, or they
-/// are not what their leaf says. Never skipped: a reception that does not
-/// resolve cannot be folded, audited or handed on.
+/// are not what their leaf says, or the receptions nest deeper or reach more
+/// records than a walk takes (`ReceptionWalk`). Never skipped: a reception
+/// that does not resolve cannot be folded, audited or handed on.
 public enum CarriedRecordsError: Error, Hashable, Sendable, CustomStringConvertible {
     case missing(leaf: Digest256, referencedBy: String)
     case damaged(leaf: Digest256)
     case unreadable(leaf: Digest256, reason: String)
+    /// Receptions nested deeper than `limit` (one inside another's records).
+    case tooDeep(limit: Int)
+    /// More than `limit` distinct carried records reached.
+    case tooLarge(limit: Int)
 
-    public var leaf: Digest256 {
+    /// The leaf the error names (none for a limit).
+    public var leaf: Digest256? {
         switch self {
         case .missing(let leaf, _), .damaged(let leaf), .unreadable(let leaf, _): leaf
+        case .tooDeep, .tooLarge: nil
         }
     }
 
@@ -131,6 +141,12 @@ public enum CarriedRecordsError: Error, Hashable, Sendable, CustomStringConverti
             "the carried record stored under leaf \(leaf.hex) does not hash to it (damaged)"
         case .unreadable(let leaf, let reason):
             "the carried record with leaf \(leaf.hex) cannot be read: \(reason)"
+        case .tooDeep(let limit):
+            "its receptions nest more than \(limit) deep (a reception inside the records of another, "
+                + "\(limit) times over), past the limit of what a ledger takes; ask the sender to start a fresh copy "
+                + "of the inspection, or hand over its submitted record"
+        case .tooLarge(let limit):
+            "its receptions reach more than \(limit) carried records, past the limit of what a ledger takes"
         }
     }
 }
@@ -175,5 +191,116 @@ extension InspectionReceived {
         guard case .received(var nested) = event else { return event }
         nested.carried = nested.carried.merging(carried)
         return .received(nested)
+    }
+}
+
+/// The bounds of every walk over nested receptions (`Schemas/ledger-format.md`
+/// § Handover files): how deep receptions may nest, and how many distinct
+/// carried records one walk may reach. A file past either is refused at
+/// `receive`, so no ledger holds what a walk could not take; each walk is
+/// iterative (an explicit stack or queue, never the thread's stack) and
+/// opens each reception once (a visited set by leaf hash).
+public enum ReceptionWalk {
+    /// A reception inside the records of another counts one level; the
+    /// reception a file records is level 1. Two devices exchanging a copy
+    /// back and forth add about one level an exchange.
+    public static let maximumDepth = 256
+    /// Distinct carried records reached from one reception, at every depth.
+    public static let maximumRecords = 1_000_000
+}
+
+extension InspectionReceived {
+    /// One carried record met by `walk`: its record, its leaf, and how deep
+    /// the reception that carries it nests (1: this one's own records).
+    public struct WalkedRecord {
+        public var record: EventRecord
+        public var leaf: Digest256
+        public var depth: Int
+    }
+
+    /// Visits every carried record, breadth first (this reception's own
+    /// records in order, then those of each reception among them, level by
+    /// level), each leaf once; `visit` answers whether to open a reception
+    /// (false: its records are not walked) or whether to stop (nil).
+    /// Throws when a record is missing or unreadable, when receptions nest
+    /// deeper than `ReceptionWalk.maximumDepth`, or reach more than
+    /// `ReceptionWalk.maximumRecords` records.
+    public func walk(_ visit: (WalkedRecord) throws -> Bool?) throws {
+        var level: [(received: InspectionReceived, depth: Int)] = [(self, 1)]
+        var visited: Set<Digest256> = []
+        while !level.isEmpty {
+            var next: [(received: InspectionReceived, depth: Int)] = []
+            for (received, depth) in level {
+                guard depth <= ReceptionWalk.maximumDepth else {
+                    throw CarriedRecordsError.tooDeep(limit: ReceptionWalk.maximumDepth)
+                }
+                for reference in received.records where visited.insert(reference.leaf).inserted {
+                    guard visited.count <= ReceptionWalk.maximumRecords else {
+                        throw CarriedRecordsError.tooLarge(limit: ReceptionWalk.maximumRecords)
+                    }
+                    guard let bytes = received.carried.record(reference.leaf) else {
+                        throw CarriedRecordsError.missing(
+                            leaf: reference.leaf,
+                            referencedBy: "the reception from \(received.fromDevice.lowercased) (nested \(depth) deep)")
+                    }
+                    let record: EventRecord
+                    do {
+                        record = try EventRecord(decoding: bytes)
+                    } catch {
+                        throw CarriedRecordsError.unreadable(leaf: reference.leaf, reason: "\(error)")
+                    }
+                    guard let open = try visit(WalkedRecord(record: record, leaf: reference.leaf, depth: depth)) else {
+                        return
+                    }
+                    guard open, record.type == InspectionEventType.received.rawValue else { continue }
+                    if case .received(let nested) = try received.event(of: record, template: nil) {
+                        next.append((nested, depth + 1))
+                    }
+                }
+            }
+            level = next
+        }
+    }
+
+    /// Checks that the receptions nest no deeper and reach no more records
+    /// than `ReceptionWalk` allows, and that every record resolves: what
+    /// `receive` asks of a file before anything is recorded.
+    public func checkNesting() throws { try walk { _ in true } }
+
+    /// The ids of every event the reception carries, at any depth.
+    public func carriedEventIDs() throws -> Set<UUID> { try newEventIDs(besides: []) }
+
+    /// The ids of the events the reception carries, at any depth, that are
+    /// not in `known`: a reception already known is not opened (what it
+    /// carries was folded with it).
+    public func newEventIDs(besides known: Set<UUID>) throws -> Set<UUID> {
+        var ids: Set<UUID> = []
+        try walk { walked in
+            guard !known.contains(walked.record.id) else { return false }
+            ids.insert(walked.record.id)
+            return true
+        }
+        return ids
+    }
+
+    /// The first `inspection.started` record among the carried records, or
+    /// among what their receptions carry (the shallowest, in order).
+    public func startedRecord() throws -> EventRecord? {
+        var started: EventRecord?
+        try walk { walked in
+            guard walked.record.type == InspectionEventType.started.rawValue else { return true }
+            started = walked.record
+            return nil
+        }
+        return started
+    }
+
+    /// The template hash of the `inspection.started` among the carried
+    /// records, or among what their receptions carry.
+    public func startedTemplateHash() throws -> String? {
+        guard let record = try startedRecord(),
+            case .started(let started) = try event(of: record, template: nil)
+        else { return nil }
+        return started.templateHash
     }
 }

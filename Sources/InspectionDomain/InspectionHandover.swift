@@ -170,57 +170,8 @@ extension InspectionState {
 }
 
 extension InspectionReceived {
-    /// The ids of every event the reception carries, and recursively those
-    /// its carried receptions carry.
-    public func carriedEventIDs() throws -> Set<UUID> { try newEventIDs(besides: []) }
-
-    /// The ids of the events the reception carries that are not in `known`:
-    /// a reception already known is not opened (what it carries was folded
-    /// with it).
-    public func newEventIDs(besides known: Set<UUID>) throws -> Set<UUID> {
-        var ids: Set<UUID> = []
-        for record in try resolvedRecords() where !known.contains(record.id) {
-            ids.insert(record.id)
-            if record.type == InspectionEventType.received.rawValue,
-                case .received(let nested) = try event(of: record, template: nil)
-            {
-                ids.formUnion(try nested.newEventIDs(besides: known))
-            }
-        }
-        return ids
-    }
-
-    /// The template hash of the `inspection.started` among the carried
-    /// records, or among what their receptions carry.
-    public func startedTemplateHash() throws -> String? {
-        let records = try resolvedRecords()
-        for record in records where record.type == InspectionEventType.started.rawValue {
-            if case .started(let started) = try event(of: record, template: nil) { return started.templateHash }
-        }
-        for record in records where record.type == InspectionEventType.received.rawValue {
-            if case .received(let nested) = try event(of: record, template: nil),
-                let hash = try nested.startedTemplateHash()
-            {
-                return hash
-            }
-        }
-        return nil
-    }
-
-    /// The first `inspection.started` record among the carried records, or
-    /// among what their receptions carry.
-    public func startedRecord() throws -> EventRecord? {
-        let records = try resolvedRecords()
-        if let started = records.first(where: { $0.type == InspectionEventType.started.rawValue }) { return started }
-        for record in records where record.type == InspectionEventType.received.rawValue {
-            if case .received(let nested) = try event(of: record, template: nil),
-                let started = try nested.startedRecord()
-            {
-                return started
-            }
-        }
-        return nil
-    }
+    // The walks of nested receptions (`newEventIDs`, `startedRecord`,
+    // `startedTemplateHash`) are in `CarriedRecords.swift`, bounded there.
 
     /// The device the sender's plain handover is bound to: `to_device` of its
     /// `inspection.handed_over`, the last carried record (verified so by the

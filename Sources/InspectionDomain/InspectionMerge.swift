@@ -85,6 +85,14 @@ struct StreamClock: Hashable, Sendable {
     func hash(into hasher: inout Hasher) {}
 }
 
+/// One write of a field: the field, and the event (device, version) that
+/// wrote it (a start pre-fills several fields in one event).
+struct FieldWriteKey: Hashable, Sendable {
+    var field: FieldID
+    var device: UUID
+    var version: UInt64
+}
+
 /// A device and one version of its stream: one event of the inspection.
 struct EventKey: Hashable, Sendable {
     var device: UUID
@@ -115,7 +123,9 @@ public struct FieldWrite: Hashable, Sendable {
 
 /// How a field's value is chosen among its writes (given in the order they
 /// were folded). The real rule is `latest`; another is injected only to show
-/// that the merge's tests catch a wrong one.
+/// that the merge's tests catch a wrong one. The fold asks it again with only
+/// the standing write and a new one of this device (`deriveMerged`), so a
+/// rule must pick from a pair as it would from the whole list.
 public struct FieldMerge: Hashable, Sendable {
     public let name: String
     public let winner: @Sendable ([FieldWrite]) -> FieldWrite?
@@ -158,6 +168,32 @@ public struct Closing: Hashable, Sendable {
 /// (own and carried), the events folded, and the stamps of receptions seen.
 struct MergeHistory: Hashable, Sendable {
     var writes: [FieldID: [FieldWrite]] = [:]
+    /// Each write once, by field, device and version.
+    var written: Set<FieldWriteKey> = []
+    /// Per field, the write that stands among those that count (the last
+    /// derive's `FieldMerge.winner`).
+    var standing: [FieldID: FieldWrite] = [:]
     var keys: Set<EventKey> = []
     var receptionStamps: [EventKey: EventStamp] = [:]
+}
+
+/// One reception being opened by `InspectionState.foldCarried`: where its
+/// records stand, the stamp of the last one folded, what they carried, and
+/// the nested reception whose own records are being folded first.
+struct CarriedFold {
+    var received: InspectionReceived
+    var next = 0
+    var previous: EventStamp?
+    var clock = VectorClock()
+    var latest: HybridTime?
+    var waiting: (record: EventRecord, event: InspectionEvent?)?
+
+    init(received: InspectionReceived) { self.received = received }
+
+    /// `stamp` is the last record folded: the next one follows it.
+    mutating func follow(_ stamp: EventStamp) {
+        previous = stamp
+        clock.merge(stamp.clock)
+        latest = max(latest ?? stamp.time, stamp.time)
+    }
 }

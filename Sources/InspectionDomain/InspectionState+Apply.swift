@@ -105,7 +105,7 @@ extension InspectionState {
         case .received, .unrecognized:
             break
         default:
-            applySyncFact(event, recordedAt: recordedAt)
+            applySyncFact(event, recordedAt: recordedAt, device: stampDevice)
         }
     }
 
@@ -142,6 +142,7 @@ extension InspectionState {
     /// A capture, once (by photo id); it also gives its issue the photo.
     mutating func addPhoto(_ captured: PhotoCaptured, recordedAt: Timestamp, actor: Actor, stamp: EventStamp) {
         guard photo(id: captured.photo.photoID) == nil else { return }
+        noteWork(stamp)
         photos.append(
             CapturedPhoto(
                 photo: captured.photo, kind: captured.kind, fieldID: captured.fieldID, issueID: captured.issueID,
@@ -155,11 +156,17 @@ extension InspectionState {
     /// An issue, once (by issue id).
     mutating func addIssue(_ flagged: IssueFlagged, recordedAt: Timestamp, actor: Actor, stamp: EventStamp) {
         guard issue(id: flagged.issueID) == nil else { return }
+        noteWork(stamp)
         issues.append(
             FlaggedIssue(
                 id: flagged.issueID, severity: flagged.severity, description: flagged.description,
                 photoID: flagged.photoID, flaggedAt: recordedAt, flaggedBy: actor, stamp: stamp))
         updatedAt = max(updatedAt ?? recordedAt, recordedAt)
+    }
+
+    /// Raises the work frontier to `stamp` (`sawEverything`).
+    mutating func noteWork(_ stamp: EventStamp) {
+        if (workFrontier[stamp.device] ?? 0) < stamp.version { workFrontier[stamp.device] = stamp.version }
     }
 
     /// The inspection as the standing submit closed it.
@@ -173,13 +180,17 @@ extension InspectionState {
     }
 
     /// What the server said, or what a person asked of the sync.
-    mutating func applySyncFact(_ event: InspectionEvent, recordedAt: Timestamp) {
+    mutating func applySyncFact(_ event: InspectionEvent, recordedAt: Timestamp, device: UUID) {
         switch event {
         case .photoUploaded(let uploaded):
             sync.uploadedPhotos[uploaded.photoID] = uploaded.serverPath
             sync.failures[SyncItem(kind: .photo, id: uploaded.photoID)] = nil
         case .inspectionAccepted(let accepted):
-            sync.serverID = accepted.serverID
+            let record = ServerRecord(serverID: accepted.serverID, device: device, at: recordedAt)
+            if !sync.serverRecords.contains(record) { sync.serverRecords.append(record) }
+            // A merged stream names its server record once it holds them
+            // all (`deriveMerged`): this device's own, never another's over it.
+            if merge == nil { sync.serverID = accepted.serverID }
             sync.failures[SyncItem(kind: .inspection, id: id)] = nil
         case .issueAccepted(let accepted):
             sync.acceptedIssues[accepted.issueID] = accepted.serverID

@@ -24,6 +24,72 @@ extension InspectionState {
     /// put anything there).
     public var submittedHere: Bool { standingSubmit?.stamp.device == stampDevice }
 
+    /// Whether `discard` saw everything: every answer, clear, photo and
+    /// issue of the inspection happened before it (its vector clock knows,
+    /// for every device, that device's latest such record). Only then does
+    /// it close the copy; a discard that did not see later work is overtaken
+    /// (`docs/domain.md` § Sharing and merging). Submits, handovers,
+    /// receptions and sync outcomes are not work: they never reopen a copy.
+    public func sawEverything(_ discard: Closing) -> Bool {
+        workFrontier.allSatisfy { device, version in
+            (device == discard.stamp.device && version <= discard.stamp.version)
+                || discard.stamp.clock.knows(device, version)
+        }
+    }
+
+    /// The discard that closes the inspection: the greatest by the merge
+    /// order among those that saw everything (none while a submit stands,
+    /// which wins).
+    public var closingDiscard: Closing? { discards.filter(sawEverything).max(by: Closing.precedes) }
+
+    /// Discards that did not see later work: they close nothing, and are
+    /// shown beside the open copy. Latest first.
+    public var overtakenDiscards: [Closing] {
+        discards.filter { !sawEverything($0) }.sorted { Closing.precedes($1, $0) }
+    }
+
+    /// How many answers, clears, photos and issues `discard` had not seen.
+    public func unseenWork(by discard: Closing) -> Int {
+        func unseen(_ stamp: EventStamp) -> Bool {
+            !stamp.happened(before: discard.stamp)
+                && !(stamp.device == discard.stamp.device
+                    && stamp.version <= discard.stamp.version)
+        }
+        let writes = (merge?.writes.values.joined()).map { $0.filter { unseen($0.stamp) }.count } ?? 0
+        return writes + photos.filter { unseen($0.stamp) }.count + issues.filter { unseen($0.stamp) }.count
+    }
+
+    /// The server record this device's own log says the server accepted
+    /// from it.
+    public var ownServerRecord: ServerRecord? { sync.serverRecords.last { $0.device == stampDevice } }
+
+    /// The server record that stands: the one sent by the device whose
+    /// submit stands, else the earliest reported (by its device's time, then
+    /// id: the same on every device that holds them all).
+    public var standingServerRecord: ServerRecord? {
+        let distinct = sync.serverRecords
+        guard !distinct.isEmpty else { return nil }
+        if let device = standingSubmit?.stamp.device, let sent = distinct.last(where: { $0.device == device }) {
+            return sent
+        }
+        return distinct.min { ($0.at, $0.serverID) < ($1.at, $1.serverID) }
+    }
+
+    /// When the server holds more than one record of this inspection (two
+    /// devices submitted and synced before they exchanged, and the server
+    /// has no `client_id` to refuse the second): the one that stands and
+    /// those to remove on the server, in server-id order.
+    public var duplicateServerRecords: (standing: ServerRecord, remove: [ServerRecord])? {
+        guard let standing = standingServerRecord else { return nil }
+        var seen: Set<String> = [standing.serverID]
+        var remove: [ServerRecord] = []
+        for record in sync.serverRecords.sorted(by: { ($0.serverID, $0.at) < ($1.serverID, $1.at) })
+        where seen.insert(record.serverID).inserted {
+            remove.append(record)
+        }
+        return remove.isEmpty ? nil : (standing, remove)
+    }
+
     /// Every field whose latest writes (under happens-before) are more than
     /// one, in form order; after a submit, among the writes before it.
     public var conflicts: [FieldConflict] {
@@ -31,7 +97,14 @@ extension InspectionState {
         var found: [FieldConflict] = []
         for (field, writes) in merge.writes {
             let counted = counting(writes)
-            let latest = counted.filter { write in !counted.contains { write.stamp.happened(before: $0.stamp) } }
+            // Only a device's last write of the field can be latest (its
+            // earlier ones happened before it): linear in the writes.
+            var last: [UUID: FieldWrite] = [:]
+            for write in counted where write.stamp.version > last[write.stamp.device]?.stamp.version ?? 0 {
+                last[write.stamp.device] = write
+            }
+            let candidates = Array(last.values)
+            let latest = candidates.filter { write in !candidates.contains { write.stamp.happened(before: $0.stamp) } }
             guard latest.count > 1 else { continue }
             let standing = fieldMerge.winner(counted)
             let others = latest.filter { $0 != standing }.sorted { FieldWrite.precedes($1, $0) }
@@ -83,6 +156,8 @@ extension InspectionState {
             var write = write
             write.stamp = clocked(write.stamp)
             history.writes[field] = [write]
+            history.written.insert(
+                FieldWriteKey(field: field, device: write.stamp.device, version: write.stamp.version))
         }
         lastWrites = [:]
         for index in photos.indices { photos[index].stamp = clocked(photos[index].stamp) }
@@ -91,6 +166,9 @@ extension InspectionState {
         for index in discards.indices { discards[index].stamp = clocked(discards[index].stamp) }
         lastStamp = lastStamp.map(clocked)
         merge = history
+        // The in-order fold kept each field's last write only: an earlier
+        // one of this device is below it in the frontier anyway.
+        for write in history.writes.values.joined() { noteWork(write.stamp) }
     }
 
     /// One of this device's events in a merged stream (`eventCount` is its
@@ -125,69 +203,105 @@ extension InspectionState {
         } else {
             foldMerged(event, recordedAt: recordedAt, actor: actor, stamp: stamp, carried: false, pinnedTemplates)
         }
-        deriveMerged()
+        // This device's own event is later than everything folded (its
+        // hybrid time follows the last stamp): it changes only its own
+        // field, and a photo or issue it adds is last in the merge's order.
+        // Deriving just that keeps the fold linear in the stream.
+        switch event {
+        case .fieldSet(let answer): deriveMerged(fields: [answer.fieldID])
+        case .fieldCleared(let cleared): deriveMerged(fields: [cleared.fieldID])
+        case .received, .started, .submitted, .discarded, .templatePinned: deriveMerged()
+        default: deriveMerged(fields: [])
+        }
     }
 
     /// Folds the records a reception carries (versions 1 … k of the sender's
-    /// stream, and recursively what its receptions carry), each event once;
-    /// answers the clock and the latest hybrid time of what it carried.
+    /// stream, and what its receptions carry, at any depth), each event
+    /// once; answers the clock and the latest hybrid time of what it carried.
+    ///
+    /// Iterative, with an explicit stack of the receptions being opened: a
+    /// nested reception's records are folded before the reception itself
+    /// (its stamp follows all it carries), and a reception folded before is
+    /// not opened again (its stamp remembered), so the walk is linear in the
+    /// records reached and its depth costs heap, never the thread's stack.
+    /// How deep a file may nest is checked when it is received
+    /// (`InspectionReceived.checkNesting`).
     mutating func foldCarried(
         _ received: InspectionReceived, pinnedTemplates: [String: Template]
     ) -> (clock: VectorClock, latest: HybridTime?) {
-        var previous: EventStamp?
-        var clock = VectorClock()
-        var latest: HybridTime?
-        for reference in received.records {
+        var stack = [CarriedFold(received: received)]
+        var returned: (clock: VectorClock, latest: HybridTime?)?
+        while let top = stack.indices.last {
+            if let waiting = stack[top].waiting {
+                // The nested reception's frame has just returned.
+                stack[top].waiting = nil
+                foldCarriedRecord(
+                    waiting.record, waiting.event, inner: returned, into: &stack[top], pinnedTemplates)
+                returned = nil
+                continue
+            }
+            guard stack[top].next < stack[top].received.records.count else {
+                let done = stack.removeLast()
+                returned = (done.clock, done.latest)
+                continue
+            }
+            let reference = stack[top].received.records[stack[top].next]
+            stack[top].next += 1
             // Reception verified each record before recording it, and whoever
             // read the reception attached a closure it checked complete (the
             // store's `carried` table, a file's `carried_records`), failing
             // loudly otherwise: a record that does not resolve or decode here
-            // (or is of another stream) is left out.
-            guard let bytes = received.carried.record(reference.leaf), let record = try? EventRecord(decoding: bytes),
-                record.stream == id
+            // (or is of another stream) is left out, as `apply` is total.
+            guard let bytes = stack[top].received.carried.record(reference.leaf),
+                let record = try? EventRecord(decoding: bytes), record.stream == id
             else { continue }
             let key = EventKey(device: record.device, version: record.streamVersion)
             if record.type == InspectionEventType.received.rawValue, let known = merge?.receptionStamps[key] {
                 // Folded before, with all it carries: not opened again.
-                previous = known
-                clock.merge(known.clock)
-                latest = max(latest ?? known.time, known.time)
+                stack[top].follow(known)
                 if record.device != device { carriedEventIDs.insert(record.id) }
                 continue
             }
-            let event = try? received.event(of: record, template: template)
-            let stamp: EventStamp
-            do {
-                var versions = previous?.clock ?? VectorClock()
-                versions.versions[record.device] = max(versions.versions[record.device] ?? 0, record.streamVersion)
-                var predecessors = previous.map { [$0.time] } ?? []
-                if case .received(let nested)? = event {
-                    let inner = foldCarried(nested, pinnedTemplates: pinnedTemplates)
-                    versions.merge(inner.clock)
-                    if let time = inner.latest { predecessors.append(time) }
-                }
-                stamp = EventStamp(
-                    device: record.device, version: record.streamVersion,
-                    time: .after(predecessors, recordedAt: record.recordedAt.microsecondsSinceEpoch), clock: versions)
-                if case .received? = event { merge?.receptionStamps[key] = stamp }
-            }
-            previous = stamp
-            clock.merge(stamp.clock)
-            latest = max(latest ?? stamp.time, stamp.time)
-            guard let event else { continue }
-            if record.device == device {
-                // This device's own record, folded already; only a write its
-                // in-order fold let go (a later write replaced it) is kept.
-                foldOwnWrite(event, record: record, stamp: stamp)
+            let event = try? stack[top].received.event(of: record, template: template)
+            if case .received(let nested)? = event {
+                stack[top].waiting = (record, event)
+                stack.append(CarriedFold(received: nested))
                 continue
             }
-            guard carriedEventIDs.insert(record.id).inserted, merge?.keys.insert(key).inserted ?? false else {
-                continue
-            }
-            foldMerged(
-                event, recordedAt: record.recordedAt, actor: record.actor, stamp: stamp, carried: true, pinnedTemplates)
+            foldCarriedRecord(record, event, inner: nil, into: &stack[top], pinnedTemplates)
         }
-        return (clock, latest)
+        return returned ?? (VectorClock(), nil)
+    }
+
+    /// One carried record, stamped after the one before it in its stream
+    /// (and, for a reception, after everything it carried: `inner`).
+    mutating func foldCarriedRecord(
+        _ record: EventRecord, _ event: InspectionEvent?, inner: (clock: VectorClock, latest: HybridTime?)?,
+        into frame: inout CarriedFold, _ pinnedTemplates: [String: Template]
+    ) {
+        var versions = frame.previous?.clock ?? VectorClock()
+        versions.versions[record.device] = max(versions.versions[record.device] ?? 0, record.streamVersion)
+        var predecessors = frame.previous.map { [$0.time] } ?? []
+        if let inner {
+            versions.merge(inner.clock)
+            if let time = inner.latest { predecessors.append(time) }
+        }
+        let stamp = EventStamp(
+            device: record.device, version: record.streamVersion,
+            time: .after(predecessors, recordedAt: record.recordedAt.microsecondsSinceEpoch), clock: versions)
+        let key = EventKey(device: record.device, version: record.streamVersion)
+        if case .received? = event { merge?.receptionStamps[key] = stamp }
+        frame.follow(stamp)
+        guard let event else { return }
+        if record.device == device {
+            // This device's own record, folded already; only a write its
+            // in-order fold let go (a later write replaced it) is kept.
+            foldOwnWrite(event, record: record, stamp: stamp)
+            return
+        }
+        guard carriedEventIDs.insert(record.id).inserted, merge?.keys.insert(key).inserted ?? false else { return }
+        foldMerged(
+            event, recordedAt: record.recordedAt, actor: record.actor, stamp: stamp, carried: true, pinnedTemplates)
     }
 
     mutating func foldOwnWrite(_ event: InspectionEvent, record: EventRecord, stamp: EventStamp) {
@@ -244,7 +358,7 @@ extension InspectionState {
         case .received, .unrecognized:
             break
         default:
-            applySyncFact(event, recordedAt: recordedAt)
+            applySyncFact(event, recordedAt: recordedAt, device: stamp.device)
         }
     }
 
@@ -252,35 +366,60 @@ extension InspectionState {
     mutating func addWrite(
         _ field: FieldID, _ value: FieldValue?, _ actor: Actor, _ recordedAt: Timestamp, _ stamp: EventStamp
     ) {
-        let writes = merge?.writes[field] ?? []
-        guard !writes.contains(where: { $0.stamp.device == stamp.device && $0.stamp.version == stamp.version })
-        else { return }
-        merge?.writes[field] =
-            writes + [
-                FieldWrite(fieldID: field, value: value, stamp: stamp, actor: actor, recordedAt: recordedAt)
-            ]
+        let key = FieldWriteKey(field: field, device: stamp.device, version: stamp.version)
+        guard merge?.written.insert(key).inserted ?? false else { return }
+        noteWork(stamp)
+        // Appended in place: a copy of the field's writes per write would
+        // make the fold quadratic.
+        merge?.writes[field, default: []].append(
+            FieldWrite(fieldID: field, value: value, stamp: stamp, actor: actor, recordedAt: recordedAt))
         updatedAt = max(updatedAt ?? recordedAt, recordedAt)
     }
 
     /// The views of a merged stream, from what it holds: the same whatever
-    /// order the records arrived in.
-    mutating func deriveMerged() {
+    /// order the records arrived in. `fields` names the only fields whose
+    /// writes changed (nil: anything may have, photos and issues too).
+    mutating func deriveMerged(fields: Set<FieldID>? = nil) {
         guard let merge else { return }
-        photos.sort { EventStamp.precedes($0.stamp, $1.stamp) }
-        issues.sort { EventStamp.precedes($0.stamp, $1.stamp) }
+        if fields == nil {
+            photos.sort { EventStamp.precedes($0.stamp, $1.stamp) }
+            issues.sort { EventStamp.precedes($0.stamp, $1.stamp) }
+        }
         if let submit = standingSubmit {
             close(submitted: submit)
-        } else if let discard = discards.max(by: Closing.precedes) {
+        } else if let discard = closingDiscard {
             status = .discarded
             discardReason = discard.reason
             discardedAt = discard.at
         } else if startedAt != nil {
+            // No submit, and every discard (if any) overtaken: the copy is
+            // open, whatever this device folded first.
             status = .draft
+            discardReason = nil
+            discardedAt = nil
+        }
+        sync.serverID = ownServerRecord?.serverID ?? standingServerRecord?.serverID
+        if let fields {
+            // This device's new write follows everything folded: after a
+            // submit it does not count; else it competes only with the
+            // field's standing write (the rule is a maximum: `FieldMerge`).
+            guard standingSubmit == nil else { return }
+            for field in fields {
+                let candidates = [merge.standing[field], merge.writes[field]?.last].compactMap { $0 }
+                let winner = fieldMerge.winner(candidates)
+                self.merge?.standing[field] = winner
+                values[field] = winner?.value
+            }
+            return
         }
         var derived: [FieldID: FieldValue] = [:]
+        var standing: [FieldID: FieldWrite] = [:]
         for (field, writes) in merge.writes {
-            if let value = fieldMerge.winner(counting(writes))?.value { derived[field] = value }
+            guard let winner = fieldMerge.winner(counting(writes)) else { continue }
+            standing[field] = winner
+            if let value = winner.value { derived[field] = value }
         }
         values = derived
+        self.merge?.standing = standing
     }
 }

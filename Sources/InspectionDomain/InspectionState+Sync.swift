@@ -72,6 +72,23 @@ extension InspectionState {
             + "to check, so it may hold it twice"
     }
 
+    /// How the note of an inspection submitted on another device and not
+    /// reported sent begins (`jqc status` lists these).
+    public static let expectedElsewhereNotePrefix = "submitted on device "
+    /// How the note of an inspection the server holds more than once begins.
+    public static let serverRecordsNotePrefix = "the server holds "
+
+    func serverRecordsNote(standing: ServerRecord, remove: [ServerRecord]) -> String {
+        func sender(_ record: ServerRecord) -> String {
+            record.device == stampDevice
+                ? "sent by this device" : "sent by device \(record.device.lowercased.prefix(8))"
+        }
+        let removed = remove.map { "server id \($0.serverID) (\(sender($0)))" }.joined(separator: ", ")
+        return Self.serverRecordsNotePrefix + "\(remove.count + 1) records of this inspection (more than one device "
+            + "submitted and synced before they exchanged): server id \(standing.serverID) (\(sender(standing))) "
+            + "stands; remove \(removed) on the server"
+    }
+
     /// Notes on how the inspection stands with the server that a one-word
     /// state cannot say: each photo it went out without, each issue the server
     /// may hold twice, and what it waits for.
@@ -85,6 +102,17 @@ extension InspectionState {
             notes.append(Self.possiblySentTwiceNote(issue.id))
         }
         guard status == .completed else { return notes }
+        if let (standing, remove) = duplicateServerRecords {
+            notes.append(serverRecordsNote(standing: standing, remove: remove))
+        }
+        if let submit = standingSubmit, submit.stamp.device != stampDevice, sync.serverID == nil {
+            // Its photos' states here are the sender's as last shared:
+            // another device's wait is not this device's to report.
+            notes.append(
+                Self.expectedElsewhereNotePrefix + "\(submit.stamp.device.lowercased.prefix(8)), which is expected to "
+                    + "send it: not reported sent yet (this device sends nothing of it)")
+            return notes
+        }
         if let waiting = waitingReason(for: SyncItem(kind: .inspection, id: id)),
             case .pending = sync.status(of: SyncItem(kind: .inspection, id: id))
         {

@@ -63,6 +63,10 @@ public struct InspectionState: Hashable, Sendable {
     /// shared copy), and every discard.
     public var submits: [Closing] = []
     public var discards: [Closing] = []
+    /// Per device, the highest stream version of an answer, clear, photo or
+    /// issue folded: what a discard must have seen to close the copy
+    /// (`sawEverything`).
+    var workFrontier: [UUID: UInt64] = [:]
     /// How a field's value is chosen among concurrent writes (`FieldMerge`).
     public var fieldMerge: FieldMerge = .latest
     /// The stamp of this device's last event of the stream.
@@ -125,8 +129,14 @@ public struct FlaggedIssue: Hashable, Sendable {
 /// The sync facts recorded as events: never a change to what the inspector
 /// recorded, only what the server said about it.
 public struct SyncFacts: Hashable, Sendable {
-    /// The server's id of the inspection, once accepted.
+    /// The server's id of the inspection, once accepted: this device's own
+    /// record when it sent one, else the record of the device whose submit
+    /// stands, else the first a device reported (`serverRecords`).
     public var serverID: String?
+    /// Every `sync.inspection_accepted` folded, this device's and carried:
+    /// more than one id when two devices submitted and synced before they
+    /// exchanged (`InspectionState.duplicateServerRecords`).
+    public var serverRecords: [ServerRecord] = []
     /// Server paths of uploaded photos, by photo id.
     public var uploadedPhotos: [UUID: String] = [:]
     /// Server ids of accepted issues, by issue id.
@@ -150,6 +160,21 @@ public struct SyncFacts: Hashable, Sendable {
         if accepted { return .synced }
         guard let failure = failures[item] else { return .pending }
         return failure.gaveUp ? .failed(failure) : .retrying(failure)
+    }
+}
+
+/// A record of the inspection on the server, as the device that sent it
+/// recorded the server's answer.
+public struct ServerRecord: Hashable, Sendable {
+    public var serverID: String
+    /// The device whose log holds the acceptance (the one that sent it).
+    public var device: UUID
+    public var at: Timestamp
+
+    public init(serverID: String, device: UUID, at: Timestamp) {
+        self.serverID = serverID
+        self.device = device
+        self.at = at
     }
 }
 

@@ -142,8 +142,16 @@ public final class InspectionView: Projection, Sendable {
     /// from its `inspection.started` until its `inspection.submitted` or
     /// `inspection.discarded` (`InspectionState.apply` moves the status on
     /// nothing else; `ViewPropertyTests` compares this with the full fold).
+    /// A stream with a reception is merged, and its status is the merge's
+    /// (a carried submit closes it, a discard that did not see later work
+    /// does not): those streams alone are folded, at the end, from the log,
+    /// with the templates pinned anywhere (kept as records until then, so a
+    /// ledger with no reception still decodes no payload).
     struct DraftsRebuilder: ProjectionRebuilder {
         var open: [UUID: Bool] = [:]
+        var merged: Set<UUID> = []
+        var pinned: [EventRecord] = []
+        static let templatePinned = InspectionEventType.templatePinned.rawValue
         static let started = InspectionEventType.started.rawValue
         static let submitted = InspectionEventType.submitted.rawValue
         static let discarded = InspectionEventType.discarded.rawValue
@@ -153,11 +161,19 @@ public final class InspectionView: Projection, Sendable {
         mutating func absorb(_ other: any ProjectionRebuilder) throws {
             guard let other = other as? DraftsRebuilder else { throw InspectionView.mismatchedPartition }
             open.merge(other.open) { mine, _ in mine }
+            merged.formUnion(other.merged)
+            pinned += other.pinned
+        }
+
+        mutating func consumeShared(_ record: EventRecord) throws {
+            if record.type == Self.templatePinned { pinned.append(record) }
         }
 
         mutating func consume(_ record: EventRecord) throws {
             // Compared, not hashed: this runs for every record of a rebuild.
             let type = record.type
+            if type == Self.templatePinned { pinned.append(record) }
+            if type == Self.received { merged.insert(record.stream) }
             if type == Self.started {
                 if open[record.stream] == nil { open[record.stream] = true }
             } else if type == Self.submitted || type == Self.discarded, open[record.stream] == true {
@@ -173,6 +189,17 @@ public final class InspectionView: Projection, Sendable {
         }
 
         func write(in context: ProjectionContext) throws {
+            var open = open
+            if !merged.isEmpty {
+                let templates = InspectionFold(log: context.log)
+                for record in pinned.sorted(by: { $0.position < $1.position }) { try templates.consumeShared(record) }
+                for id in merged {
+                    let fold = InspectionFold(log: context.log)
+                    fold.templates = templates.templates
+                    for record in try context.log.records(inStream: id) { try fold.consume(record) }
+                    open[id] = fold.states[id].map { $0.status == .draft && !$0.isHandedAway } ?? false
+                }
+            }
             let drafts = open.filter(\.value).keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
             for id in drafts { try context.put(InspectionTables.names.drafts, id.bytes, []) }
         }

@@ -91,8 +91,26 @@ public struct DeviceStatus: Sendable {
         return ["Identity   nobody logged in; 'jqc login' to sync (offline: --as NAME on each command)"]
     }
 
+    /// Whether nothing waits and a server is configured: only then may it
+    /// say the server has everything.
+    public var serverHasEverything: Bool { standing.serverHasEverything && server != nil }
+
     private var notOnServerLines: [String] {
-        guard !standing.serverHasEverything else {
+        var lines = notSentLines
+        for twice in standing.serverRecordsTwice {
+            lines.append("  inspection \(twice.inspection.lowercased.prefix(8))  " + safe(twice.note))
+        }
+        return lines
+    }
+
+    private var notSentLines: [String] {
+        if standing.serverHasEverything {
+            guard server != nil else {
+                return [
+                    "Not on the server yet: nothing waits to be sent, but no server is configured: nothing reaches "
+                        + "one until 'jqc config set server URL'"
+                ]
+            }
             return ["Not on the server yet: nothing; the server has everything this device recorded."]
         }
         var lines = ["Not on the server yet:"]
@@ -118,6 +136,10 @@ public struct DeviceStatus: Sendable {
             lines.append(
                 "  failed for good       \(Self.name(item)): " + safe(item.lastError ?? item.detail ?? "refused")
                     + "; fix the cause, then 'jqc sync retry \(item.inspectionID.lowercased.prefix(8))'")
+        }
+        for copy in standing.expectedElsewhere {
+            lines.append(
+                "  another device sends  inspection \(copy.inspection.lowercased.prefix(8)): " + safe(copy.note))
         }
         lines.append("  photos                \(standing.photos) not on the server")
         return lines
@@ -163,6 +185,9 @@ public struct DeviceStatus: Sendable {
                 "what_to_do": .optional(todo),
             ])
         }
+        func note(_ entry: InspectionNote) -> JSONValue {
+            .object(["inspection_id": .string(entry.inspection.lowercased), "note": .string(entry.note)])
+        }
         let waiting = JSONValue.object(
             SyncItemKind.allCases.map { .init($0.rawValue + "s", .integer(Int64(standing.waiting[$0] ?? 0))) })
         return .object([
@@ -179,7 +204,9 @@ public struct DeviceStatus: Sendable {
                         item($0, todo: "fix the cause, then jqc sync retry \($0.inspectionID.lowercased)")
                     }),
                 "photos": .integer(Int64(standing.photos)), "left_out": .integer(Int64(standing.leftOut)),
-                "server_has_everything": .bool(standing.serverHasEverything),
+                "server_has_everything": .bool(serverHasEverything),
+                "expected_from_other_devices": .array(standing.expectedElsewhere.map(note)),
+                "server_records_twice": .array(standing.serverRecordsTwice.map(note)),
             ]),
             "service": .object(["state": .string(service.word), "unit": .optional(service.unitPath)]),
             "device": .optional(device?.lowercased),

@@ -41,6 +41,9 @@ public struct Reception {
         /// The device that alone records on the inspection when this device
         /// holds a read-only copy (a plain handover bound to another device).
         public var readOnlyCopyOf: UUID? = nil
+        /// What the file changed here: the folded state before and after
+        /// compared (`ReceptionChanges`); empty when nothing was recorded.
+        public var changes = ReceptionChanges()
     }
 
     /// Why a handover file was refused: nothing was recorded.
@@ -90,13 +93,16 @@ public struct Reception {
         let verified = try HandoverVerification.verify(file)
         let id = file.inspection
         let stream = try ledger.log.records(inStream: id)
+        // Its records by reference; their bytes and the file's
+        // `carried_records` go into this ledger's `carried` table with it.
+        let carried = file.reception(sha256: sha256)
+        // Bounded before any walk below: a file nested past the limit is
+        // refused here, so no ledger holds what a walk could not take.
+        do { try carried.checkNesting() } catch { throw Refusal(reason: "\(error)") }
         // Pinned keys, forks and the copy rule (`SenderTrust`): what the file
         // cannot prove alone, against what this ledger holds.
         let trusted = try SenderTrust(ledger: ledger, device: device).check(
             file, sha256: sha256, stream: stream, given: key, actor: actor, clock: clock)
-        // Its records by reference; their bytes and the file's
-        // `carried_records` go into this ledger's `carried` table with it.
-        let carried = file.reception(sha256: sha256)
         func nothingNew() -> Received {
             Received(
                 inspection: id, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
@@ -154,12 +160,14 @@ public struct Reception {
             Self.removeUnnamed(added, ledger: ledger)
             throw error
         }
-        return Received(
+        var received = Received(
             inspection: id, fromDevice: file.fromDevice, recorded: true, records: file.records.count,
             photos: file.photoFiles.count + file.carriedPhotoFiles.count, pinnedTemplate: pin, sha256: sha256,
             merged: !stream.isEmpty, addressedTo: file.toDevice,
             readOnlyCopyOf: file.mode == .handover && file.toDevice != nil && file.toDevice != device
                 ? file.toDevice : nil)
+        if let after = try ledger.state(of: id) { received.changes = ReceptionChanges(before: held, after: after) }
+        return received
     }
 
     /// Every photo file of `file` (`photo_files`, then `carried_photo_files`)

@@ -20,6 +20,13 @@ public struct SyncStanding: Sendable, Equatable {
     public var failed: [OutboxItem]
     /// Photos failed for good whose records went to the server without them.
     public var leftOut: Int
+    /// Inspections submitted on another device (whose submit stands) and
+    /// not reported sent: this device sends nothing of them, that device is
+    /// expected to; each with its note (`InspectionState.syncNotes`).
+    public var expectedElsewhere: [InspectionNote] = []
+    /// Inspections the server holds more than one record of, with the note
+    /// saying which stands and which to remove.
+    public var serverRecordsTwice: [InspectionNote] = []
     /// The newest outcome the server accepted (`sync.*_accepted`, `sync.photo_uploaded`).
     public var lastSent: Timestamp?
     /// The newest sync outcome of any kind (accepted, failed, given up).
@@ -43,8 +50,9 @@ public struct SyncStanding: Sendable, Equatable {
         draftPhotos + (waiting[.photo] ?? 0) + (stalled + failed).filter { $0.item.kind == .photo }.count
     }
 
-    /// Whether the server has everything this device recorded.
-    public var serverHasEverything: Bool { drafts == 0 && unsent == 0 }
+    /// Whether the server has everything this device recorded, as far as
+    /// the log says (and no copy it holds waits on another device).
+    public var serverHasEverything: Bool { drafts == 0 && unsent == 0 && expectedElsewhere.isEmpty }
 
     /// Reads the standing of `ledger`.
     public static func read(_ ledger: InspectionLedger) throws -> SyncStanding {
@@ -52,7 +60,24 @@ public struct SyncStanding: Sendable, Equatable {
         var standing = SyncStanding(
             drafts: drafts.count, draftPhotos: drafts.reduce(0) { $0 + $1.photoCount }, waiting: [:], stalled: [],
             failed: [], leftOut: 0)
-        for item in try ledger.outbox() {
+        let outbox = try ledger.outbox()
+        // Another device's submitted copy: completed, not synced, and not in
+        // this device's outbox (only the standing submitter's holds it).
+        let sending = Set(outbox.map(\.inspectionID))
+        for summary in try ledger.summaries(.all) where summary.status == .completed {
+            if let note = summary.syncNotes.first(where: {
+                $0.hasPrefix(InspectionState.serverRecordsNotePrefix)
+            }) {
+                standing.serverRecordsTwice.append(InspectionNote(inspection: summary.id, note: note))
+            }
+            guard summary.serverID == nil, !sending.contains(summary.id) else { continue }
+            let note = summary.syncNotes.first { $0.hasPrefix(InspectionState.expectedElsewhereNotePrefix) }
+            standing.expectedElsewhere.append(
+                InspectionNote(
+                    inspection: summary.id,
+                    note: note ?? "submitted on another device, which is expected to send it: not reported sent yet"))
+        }
+        for item in outbox {
             if item.leftOut {
                 standing.leftOut += 1
                 continue
@@ -154,5 +179,16 @@ public struct SyncStanding: Sendable, Equatable {
         self.leftOut = leftOut
         self.lastSent = lastSent
         self.lastAttempt = lastAttempt
+    }
+}
+
+/// One inspection and what a note of its sync says (`jqc status`).
+public struct InspectionNote: Sendable, Equatable {
+    public var inspection: UUID
+    public var note: String
+
+    public init(inspection: UUID, note: String) {
+        self.inspection = inspection
+        self.note = note
     }
 }

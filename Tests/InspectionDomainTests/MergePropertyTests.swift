@@ -6,9 +6,11 @@ import Testing
 
 /// The merge of shared copies, as a property over the fold: simulated
 /// devices record at random, share and hand over files that arrive in
-/// random orders (one device's clock an hour wrong); once every device has
-/// received everything, every one shows the same record, nothing recorded
-/// is lost or doubled, and receiving again changes nothing.
+/// random orders (one device's clock an hour wrong), discards among them on
+/// devices that had not seen the others' latest work; once every device has
+/// received everything, every one shows the same record (status and
+/// overtaken discards included), nothing recorded is lost or doubled, and
+/// receiving again changes nothing.
 @Suite struct MergePropertyTests {
     static let inspection = Samples.uuid(1)
 
@@ -112,6 +114,8 @@ import Testing
         var conflicts: [String]
         var late: [String]
         var submit: String?
+        /// Discards overtaken by work they had not seen: device and reason.
+        var overtaken: [String]
 
         init(_ state: InspectionState) {
             status = state.status
@@ -127,11 +131,13 @@ import Testing
             }
             late = state.arrivedAfterSubmit.map { "\($0.fieldID.rawValue)=\($0.value.map { "\($0)" } ?? "cleared")" }
             submit = state.standingSubmit.map { "\($0.stamp.device.lowercased.suffix(3)) \($0.at)" }
+            overtaken = state.overtakenDiscards.map { "\($0.stamp.device.lowercased.suffix(3)) \($0.reason ?? "-")" }
         }
 
         var description: String {
             "\(status) values=\(values.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)=\($0.value)" }) "
-                + "photos=\(photos.count) issues=\(issues) conflicts=\(conflicts) late=\(late) submit=\(submit ?? "-")"
+                + "photos=\(photos.count) issues=\(issues) conflicts=\(conflicts) late=\(late) submit=\(submit ?? "-") "
+                + "overtaken=\(overtaken)"
         }
     }
 
@@ -183,9 +189,11 @@ import Testing
                         FlagIssue(
                             issueID: Samples.uuid(5000 + serial), severity: "low", description: "d\(d)", photo: photo)),
                     at: now)
-            case 56..<58:
-                devices[d].run(.discard(reason: "wrong room"), at: now)
-            case 58..<64:
+            case 56..<60:
+                // Often on a device that has not heard of the others' latest
+                // work: a discard that saw less, which must not close it.
+                devices[d].run(.discard(reason: "wrong room d\(d)"), at: now)
+            case 60..<64:
                 devices[d].run(.submit(followUpRequired: false), at: now)
             case 64..<80:
                 if devices[d].run(.handOver(mode: .share, to: nil), at: now) {
@@ -301,6 +309,9 @@ import Testing
         #expect(ends.contains { !$0.conflicts.isEmpty })
         #expect(ends.contains { $0.status == .completed })
         #expect(ends.contains { $0.status == .discarded })
+        // Discards that saw less: overtaken, the copy open (or submitted).
+        #expect(ends.contains { !$0.overtaken.isEmpty && $0.status == .draft })
+        #expect(ends.contains { !$0.overtaken.isEmpty && $0.status == .discarded })
         #expect(ends.contains { !$0.late.isEmpty })
         #expect(ends.contains { $0.status == .draft })
     }

@@ -96,15 +96,34 @@ import Testing
         #expect(a.state.score == b.state.score)
     }
 
-    @Test func aDiscardClosesEveryCopyAndKeepsEveryAnswer() throws {
+    /// A discard closes only what it saw: B's answer, recorded before B
+    /// heard of A's discard, keeps the copy open on both devices (the
+    /// discard overtaken, with who and why); once A has seen everything, its
+    /// discard closes both. Every answer stays.
+    @Test(arguments: [false, true])
+    func aDiscardClosesOnlyWhatItSaw(discardAfterSeeingEverything: Bool) throws {
         var (a, b, template, now) = try Self.sharedPair()
         b.run(.setField(field: "9", to: .text("kept")), at: now)
-        let done11 = a.run(.discard(reason: "wrong room"), at: now + 1_000_000)
-        #expect(done11)
+        if discardAfterSeeingEverything {
+            b.run(.handOver(mode: .share, to: nil), at: now + 500_000)
+            #expect(try a.receive(try b.file, at: now + 600_000, template: template))
+        }
+        let discarded = a.run(.discard(reason: "wrong room"), at: now + 1_000_000)
+        #expect(discarded)
+        #expect(a.state.status == .discarded)
         a.run(.handOver(mode: .share, to: nil), at: now + 2_000_000)
-        let done12 = try b.receive(try a.file, at: now + 3_000_000, template: template)
-        #expect(done12)
-        #expect(b.state.status == .discarded)
+        #expect(try b.receive(try a.file, at: now + 3_000_000, template: template))
         #expect(b.state.values["2"] == .rating(2) && b.state.values["9"] == .text("kept"))
+        let expected: InspectionStatus = discardAfterSeeingEverything ? .discarded : .draft
+        #expect(b.state.status == expected)
+        #expect(b.state.overtakenDiscards.map(\.reason) == (discardAfterSeeingEverything ? [] : ["wrong room"]))
+        // B sends its copy back: A, which discarded, shows the same.
+        b.run(.handOver(mode: .share, to: nil), at: now + 4_000_000)
+        try a.receive(try b.file, at: now + 5_000_000, template: template)
+        #expect(a.state.status == expected)
+        #expect(MergePropertyTests.View(a.state) == MergePropertyTests.View(b.state))
+        // The open copy can still be edited and submitted, on either device.
+        let edited = a.run(.setField(field: "3", to: .text("4")), at: now + 6_000_000)
+        #expect(edited == !discardAfterSeeingEverything)
     }
 }

@@ -120,6 +120,29 @@ import Testing
             name: "nothing", standing: nothing,
             lines: ["Not on the server yet: nothing; the server has everything this device recorded."]),
         Standing(
+            name: "another device's submitted copy, and an inspection the server holds twice",
+            standing: {
+                var standing = nothing
+                standing.expectedElsewhere = [
+                    InspectionNote(
+                        inspection: UUID(uuidString: "9f8e7d6c-0000-4000-8000-000000000001")!,
+                        note: "submitted on device 0a1b2c3d, which is expected to send it: not reported sent yet")
+                ]
+                standing.serverRecordsTwice = [
+                    InspectionNote(
+                        inspection: UUID(uuidString: "5e5e5e5e-0000-4000-8000-000000000002")!,
+                        note: "the server holds 2 records of this inspection: remove server id 5051")
+                ]
+                return standing
+            }(),
+            lines: [
+                "Not on the server yet:",
+                "  another device sends  inspection 9f8e7d6c: submitted on device 0a1b2c3d, which is expected to "
+                    + "send it: not reported sent yet",
+                "  photos                0 not on the server",
+                "  inspection 5e5e5e5e  the server holds 2 records of this inspection: remove server id 5051",
+            ]),
+        Standing(
             name: "a draft with two photos",
             standing: SyncStanding(drafts: 1, draftPhotos: 2, waiting: [:], stalled: [], failed: [], leftOut: 0),
             lines: [
@@ -159,10 +182,10 @@ import Testing
 
     @Test(arguments: standings)
     func whatIsNotOnTheServer(_ case: Standing) throws {
-        let lines = Self.status(`case`.standing).lines
+        let lines = Self.status(`case`.standing, server: "http://server.test").lines
         let start = try #require(lines.firstIndex { $0.hasPrefix("Last sync  ") }) + 1
         #expect(Array(lines[start..<(lines.count - 1)]) == `case`.lines)
-        let json = try #require(Self.status(`case`.standing).jsonValue["not_on_server"])
+        let json = try #require(Self.status(`case`.standing, server: "http://server.test").jsonValue["not_on_server"])
         #expect(json["server_has_everything"]?.boolValue == `case`.standing.serverHasEverything)
         #expect(json["drafts"] == .integer(`case`.standing.drafts))
         #expect(json["photos"] == .integer(`case`.standing.photos))
@@ -178,9 +201,14 @@ import Testing
         let ledger = try InspectionLedger(
             storePath: temporary.appending("store"), photosPath: temporary.appending("photos"), access: .creating)
         defer { ledger.close() }
-        let status = Self.status(try SyncStanding.read(ledger))
+        let status = Self.status(try SyncStanding.read(ledger), server: "http://server.test")
         #expect(status.lines[3] == "Last sync  nothing sent yet")
         #expect(status.lines[4] == "Not on the server yet: nothing; the server has everything this device recorded.")
+        // With no server, it never says the server has everything.
+        let offline = Self.status(try SyncStanding.read(ledger))
+        #expect(
+            offline.lines[4].hasPrefix("Not on the server yet: nothing waits to be sent, but no server is configured"))
+        #expect(offline.jsonValue["not_on_server"]?["server_has_everything"] == .bool(false))
         #expect(status.jsonValue["last_sync"] == .object(["sent_at": .null, "attempted_at": .null]))
     }
 }

@@ -52,7 +52,7 @@ struct ReceiveCommand: RunnableCommand {
                         "from_device": .string(received.fromDevice.lowercased), "recorded": .bool(received.recorded),
                         "records": .integer(received.records), "photos": .integer(received.photos),
                         "pinned_template": .bool(received.pinnedTemplate), "sha256": .string(received.sha256.hex),
-                        "merged": .bool(received.merged),
+                        "merged": .bool(received.merged), "changes": received.changes.jsonValue,
                         "addressed_to": .optional(received.addressedTo?.lowercased),
                         "read_only_copy_of": .optional(received.readOnlyCopyOf?.lowercased),
                     ])))
@@ -72,11 +72,18 @@ struct ReceiveCommand: RunnableCommand {
             return
         }
         if received.merged {
+            // What the file changed here, not a bare "merged": the form's
+            // answers, photos, issues, conflicts, and a submit or discard
+            // (closing the copy, or overtaken by work it had not seen).
             invocation.stdout.line(
                 "Merged inspection \(received.inspection.lowercased) with the copy of device "
                     + "\(received.fromDevice.lowercased.prefix(8)): \(received.records) records and \(received.photos) "
-                    + "photos verified against its signed checkpoint. 'jqc show "
-                    + "\(received.inspection.lowercased.prefix(8))' shows the merged form and any conflict.")
+                    + "photos verified against its signed checkpoint.")
+            for line in received.changes.lines(sanitise: TerminalText.singleLine) {
+                invocation.stdout.line("  " + line)
+            }
+            invocation.stdout.line(
+                "'jqc show \(received.inspection.lowercased.prefix(8))' shows the merged form and any conflict.")
             return
         }
         invocation.stdout.line(
