@@ -26,7 +26,12 @@ public final class InspectionView: Projection, Sendable {
         // Version 2 also holds the sync states `stalled` and
         // `synced-without-photos`, the summaries' sync notes, and the
         // outbox's detail and left_out (all new in the same release).
-        case .templates, .inspections, .drafts, .followups, .outbox: 2
+        case .templates: 2
+        // Version 3: a merged copy's status follows the discard rule (an
+        // overtaken discard leaves a draft), a read-only copy is no one's
+        // to send, and each device names its own server record; stored rows
+        // of the old rules are rebuilt on open, never shown as they were.
+        case .inspections, .drafts, .followups, .outbox: 3
         // Version 3: an issue row says whether the server may hold it twice.
         case .issues: 3
         }
