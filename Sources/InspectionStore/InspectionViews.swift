@@ -13,7 +13,7 @@ import LedgerStore
 public final class InspectionView: Projection, Sendable {
     /// Which view.
     public enum Kind: String, CaseIterable, Sendable {
-        case templates, inspections, drafts, followups, issues, outbox
+        case templates, inspections, drafts, followups, issues, outbox, receptions
     }
 
     public let kind: Kind
@@ -34,6 +34,7 @@ public final class InspectionView: Projection, Sendable {
         case .inspections, .drafts, .followups, .outbox: 3
         // Version 3: an issue row says whether the server may hold it twice.
         case .issues: 3
+        case .receptions: 1
         }
     }
 
@@ -53,6 +54,7 @@ public final class InspectionView: Projection, Sendable {
         case .followups: [n.followUps]
         case .issues: [n.issues]
         case .outbox: [n.outbox]
+        case .receptions: [TableName.View.receptions]
         }
     }
 
@@ -80,6 +82,12 @@ public final class InspectionView: Projection, Sendable {
             }
             return
         }
+        if kind == .receptions {
+            if record.type == InspectionEventType.received.rawValue {
+                try context.put(TableName.View.receptions, BigEndian.bytes(record.position), [])
+            }
+            return
+        }
         let touched = try context.scratch.shared("touched:\(record.position)") {
             TouchedInspections()
         }.states(for: record, context: context, tables: tables)
@@ -97,7 +105,7 @@ public final class InspectionView: Projection, Sendable {
     func write(_ state: InspectionState, _ rows: ProjectionContext, _ tables: InspectionTables) throws {
         let key = state.id.bytes
         switch kind {
-        case .templates:
+        case .templates, .receptions:
             break
         case .inspections:
             guard state.status != .notStarted else { return }
@@ -140,6 +148,7 @@ public final class InspectionView: Projection, Sendable {
     public func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder {
         if kind == .templates { return TemplatesRebuilder() }
         if kind == .drafts { return DraftsRebuilder() }
+        if kind == .receptions { return ReceptionsRebuilder() }
         return Rebuilder(view: self, fold: scratch.shared("inspection-fold") { InspectionFold(log: scratch.log) })
     }
 
@@ -233,6 +242,30 @@ public final class InspectionView: Projection, Sendable {
         func write(in context: ProjectionContext) throws {
             for (hash, template) in templates.sorted(by: { $0.key < $1.key }) {
                 try context.put(InspectionTables.names.templates, Array(hash.utf8), template.canonicalCBOR.encoded())
+            }
+        }
+    }
+
+    /// The receptions view from record types alone (no payload decoded).
+    struct ReceptionsRebuilder: ProjectionRebuilder {
+        var positions: [UInt64] = []
+        static let received = InspectionEventType.received.rawValue
+
+        mutating func consumeShared(_ record: EventRecord) throws {}
+
+        mutating func absorb(_ other: any ProjectionRebuilder) throws {
+            guard let other = other as? ReceptionsRebuilder else { throw InspectionView.mismatchedPartition }
+            positions += other.positions
+        }
+
+        mutating func consume(_ record: EventRecord) throws {
+            if record.type == Self.received { positions.append(record.position) }
+        }
+
+        func write(in context: ProjectionContext) throws {
+            // Big-endian keys in ascending order: appends to the right page.
+            for position in positions.sorted() {
+                try context.put(TableName.View.receptions, BigEndian.bytes(position), [])
             }
         }
     }

@@ -97,28 +97,50 @@ public struct DevicePins: Sendable {
 
     public init() {}
 
-    /// Reads the pins, checkpoints and forks from the whole log, as `reader`
-    /// sees it (what `receive` and `jqc devices` need: every reception of the
-    /// log). `own` is this device's id: only its own stream's pins and forks
-    /// count (another device's, carried here, are its business); nil (a copy
-    /// whose device is not known) takes them from any stream.
-    public static func read(_ reader: LedgerReader, own: UUID?) throws -> DevicePins {
+    /// Reads the pins, checkpoints and forks of the whole log, as `reader`
+    /// sees it (what `receive` and `jqc devices` need): `receptions` are
+    /// every `inspection.received` record of the log, in log order
+    /// (`InspectionLedger.receptionRecords(in:)` reads them from the
+    /// receptions view in the same snapshot). `own` is this device's id:
+    /// only its own stream's pins and forks count (another device's, carried
+    /// here, are its business), and only that stream is read beside the
+    /// receptions; nil (a copy whose device is not known) takes them from
+    /// any stream, walking the log for them.
+    public static func read(
+        _ reader: LedgerReader, own: UUID?, receptionRecords receptions: [EventRecord]
+    ) throws -> DevicePins {
         var pins = DevicePins()
         let chain = HashChain()
-        let receivedType = InspectionEventType.received.rawValue
-        try reader.forEachRecord { record in
-            if record.type == receivedType {
-                // The payload alone: references carry their leaves, so the
-                // `carried` table need not be read for this.
-                if case .received(let received) = try EventUpcaster.decode(record, template: nil) {
-                    pins.add(received, record: record, chain: chain)
-                }
-            } else if own == nil || record.stream == own {
-                pins.absorb(record)
+        for record in receptions {
+            assert(record.type == InspectionEventType.received.rawValue, "a reception list held another record")
+            // The payload alone: references carry their leaves, so the
+            // `carried` table need not be read for this.
+            if case .received(let received) = try EventUpcaster.decode(record, template: nil) {
+                pins.add(received, record: record, chain: chain)
             }
-            return true
+        }
+        if let own {
+            for record in try reader.records(inStream: own) { pins.absorb(record) }
+        } else {
+            let types: Set = [DeviceStreamEventType.keyPinned.rawValue, DeviceStreamEventType.forkSeen.rawValue]
+            try reader.forEachRecord { record in
+                if types.contains(record.type) { pins.absorb(record) }
+                return true
+            }
         }
         return pins
+    }
+
+    /// The same, walking the whole log for the receptions: for a ledger
+    /// opened without its views (`jqc devices` on an auditor's copy).
+    public static func read(_ reader: LedgerReader, own: UUID?) throws -> DevicePins {
+        var receptions: [EventRecord] = []
+        let receivedType = InspectionEventType.received.rawValue
+        try reader.forEachRecord { record in
+            if record.type == receivedType { receptions.append(record) }
+            return true
+        }
+        return try read(reader, own: own, receptionRecords: receptions)
     }
 
     /// Reads only this device's own stream (its pins and forks) and the

@@ -117,7 +117,9 @@ public struct SenderTrust {
         // A file under this device's own id is the reception's own refusal
         // (its own file, or two ledgers sharing an id).
         guard file.fromDevice != device else { return Trusted(events: []) }
-        let pins = try ledger.log.read { reader in try DevicePins.read(reader, own: device) }
+        let pins = try ledger.readingReceptions { reader, receptions in
+            try DevicePins.read(reader, own: device, receptionRecords: receptions)
+        }
         let held = pins.devices[file.fromDevice]
         let pin = try Self.keyDecision(file, sha256: sha256, held: held, given: given)
         if let fork = try Self.fork(file, held: held) {

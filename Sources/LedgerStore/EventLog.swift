@@ -142,6 +142,10 @@ public final class EventLog: Sendable {
     /// directory again (LMDB forbids two handles on one file in a process).
     public func close() { environment.close() }
 
+    /// A named table beside the log: created when the store is writable,
+    /// nil when a read-only store has none (written before it existed).
+    public func existingTable(_ name: String) throws -> Table? { try environment.table(name) }
+
     /// Opens additional named tables, for the projections kept beside the log.
     public func table(_ name: String) throws -> Table {
         guard let table = try environment.table(name) else {

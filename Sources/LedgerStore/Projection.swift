@@ -170,7 +170,12 @@ public final class ProjectionSet: Sendable {
         self.notice = notice
         var tables: [String: Table] = [:]
         for projection in projections {
-            for name in projection.tableNames { tables[name] = try log.table(name) }
+            // A read-only open of a store written before a view existed finds
+            // no table for it: that view is stale (no stored state), and
+            // counted as empty, until a writable open builds it.
+            for name in projection.tableNames {
+                if let table = try log.existingTable(name) { tables[name] = table }
+            }
         }
         self.tables = tables
         self.meta = try log.table(TableName.viewsMeta)

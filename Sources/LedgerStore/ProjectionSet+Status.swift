@@ -45,7 +45,8 @@ extension ProjectionSet {
                 let state = try storedState(of: projection, in: reader.transaction)
                 var counts: [(name: String, rows: Int)] = []
                 for name in projection.tableNames {
-                    counts.append((name: name, rows: try reader.transaction.count(self.tables[name]!)))
+                    counts.append(
+                        (name: name, rows: try self.tables[name].map { try reader.transaction.count($0) } ?? 0))
                 }
                 return ViewStatus(
                     name: projection.name, codeVersion: projection.version, storedVersion: state?.version,
@@ -118,19 +119,22 @@ extension ProjectionSet {
                     var expected = collector.rows[name] ?? [:]
                     var difference = TableDifference(table: name)
                     var rows = 0
-                    try reader.transaction.forEach(tables[name]!) { key, value in
-                        rows += 1
-                        if let wanted = expected.removeValue(forKey: key) {
-                            let intact = ViewRowChecksum.isIntact(table: name, key: key, stored: value)
-                            let content = intact ? value.dropLast(ViewRowChecksum.length) : value[...]
-                            if !content.elementsEqual(wanted.dropLast(ViewRowChecksum.length)) {
-                                difference.changed.append(key)
-                                if sameVersion && !intact { difference.damaged.append(key) }
+                    // No table (a read-only store from before the view): no rows.
+                    if let table = tables[name] {
+                        try reader.transaction.forEach(table) { key, value in
+                            rows += 1
+                            if let wanted = expected.removeValue(forKey: key) {
+                                let intact = ViewRowChecksum.isIntact(table: name, key: key, stored: value)
+                                let content = intact ? value.dropLast(ViewRowChecksum.length) : value[...]
+                                if !content.elementsEqual(wanted.dropLast(ViewRowChecksum.length)) {
+                                    difference.changed.append(key)
+                                    if sameVersion && !intact { difference.damaged.append(key) }
+                                }
+                            } else {
+                                difference.removed.append(key)
                             }
-                        } else {
-                            difference.removed.append(key)
+                            return true
                         }
-                        return true
                     }
                     difference.added = expected.keys.sorted { $0.lexicographicallyPrecedes($1) }
                     differences.append(difference)

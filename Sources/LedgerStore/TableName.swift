@@ -35,6 +35,9 @@ public enum TableName {
         public static let followUps = viewPrefix + "followups"
         public static let issues = viewPrefix + "issues"
         public static let outbox = viewPrefix + "outbox"
+        /// The position of every `inspection.received` record: what this
+        /// ledger heard from other devices, without walking the log.
+        public static let receptions = viewPrefix + "receptions"
     }
 
     // MARK: The reference-data cache (`ReferenceCache`)

@@ -42,7 +42,7 @@ class DevServer:
             sys.executable, str(SERVER),
             "--port", "0",
             "--port-file", str(self.port_file),
-            "--exit-after", "120",
+            "--exit-after", "600",  # a backstop: a module-shared server outlives a loaded run
             "--exit-with-parent",
             *args,
         ]
