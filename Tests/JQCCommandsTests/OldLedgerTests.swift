@@ -61,7 +61,9 @@ import Testing
 
         // The first listing rebuilds them, and says so.
         let listed = try json("inspections")
-        #expect(listed.stderr.contains("rebuilding the templates, inspections, drafts, followups, issues, outbox and receptions"))
+        #expect(
+            listed.stderr.contains(
+                "rebuilding the templates, inspections, drafts, followups, issues, outbox and receptions"))
         #expect(listed.stderr.contains("after an upgrade: 43 events…"))
         #expect(Self.agrees(listed.value, with: try Self.expected("inspections.json")))
         for listing in ["drafts", "followups", "issues", "outbox"] {
