@@ -34,7 +34,8 @@ let package = Package(
         // C target gives each option kind one typed function.
         .target(
             name: "CCurl",
-            linkerSettings: [.linkedLibrary("curl")]
+            // libcurl is opened with dlopen at the first transfer (ccurl.h), not linked.
+            linkerSettings: [.linkedLibrary("dl")]
         ),
 
         // MARK: - I/O: a safe LMDB layer

@@ -28,7 +28,7 @@ final class EasyHandle: @unchecked Sendable {
         try CurlLibrary.initialize()
         // The handle is the only thing here that can fail to be made, and it
         // is made first, so a failure leaves nothing to free.
-        guard let handle = curl_easy_init() else {
+        guard let handle = ccurl_easy_init() else {
             throw .other(
                 code: Int(CURLE_FAILED_INIT.rawValue),
                 message: "creating a libcurl handle (curl_easy_init): libcurl could not allocate it")
@@ -39,7 +39,7 @@ final class EasyHandle: @unchecked Sendable {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        ccurl_easy_cleanup(handle)
         errorBuffer.deallocate()
     }
 
@@ -61,11 +61,11 @@ final class EasyHandle: @unchecked Sendable {
             // Detach the list and the form from the handle before freeing
             // them, so the handle never holds a dangling pointer, not even
             // until the next request or `curl_easy_cleanup`.
-            curl_easy_reset(handle)
-            curl_slist_free_all(headerList)
-            curl_mime_free(form)
+            ccurl_easy_reset(handle)
+            ccurl_slist_free_all(headerList)
+            ccurl_mime_free(form)
         }
-        curl_easy_reset(handle)
+        ccurl_easy_reset(handle)
         errorBuffer[0] = 0
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer), operation)
         try setCommonOptions(request, configuration, operation)
@@ -75,7 +75,7 @@ final class EasyHandle: @unchecked Sendable {
 
         let collector = ResponseCollector(bodyLimit: request.maximumResponseBytes, stop: stop)
         try setCallbacks(context: Unmanaged.passUnretained(collector).toOpaque(), operation)
-        let code = withExtendedLifetime(collector) { curl_easy_perform(handle) }
+        let code = withExtendedLifetime(collector) { ccurl_easy_perform(handle) }
         // Counted before a failure is thrown: a transfer that timed out may
         // still have opened a connection.
         var connects = 0
@@ -161,8 +161,8 @@ final class EasyHandle: @unchecked Sendable {
         lines.append("Expect:")
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
-            guard let longer = curl_slist_append(list, line) else {
-                curl_slist_free_all(list)
+            guard let longer = ccurl_slist_append(list, line) else {
+                ccurl_slist_free_all(list)
                 throw .other(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "\(operation): building the header list")
             }
             list = longer
@@ -195,7 +195,7 @@ final class EasyHandle: @unchecked Sendable {
             do throws(TransportError) {
                 try check(ccurl_setopt_mime(handle, CURLOPT_MIMEPOST, form), operation, url: request.url)
             } catch {
-                curl_mime_free(form)
+                ccurl_mime_free(form)
                 throw error
             }
         }
@@ -225,30 +225,30 @@ final class EasyHandle: @unchecked Sendable {
 
     /// A multipart form; libcurl copies every name and byte into it.
     private func makeForm(_ parts: [MultipartPart], _ operation: String) throws(TransportError) -> OpaquePointer {
-        guard let form = curl_mime_init(handle) else {
+        guard let form = ccurl_mime_init(handle) else {
             throw .other(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "\(operation): creating the form")
         }
         do throws(TransportError) {
             for part in parts {
-                guard let mimePart = curl_mime_addpart(form) else {
+                guard let mimePart = ccurl_mime_addpart(form) else {
                     throw TransportError.other(
                         code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "\(operation): adding a form part")
                 }
-                try check(curl_mime_name(mimePart, part.name), operation)
+                try check(ccurl_mime_name(mimePart, part.name), operation)
                 if let filename = part.filename {
-                    try check(curl_mime_filename(mimePart, filename), operation)
+                    try check(ccurl_mime_filename(mimePart, filename), operation)
                 }
                 if let contentType = part.contentType {
-                    try check(curl_mime_type(mimePart, contentType), operation)
+                    try check(ccurl_mime_type(mimePart, contentType), operation)
                 }
                 let stored = part.data.isEmpty ? [0] : part.data
                 let code = stored.withUnsafeBytes { raw in
-                    curl_mime_data(mimePart, raw.baseAddress?.assumingMemoryBound(to: CChar.self), part.data.count)
+                    ccurl_mime_data(mimePart, raw.baseAddress?.assumingMemoryBound(to: CChar.self), part.data.count)
                 }
                 try check(code, operation)
             }
         } catch {
-            curl_mime_free(form)
+            ccurl_mime_free(form)
             throw error
         }
         return form
@@ -331,7 +331,7 @@ final class EasyHandle: @unchecked Sendable {
         while let last = message.unicodeScalars.last, last == "\n" || last == "\r" {
             message.unicodeScalars.removeLast()
         }
-        if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
+        if message.isEmpty { message = String(cString: ccurl_easy_strerror(code)) }
         throw TransportError(curlCode: code, message: message, operation: operation, url: url)
     }
 

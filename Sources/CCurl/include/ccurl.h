@@ -5,14 +5,50 @@
 // `curl_easy_getinfo(CURL *, CURLINFO, ...)`. Each function below fixes the
 // type of that last argument for one kind of option, so the Swift compiler
 // checks it and the C compiler passes it the way libcurl reads it with
-// `va_arg`. Everything else in libcurl (easy_init, perform, the mime API,
-// slists) is not variadic and is called directly from Swift.
+// `va_arg`.
+//
+// libcurl is not linked: `ccurl_load` opens it (dlopen) the first time a
+// transfer needs it, and every other function calls through the table it
+// fills. Linking it made every jqc command, `jqc --version` included, load
+// libcurl's 30-odd libraries and run their constructors (GnuTLS's among them
+// through librtmp): about 7 ms of CPU at each start on this project's
+// machines, for the few commands that talk to a server.
 //
 // Every symbol is prefixed `ccurl_` so it can never clash with libcurl's own.
 #ifndef CCURL_H
 #define CCURL_H
 
 #include <curl/curl.h>
+
+/// The library opened: libcurl's soname, as the Debian package libcurl4
+/// (a dependency of jqc's package) installs it.
+#define CCURL_LIBRARY "libcurl.so.4"
+
+// MARK: - Loading
+
+/// Opens libcurl and finds every function this module calls, once per
+/// process (later calls return the first outcome): NULL when it is loaded,
+/// else why not (dlopen's error, or the function missing). Every other
+/// function here fails as libcurl fails (NULL, CURLE_FAILED_INIT) until then.
+const char *ccurl_load(void);
+
+// MARK: - libcurl's own functions, through the loaded table
+
+CURLcode ccurl_global_init(long flags);
+CURL *ccurl_easy_init(void);
+void ccurl_easy_cleanup(CURL *handle);
+void ccurl_easy_reset(CURL *handle);
+CURLcode ccurl_easy_perform(CURL *handle);
+const char *ccurl_easy_strerror(CURLcode code);
+struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *text);
+void ccurl_slist_free_all(struct curl_slist *list);
+curl_mime *ccurl_mime_init(CURL *handle);
+curl_mimepart *ccurl_mime_addpart(curl_mime *mime);
+CURLcode ccurl_mime_name(curl_mimepart *part, const char *name);
+CURLcode ccurl_mime_filename(curl_mimepart *part, const char *name);
+CURLcode ccurl_mime_type(curl_mimepart *part, const char *type);
+CURLcode ccurl_mime_data(curl_mimepart *part, const char *data, size_t size);
+void ccurl_mime_free(curl_mime *mime);
 
 // MARK: - Options (curl_easy_setopt)
 
