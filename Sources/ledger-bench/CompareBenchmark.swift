@@ -40,8 +40,9 @@ struct CompareBenchmark {
         return Run(wall: wall, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime))
     }
 
-    /// The commands compared, by name (`--only NAME,…` picks some). Reads
-    /// only: both builds must meet the same ledger in every round.
+    /// The commands compared, by name (`--only NAME,…` picks some). Reads,
+    /// and `rebuild`, which rewrites every view from the same log each time:
+    /// both builds must meet the same ledger in every round.
     func commands(inspection: String) -> [(name: String, arguments: [String], stdout: String)] {
         let log = NSTemporaryDirectory() + "jqc-compare-log-\(getpid()).txt"
         let all: [(String, [String], String)] = [
@@ -51,6 +52,7 @@ struct CompareBenchmark {
             ("inspections", ["inspections"], "/dev/null"),
             ("log", ["log"], log),
             ("verify-full", ["verify", "--full"], "/dev/null"),
+            ("rebuild", ["rebuild"], "/dev/null"),
         ]
         return all.filter { only.isEmpty || only.contains($0.0) }.map { (name: $0.0, arguments: $0.1, stdout: $0.2) }
     }
