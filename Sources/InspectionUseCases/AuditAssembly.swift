@@ -127,6 +127,8 @@ public struct AuditAssembly {
             try DevicePins.read(reader, own: own, receptions: receptions)
         }
         report.forks = Self.forks(touching: timeline, pins: pins)
+        report.ownDevice = own
+        report.unproven = CarriedProof.unproven(in: timeline, pins: pins, own: own)
         report.notes += ReceivedProof.notes(of: timeline, witness: senderWitness, pins: pins)
         report.chainHashes = try auditor.log.chainHashes(
             at: timeline.entries.filter { $0.carriedIn == nil }.map(\.position).filter { $0 > 0 })
