@@ -142,10 +142,15 @@ extension AuditReport {
                     + " — pinned \(Self.escape(template.source))"
             ))
         if let started = form.startedAt {
-            rows.append(("Started", Self.escape("\(started.iso8601) by \(actorText(form.startedBy, device: form.startedOn))")))
+            rows.append(
+                ("Started", Self.escape("\(started.iso8601) by \(actorText(form.startedBy, device: form.startedOn))")))
         }
         if let completed = form.completedAt {
-            rows.append(("Submitted", Self.escape("\(completed.iso8601) by \(actorText(form.completedBy, device: form.completedOn))")))
+            rows.append(
+                (
+                    "Submitted",
+                    Self.escape("\(completed.iso8601) by \(actorText(form.completedBy, device: form.completedOn))")
+                ))
         }
         if let discarded = form.discardedAt { rows.append(("Discarded", Self.escape(discarded.iso8601))) }
         let score = form.score ?? scoreSoFar

@@ -58,10 +58,16 @@ import Testing
     }
 
     @Test(arguments: [
-        (1, own, "unproven: 1 entry of device ab12cd34-fd40-492d-8c04-69d685a14dbf carried by this device's reception "
-            + "at position 7: why"),
-        (3, other, "unproven: 3 entries of device ab12cd34-fd40-492d-8c04-69d685a14dbf met only inside device "
-            + "ab12cd34-fd40-492d-8c04-69d685a14dbf's reception (through the reception at position 7 of this log): why"),
+        (
+            1, own,
+            "unproven: 1 entry of device ab12cd34-fd40-492d-8c04-69d685a14dbf carried by this device's reception "
+                + "at position 7: why"
+        ),
+        (
+            3, other,
+            "unproven: 3 entries of device ab12cd34-fd40-492d-8c04-69d685a14dbf met only inside device "
+                + "ab12cd34-fd40-492d-8c04-69d685a14dbf's reception (through the reception at position 7 of this log): why"
+        ),
     ])
     func anUnprovenPartNamesItsEntriesAndWhereTheyWereMet(count: Int, carrier: UUID, line: String) {
         let part = UnprovenPart(
