@@ -248,6 +248,8 @@ public struct PhotoEvidence: Sendable {
     public var position: UInt64
     public var recordedAt: Timestamp?
     public var actor: Actor?
+    /// The device whose record captured it.
+    public var device: UUID?
     /// Captured after the record was final, so `apply` ignored it.
     public var ignored: Bool
     public var file: PhotoFile

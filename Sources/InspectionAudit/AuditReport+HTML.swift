@@ -142,10 +142,15 @@ extension AuditReport {
                     + " — pinned \(Self.escape(template.source))"
             ))
         if let started = form.startedAt {
-            rows.append(("Started", Self.escape("\(started.iso8601) by \(Self.actorText(form.startedBy))")))
+            rows.append(
+                ("Started", Self.escape("\(started.iso8601) by \(actorText(form.startedBy, device: form.startedOn))")))
         }
         if let completed = form.completedAt {
-            rows.append(("Submitted", Self.escape("\(completed.iso8601) by \(Self.actorText(form.completedBy))")))
+            rows.append(
+                (
+                    "Submitted",
+                    Self.escape("\(completed.iso8601) by \(actorText(form.completedBy, device: form.completedOn))")
+                ))
         }
         if let discarded = form.discardedAt { rows.append(("Discarded", Self.escape(discarded.iso8601))) }
         let score = form.score ?? scoreSoFar
@@ -263,7 +268,7 @@ extension AuditReport {
             "<table class=\"timeline\">\n<thead><tr><th>Position</th><th>Recorded at (UTC)</th><th>Actor</th>"
             + "<th>Device</th><th>What happened</th><th>Chain</th></tr></thead>\n<tbody>\n"
         for entry in timeline.entries {
-            let standing = chain.standing(of: entry).rawValue
+            let standing = standing(of: entry).rawValue
             var classes = ["event", standing]
             if entry.problem != nil { classes.append("problem") }
             if entry.hadNoEffect { classes.append("no-effect") }
@@ -275,7 +280,7 @@ extension AuditReport {
                 // The time may wrap after its date (a narrow window, paper), nowhere else.
                 let time = Self.escape(record.recordedAt.iso8601).replacingOccurrences(of: "T", with: "<wbr>T")
                 out += "<td><time>\(time)</time></td>"
-                out += "<td>\(Self.escape(Self.actorText(record.actor)))</td>"
+                out += "<td>\(Self.escape(actorText(record.actor, device: record.device)))</td>"
                 out += "<td><code>\(Self.escape(String(record.device.lowercased.prefix(8))))</code></td>"
             } else {
                 out += "<td colspan=\"3\">stream version \(entry.streamVersion)</td>"
@@ -316,7 +321,7 @@ extension AuditReport {
                 }
                     ?? "—") + "</td>"
             out +=
-                "<td>\(Self.escape(issue.flaggedAt.iso8601)) by \(Self.escape(Self.actorText(issue.flaggedBy)))</td>"
+                "<td>\(Self.escape(issue.flaggedAt.iso8601)) by \(Self.escape(actorText(issue.flaggedBy, device: issue.stamp.device)))</td>"
             out +=
                 "<td>\(Self.escape(form.sync.acceptedIssues[issue.id] ?? Self.syncName(form.sync.status(of: SyncItem(kind: .issue, id: issue.id)))))</td></tr>\n"
         }

@@ -23,6 +23,7 @@ extension AuditReport {
                     .init("clean", .bool(isClean)), .init("headline", .string(headline)),
                     .init("verdict", .string(verdict)),
                     .init("problems", .array(problems.map(JSONValue.string))),
+                    .init("unproven", .array(unproven.map(unprovenJSON))),
                 ])),
             .init("verification", verificationJSON),
             .init(
@@ -122,8 +123,10 @@ extension AuditReport {
             .init("area", Self.area(form)),
             .init("parent_id", .optional(form.parentInspectionID?.lowercased)),
             .init("parent_server_id", .optional(form.parentServerID)),
-            .init("started_at", Self.time(form.startedAt)), .init("started_by", Self.actor(form.startedBy)),
-            .init("completed_at", Self.time(form.completedAt)), .init("completed_by", Self.actor(form.completedBy)),
+            .init("started_at", Self.time(form.startedAt)),
+            .init("started_by", actor(form.startedBy, device: form.startedOn)),
+            .init("completed_at", Self.time(form.completedAt)),
+            .init("completed_by", actor(form.completedBy, device: form.completedOn)),
             .init("discarded_at", Self.time(form.discardedAt)), .init("discard_reason", .optional(form.discardReason)),
             .init("score", form.score.map(JSONValue.double) ?? .null),
             .init("follow_up_required", .bool(form.followUpRequired)),
@@ -177,12 +180,13 @@ extension AuditReport {
             .init("recorded_at", Self.time(record?.recordedAt)),
             .init("recorded_at_us", record.map { .integer($0.recordedAt.microsecondsSinceEpoch) } ?? .null),
             .init("type", .optional(entry.event?.typeName ?? record?.type)),
-            .init("actor", Self.actor(record?.actor)), .init("device", .optional(record?.device.lowercased)),
+            .init("actor", actor(record?.actor, device: record?.device)),
+            .init("device", .optional(record?.device.lowercased)),
             .init("summary", .string(entry.summary)),
             .init("changes", .array(entry.changes.map(Self.changeJSON))),
             .init("no_effect", .bool(entry.hadNoEffect)), .init("problem", .optional(entry.problem)),
             .init("recorded_before_previous", .bool(entry.recordedBeforePrevious)),
-            .init("chain", .string(chain.standing(of: entry).rawValue)),
+            .init("chain", .string(standing(of: entry).rawValue)),
             .init("chain_hash", .optional(entry.carriedIn == nil ? chainHash(at: entry.position) : nil)),
             .init(
                 "event",
@@ -250,6 +254,7 @@ extension AuditReport {
             .init("area", Self.area(state)), .init("parent_id", .optional(state.parentInspectionID?.lowercased)),
             .init("parent_server_id", .optional(state.parentServerID)),
             .init("started_at", Self.time(state.startedAt)), .init("started_by", .optional(state.startedBy?.name)),
+            .init("started_by_claim", claimJSON(state.startedBy, state.startedOn)),
             .init("completed_at", Self.time(state.completedAt)),
             .init("score", state.score.map(JSONValue.double) ?? .null),
             .init("score_so_far", scoreSoFar.map(JSONValue.double) ?? .null),
@@ -281,7 +286,8 @@ extension AuditReport {
                 .init("description", .string(issue.description)),
                 .init("photo_id", .optional(issue.photoID?.lowercased)),
                 .init("position", flaggedAt.map { .integer($0) } ?? .null),
-                .init("flagged_at", .string(issue.flaggedAt.iso8601)), .init("flagged_by", Self.actor(issue.flaggedBy)),
+                .init("flagged_at", .string(issue.flaggedAt.iso8601)),
+                .init("flagged_by", actor(issue.flaggedBy, device: issue.stamp.device)),
                 .init("server_id", .optional(form.sync.acceptedIssues[issue.id])),
                 .init("sync", .string(Self.syncName(form.sync.status(of: SyncItem(kind: .issue, id: issue.id))))),
             ])
@@ -299,7 +305,7 @@ extension AuditReport {
             .init("field_id", .optional(photo.captured.fieldID?.rawValue)),
             .init("issue_id", .optional(photo.captured.issueID?.lowercased)),
             .init("position", .integer(photo.position)), .init("captured_at", Self.time(photo.recordedAt)),
-            .init("captured_by", Self.actor(photo.actor)), .init("ignored", .bool(photo.ignored)),
+            .init("captured_by", actor(photo.actor, device: photo.device)), .init("ignored", .bool(photo.ignored)),
             .init("server_path", .optional(photo.serverPath)),
             .init("file", .object([.init("status", .string(photo.file.status.name)), .init("actual_sha256", actual)])),
         ])
@@ -312,9 +318,39 @@ extension AuditReport {
         ])
     }
 
+    /// One group of unproven carried entries (`UnprovenPart`).
+    func unprovenJSON(_ part: UnprovenPart) -> JSONValue {
+        .object([
+            .init("device", .string(part.device.lowercased)),
+            .init("carried_by_device", .string(part.carrier.lowercased)),
+            .init("reception_position", .integer(part.receptionPosition)),
+            .init("entries", .array(part.records.map { .string($0.lowercased) })),
+            .init("reason", .string(part.reason)),
+        ])
+    }
+
     // MARK: - Values
 
     static func time(_ time: Timestamp?) -> JSONValue { .optional(time?.iso8601) }
+
+    /// `started_by_claim` as `jqc show --json` has it (`FormReport.claim`).
+    func claimJSON(_ actor: Actor?, _ device: UUID?) -> JSONValue {
+        guard actor != nil, let device, let ownDevice, device != ownDevice else { return .null }
+        return .object([
+            .init("recorded_by_device", .string(device.lowercased)), .init("actor_verified", .bool(false)),
+        ])
+    }
+
+    /// An actor, with `actor_verified: false` and `recorded_by_device` when
+    /// another device recorded it: that device's claim, not checked here.
+    func actor(_ actor: Actor?, device: UUID?) -> JSONValue {
+        guard let actor, let device, let ownDevice, device != ownDevice else { return Self.actor(actor) }
+        return .object([
+            .init("id", .string(actor.id)), .init("name", .string(actor.name)),
+            .init("verified", .bool(actor.verified)), .init("actor_verified", .bool(false)),
+            .init("recorded_by_device", .string(device.lowercased)),
+        ])
+    }
 
     static func actor(_ actor: Actor?) -> JSONValue {
         guard let actor else { return .null }

@@ -29,7 +29,7 @@ extension AuditReport {
         lines += factLines
         lines.append("")
         lines.append("TIMELINE (\(timeline.entries.count) events; old → new for every answer changed)")
-        for entry in timeline.entries { lines += Self.timelineLines(entry, chain: chain) }
+        for entry in timeline.entries { lines += timelineLines(entry) }
         lines.append("")
         lines.append(formTitle.uppercased())
         lines += formLines
@@ -128,10 +128,10 @@ extension AuditReport {
             "\(shown(form.facilityName)) (\(shown(form.facilityID)))"
                 + (form.areaID.map { ", \(shown(form.areaName ?? "area")) (\(shown($0)))" } ?? ""))
         if let started = form.startedAt {
-            fact("Started", "\(started.iso8601) by \(Self.actorText(form.startedBy))")
+            fact("Started", "\(started.iso8601) by \(actorText(form.startedBy, device: form.startedOn))")
         }
         if let completed = form.completedAt {
-            fact("Submitted", "\(completed.iso8601) by \(Self.actorText(form.completedBy))")
+            fact("Submitted", "\(completed.iso8601) by \(actorText(form.completedBy, device: form.completedOn))")
         }
         if let discarded = form.discardedAt { fact("Discarded", discarded.iso8601) }
         let score = form.score ?? scoreSoFar
@@ -175,14 +175,14 @@ extension AuditReport {
 
     // MARK: - Timeline
 
-    static func timelineLines(_ entry: TimelineEntry, chain: ChainCheck) -> [String] {
+    func timelineLines(_ entry: TimelineEntry) -> [String] {
         let position = entry.position > 0 ? String(entry.position) : "-"
         let padded = String(repeating: " ", count: max(0, 7 - position.count)) + position
         var line = "\(padded)  "
         if let record = entry.record {
             line +=
                 "\(record.recordedAt.iso8601)  \(String(record.device.lowercased.prefix(8)))  "
-                + "\(actorText(record.actor)): "
+                + "\(actorText(record.actor, device: record.device)): "
         } else {
             line += "(v\(entry.streamVersion)) "
         }
@@ -190,6 +190,7 @@ extension AuditReport {
         if entry.hadNoEffect { line += "  [no effect on the record]" }
         if entry.recordedBeforePrevious { line += "  \(TimelineEntry.clockWentBack)" }
         if entry.position > 0, chain.standing(of: entry.position) == .failed { line += "  [FAILS THE CHAIN CHECK]" }
+        if standing(of: entry) == .unproven { line += "  [UNPROVEN]" }
         var lines = [line]
         if !entry.summaryStatesChanges { lines += entry.changes.map { "           \(shown($0.text))" } }
         if let problem = entry.problem { lines.append("           ! \(shown(problem))") }
@@ -223,7 +224,7 @@ extension AuditReport {
         for issue in form.issues {
             var line = "  \(issue.id.lowercased) [\(issue.severity.rawValue)] \(shown(issue.description))"
             if let photo = issue.photoID { line += " (photo \(EventWording.short(photo)))" }
-            line += " — flagged \(issue.flaggedAt.iso8601) by \(Self.actorText(issue.flaggedBy))"
+            line += " — flagged \(issue.flaggedAt.iso8601) by \(actorText(issue.flaggedBy, device: issue.stamp.device))"
             lines.append(line)
         }
         return lines + [""]

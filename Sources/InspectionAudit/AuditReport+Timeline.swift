@@ -9,7 +9,7 @@ extension AuditReport {
     public var timelineTextLines: [String] {
         let bound = asOf.map { " up to position \($0.position)" } ?? ""
         return ["TIMELINE (\(timeline.entries.count) events\(bound); old → new for every answer changed)"]
-            + timeline.entries.flatMap { Self.timelineLines($0, chain: chain) }
+            + timeline.entries.flatMap { timelineLines($0) }
     }
 
     /// The stored chain hash of the record at `position` (hex), if it was read.

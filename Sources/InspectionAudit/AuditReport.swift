@@ -49,6 +49,14 @@ public struct AuditReport: Sendable {
     /// this ledger recorded them (`device.fork_seen`), worded: the verdict is
     /// then FORKED, whatever the chain says. Filled by the assembly.
     public var forks: [String] = []
+    /// This ledger's device id: the one device whose actors the report
+    /// states as checked; another device's are claims (`EventWording.actor`).
+    /// Filled by the assembly.
+    public var ownDevice: UUID?
+    /// The carried entries nothing here proves to be their device's
+    /// (`UnprovenPart`): the verdict is then PARTLY PROVEN, whatever the
+    /// chain says. Filled by the assembly.
+    public var unproven: [UnprovenPart] = []
 
     public init(
         inspectionID: UUID, generatedAt: Timestamp, ledgerPath: String, chain: ChainCheck, asOf: AsOf?,
@@ -78,7 +86,7 @@ public struct AuditReport: Sendable {
             let hash = captured.photo.sha256.hex
             return PhotoEvidence(
                 captured: captured, position: entry.position, recordedAt: entry.record?.recordedAt,
-                actor: entry.record?.actor, ignored: entry.hadNoEffect,
+                actor: entry.record?.actor, device: entry.record?.device, ignored: entry.hadNoEffect,
                 file: photoFiles[hash] ?? PhotoFile(status: .notChecked, contents: nil),
                 serverPath: form.sync.uploadedPhotos[captured.photo.photoID])
         }
@@ -93,6 +101,7 @@ public struct AuditReport: Sendable {
         var found: [String] = []
         if case .notIntact(let finding) = chain.result { found.append("the chain is not intact: \(finding.message)") }
         found += forks
+        found += unproven.map { $0.line(own: ownDevice) }
         found += timeline.problems
         for photo in photos {
             switch photo.file.status {
@@ -128,6 +137,13 @@ public struct AuditReport: Sendable {
                 return "FORKED: \(forks.count) fork\(forks.count == 1 ? "" : "s") of a device whose records it holds"
                     + (others > 0 ? ", and \(others) other problem\(others == 1 ? "" : "s") found" : "")
             }
+            if !unproven.isEmpty {
+                // Intact as far as it is proven: the problems name each part that is not.
+                let entries = unproven.reduce(0) { $0 + $1.records.count }
+                let others = problems.count - unproven.count
+                return "PARTLY PROVEN: \(entries) carried entr\(entries == 1 ? "y" : "ies") of another device "
+                    + "unproven" + (others > 0 ? ", and \(others) other problem\(others == 1 ? "" : "s") found" : "")
+            }
             return isClean
                 ? "INTACT" : "INTACT chain, but \(problems.count) problem\(problems.count == 1 ? "" : "s") found"
         case .notIntact(let finding): return "NOT INTACT: \(finding.message)"
@@ -137,14 +153,34 @@ public struct AuditReport: Sendable {
     }
 
     /// The verdict in one word, as the JSON report's `result.verdict` has it:
-    /// `INTACT`, `FORKED`, `NOT INTACT`, `NOT VERIFIED` or `PROBLEMS` (an
-    /// intact chain with other problems).
+    /// `INTACT`, `FORKED`, `PARTLY PROVEN` (carried entries nothing here
+    /// proves: `unproven`), `NOT INTACT`, `NOT VERIFIED` or `PROBLEMS` (an
+    /// intact chain with other problems). FORKED outranks PARTLY PROVEN,
+    /// which outranks PROBLEMS.
     public var verdict: String {
         switch chain.result {
-        case .intact: !forks.isEmpty ? "FORKED" : isClean ? "INTACT" : "PROBLEMS"
+        case .intact:
+            !forks.isEmpty ? "FORKED" : !unproven.isEmpty ? "PARTLY PROVEN" : isClean ? "INTACT" : "PROBLEMS"
         case .notIntact: "NOT INTACT"
         case .skipped: "NOT VERIFIED"
         }
+    }
+
+    /// The standing of `entry`: a carried record's is its sender's
+    /// checkpoint, or `unproven` when nothing here proves it.
+    public func standing(of entry: TimelineEntry) -> ChainCheck.Standing {
+        if entry.carriedIn != nil, let id = entry.record?.id, unprovenRecords.contains(id) { return .unproven }
+        return chain.standing(of: entry)
+    }
+
+    /// The ids of every unproven carried entry.
+    public var unprovenRecords: Set<UUID> { Set(unproven.flatMap(\.records)) }
+
+    /// Who recorded an event, as this ledger can vouch for it: another
+    /// device's actor is a claim (`EventWording.actor`).
+    public func actorText(_ actor: Actor?, device: UUID?) -> String {
+        guard let actor else { return "?" }
+        return EventWording.actor(actor, recordedBy: device, here: ownDevice, markingUnverified: true)
     }
 
     /// How the form is titled: as submitted, as discarded, or as it stands.

@@ -140,6 +140,11 @@ public struct ChainCheck: Sendable {
         /// against that device's signed checkpoint (the report's notes say
         /// whether it verified), not by this log's chain.
         case senderCheckpoint = "sender_checkpoint"
+        /// A carried record nothing here proves to be its device's (its
+        /// reception's checkpoint does not verify, its key is not pinned
+        /// here, or it came inside a reception that is itself unproven):
+        /// the report's `unproven` says why (`UnprovenPart`).
+        case unproven
     }
 
     /// What the chain proves about one record: `verified`, `failed` (the

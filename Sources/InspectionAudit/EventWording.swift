@@ -161,6 +161,51 @@ public enum EventWording {
         }
     }
 
+    // MARK: - Who acted
+
+    /// A device as a claim names it: `jqc/` and its id's first eight hex
+    /// digits (`jqc/ab12cd34`), the start of its key's name.
+    public static func deviceName(_ device: UUID) -> String {
+        "jqc/" + device.lowercased.prefix(8)
+    }
+
+    /// Who recorded an event, as this ledger can vouch for it. Only this
+    /// device's own records name an actor this ledger checked (its own
+    /// login session, or `--as` marked unverified): another device's actor
+    /// is that device's word, signed with its key but never checked against
+    /// a login here, so it reads as a claim
+    /// (`Supervisor (as recorded by device jqc/ab12cd34, not verified here)`).
+    ///
+    /// - Parameters:
+    ///   - device: the device whose log holds the record (nil: unknown,
+    ///     worded as this device's).
+    ///   - own: this ledger's device id (nil: unknown, likewise).
+    ///   - markingUnverified: whether an actor named with `--as` says so
+    ///     (the audit does, `jqc show` does not).
+    public static func actor(
+        _ actor: Actor, recordedBy device: UUID?, here own: UUID?, markingUnverified: Bool
+    ) -> String {
+        guard let device, let own, device != own else {
+            return markingUnverified && !actor.verified ? "\(shown(actor.name)) (unverified)" : shown(actor.name)
+        }
+        return claimed(actor, by: device, markingUnverified: markingUnverified)
+    }
+
+    /// Another device's actor, as that device's claim.
+    public static func claimed(_ actor: Actor, by device: UUID, markingUnverified: Bool) -> String {
+        let name = shown(actor.name)
+        if markingUnverified && !actor.verified {
+            return "\(name) (unverified, as recorded by device \(deviceName(device)))"
+        }
+        return "\(name) (as recorded by device \(deviceName(device)), not verified here)"
+    }
+
+    /// Whether the actor of a record of `device` is one this ledger checked:
+    /// a verified actor of its own device's records only.
+    public static func actorVerifiedHere(_ actor: Actor, recordedBy device: UUID?, here own: UUID?) -> Bool {
+        actor.verified && (device == nil || own == nil || device == own)
+    }
+
     // MARK: - Parts
 
     /// An id shortened for reading: its first eight hex digits and `…`.

@@ -1,3 +1,4 @@
+import Foundation
 import InspectionDomain
 import LedgerCore
 
@@ -116,7 +117,12 @@ public struct LogFilter: Sendable {
 
     /// Appends the UTF-8 of `line(for:summary:)` to `out` (no newline): the
     /// form a listing of the whole log writes, into one reused buffer.
-    public static func appendLine(for record: EventRecord, summary: String, to out: inout [UInt8]) {
+    ///
+    /// With `claimedBy` (the record is another device's, not this ledger's),
+    /// the actor reads as that device's claim (`EventWording.actor`).
+    public static func appendLine(
+        for record: EventRecord, summary: String, claimedBy device: UUID? = nil, to out: inout [UInt8]
+    ) {
         let position = String(record.position)
         for _ in position.utf8.count..<max(7, position.utf8.count) { out.append(UInt8(ascii: " ")) }
         out.append(contentsOf: position.utf8)
@@ -127,8 +133,13 @@ public struct LogFilter: Sendable {
         out.append(contentsOf: "  ".utf8)
         record.stream.appendShortLowercased(to: &out)
         out.append(contentsOf: "  ".utf8)
-        out.append(contentsOf: TerminalText.singleLine(record.actor.name).utf8)
-        if !record.actor.verified { out.append(contentsOf: " (unverified)".utf8) }
+        if let device {
+            out.append(
+                contentsOf: EventWording.claimed(record.actor, by: device, markingUnverified: true).utf8)
+        } else {
+            out.append(contentsOf: TerminalText.singleLine(record.actor.name).utf8)
+            if !record.actor.verified { out.append(contentsOf: " (unverified)".utf8) }
+        }
         out.append(contentsOf: ": ".utf8)
         out.append(contentsOf: TerminalText.singleLine(summary).utf8)
     }

@@ -58,6 +58,7 @@ extension InspectionState {
         case .started(let started):
             guard status == .notStarted else { return }
             applyStartFacts(started, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
+            startedOn = stamp.device == Self.unknownDevice ? nil : stamp.device
             status = .draft
             for answer in started.prefilled {
                 values[answer.fieldID] = answer.value
@@ -176,6 +177,7 @@ extension InspectionState {
         followUpRequired = closing.followUpRequired
         completedAt = closing.at
         completedBy = closing.by
+        completedOn = closing.stamp.device == Self.unknownDevice ? nil : closing.stamp.device
         updatedAt = max(updatedAt ?? closing.at, closing.at)
     }
 

@@ -330,6 +330,7 @@ extension InspectionState {
         case .started(let started):
             guard startedAt == nil else { return }
             applyStartFacts(started, recordedAt: recordedAt, actor: actor, pinnedTemplates: pinnedTemplates)
+            startedOn = stamp.device == Self.unknownDevice ? nil : stamp.device
             status = .draft
             for answer in started.prefilled { addWrite(answer.fieldID, answer.value, actor, recordedAt, stamp) }
         case .fieldSet(let answer):

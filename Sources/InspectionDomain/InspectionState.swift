@@ -41,10 +41,15 @@ public struct InspectionState: Hashable, Sendable {
 
     public var startedAt: Timestamp?
     public var startedBy: Actor?
+    /// The device whose record started it (nil before a device is known):
+    /// whether `startedBy` is this device's actor or another device's claim.
+    public var startedOn: UUID?
     /// When the last event changed the inspector's record.
     public var updatedAt: Timestamp?
     public var completedAt: Timestamp?
     public var completedBy: Actor?
+    /// The device whose submit stands, as `startedOn` for `completedBy`.
+    public var completedOn: UUID?
     public var discardedAt: Timestamp?
     public var discardReason: String?
 

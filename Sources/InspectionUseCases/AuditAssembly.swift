@@ -115,8 +115,17 @@ public struct AuditAssembly {
             children: children, photoFiles: photoFiles(of: timeline, auditor.photos),
             syncState: SyncState.of(form).rawValue,
             notes: notes)
-        // Every device whose records the inspection holds, and what this log
-        // recorded of each: its pinned keys and any fork (`DevicePins`).
+        try judgeDevices(&report, timeline, auditor)
+        report.chainHashes = try auditor.log.chainHashes(
+            at: timeline.entries.filter { $0.carriedIn == nil }.map(\.position).filter { $0 > 0 })
+        return report
+    }
+
+    /// Every device whose records the inspection holds, and what this log
+    /// recorded of each: its pinned keys and any fork (`DevicePins`), and
+    /// whether each carried part is proven to be its device's
+    /// (`CarriedProof`).
+    private func judgeDevices(_ report: inout AuditReport, _ timeline: AuditTimeline, _ auditor: AuditorLedger) throws {
         let own = try LedgerConfig.load(auditor.home).deviceID
         let receptions = timeline.entries.compactMap { entry -> (InspectionReceived, EventRecord)? in
             guard entry.carriedIn == nil, case .received(let received)? = entry.event, let record = entry.record
@@ -127,10 +136,9 @@ public struct AuditAssembly {
             try DevicePins.read(reader, own: own, receptions: receptions)
         }
         report.forks = Self.forks(touching: timeline, pins: pins)
+        report.ownDevice = own
+        report.unproven = CarriedProof.unproven(in: timeline, pins: pins, own: own)
         report.notes += ReceivedProof.notes(of: timeline, witness: senderWitness, pins: pins)
-        report.chainHashes = try auditor.log.chainHashes(
-            at: timeline.entries.filter { $0.carriedIn == nil }.map(\.position).filter { $0 > 0 })
-        return report
     }
 
     /// Each fork recorded here of a device whose records the timeline

@@ -16,7 +16,7 @@ extension AuditReport {
                 "AS OF: \(asOf.requested) → after position \(asOf.position), recorded \(asOf.recordedAt.iso8601)")
         }
         lines.append("")
-        lines.append(FormReport(state: form).text)
+        lines.append(FormReport(state: form, ownDevice: ownDevice).text)
         lines.append("")
         lines += timelineTextLines
         return lines.joined(separator: "\n")

@@ -8,8 +8,25 @@ import LedgerCore
 /// as JSON for scripts (shape documented in `Schemas/cli-json.md`).
 public struct FormReport: Sendable {
     public let state: InspectionState
+    /// This ledger's device id: its own records' actors are shown as
+    /// recorded; another device's are that device's claim
+    /// (`EventWording.actor`).
+    public let ownDevice: UUID?
 
-    public init(state: InspectionState) { self.state = state }
+    /// `ownDevice` nil: the device of the stream's own records
+    /// (`InspectionState.device`).
+    public init(state: InspectionState, ownDevice: UUID? = nil) {
+        self.state = state
+        self.ownDevice = ownDevice ?? state.device
+    }
+
+    /// `started_by_claim` of `jqc show --json`: null when this device
+    /// recorded the start (its actor is what this ledger checked), else
+    /// whose word it is (`recorded_by_device`, `actor_verified: false`).
+    public static func claim(_ actor: Actor?, recordedBy device: UUID?, here own: UUID?) -> JSONValue {
+        guard actor != nil, let device, let own, device != own else { return .null }
+        return .object(["recorded_by_device": .string(device.lowercased), "actor_verified": .bool(false)])
+    }
 
     /// The score of the answers given so far (a draft's, or a submitted one's again).
     public var scoreSoFar: Double? { state.template.flatMap { Score.compute(template: $0, values: state.values) } }
@@ -60,6 +77,7 @@ public struct FormReport: Sendable {
             "area": area, "parent_id": .optional(state.parentInspectionID?.lowercased),
             "parent_server_id": .optional(state.parentServerID),
             "started_at": .optional(state.startedAt?.iso8601), "started_by": .optional(state.startedBy?.name),
+            "started_by_claim": Self.claim(state.startedBy, recordedBy: state.startedOn, here: ownDevice),
             "completed_at": .optional(state.completedAt?.iso8601), "score": state.score.map(JSONValue.double) ?? .null,
             "score_so_far": scoreSoFar.map(JSONValue.double) ?? .null,
             "follow_up_required": .bool(state.followUpRequired),
@@ -84,7 +102,10 @@ public struct FormReport: Sendable {
             "  \((template?.name ?? state.templateID).terminalSafe) at \(state.facilityName.terminalSafe)"
                 + (state.areaName.map { ", \($0.terminalSafe)" } ?? ""))
         if let started = state.startedAt {
-            lines.append("  started \(started.iso8601) by \(state.startedBy?.name.terminalSafe ?? "?")")
+            let by = state.startedBy.map {
+                EventWording.actor($0, recordedBy: state.startedOn, here: ownDevice, markingUnverified: false)
+            }
+            lines.append("  started \(started.iso8601) by \(by ?? "?")")
         }
         if let completed = state.completedAt { lines.append("  submitted \(completed.iso8601)") }
         if let parent = state.parentInspectionID { lines.append("  re-inspection of \(parent.lowercased)") }

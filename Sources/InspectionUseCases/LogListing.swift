@@ -38,7 +38,10 @@ public struct LogListing {
     /// of the whole log; answers how many were printed. What was formatted
     /// is handed over even when a read fails part way.
     public func print<Output: LogOutput>(inspection: String?, to output: Output) throws -> Int {
-        var printer = LogPrinter(auditor: auditor, output: output, filter: filter)
+        // A store's records are its device's; a directory without its
+        // config (a bare store handed to an auditor) names no device.
+        let own = auditor.home.exists ? try LedgerConfig.load(auditor.home).deviceID : nil
+        var printer = LogPrinter(auditor: auditor, output: output, filter: filter, ownDevice: own)
         defer { printer.flush() }
         if let inspection {
             try print(stream: try auditor.resolveInspection(inspection), &printer)

@@ -18,6 +18,9 @@ public struct LogPrinter<Output: LogOutput> {
     let auditor: AuditorLedger
     let output: Output
     let filter: LogFilter
+    /// This ledger's device id: a record of another device's id in this log
+    /// (a store that changed identity) names its actor as a claim.
+    let ownDevice: UUID?
     public private(set) var printed = 0
     /// Templates by content hash, and which hash each stream started from.
     private var templates: [String: Template] = [:]
@@ -40,10 +43,18 @@ public struct LogPrinter<Output: LogOutput> {
     private var block: [UInt8] = []
     private static var blockSize: Int { 1 << 16 }
 
-    public init(auditor: AuditorLedger, output: Output, filter: LogFilter) {
+    public init(auditor: AuditorLedger, output: Output, filter: LogFilter, ownDevice: UUID? = nil) {
         self.auditor = auditor
         self.output = output
         self.filter = filter
+        self.ownDevice = ownDevice
+    }
+
+    /// Whether `record` is another device's: its actor is then that
+    /// device's word, not a login this ledger checked.
+    func isClaim(_ record: EventRecord) -> Bool {
+        guard let ownDevice else { return false }
+        return record.device != ownDevice
     }
 
     public var wantsMore: Bool { filter.limit.map { printed < $0 } ?? true }
@@ -135,7 +146,12 @@ public struct LogPrinter<Output: LogOutput> {
             break
         }
         if output.json {
-            emit { EventExport.appendJSONLine(for: record, event: event, to: &$0) }
+            let claim = isClaim(record)
+            emit { out in
+                let start = out.count
+                EventExport.appendJSONLine(for: record, event: event, to: &out)
+                if claim { Self.markClaim(record, in: &out, from: start) }
+            }
             // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
             if wentBack {
                 flush()
@@ -153,8 +169,23 @@ public struct LogPrinter<Output: LogOutput> {
             }
             var summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
             if wentBack { summary += "  " + TimelineEntry.clockWentBack }
-            emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
+            let claim = isClaim(record) ? record.device : nil
+            emit { LogFilter.appendLine(for: record, summary: summary, claimedBy: claim, to: &$0) }
         }
+    }
+
+    /// Adds `"actor_verified":false,"recorded_by_device":"…"` to the actor
+    /// object of the JSON line formatted from `start` on: its `verified`
+    /// member is the first `,"verified":` of the line (the id and name
+    /// before it are JSON strings, whose quotes are escaped).
+    static func markClaim(_ record: EventRecord, in out: inout [UInt8], from start: Int) {
+        let key = Array(#","verified":"#.utf8)
+        var index = start
+        while index + key.count <= out.count, !out[index..<(index + key.count)].elementsEqual(key) { index += 1 }
+        guard index + key.count <= out.count else { return }
+        let end = index + key.count + (out[index + key.count] == UInt8(ascii: "t") ? 4 : 5)
+        let added = #","actor_verified":false,"recorded_by_device":""# + record.device.lowercased + "\""
+        out.insert(contentsOf: Array(added.utf8), at: end)
     }
 
     /// How many skipped pins wait undecoded at most.

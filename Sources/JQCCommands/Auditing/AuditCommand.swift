@@ -63,8 +63,9 @@ struct AuditCommand: RunnableCommand {
             published or the one pinned with --key VKEY (then any other key is refused, whatever the log \
             published); the report says when the log published more than one key (a rotation).
 
-            Exit status 1 when a proof fails or the chain is not intact, a photo file is missing or altered, or the \
-            inspection's own records are damaged (the report is printed first).
+            Exit status 1 when a proof fails or the chain is not intact, a photo file is missing or altered, the \
+            inspection's own records are damaged, or a part another device carried is not proven against its own \
+            device's checkpoint under a key pinned here (PARTLY PROVEN; the report is printed first).
             """,
         group: "Auditing",
         positionals: [idArgument], options: [asOf, format, output, digest, checkpoint, key],

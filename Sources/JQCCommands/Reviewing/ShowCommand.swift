@@ -26,7 +26,8 @@ struct ShowCommand: RunnableCommand {
             }
             return state
         }
-        let report = FormReport(state: state)
+        // Only this device's own records name an actor this ledger checked.
+        let report = FormReport(state: state, ownDevice: try invocation.config().deviceID)
         invocation.stdout.line(invocation.json ? JSONOutput.render(report) : report.text)
     }
 }
