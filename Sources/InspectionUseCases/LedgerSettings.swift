@@ -37,9 +37,15 @@ public enum LedgerSettingError: Error, Equatable, CustomStringConvertible {
     /// An http(s) URL jqc cannot use as a base URL, and why.
     case malformedURL(LedgerSetting, String, String)
     case invisibleName(String)
+    /// `config set witness URL`: a witness is configured by its key now (C2SP tlog-witness).
+    case witnessNeedsKey(String)
 
     public var description: String {
         switch self {
+        case .witnessNeedsKey(let value):
+            "a witness is configured with its cosigner key now: run 'jqc witness add \(value) --key VKEY' (VKEY "
+                + "from the witness's operator; jqc posts to \(value)/add-checkpoint, C2SP tlog-witness); nothing "
+                + "was changed"
         case .unknownSetting(let name):
             "there is no setting '\(name)'; nothing was changed. The settings are "
                 + LedgerSetting.allCases.map(\.rawValue).joined(separator: ", ") + " ('jqc config list' shows them)."
@@ -91,6 +97,8 @@ public struct LedgerSettings {
     /// Stores `value` (checked first) and answers the value it replaced.
     @discardableResult
     public func set(_ setting: LedgerSetting, to value: String) throws -> String? {
+        // The legacy witness_url is kept for ledgers that have it ('config unset witness' removes it), never set anew.
+        if setting == .witness { throw LedgerSettingError.witnessNeedsKey(value.trimmingCharacters(in: .whitespaces)) }
         let checked = try Self.checked(value, for: setting)
         var config = try LedgerConfig.load(directory)
         let previous = Self.value(of: setting, in: config)

@@ -25,6 +25,19 @@ public enum WitnessSetting {
         return CheckpointWitness(key: key, device: config.deviceID, baseURL: url)
     }
 
+    /// The witness step of a sync of the ledger in `directory`: the C2SP
+    /// witnesses of `witnesses.json` when any is configured, else the legacy
+    /// `witness_url`, else nil (no witness step).
+    public static func witness(
+        for config: LedgerConfig, directory: LedgerDirectory, key: @escaping () throws -> NoteKey
+    ) throws -> CheckpointWitness? {
+        let list = try WitnessList.load(directory)
+        guard !list.witnesses.isEmpty else { return witness(for: config, key: key) }
+        let witness = CheckpointWitness(key: key, device: config.deviceID, baseURL: configured(config))
+        witness.cosigning = WitnessCosigning(list: list, directory: directory, device: config.deviceID, key: key)
+        return witness
+    }
+
     /// The configured witness's base URL, nil when there is none.
     public static func configured(_ config: LedgerConfig) -> String? {
         guard let url = config.witnessURL, !url.isEmpty else { return nil }

@@ -4,6 +4,7 @@ import InspectionDomain
 import InspectionStore
 import InspectionUseCases
 import LedgerCore
+import SyncWorker
 
 /// `jqc config [list]`: every setting, its value in force and where it comes from.
 struct ConfigCommand: RunnableCommand {
@@ -79,6 +80,7 @@ struct ConfigSetCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
+        if key == WitnessQuorumSetting.name { return try WitnessQuorumSetting.set(value, invocation) }
         let setting = try LedgerSettings.setting(named: key)
         let settings = invocation.settings
         let previous = try settings.set(setting, to: value)
@@ -106,6 +108,7 @@ struct ConfigUnsetCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) { key = try parsed.require(ConfigGetCommand.keyArgument) }
 
     func run(_ invocation: Invocation) throws {
+        if key == WitnessQuorumSetting.name { return try WitnessQuorumSetting.set(nil, invocation) }
         let setting = try LedgerSettings.setting(named: key)
         let previous = try invocation.settings.unset(setting)
         if invocation.json {
@@ -119,4 +122,37 @@ struct ConfigUnsetCommand: RunnableCommand {
 extension Invocation {
     /// The ledger's settings (`config.json`, and `JQC_ACTOR` for the actor).
     var settings: LedgerSettings { LedgerSettings(directory: home, environment: environment) }
+}
+
+/// `jqc config set witness-quorum N` (`unset`: all witnesses): kept in
+/// `witnesses.json` beside the witnesses it counts (`WitnessList.quorum`).
+enum WitnessQuorumSetting {
+    static let name = "witness-quorum"
+
+    static func set(_ value: String?, _ invocation: Invocation) throws {
+        _ = try invocation.config()
+        var list = try WitnessList.load(invocation.home)
+        if let value {
+            guard let number = Int(value.trimmingCharacters(in: .whitespaces)), number >= 1,
+                number <= max(1, list.witnesses.count)
+            else { throw WitnessListError.badQuorum(value: value, witnesses: list.witnesses.count) }
+            list.quorum = number
+        } else {
+            list.quorum = nil
+        }
+        try list.save(invocation.home)
+        let said =
+            "witness-quorum: \(list.effectiveQuorum) of \(list.witnesses.count) configured witnesses"
+            + (list.quorum == nil ? " (all, the default)" : "")
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "setting": .string(name), "quorum": .integer(Int64(list.effectiveQuorum)),
+                        "witnesses": .integer(Int64(list.witnesses.count)),
+                    ])))
+        } else {
+            invocation.stdout.line(said)
+        }
+    }
 }
