@@ -66,18 +66,26 @@ public struct CosignedCheckpoint: Sendable {
                 "\(home.cosignedCheckpointPath) is not a checkpoint signed by a key this log published; "
                     + "remove it and run 'jqc witness sync'")
         }
+        // The signature lines: what follows the blank line after the checkpoint's text.
+        let signatures = String(note.dropFirst(checkpoint.text.utf8.count + 1))
         var cosigners: [(name: String, timestamp: UInt64)] = []
+        var refused: [String] = []
         for entry in list.witnesses {
             let key = try entry.cosignerKey()
-            // A line that does not verify is not counted (never believed); the sync that kept it verified it.
-            let found = (try? Cosignature.verified(lines: note, body: checkpoint.text, key: key)) ?? []
-            if let newest = found.max(by: { $0.timestamp < $1.timestamp }) {
-                cosigners.append((key.name, newest.timestamp))
+            do {
+                let found = try Cosignature.verified(lines: signatures, body: checkpoint.text, key: key)
+                if let newest = found.max(by: { $0.timestamp < $1.timestamp }) {
+                    cosigners.append((key.name, newest.timestamp))
+                }
+            } catch {
+                // Never counted, and said: the sync that kept it had verified it, so the file was changed.
+                refused.append("\(key.name): \(error)")
             }
         }
         var stored = CosignedCheckpoint(
             checkpoint: checkpoint, cosigners: cosigners, configured: list.witnesses.count,
             quorum: list.effectiveQuorum)
+        if !refused.isEmpty { stored.rewritten = "a cosignature does not verify (\(refused.joined(separator: "; ")))" }
         let root = try log.read { reader -> Digest256? in
             checkpoint.size <= (try reader.treeSize()) ? try reader.treeRoot(size: checkpoint.size) : nil
         }
