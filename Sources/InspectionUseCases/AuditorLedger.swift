@@ -308,7 +308,7 @@ public final class AuditorLedger {
         let acknowledged = recorded.last { $0.outcome == "acknowledged" }
         var since: String?
         if recorded.isEmpty, WitnessSetting.configured(config) == nil {
-            since = "no witness is configured; configure one with 'jqc config set witness URL'"
+            since = "no witness is configured; add one with 'jqc witness add URL --key VKEY'"
         }
         if let last = recorded.last, last.outcome != "acknowledged" {
             since =

@@ -14,7 +14,7 @@ public enum LedgerSetting: String, CaseIterable, Sendable {
     public var meaning: String {
         switch self {
         case .server: "the sync server's API base URL, e.g. https://jqc.example/api/v1"
-        case .witness: "a witness that keeps this device's checkpoints (a URL); none by default"
+        case .witness: "the legacy witness URL of earlier versions; C2SP witnesses are in 'jqc witness list'"
         case .actor: "the name recorded when nobody is logged in and no --as NAME is given"
         }
     }

@@ -56,7 +56,8 @@ public final class WitnessCosigning {
         let keys = try list.witnesses.map { entry in (entry, try entry.cosignerKey()) }
         let last = keys.map { _, key in held.last { $0.witness == key.name && $0.keyID == Hex.encode(key.keyID) } }
         if let size = try upToDate(ledger: ledger, last: last) {
-            return WitnessRound(results: keys.map { .upToDate(name: $0.1.name, url: $0.0.url, size: size) },
+            return WitnessRound(
+                results: keys.map { .upToDate(name: $0.1.name, url: $0.0.url, size: size) },
                 quorum: list.effectiveQuorum)
         }
         let signed = try sign(ledger: ledger, anchor: held.max { $0.size < $1.size })
@@ -145,7 +146,8 @@ public final class WitnessCosigning {
                 }
                 from = held
             case 422: return .forked(witness, heldSize: from, ours: signed.checkpoint, note: signed.note)
-            case 404: return .unknownLog(witness, origin: signed.checkpoint.origin, logKey: try signingKey().verifierKey)
+            case 404:
+                return .unknownLog(witness, origin: signed.checkpoint.origin, logKey: try signingKey().verifierKey)
             default: return .refused(witness, status: answer.status, why: WitnessTarget.text(answer))
             }
         }
@@ -213,7 +215,8 @@ public struct WitnessTarget: Sendable, Equatable {
             let found = try Cosignature.verified(lines: text, body: signed.checkpoint.text, key: key)
             guard let newest = found.max(by: { $0.timestamp < $1.timestamp }) else {
                 return .badCosignature(
-                    self, why: "its answer holds no cosignature by its configured key \(key.name)+\(Hex.encode(key.keyID))")
+                    self,
+                    why: "its answer holds no cosignature by its configured key \(key.name)+\(Hex.encode(key.keyID))")
             }
             return .cosigned(self, newest)
         } catch {

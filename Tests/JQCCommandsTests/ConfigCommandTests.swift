@@ -33,8 +33,8 @@ import Testing
         (["config", "unset", "actor"], 0, "actor was not set; nothing was changed.\n", ""),
         (
             ["config", "get", "witness"], 1, "",
-            "witness is not set (a witness that keeps this device's checkpoints (a URL); none by default). "
-                + "Set it with 'jqc config set witness URL'."
+            "witness is not set (the legacy witness URL of earlier versions; C2SP witnesses are in 'jqc witness "
+                + "list'). Add a C2SP witness with 'jqc witness add URL --key VKEY'."
         ),
         (
             ["config", "set", "server", "jqc.example"], 1, "",

@@ -1,4 +1,6 @@
+import CurlTransport
 import Foundation
+import HTTPCore
 import InspectionDomain
 import LedgerCore
 import LedgerTestSupport
@@ -43,7 +45,8 @@ import Testing
         }
 
         func size() throws -> Int64 {
-            try #require(try JSONValue(parsing: Array(try jqc("--json", "checkpoint").stdout.utf8))["size"]?.integerValue)
+            try #require(
+                try JSONValue(parsing: Array(try jqc("--json", "checkpoint").stdout.utf8))["size"]?.integerValue)
         }
 
         /// The `checkpoint.cosigned` payloads of the log.
@@ -207,5 +210,43 @@ import Testing
         #expect(added.status == 1)
         #expect(added.stderr.contains(said), "\(added.stderr)")
         #expect(try device.jqc("witness", "list").stdout.hasPrefix("No witness is configured"))
+    }
+
+    /// The development server runs a standard witness at `/witness`: a
+    /// logged-in device enrols itself (a development route), and each
+    /// `jqc sync` then gets its checkpoint cosigned; the audit says so.
+    @Test func theDevelopmentServersWitnessCosignsEachSync() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let id = try sample.completedInspection(photos: 0, issues: 0).lowercased
+        let client = try CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(10)))
+        let base = "http://127.0.0.1:\(server.port)/witness"
+        let vkey = String(decoding: try client.send(HTTPRequest(url: base + "/key")).body, as: UTF8.self)
+        let added = try sample.jqc("witness", "add", base, "--key", vkey.trimmingCharacters(in: .newlines))
+        try #require(added.status == 0, "\(added.stderr)")
+        let logKey = try #require(
+            try JSONValue(parsing: Array(try sample.jqc("--json", "key").stdout.utf8))["in_force"]?.stringValue)
+        let enrolment = HTTPBody.bytes(
+            Array("\(logKey.split(separator: "+")[0])\n\(logKey)\n".utf8), contentType: "text/plain")
+        // Only a logged-in client may enrol.
+        #expect(try client.send(HTTPRequest(method: .post, url: base + "/enrol", body: enrolment)).status == 401)
+        let enrolled = try client.send(
+            HTTPRequest(
+                method: .post, url: base + "/enrol",
+                headers: ["Authorization": "Bearer \(try sample.session().tokens.accessToken)"], body: enrolment))
+        #expect(enrolled.status == 200)
+        for _ in 0..<2 {
+            _ = try sample.completedInspection(photos: 0, issues: 0)
+            let sync = try sample.jqc("sync")
+            #expect(sync.status == 0, "\(sync.stderr)")
+            #expect(
+                sync.stdout.contains("witness devserver.jqc.invalid/witness (\(base)) cosigned the checkpoint at "),
+                "\(sync.stdout)")
+        }
+        let audit = try sample.jqc("audit", id)
+        #expect(
+            audit.stdout.contains("witness: cosigned by devserver.jqc.invalid/witness at "), "\(audit.stdout)")
+        #expect(audit.stdout.contains("(1 of 1 witnesses, quorum 1 met)"), "\(audit.stdout)")
     }
 }

@@ -12,10 +12,11 @@ struct ConfigCommand: RunnableCommand {
     static let spec = CommandSpec(
         "config", abstract: "Show the ledger's settings (server, witness, actor); 'config set KEY VALUE' changes one.",
         discussion: """
-            server: the sync server's API base URL. witness: a witness that keeps this device's checkpoints \
-            (none by default; with none, sync sends nothing outside the server's contract). actor: the name \
-            recorded when nobody is logged in and no --as NAME is given (JQC_ACTOR wins over it, a login over \
-            both). The settings live in the ledger's config.json.
+            server: the sync server's API base URL. witness: the legacy witness URL of earlier versions (read \
+            and unset only: a witness is added with its key by 'jqc witness add URL --key VKEY'). actor: the \
+            name recorded when nobody is logged in and no --as NAME is given (JQC_ACTOR wins over it, a login \
+            over both). witness-quorum N: how many C2SP witnesses must cosign (default all; kept in \
+            witnesses.json). The settings live in the ledger's config.json.
             """,
         group: "Setup")
 

@@ -106,7 +106,7 @@ struct SyncCommand: RunnableCommand {
         var offline = SyncSummary.OfflineStretch()
         // Only a configured witness is asked (`WitnessSetting`); with none the step is skipped.
         let witness = try WitnessSetting.witness(
-                for: config, directory: invocation.home, key: { try DeviceKeyFile.ensure(invocation) })
+            for: config, directory: invocation.home, key: { try DeviceKeyFile.ensure(invocation) })
         repeat {
             let session = try invocation.serverSession(transport: transport)
             let started = ContinuousClock.now

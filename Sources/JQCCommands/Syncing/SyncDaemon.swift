@@ -50,7 +50,7 @@ struct SyncDaemon {
                 default: break
                 }
                 let witness = try WitnessSetting.witness(
-                for: config, directory: invocation.home, key: { try DeviceKeyFile.ensure(invocation) })
+                    for: config, directory: invocation.home, key: { try DeviceKeyFile.ensure(invocation) })
                 let run = try SyncRun(
                     ledger: ledger, session: session, device: config.deviceID, clock: invocation.clock,
                     policy: policy, pullsReferenceData: pulls, shouldStop: { signals.stopRequested },

@@ -81,7 +81,8 @@ struct WitnessAddCommand: RunnableCommand {
         "key", valueName: "VKEY",
         help: "The witness's cosigner verifier key, name+keyid+base64(0x04 and its Ed25519 key), from its operator.")
     static let spec = CommandSpec(
-        "add", abstract: "Add a witness by its URL and its cosigner key (a key whose key id does not match is refused).",
+        "add",
+        abstract: "Add a witness by its URL and its cosigner key (a key whose key id does not match is refused).",
         discussion: """
             Prints this log's origin and verifier key: the witness's operator must enrol them, else the \
             witness answers that it does not know this log. The next 'jqc sync' (or 'jqc witness sync') \
