@@ -97,8 +97,6 @@ public struct LedgerSettings {
     /// Stores `value` (checked first) and answers the value it replaced.
     @discardableResult
     public func set(_ setting: LedgerSetting, to value: String) throws -> String? {
-        // The legacy witness_url is kept for ledgers that have it ('config unset witness' removes it), never set anew.
-        if setting == .witness { throw LedgerSettingError.witnessNeedsKey(value.trimmingCharacters(in: .whitespaces)) }
         let checked = try Self.checked(value, for: setting)
         var config = try LedgerConfig.load(directory)
         let previous = Self.value(of: setting, in: config)

@@ -83,6 +83,8 @@ struct ConfigSetCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         if key == WitnessQuorumSetting.name { return try WitnessQuorumSetting.set(value, invocation) }
         let setting = try LedgerSettings.setting(named: key)
+        // The legacy witness_url is kept for ledgers that have it ('config unset witness' removes it), never set anew.
+        if setting == .witness { throw LedgerSettingError.witnessNeedsKey(value.trimmingCharacters(in: .whitespaces)) }
         let settings = invocation.settings
         let previous = try settings.set(setting, to: value)
         let now = try settings.stored(setting) ?? value
