@@ -28,7 +28,8 @@ def register(app: Flask, state_dir: Path, authenticated: Callable[[], Any]) -> W
     witness = Witness(state_dir, NAME)
 
     def text(status: int, media_type: str, body: str) -> Response:
-        return Response(body, status=status, mimetype=media_type.split(";")[0])
+        # content_type as given: the spec names text/x.tlog.size exactly, with no charset added.
+        return Response(body, status=status, content_type=media_type)
 
     @app.post("/witness/add-checkpoint")
     def witness_add_checkpoint() -> Response:
