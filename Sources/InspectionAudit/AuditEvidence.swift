@@ -103,6 +103,11 @@ public struct WitnessEvidence: Sendable {
     public var server: String?
     /// Set when the last sync found the server does not witness (404) or it refused.
     public var lastOutcome: String?
+    /// With C2SP witnesses configured: what the stored cosigned checkpoint
+    /// shows (`CosignedCheckpoint.line`), said instead of the legacy line.
+    public var cosigning: String?
+    /// Whether the quorum of configured witnesses cosigned a checkpoint this log extends.
+    public var quorumMet: Bool?
 
     public init(acknowledgedSize: UInt64?, acknowledgedAt: Timestamp?, server: String?, lastOutcome: String?) {
         self.acknowledgedSize = acknowledgedSize
@@ -113,6 +118,7 @@ public struct WitnessEvidence: Sendable {
 
     /// One line for the report.
     public var line: String {
+        if let cosigning { return cosigning }
         if let size = acknowledgedSize {
             return "witness: the server\(server.map { " " + $0 } ?? "") acknowledged a checkpoint of \(size) records"
                 + (acknowledgedAt.map { " at \($0.iso8601)" } ?? "")

@@ -110,6 +110,8 @@ extension AuditReport {
             .init("acknowledged_size", witness.acknowledgedSize.map { .integer($0) } ?? .null),
             .init("acknowledged_at", .optional(witness.acknowledgedAt?.iso8601)),
             .init("server", .optional(witness.server)), .init("last_outcome", .optional(witness.lastOutcome)),
+            .init("cosigned", .optional(witness.cosigning)),
+            .init("quorum_met", witness.quorumMet.map { .bool($0) } ?? .null),
         ])
     }
 

@@ -151,6 +151,11 @@ public enum EventWording {
             default:
                 return "the witness at \(server) answered \(shown(e.outcome))\(why)"
             }
+        case .checkpointCosigned(let e):
+            return "the witness \(shown(e.witness)) (key \(shown(e.keyID))) cosigned the device's checkpoint of "
+                + "\(e.size) record\(e.size == 1 ? "" : "s") (root \(shown(e.root))) at "
+                + "\(Timestamp(microsecondsSinceEpoch: Int64(clamping: e.timestamp) &* 1_000_000).iso8601), its "
+                + "cosignature verified against its configured key"
         case .keyPinned(let e):
             return "pinned the key \(shown(e.keyID)) of device \(short(e.device)): its later files must be signed by "
                 + "it or carry a rotation it endorsed"

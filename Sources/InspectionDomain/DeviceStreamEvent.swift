@@ -9,6 +9,7 @@ public enum DeviceStreamEventType: String, CaseIterable, Hashable, Sendable {
     case checkpointWitnessed = "sync.checkpoint_witnessed"
     case keyPinned = "device.key_pinned"
     case forkSeen = "device.fork_seen"
+    case checkpointCosigned = "checkpoint.cosigned"
 
     /// The type stored as `name`, or nil for one of another stream or unknown.
     public static func named(_ name: String) -> DeviceStreamEventType? { DeviceStreamEventType(rawValue: name) }
@@ -31,6 +32,7 @@ public enum DeviceStreamEvent: Equatable, Sendable {
     case checkpointWitnessed(CheckpointWitnessed)
     case keyPinned(KeyPinned)
     case forkSeen(ForkSeen)
+    case checkpointCosigned(CheckpointCosigned)
 
     public static let keyPublishedType = DeviceStreamEventType.keyPublished.rawValue
     public static let checkpointWitnessedType = DeviceStreamEventType.checkpointWitnessed.rawValue
@@ -288,6 +290,70 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         }
     }
 
+    /// `checkpoint.cosigned` v1 (`Schemas/events/checkpoint.cosigned.schema.json`):
+    /// a witness's cosignature/v1 of the device's checkpoint, verified against
+    /// the witness's configured key before it was recorded (one per witness
+    /// and checkpoint; the note itself is kept in `cosigned-checkpoint`).
+    public struct CheckpointCosigned: Equatable, Sendable {
+        /// The witness's name (its cosigner key's name).
+        public var witness: String
+        /// Its key id, 8 hex digits.
+        public var keyID: String
+        /// The cosignature's timestamp, POSIX seconds.
+        public var timestamp: UInt64
+        /// The cosigned checkpoint's tree size and root (base64).
+        public var size: UInt64
+        public var root: String
+
+        public init(witness: String, keyID: String, timestamp: UInt64, size: UInt64, root: String) {
+            self.witness = witness
+            self.keyID = keyID
+            self.timestamp = timestamp
+            self.size = size
+            self.root = root
+        }
+
+        enum Key: String, PayloadKey {
+            case witness, keyID = "key_id", timestamp, size, root
+            static let encodedKeys = encode()
+        }
+
+        var cbor: CBORValue {
+            Key.map([
+                (.witness, .text(witness)), (.keyID, .text(keyID)), (.timestamp, .unsigned(timestamp)),
+                (.size, .unsigned(size)), (.root, .text(root)),
+            ])
+        }
+
+        static func read(from r: inout PayloadReader) throws(DomainError) -> CheckpointCosigned {
+            var witness: String?
+            var keyID: String?
+            var timestamp: UInt64?
+            var size: UInt64?
+            var root: String?
+            for _ in 0..<(try r.mapCount()) {
+                switch try r.namedKey(Key.self) {
+                case .witness?: witness = try r.text()
+                case .keyID?: keyID = try r.text()
+                case .timestamp?:
+                    let value = try r.int64()
+                    guard value >= 0 else { throw r.malformed("\"timestamp\" is negative") }
+                    timestamp = UInt64(value)
+                case .size?:
+                    let value = try r.int64()
+                    guard value >= 0 else { throw r.malformed("\"size\" is negative") }
+                    size = UInt64(value)
+                case .root?: root = try r.text()
+                case nil: try r.skip()
+                }
+            }
+            return CheckpointCosigned(
+                witness: try r.required(witness, Key.witness), keyID: try r.required(keyID, Key.keyID),
+                timestamp: try r.required(timestamp, Key.timestamp), size: try r.required(size, Key.size),
+                root: try r.required(root, Key.root))
+        }
+    }
+
     /// The event's type.
     public var eventType: DeviceStreamEventType {
         switch self {
@@ -295,6 +361,7 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         case .checkpointWitnessed: .checkpointWitnessed
         case .keyPinned: .keyPinned
         case .forkSeen: .forkSeen
+        case .checkpointCosigned: .checkpointCosigned
         }
     }
 
@@ -310,6 +377,7 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         case .checkpointWitnessed(let e): e.cbor
         case .keyPinned(let e): e.cbor
         case .forkSeen(let e): e.cbor
+        case .checkpointCosigned(let e): e.cbor
         }
     }
 
@@ -339,6 +407,7 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         case .checkpointWitnessed: event = .checkpointWitnessed(try CheckpointWitnessed.read(from: &r))
         case .keyPinned: event = .keyPinned(try KeyPinned.read(from: &r))
         case .forkSeen: event = .forkSeen(try ForkSeen.read(from: &r))
+        case .checkpointCosigned: event = .checkpointCosigned(try CheckpointCosigned.read(from: &r))
         }
         try r.finish()
         return event

@@ -16,6 +16,11 @@ public struct LedgerDirectory: Sendable, Equatable {
     public var syncLockPath: String { path + "/sync.lock" }
     /// The device's Ed25519 signing key (`DeviceKeyFile`), mode 0600.
     public var deviceKeyPath: String { path + "/device.key" }
+    /// The configured C2SP witnesses and the quorum (`WitnessList`), public data, 0644.
+    public var witnessesPath: String { path + "/witnesses.json" }
+    /// The latest checkpoint witnesses cosigned: the device's signed note
+    /// followed by each verified cosignature line (`WitnessCosigning`).
+    public var cosignedCheckpointPath: String { path + "/cosigned-checkpoint" }
 
     public init(path: String) { self.path = path }
 

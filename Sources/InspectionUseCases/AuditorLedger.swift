@@ -308,7 +308,7 @@ public final class AuditorLedger {
         let acknowledged = recorded.last { $0.outcome == "acknowledged" }
         var since: String?
         if recorded.isEmpty, WitnessSetting.configured(config) == nil {
-            since = "no witness is configured; configure one with 'jqc config set witness URL'"
+            since = "no witness is configured; add one with 'jqc witness add URL --key VKEY'"
         }
         if let last = recorded.last, last.outcome != "acknowledged" {
             since =
@@ -316,9 +316,21 @@ public final class AuditorLedger {
                 ? "the server REFUSED the checkpoint sent at \(last.recordedAt.iso8601): \(last.message ?? "")"
                 : "the last sync found \(last.message ?? "the server does not witness checkpoints")"
         }
-        return WitnessEvidence(
+        var evidence = WitnessEvidence(
             acknowledgedSize: acknowledged?.size, acknowledgedAt: acknowledged?.recordedAt,
             server: acknowledged?.server ?? recorded.last?.server, lastOutcome: since)
+        // C2SP witnesses (witnesses.json): offline, from the stored cosigned checkpoint.
+        let list = try WitnessList.load(home)
+        if let cosigned = try CosignedCheckpoint.read(home: home, log: log, device: config.deviceID) {
+            evidence.cosigning = cosigned.line
+            evidence.quorumMet = cosigned.quorumMet && cosigned.rewritten == nil
+        } else if let missing = CosignedCheckpoint.missingLine(
+            configured: list.witnesses.count, quorum: list.effectiveQuorum)
+        {
+            evidence.cosigning = missing
+            evidence.quorumMet = false
+        }
+        return evidence
     }
 
     /// The chain left unchecked (`--no-verify`), with the stored head.

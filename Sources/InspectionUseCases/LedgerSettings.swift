@@ -14,7 +14,7 @@ public enum LedgerSetting: String, CaseIterable, Sendable {
     public var meaning: String {
         switch self {
         case .server: "the sync server's API base URL, e.g. https://jqc.example/api/v1"
-        case .witness: "a witness that keeps this device's checkpoints (a URL); none by default"
+        case .witness: "the legacy witness URL of earlier versions; C2SP witnesses are in 'jqc witness list'"
         case .actor: "the name recorded when nobody is logged in and no --as NAME is given"
         }
     }
@@ -37,9 +37,15 @@ public enum LedgerSettingError: Error, Equatable, CustomStringConvertible {
     /// An http(s) URL jqc cannot use as a base URL, and why.
     case malformedURL(LedgerSetting, String, String)
     case invisibleName(String)
+    /// `config set witness URL`: a witness is configured by its key now (C2SP tlog-witness).
+    case witnessNeedsKey(String)
 
     public var description: String {
         switch self {
+        case .witnessNeedsKey(let value):
+            "a witness is configured with its cosigner key now: run 'jqc witness add \(value) --key VKEY' (VKEY "
+                + "from the witness's operator; jqc posts to \(value)/add-checkpoint, C2SP tlog-witness); nothing "
+                + "was changed"
         case .unknownSetting(let name):
             "there is no setting '\(name)'; nothing was changed. The settings are "
                 + LedgerSetting.allCases.map(\.rawValue).joined(separator: ", ") + " ('jqc config list' shows them)."

@@ -102,7 +102,11 @@ public struct SettingNotSet: Error, CustomStringConvertible, Sendable, Equatable
     public let setting: LedgerSetting
 
     public var description: String {
-        "\(setting.rawValue) is not set (\(setting.meaning)). Set it with 'jqc config set \(setting.rawValue) "
+        // A witness is added with its key now ('config set witness' is refused).
+        guard setting != .witness else {
+            return "witness is not set (\(setting.meaning)). Add a C2SP witness with 'jqc witness add URL --key VKEY'."
+        }
+        return "\(setting.rawValue) is not set (\(setting.meaning)). Set it with 'jqc config set \(setting.rawValue) "
             + "\(setting == .actor ? "NAME" : "URL")'."
     }
 }

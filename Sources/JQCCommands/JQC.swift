@@ -24,6 +24,8 @@ public enum JQC {
         ServiceCommand.self, ServiceInstallCommand.self, ServiceStatusCommand.self, ServiceUninstallCommand.self,
         ServiceUnitCommand.self,
         SyncDismissCommand.self,
+        WitnessCommand.self, WitnessListCommand.self, WitnessAddCommand.self, WitnessRemoveCommand.self,
+        WitnessSyncCommand.self,
         HistoryCommand.self, HistoryShowCommand.self,
         VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
         DevicesCommand.self,

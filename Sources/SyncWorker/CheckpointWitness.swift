@@ -36,9 +36,27 @@ public final class CheckpointWitness {
         /// The server answered 200, but not with the checkpoint that was sent
         /// (another size, root or note): the witness failed, nothing was acknowledged.
         case wrongAnswer(String)
+        /// The round of the configured C2SP witnesses (`WitnessCosigning`).
+        case cosigning(WitnessRound)
+
+        /// A refusal, a wrong answer, a fork or a bad cosignature: the sync exits with status 1.
+        public var isAlarm: Bool {
+            switch self {
+            case .refused, .wrongAnswer: true
+            case .cosigning(let round): round.isAlarm
+            default: false
+            }
+        }
+
+        /// The lines `jqc sync` prints (one, but one per witness and the quorum for a round).
+        public var lines: [String] {
+            if case .cosigning(let round) = self { return round.lines }
+            return [description]
+        }
 
         public var description: String {
             switch self {
+            case .cosigning(let round): round.lines.joined(separator: "; ")
             case .acknowledged(let size, let previous):
                 "witness: the server acknowledged the checkpoint of \(size) records"
                     + (previous.map { " (consistent with the one of \($0) records it held)" } ?? " (its first)")
@@ -66,6 +84,10 @@ public final class CheckpointWitness {
 
     /// The witness's base URL (`witness_url` of the ledger's config); nil is the sync server's own.
     let baseURL: String?
+
+    /// The configured C2SP witnesses (`witnesses.json`): when there are any,
+    /// the round goes to them and the legacy `witness_url` protocol is not spoken.
+    public var cosigning: WitnessCosigning?
 
     /// - Parameters:
     ///   - key: gives the device's signing key, its public half published in the log.
@@ -105,6 +127,11 @@ public final class CheckpointWitness {
     @discardableResult
     public func run(ledger: InspectionLedger, session: ServerSession, clock: any LedgerClock) throws -> Outcome {
         let api = session.api
+        if let cosigning {
+            let round = try cosigning.run(ledger: ledger, transport: api.transport, clock: clock)
+            self.outcome = .cosigning(round)
+            return .cosigning(round)
+        }
         let key = try signingKey()
         let name = key.name
         let held: JSONValue
@@ -253,7 +280,7 @@ public final class CheckpointWitness {
             witnessed = .init(outcome: "refused", server: server, message: why)
         case .wrongAnswer(let why):
             witnessed = .init(outcome: "wrong_answer", server: server, message: why)
-        case .failed, .upToDate:
+        case .failed, .upToDate, .cosigning:
             return outcome
         }
         try ledger.append([

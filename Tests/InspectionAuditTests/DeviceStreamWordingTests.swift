@@ -79,6 +79,16 @@ import Testing
         ),
         (
             stored(
+                "checkpoint.cosigned",
+                [
+                    ("witness", .text("witness.example/w1")), ("key_id", .text("0a1b2c3d")),
+                    ("timestamp", .unsigned(1_700_000_000)), ("size", .unsigned(42)), ("root", .text("AAEC")),
+                ]),
+            "the witness witness.example/w1 (key 0a1b2c3d) cosigned the device's checkpoint of 42 records (root AAEC) "
+                + "at 2023-11-14T22:13:20.000000Z, its cosignature verified against its configured key"
+        ),
+        (
+            stored(
                 "device.key_pinned",
                 [
                     ("device", .text(device.lowercased)), ("public_key", .text(key)), ("key_id", .text("1a2b3c4d")),

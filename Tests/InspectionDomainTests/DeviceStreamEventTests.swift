@@ -47,6 +47,16 @@ import Testing
                 ]
             ),
             (
+                .checkpointCosigned(
+                    .init(
+                        witness: "witness.example/w1", keyID: "0a1b2c3d", timestamp: 1_700_000_000, size: 42,
+                        root: "AAEC")),
+                [
+                    ("witness", .text("witness.example/w1")), ("key_id", .text("0a1b2c3d")),
+                    ("timestamp", .unsigned(1_700_000_000)), ("size", .unsigned(42)), ("root", .text("AAEC")),
+                ]
+            ),
+            (
                 .keyPinned(.init(device: device, publicKey: key, keyID: "1a2b3c4d", fileSHA256: fileSHA256)),
                 [
                     ("device", .text(device.lowercased)), ("public_key", .text(key)), ("key_id", .text("1a2b3c4d")),

@@ -45,7 +45,12 @@ import Testing
         #expect(throws: SettingNotSet(setting: setting)) { try row.requireValue() }
         let refusal = SettingNotSet(setting: setting).description
         #expect(refusal.hasPrefix("\(setting.rawValue) is not set (\(setting.meaning))."))
-        #expect(refusal.hasSuffix("'jqc config set \(setting.rawValue) \(setting == .actor ? "NAME" : "URL")'."))
+        // A witness is added with its key ('jqc witness add'); the others are set by 'jqc config set'.
+        let how =
+            setting == .witness
+            ? "'jqc witness add URL --key VKEY'."
+            : "'jqc config set \(setting.rawValue) \(setting == .actor ? "NAME" : "URL")'."
+        #expect(refusal.hasSuffix(how))
         #expect(
             try SettingsReport.Row(setting: setting, value: "a\u{1B}b", source: .config).requireValue()
                 == "a\\u{1B}b")

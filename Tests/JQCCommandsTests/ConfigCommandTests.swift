@@ -24,15 +24,17 @@ import Testing
             ""
         ),
         (
-            ["config", "set", "witness", "https://w.example/api/v1"], 0,
-            "witness set to https://w.example/api/v1.\nEach sync now sends this device's checkpoint to the witness.\n",
-            ""
+            ["config", "set", "witness", "https://w.example/api/v1"], 1, "",
+            "a witness is configured with its cosigner key now: run 'jqc witness add https://w.example/api/v1 "
+                + "--key VKEY'"
         ),
+        (["config", "set", "witness-quorum", "2"], 1, "", "witness-quorum must be a whole number from 1"),
+        (["config", "set", "witness-quorum", "1"], 0, "witness-quorum: 0 of 0 configured witnesses\n", ""),
         (["config", "unset", "actor"], 0, "actor was not set; nothing was changed.\n", ""),
         (
             ["config", "get", "witness"], 1, "",
-            "witness is not set (a witness that keeps this device's checkpoints (a URL); none by default). "
-                + "Set it with 'jqc config set witness URL'."
+            "witness is not set (the legacy witness URL of earlier versions; C2SP witnesses are in 'jqc witness "
+                + "list'). Add a C2SP witness with 'jqc witness add URL --key VKEY'."
         ),
         (
             ["config", "set", "server", "jqc.example"], 1, "",
@@ -51,8 +53,11 @@ import Testing
         if !stderr.isEmpty { #expect(result.stderr.contains(stderr), "\(result.stderr)") }
     }
 
-    @Test func setGetAndUnsetAWitness() throws {
-        #expect(try jqc("config", "set", "witness", "https://w.example/api/v1").status == 0)
+    /// A legacy `witness_url` (from `init --witness`) is read and unset as before; it is never set anew.
+    @Test func getAndUnsetALegacyWitness() throws {
+        let legacy = JQCRunner(ledger: directory.appending("legacy"))
+        #expect(try legacy("init", "--witness", "https://w.example/api/v1").status == 0)
+        let jqc = legacy
         let got = try jqc("config", "get", "witness")
         #expect(got.status == 0)
         #expect(got.stdout == "https://w.example/api/v1\n")

@@ -25,8 +25,8 @@ import Testing
             "Identity   nobody logged in; 'jqc login' to sync (offline: --as NAME on each command)",
             "Server     none; set one with 'jqc config set server URL'",
             "Witness    none configured, so no one outside this device keeps a checkpoint of its history; "
-                + "configure one with 'jqc config set witness URL' (a server offering the witness protocol, "
-                + "e.g. the sync server's URL)",
+                + "add a C2SP witness with 'jqc witness add URL --key VKEY' (its submission prefix and cosigner "
+                + "key, from its operator)",
             "Last sync  nothing sent yet",
             // No server: never "the server has everything".
             "Not on the server yet: nothing waits to be sent, but no server is configured: nothing reaches "

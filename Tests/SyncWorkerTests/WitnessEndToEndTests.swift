@@ -9,7 +9,7 @@ import Testing
 /// against the development server: a sync leaves the device's checkpoint
 /// with the server; a log rewritten afterwards, consistently in itself, is
 /// refused by the next sync and by `jqc audit --witness`. The witness is
-/// asked only when one is configured (`jqc init --witness`, `jqc config set witness`).
+/// asked only when one is configured (the legacy `jqc init --witness`; `StandardWitnessTests` has the C2SP witnesses).
 @Suite struct WitnessEndToEndTests {
     @Test func withoutAWitnessASyncSendsNothingOutsideTheContractAndSaysNothingOfIt() throws {
         let server = try DevServer()
@@ -37,8 +37,8 @@ import Testing
         }
         #expect(
             said == [
-                "witness: the history was NOT witnessed (no witness is configured; configure one with "
-                    + "'jqc config set witness URL')"
+                "witness: the history was NOT witnessed (no witness is configured; add one with "
+                    + "'jqc witness add URL --key VKEY')"
             ], "\(audit.stdout)")
     }
 

@@ -25,6 +25,7 @@ from werkzeug.security import check_password_hash
 
 from contract import Contract
 from storage import Store
+import standard_witness
 import witness
 from validate import (
     UPLOAD_PATH,
@@ -887,5 +888,7 @@ def create_app(config: Config, store: Store) -> Flask:
     # The witness of device logs is an extension: the reference profile has none (404).
     if not reference:
         witness.register(app, API, store, envelope, authenticated, lambda: format_timestamp(now_utc()))
+        # The standard C2SP witness (tlog-witness), beside the legacy one above.
+        standard_witness.register(app, config.db_path.parent / (config.db_path.name + ".witness"), authenticated)
 
     return app

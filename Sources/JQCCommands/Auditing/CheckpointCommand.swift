@@ -14,6 +14,10 @@ struct CheckpointCommand: RunnableCommand {
     static let key = OptionSpec(
         "key", valueName: "VKEY",
         help: "With --verify: the verifier key the auditor holds; a checkpoint signed by any other is refused.")
+    static let cosigned = FlagSpec(
+        "cosigned",
+        help: "Print the latest checkpoint the witnesses cosigned (cosigned-checkpoint): the device-signed note and "
+            + "each verified cosignature line.")
     static let spec = CommandSpec(
         "checkpoint", abstract: "Print the log's signed checkpoint (tree size and Merkle root), or check one.",
         discussion: """
@@ -29,20 +33,26 @@ struct CheckpointCommand: RunnableCommand {
             status 1 when it does not.
             """,
         group: "Auditing",
-        options: [verify, key])
+        options: [verify, key], flags: [cosigned])
 
     var verifyFile: String?
     var pinnedKey: String?
+    var printCosigned: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         verifyFile = try parsed.value(of: Self.verify)
         pinnedKey = try parsed.value(of: Self.key)
+        printCosigned = try parsed.isSet(Self.cosigned)
+        if printCosigned, verifyFile != nil {
+            throw parsed.unexpected(Self.verify, "with --cosigned (it prints the cosigned checkpoint)")
+        }
         if pinnedKey != nil, verifyFile == nil {
             throw parsed.unexpected(Self.key, "without --verify (it pins the key a checkpoint is checked with)")
         }
     }
 
     func run(_ invocation: Invocation) throws {
+        if printCosigned { return try Self.showCosigned(invocation) }
         if let verifyFile {
             let auditor = try invocation.auditorLedger(views: false)
             defer { auditor.close() }
@@ -98,6 +108,38 @@ struct CheckpointCommand: RunnableCommand {
                         "size": .integer(checkpoint.size),
                         "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
                         "key": .string(key.verifierKey),
+                    ])))
+        } else {
+            invocation.stdout.write(note)
+        }
+    }
+
+    /// `--cosigned`: the stored cosigned checkpoint, checked offline first
+    /// (`CosignedCheckpoint`: the device's signature, the log's root, each
+    /// cosignature against the configured witnesses) and printed as stored.
+    static func showCosigned(_ invocation: Invocation) throws {
+        let config = try invocation.config()
+        let auditor = try invocation.auditorLedger(views: false)
+        defer { auditor.close() }
+        guard
+            let stored = try CosignedCheckpoint.read(home: invocation.home, log: auditor.log, device: config.deviceID),
+            let data = FileManager.default.contents(atPath: invocation.home.cosignedCheckpointPath)
+        else {
+            throw JQCError.notFound(
+                kind: "cosigned checkpoint", reference: invocation.home.cosignedCheckpointPath,
+                hint: "no witness has cosigned a checkpoint of this log yet: add one with 'jqc witness add URL --key "
+                    + "VKEY', then 'jqc witness sync'")
+        }
+        let note = String(decoding: data, as: UTF8.self)
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "checkpoint": .string(note), "size": .integer(stored.checkpoint.size),
+                        "root": .string(Data(stored.checkpoint.root.bytes).base64EncodedString()),
+                        "cosigned_by": .array(stored.cosigners.map { .string($0.name) }),
+                        "quorum": .integer(Int64(stored.quorum)), "quorum_met": .bool(stored.quorumMet),
+                        "line": .string(stored.line),
                     ])))
         } else {
             invocation.stdout.write(note)

@@ -4,6 +4,7 @@ import InspectionDomain
 import InspectionStore
 import InspectionUseCases
 import LedgerCore
+import SyncWorker
 
 /// `jqc config [list]`: every setting, its value in force and where it comes from.
 struct ConfigCommand: RunnableCommand {
@@ -11,10 +12,11 @@ struct ConfigCommand: RunnableCommand {
     static let spec = CommandSpec(
         "config", abstract: "Show the ledger's settings (server, witness, actor); 'config set KEY VALUE' changes one.",
         discussion: """
-            server: the sync server's API base URL. witness: a witness that keeps this device's checkpoints \
-            (none by default; with none, sync sends nothing outside the server's contract). actor: the name \
-            recorded when nobody is logged in and no --as NAME is given (JQC_ACTOR wins over it, a login over \
-            both). The settings live in the ledger's config.json.
+            server: the sync server's API base URL. witness: the legacy witness URL of earlier versions (read \
+            and unset only: a witness is added with its key by 'jqc witness add URL --key VKEY'). actor: the \
+            name recorded when nobody is logged in and no --as NAME is given (JQC_ACTOR wins over it, a login \
+            over both). witness-quorum N: how many C2SP witnesses must cosign (default all; kept in \
+            witnesses.json). The settings live in the ledger's config.json.
             """,
         group: "Setup")
 
@@ -79,7 +81,10 @@ struct ConfigSetCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
+        if key == WitnessQuorumSetting.name { return try WitnessQuorumSetting.set(value, invocation) }
         let setting = try LedgerSettings.setting(named: key)
+        // The legacy witness_url is kept for ledgers that have it ('config unset witness' removes it), never set anew.
+        if setting == .witness { throw LedgerSettingError.witnessNeedsKey(value.trimmingCharacters(in: .whitespaces)) }
         let settings = invocation.settings
         let previous = try settings.set(setting, to: value)
         let now = try settings.stored(setting) ?? value
@@ -106,6 +111,7 @@ struct ConfigUnsetCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) { key = try parsed.require(ConfigGetCommand.keyArgument) }
 
     func run(_ invocation: Invocation) throws {
+        if key == WitnessQuorumSetting.name { return try WitnessQuorumSetting.set(nil, invocation) }
         let setting = try LedgerSettings.setting(named: key)
         let previous = try invocation.settings.unset(setting)
         if invocation.json {
@@ -119,4 +125,37 @@ struct ConfigUnsetCommand: RunnableCommand {
 extension Invocation {
     /// The ledger's settings (`config.json`, and `JQC_ACTOR` for the actor).
     var settings: LedgerSettings { LedgerSettings(directory: home, environment: environment) }
+}
+
+/// `jqc config set witness-quorum N` (`unset`: all witnesses): kept in
+/// `witnesses.json` beside the witnesses it counts (`WitnessList.quorum`).
+enum WitnessQuorumSetting {
+    static let name = "witness-quorum"
+
+    static func set(_ value: String?, _ invocation: Invocation) throws {
+        _ = try invocation.config()
+        var list = try WitnessList.load(invocation.home)
+        if let value {
+            guard let number = Int(value.trimmingCharacters(in: .whitespaces)), number >= 1,
+                number <= max(1, list.witnesses.count)
+            else { throw WitnessListError.badQuorum(value: value, witnesses: list.witnesses.count) }
+            list.quorum = number
+        } else {
+            list.quorum = nil
+        }
+        try list.save(invocation.home)
+        let said =
+            "witness-quorum: \(list.effectiveQuorum) of \(list.witnesses.count) configured witnesses"
+            + (list.quorum == nil ? " (all, the default)" : "")
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(
+                    .object([
+                        "setting": .string(name), "quorum": .integer(Int64(list.effectiveQuorum)),
+                        "witnesses": .integer(Int64(list.witnesses.count)),
+                    ])))
+        } else {
+            invocation.stdout.line(said)
+        }
+    }
 }

@@ -31,7 +31,7 @@ struct StatusCommand: RunnableCommand {
         var status = DeviceStatus(
             standing: standing, saved: saved, refusal: SessionRefusal.of(saved, in: invocation.home),
             offline: saved == nil ? try invocation.settings.inForce(.actor) : (nil, .none),
-            server: config.serverURL, witness: WitnessSetting.configured(config),
+            server: config.serverURL, witness: try WitnessSetting.described(config, directory: invocation.home),
             service: SyncService(environment: invocation.environment).state())
         status.device = config.deviceID
         if invocation.json {

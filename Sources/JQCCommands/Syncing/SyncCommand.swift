@@ -105,7 +105,8 @@ struct SyncCommand: RunnableCommand {
         // In --watch, an offline stretch is reported once, not every interval.
         var offline = SyncSummary.OfflineStretch()
         // Only a configured witness is asked (`WitnessSetting`); with none the step is skipped.
-        let witness = WitnessSetting.witness(for: config, key: { try DeviceKeyFile.ensure(invocation) })
+        let witness = try WitnessSetting.witness(
+            for: config, directory: invocation.home, key: { try DeviceKeyFile.ensure(invocation) })
         repeat {
             let session = try invocation.serverSession(transport: transport)
             let started = ContinuousClock.now
@@ -159,10 +160,11 @@ struct SyncCommand: RunnableCommand {
 
     /// The witness step's outcome: a refusal loudly (on stderr, exit status 1), the rest as a line.
     static func say(_ outcome: CheckpointWitness.Outcome, quiet: Bool, _ invocation: Invocation) throws {
-        switch outcome {
-        case .refused, .wrongAnswer: throw JQCError.verificationFailed(TerminalText.singleLine(outcome.description))
-        default: break
+        if !quiet, !invocation.json, case .cosigning = outcome {
+            for line in outcome.lines { invocation.stdout.line("  " + TerminalText.singleLine(line)) }
         }
+        if outcome.isAlarm { throw JQCError.verificationFailed(TerminalText.singleLine(outcome.description)) }
+        if case .cosigning = outcome { return }
         if !quiet, !invocation.json { invocation.stdout.line("  " + TerminalText.singleLine(outcome.description)) }
     }
 

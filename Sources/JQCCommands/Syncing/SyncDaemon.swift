@@ -49,7 +49,8 @@ struct SyncDaemon {
                     restoreCheckSaid = true
                 default: break
                 }
-                let witness = WitnessSetting.witness(for: config, key: { try DeviceKeyFile.ensure(invocation) })
+                let witness = try WitnessSetting.witness(
+                    for: config, directory: invocation.home, key: { try DeviceKeyFile.ensure(invocation) })
                 let run = try SyncRun(
                     ledger: ledger, session: session, device: config.deviceID, clock: invocation.clock,
                     policy: policy, pullsReferenceData: pulls, shouldStop: { signals.stopRequested },

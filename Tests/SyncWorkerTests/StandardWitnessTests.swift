@@ -1,0 +1,252 @@
+import CurlTransport
+import Foundation
+import HTTPCore
+import InspectionDomain
+import LedgerCore
+import LedgerTestSupport
+import Testing
+
+/// The C2SP witnesses (`jqc witness`, `WitnessCosigning`) through the built
+/// `jqc` against `Tools/witness`, a witness written from the specs only:
+/// each outcome of `add-checkpoint` and what jqc makes of it.
+@Suite struct StandardWitnessTests {
+    /// A ledger made by `jqc init` with the reference data, no server.
+    final class Device: @unchecked Sendable {
+        let directory = TemporaryDirectory(prefix: "witnessed")
+        var path: String { directory.appending("ledger") }
+        var jqc: JQCRunner { JQCRunner(ledger: path, environment: ["JQC_ACTOR": "Dana"]) }
+
+        init() throws {
+            try #require(try jqc("init").status == 0)
+            try #require(try jqc("pull", "--from", SampleReference.path).status == 0)
+            // The device's key, made and published.
+            try #require(try jqc("checkpoint").status == 0)
+        }
+
+        /// `jqc witness add` for `witness`, and its operator enrolling this log (unless `enrol` is false).
+        func add(_ witness: SpecWitness, enrol: Bool = true) throws {
+            let added = try jqc("witness", "add", witness.url, "--key", witness.vkey)
+            try #require(added.status == 0, "\(added.stderr)")
+            if enrol { try witness.enrol(origin: try origin(), logKey: try logKey()) }
+        }
+
+        func logKey() throws -> String {
+            try #require(try JSONValue(parsing: Array(try jqc("--json", "key").stdout.utf8))["in_force"]?.stringValue)
+        }
+
+        func origin() throws -> String { String(try logKey().split(separator: "+")[0]) }
+
+        /// A new draft: a few more records.
+        @discardableResult
+        func record() throws -> String {
+            let started = try jqc("--json", "start", "--template", "11", "--facility", "101")
+            try #require(started.status == 0, "\(started.stderr)")
+            return try #require(try JSONValue(parsing: Array(started.stdout.utf8))["id"]?.stringValue)
+        }
+
+        func size() throws -> Int64 {
+            try #require(
+                try JSONValue(parsing: Array(try jqc("--json", "checkpoint").stdout.utf8))["size"]?.integerValue)
+        }
+
+        /// The `checkpoint.cosigned` payloads of the log.
+        func cosigned() throws -> [JSONValue] {
+            try jqc("--json", "log").stdout.split(separator: "\n").compactMap { line in
+                let event = try JSONValue(parsing: Array(line.utf8))
+                return event["type"]?.stringValue == "checkpoint.cosigned" ? event["payload"] : nil
+            }
+        }
+    }
+
+    @Test func theFirstCosignatureAndASecondWithAConsistencyProofAreVerifiedAndKept() throws {
+        let witness = try SpecWitness()
+        let device = try Device()
+        try device.add(witness)
+        let first = try device.jqc("witness", "sync")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("witness witness.example/w1 (\(witness.url)) cosigned the checkpoint at "))
+        #expect(first.stdout.contains("witnesses: 1 of 1 cosigned the checkpoint of "), "\(first.stdout)")
+        let firstSize = try #require(try witness.heldSize(try device.origin()))
+        try device.record()
+        let second = try device.jqc("witness", "sync")
+        #expect(second.status == 0, "\(second.stderr)")
+        let secondSize = try #require(try witness.heldSize(try device.origin()))
+        #expect(secondSize > firstSize + 1)
+        let events = try device.cosigned()
+        #expect(events.map { $0["size"]?.integerValue } == [firstSize, secondSize])
+        #expect(events.allSatisfy { $0["witness"]?.stringValue == "witness.example/w1" })
+        #expect(events.allSatisfy { $0["key_id"]?.stringValue == String(witness.vkey.split(separator: "+")[1]) })
+        // The kept note: the device's checkpoint, then the witness's cosignature.
+        let kept = try device.jqc("checkpoint", "--cosigned")
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let lines = kept.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first.map(String.init) == (try device.origin()))
+        #expect(lines[1] == "\(secondSize)")
+        #expect(lines.contains { $0.hasPrefix("\u{2014} witness.example/w1 ") })
+        // Nothing recorded since but its cosignature: nothing is sent again.
+        let third = try device.jqc("witness", "sync")
+        #expect(third.stdout.contains("holds this device's checkpoint of \(secondSize) records"), "\(third.stdout)")
+        #expect(try device.cosigned().count == 2)
+    }
+
+    /// The witness holds a checkpoint this ledger never recorded a
+    /// cosignature of (another submitter sent it): its 409 names the size,
+    /// and jqc proves again from there, once.
+    @Test func a409IsReprovenFromTheSizeItNames() throws {
+        let witness = try SpecWitness()
+        let device = try Device()
+        try device.add(witness)
+        let note = try device.jqc("checkpoint").stdout
+        #expect(try witness.addCheckpoint(old: 0, note: note) == 200)
+        let held = try #require(try witness.heldSize(try device.origin()))
+        try device.record()
+        let sync = try device.jqc("witness", "sync")
+        #expect(sync.status == 0, "\(sync.stdout)\(sync.stderr)")
+        #expect(try #require(try witness.heldSize(try device.origin())) > held)
+        #expect(try device.cosigned().count == 1)
+    }
+
+    @Test func aWitnessThatDoesNotKnowTheLogSaysWhatToEnrol() throws {
+        let witness = try SpecWitness()
+        let device = try Device()
+        try device.add(witness, enrol: false)
+        let sync = try device.jqc("witness", "sync")
+        #expect(sync.status == 1)
+        let origin = try device.origin()
+        #expect(
+            sync.stdout.contains(
+                "this witness does not know log \(origin); enrol it with the witness's operator: origin \(origin), "
+                    + "key \(try device.logKey())"), "\(sync.stdout)")
+        #expect(try device.cosigned().isEmpty)
+    }
+
+    @Test func aCosignatureThatDoesNotVerifyIsNotBelieved() throws {
+        let witness = try SpecWitness(tamper: true)
+        let device = try Device()
+        try device.add(witness)
+        let sync = try device.jqc("witness", "sync")
+        #expect(sync.status == 1)
+        #expect(sync.stderr.contains("WITNESS witness.example/w1 (\(witness.url)) FAILED"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("does not verify"), "\(sync.stderr)")
+        #expect(try device.cosigned().isEmpty)
+        #expect(try device.jqc("checkpoint", "--cosigned").status == 1)
+    }
+
+    /// (quorum set, exit status, the verdict): three witnesses, one down.
+    static let quorums: [(String?, Int32, String)] = [
+        ("2", 0, "witnesses: 2 of 3 cosigned the checkpoint of "),
+        (nil, 1, "witnesses: 2 of 3 cosigned the checkpoint of "),
+    ]
+
+    @Test(arguments: quorums.indices)
+    func aQuorumOfTwoOfThreeIsMetWithOneWitnessDown(index: Int) throws {
+        let (quorum, status, verdict) = Self.quorums[index]
+        let witnesses = try ["w1", "w2", "w3"].map { try SpecWitness(name: "witness.example/\($0)") }
+        let device = try Device()
+        for witness in witnesses { try device.add(witness) }
+        if let quorum { #expect(try device.jqc("config", "set", "witness-quorum", quorum).status == 0) }
+        witnesses[2].stop()
+        let id = try device.record()
+        let sync = try device.jqc("witness", "sync")
+        #expect(sync.status == status, "\(sync.stdout)\(sync.stderr)")
+        #expect(sync.stdout.contains(verdict), "\(sync.stdout)")
+        #expect(sync.stdout.contains("witness witness.example/w3 (\(witnesses[2].url)) could not be reached"))
+        let audit = try device.jqc("audit", id)
+        let said = quorum == nil ? "quorum 3 NOT met" : "quorum 2 met"
+        #expect(audit.stdout.contains("witness: cosigned by witness.example/w1 at "), "\(audit.stdout)")
+        #expect(audit.stdout.contains("(2 of 3 witnesses, \(said))"), "\(audit.stdout)")
+    }
+
+    /// A copy of the ledger (a backup) that records its own history after
+    /// the original was cosigned further: the witness refuses it and jqc
+    /// says it is a fork, naming both checkpoints.
+    @Test func aCopysOwnHistoryIsRefusedAsAFork() throws {
+        let witness = try SpecWitness()
+        let device = try Device()
+        try device.add(witness)
+        #expect(try device.jqc("witness", "sync").status == 0)
+        let copy = device.directory.appending("copy")
+        #expect(try ProcessRun.run("/bin/cp", ["-a", device.path, copy]).status == 0)
+        try device.record()
+        #expect(try device.jqc("witness", "sync").status == 0)
+        let original = try #require(try witness.heldSize(try device.origin()))
+        let other = JQCRunner(ledger: copy, environment: ["JQC_ACTOR": "Dana"])
+        for _ in 0..<2 {
+            #expect(try other("start", "--template", "11", "--facility", "101").status == 0)
+        }
+        let refused = try other("witness", "sync")
+        #expect(refused.status == 1)
+        let checkpoint = try JSONValue(parsing: Array(try other("--json", "checkpoint").stdout.utf8))
+        let ours = try #require(checkpoint["size"]?.integerValue)
+        #expect(ours > original)
+        #expect(
+            refused.stderr.contains(
+                "REFUSED this device's checkpoint: it cosigned a checkpoint of \(original) records of log "
+                    + "\(try device.origin()) that this ledger does not extend"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("FORK of this device"), "\(refused.stderr)")
+        #expect(try witness.heldSize(try device.origin()) == original)
+    }
+
+    /// (key given, what the refusal says): nothing is added.
+    static let refusedKeys: [(String, String)] = [
+        ("witness.example/w1+00000000+", "does not match the key"),
+        ("jqc/device+", "not 0x04"),
+        ("nonsense", "expected <name>+<8 hex digits>+"),
+    ]
+
+    @Test(arguments: refusedKeys.indices)
+    func aKeyWhoseKeyIDDoesNotMatchIsRefused(index: Int) throws {
+        let witness = try SpecWitness()
+        let device = try Device()
+        let parts = witness.vkey.split(separator: "+", maxSplits: 2)
+        let (given, said) = Self.refusedKeys[index]
+        let key: String =
+            switch index {
+            case 0: given + parts[2]
+            case 1: try device.logKey()
+            default: given
+            }
+        let added = try device.jqc("witness", "add", witness.url, "--key", key)
+        #expect(added.status == 1)
+        #expect(added.stderr.contains(said), "\(added.stderr)")
+        #expect(try device.jqc("witness", "list").stdout.hasPrefix("No witness is configured"))
+    }
+
+    /// The development server runs a standard witness at `/witness`: a
+    /// logged-in device enrols itself (a development route), and each
+    /// `jqc sync` then gets its checkpoint cosigned; the audit says so.
+    @Test func theDevelopmentServersWitnessCosignsEachSync() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let id = try sample.completedInspection(photos: 0, issues: 0).lowercased
+        let client = try CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(10)))
+        let base = "http://127.0.0.1:\(server.port)/witness"
+        let vkey = String(decoding: try client.send(HTTPRequest(url: base + "/key")).body, as: UTF8.self)
+        let added = try sample.jqc("witness", "add", base, "--key", vkey.trimmingCharacters(in: .newlines))
+        try #require(added.status == 0, "\(added.stderr)")
+        let logKey = try #require(
+            try JSONValue(parsing: Array(try sample.jqc("--json", "key").stdout.utf8))["in_force"]?.stringValue)
+        let enrolment = HTTPBody.bytes(
+            Array("\(logKey.split(separator: "+")[0])\n\(logKey)\n".utf8), contentType: "text/plain")
+        // Only a logged-in client may enrol.
+        #expect(try client.send(HTTPRequest(method: .post, url: base + "/enrol", body: enrolment)).status == 401)
+        let enrolled = try client.send(
+            HTTPRequest(
+                method: .post, url: base + "/enrol",
+                headers: ["Authorization": "Bearer \(try sample.session().tokens.accessToken)"], body: enrolment))
+        #expect(enrolled.status == 200)
+        for _ in 0..<2 {
+            _ = try sample.completedInspection(photos: 0, issues: 0)
+            let sync = try sample.jqc("sync")
+            #expect(sync.status == 0, "\(sync.stderr)")
+            #expect(
+                sync.stdout.contains("witness devserver.jqc.invalid/witness (\(base)) cosigned the checkpoint at "),
+                "\(sync.stdout)")
+        }
+        let audit = try sample.jqc("audit", id)
+        #expect(
+            audit.stdout.contains("witness: cosigned by devserver.jqc.invalid/witness at "), "\(audit.stdout)")
+        #expect(audit.stdout.contains("(1 of 1 witnesses, quorum 1 met)"), "\(audit.stdout)")
+    }
+}
