@@ -23,7 +23,8 @@ public enum BackgroundSyncLines {
                 "Background running since \(time(status.startedAt)) (pid \(status.pid), \(who(status))): "
                     + state(status)
             ]
-            if let pass = status.lastPass {
+            // Offline, the last pass said only what the state line says.
+            if let pass = status.lastPass, status.state != .offline || !pass.outcome.hasPrefix("offline: ") {
                 lines.append(
                     "           last pass \(time(pass.startedAt)): " + TerminalText.singleLine(pass.outcome))
             }

@@ -137,13 +137,15 @@ public struct SyncDaemonStatus: Sendable, Equatable {
         return Self.processStart(of: pid) == processStart
     }
 
-    /// Field 22 of `/proc/PID/stat` (after the command name, which may hold spaces and parentheses).
+    /// Field 22 of `/proc/PID/stat` (after the command name, which may hold spaces and parentheses);
+    /// nil for a process that has ended and waits to be reaped (state `Z` or `X`, field 3).
     static func processStart(of pid: Int32) -> String? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        return fields.count > 19 ? String(fields[19]) : nil
+        guard fields.count > 19, fields[0] != "Z", fields[0] != "X" else { return nil }
+        return String(fields[19])
     }
 
     /// The systemd unit of this process (the last part of its cgroup, when it is a `.service` other
