@@ -14,6 +14,8 @@ public struct LedgerDirectory: Sendable, Equatable {
     public var configPath: String { path + "/config.json" }
     public var credentialsPath: String { path + "/credentials.json" }
     public var syncLockPath: String { path + "/sync.lock" }
+    /// The running background sync's status (`SyncDaemonStatus`), beside the lock it holds.
+    public var syncDaemonStatusPath: String { path + "/sync-daemon.json" }
     /// The device's Ed25519 signing key (`DeviceKeyFile`), mode 0600.
     public var deviceKeyPath: String { path + "/device.key" }
     /// The configured C2SP witnesses and the quorum (`WitnessList`), public data, 0644.

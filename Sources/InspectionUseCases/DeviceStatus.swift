@@ -8,7 +8,8 @@ import SyncWorker
 /// login, or a name recorded unverified and where it comes from), whether
 /// the server refused the session, the server and the witness, when the
 /// device last synced, what is not on the server yet (`SyncStanding`) and
-/// what to do about each kind, and the background service. Nothing here
+/// what to do about each kind, the background service and the background
+/// sync running now (`BackgroundSyncLines`). Nothing here
 /// uses the network: a refusal is what an earlier sync or check learned.
 public struct DeviceStatus: Sendable {
     public let standing: SyncStanding
@@ -25,6 +26,8 @@ public struct DeviceStatus: Sendable {
     /// This device's id: what a sender's `jqc handover ID --to` names to
     /// bind a file to it (nil: not shown).
     public var device: UUID? = nil
+    /// What the background sync's status file says (`SyncDaemonStatus`), nil when none ever ran here.
+    public var backgroundSync: SyncDaemonStatus.Reading? = nil
 
     public init(
         standing: SyncStanding, saved: StoredSession?, refusal: SessionRefusal?,
@@ -58,13 +61,23 @@ public struct DeviceStatus: Sendable {
                 "  (\(Self.count(standing.leftOut, "photo")) failed for good earlier and went without: see "
                     + "'jqc outbox')")
         }
-        lines.append("Service    " + service.line)
+        lines.append("Service    " + serviceLine)
+        lines += BackgroundSyncLines.lines(backgroundSync)
         if let device {
             lines.append(
                 "Device     \(device.lowercased) (a sender binds a handover file to this device with "
                     + "'jqc handover ID -o FILE --to \(device.lowercased)')")
         }
         return lines
+    }
+
+    /// The service's line; "nothing syncs by itself" is not said while a daemon started by hand runs.
+    private var serviceLine: String {
+        if case .notInstalled = service, case .running? = backgroundSync {
+            return "not installed; the background sync below runs until stopped ('jqc service install' keeps one "
+                + "running)"
+        }
+        return service.line
     }
 
     private var identityLines: [String] {
@@ -209,6 +222,7 @@ public struct DeviceStatus: Sendable {
                 "server_records_twice": .array(standing.serverRecordsTwice.map(note)),
             ]),
             "service": .object(["state": .string(service.word), "unit": .optional(service.unitPath)]),
+            "background_sync": SyncDaemonStatus.statusJSON(backgroundSync),
             "device": .optional(device?.lowercased),
         ])
     }

@@ -136,18 +136,51 @@ public struct BackgroundSync: Sendable {
         return true
     }
 
+    /// A `jqc sync` asked for a pass now (`SyncNowRequest`): the offline
+    /// back-off starts again from its first step, so the pass runs at once
+    /// and, if the server is still away, the next try comes soon.
+    public mutating func cutBackOff() { offlineStreak = 0 }
+
+    /// The event types the daemon's own passes record: outcomes, the
+    /// witness's answer, its key's publication. Any other record appended
+    /// while a pass ran (a submit, `jqc sync retry`) is a reason for another
+    /// pass at once (`othersRecorded`).
+    public static let ownEventTypes: Set<String> =
+        Set(
+            [
+                InspectionEventType.photoUploaded, .inspectionAccepted, .issueAccepted, .syncAttemptFailed,
+                .syncGaveUp,
+            ].map(\.rawValue)
+        ).union([DeviceStreamEventType.checkpointWitnessed.rawValue, DeviceStreamEventType.keyPublished.rawValue])
+
+    /// Whether a record other than the daemon's own was appended after
+    /// `position` (the log's head when the pass began).
+    public static func othersRecorded(in ledger: InspectionLedger, after position: UInt64) throws -> Bool {
+        try ledger.log.read { reader in
+            var found = false
+            try reader.forEachRecord(from: position + 1) { record in
+                found = !ownEventTypes.contains(record.type)
+                return !found
+            }
+            return found
+        }
+    }
+
     /// Waits up to `seconds`, looking at `watch` once a second; answers true
     /// when `stopped` (which waits up to the seconds it is given) says a stop
     /// was requested. A change among `wanted` ends the wait; a burst of
-    /// recording (fill, a batch set) settles first.
+    /// recording (fill, a batch set) settles first. A request to sync now
+    /// (`asked`, which wakes `stopped`) ends it at once.
     public static func sleep(
         seconds: Double, wakingOn wanted: LedgerWatch.Changes, watch: inout LedgerWatch,
-        stopped: (Double) -> Bool
+        asked: () -> Bool = { false }, stopped: (Double) -> Bool
     ) -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(max(0.05, seconds) * 1000))
         while ContinuousClock.now < deadline {
             let left = Self.seconds(deadline - ContinuousClock.now)
+            if asked() { return false }
             if stopped(min(1, max(0.01, left))) { return true }
+            if asked() { return false }
             let changes = watch.look()
             if !changes.isDisjoint(with: wanted) { return stopped(changes.contains(.ledger) ? 0.3 : 0) }
         }

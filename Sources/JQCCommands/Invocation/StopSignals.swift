@@ -84,6 +84,10 @@ final class StopSignals: Sendable {
         wake.signal()
     }
 
+    /// Ends a `wait` under way (or the next one) early without a stop: the
+    /// background sync's request to sync now (`SyncNowSignal`).
+    func wakeUp() { wake.signal() }
+
     /// Waits up to `seconds`; answers true when a stop was requested.
     func wait(seconds: Double) -> Bool {
         if stopRequested { return true }

@@ -9,7 +9,8 @@ import SyncWorker
 /// `jqc status`: who records, whether the server still takes the session,
 /// the server and the witness, when the device last synced, what is not on
 /// the server yet (counted by kind, `SyncStanding`), and the background
-/// service, worded by `DeviceStatus`.
+/// service and the background sync running now (`SyncDaemonStatus`),
+/// worded by `DeviceStatus`.
 struct StatusCommand: RunnableCommand {
     static let path = ["status"]
     static let spec = CommandSpec(
@@ -34,6 +35,7 @@ struct StatusCommand: RunnableCommand {
             server: config.serverURL, witness: try WitnessSetting.described(config, directory: invocation.home),
             service: SyncService(environment: invocation.environment).state())
         status.device = config.deviceID
+        status.backgroundSync = SyncDaemonStatus.read(invocation.home)
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(status.jsonValue))
             return

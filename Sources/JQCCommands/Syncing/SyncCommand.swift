@@ -43,7 +43,9 @@ struct SyncCommand: RunnableCommand {
             'jqc sync retry ID'. Every write carries an idempotency key from the event that caused it, and an \
             inspection whose earlier answer was lost is looked up on the server before it is sent again. Up to \
             --concurrency requests are in flight at once. Inspectors can keep recording while a sync runs; \
-            only one sync runs at a time.
+            only one sync runs at a time. While a background sync runs ('jqc sync --daemon', 'jqc service \
+            install'), 'jqc sync' asks it to sync now (cutting its back-off), waits for that pass and prints \
+            its outcome, with the exit status it would have had itself; 'jqc status' shows what it is doing.
 
             Exit status 1 when something failed for good or the session needs a new login.
             """,
@@ -97,7 +99,12 @@ struct SyncCommand: RunnableCommand {
         let transport = try invocation.httpClient(connections: concurrency)
         // Checked before taking the lock, so a missing login is said plainly.
         _ = try invocation.serverSession(transport: transport)
-        let lock = try SyncLock(path: invocation.home.syncLockPath)
+        let lock: SyncLock
+        do { lock = try SyncLock(path: invocation.home.syncLockPath) } catch .held(let path) {
+            // A background sync holds it: it is asked for this pass instead.
+            if !watch, try Self.askDaemon(invocation) { return }
+            throw SyncLock.Failure.held(path)
+        }
         defer { lock.release() }
         try Self.checkRestorePoint(ledger: ledger, config: config, transport: transport, invocation)
         let signals = StopSignals.watching()
@@ -143,6 +150,54 @@ struct SyncCommand: RunnableCommand {
                 "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
                     + "'jqc sync retry ID' once the cause is fixed.")
         }
+    }
+
+    /// With a background sync running (`SyncDaemonStatus`), asks it for a
+    /// pass now (`SyncNowRequest`) and prints that pass's outcome as its own,
+    /// failing as the pass failed. Answers false when no daemon runs (the
+    /// lock is someone else's: a `jqc sync` or `--watch`).
+    static func askDaemon(_ invocation: Invocation) throws -> Bool {
+        guard case .running(let daemon)? = SyncDaemonStatus.read(invocation.home) else { return false }
+        invocation.stderr.line(
+            "jqc: the background sync (pid \(daemon.pid), \(daemon.unit.map { "unit " + $0 } ?? "started by hand")) "
+                + "runs this sync; waiting for its pass")
+        guard let pass = try SyncNowRequest.ask(invocation.home) else { return false }
+        if invocation.json {
+            if let document = pass.document { invocation.stdout.line(JSONOutput.render(document)) }
+        } else {
+            for line in pass.lines { invocation.stdout.line(line) }
+        }
+        for warning in pass.warnings { invocation.stderr.line("jqc: \(warning)") }
+        if let failure = pass.failure { throw JQCError.refused(failure) }
+        return true
+    }
+
+    /// What `jqc sync` would print of `report` and end with, for the
+    /// background sync to hand to a `jqc sync` that asked it for the pass.
+    static func answer(
+        _ report: SyncReport, seconds: Double, witness: CheckpointWitness.Outcome?, _ invocation: Invocation
+    ) -> (lines: [String], warnings: [String], failure: String?, json: JSONValue) {
+        let summary = SyncSummary(
+            report, seconds: seconds, watching: false, now: invocation.clock.now(),
+            unreachable: { why in ConnectionErrorLine.syncStop(why) })
+        var lines = summary.lines
+        var failure: String?
+        if let witness {
+            switch witness {
+            case .refused, .wrongAnswer: failure = TerminalText.singleLine(witness.description)
+            default: lines.append("  " + TerminalText.singleLine(witness.description))
+            }
+        }
+        switch report.stop {
+        case .loginRequired(let why), .transportRefused(let why): failure = failure ?? why
+        default: break
+        }
+        if failure == nil, report.needsAttention {
+            failure =
+                "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
+                + "'jqc sync retry ID' once the cause is fixed."
+        }
+        return (lines, summary.warnings, failure, report.jsonValue(elapsedSeconds: seconds))
     }
 
     /// A restored backup asks the witness first (`RestorePointCheck`): a

@@ -22,7 +22,8 @@ struct SyncRetryCommand: RunnableCommand {
         discussion: """
             ID is a prefix of an outbox item's id (see 'jqc outbox') or of an inspection's id. The attempts \
             start again from zero and a stalled or retrying item is due at once (also one whose next try was \
-            set far ahead by a wrong clock); run 'jqc sync' to send them. A photo whose \
+            set far ahead by a wrong clock); run 'jqc sync' to send them. With a background sync running \
+            ('jqc sync --daemon') it is asked to send them now, and its pass's outcome is printed. A photo whose \
             record already went to the server without it is not queued (it would be a dangling file).
             """,
         group: "Syncing",
@@ -50,13 +51,28 @@ struct SyncRetryCommand: RunnableCommand {
         let failed = selection.queued
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(failed.map(\.item)))
+        } else {
+            for row in failed {
+                invocation.stdout.line(
+                    "Queued again: \(row.item.kind.rawValue) \(row.item.id.lowercased.prefix(8)) of inspection "
+                        + "\(row.inspectionID.lowercased.prefix(8))")
+            }
+        }
+        try sendNow(count: failed.count, invocation)
+    }
+
+    /// With a background sync running, it is asked for a pass now and its
+    /// outcome printed (`--json`: the queued items only, the exit status the
+    /// pass's); else the advice to run `jqc sync`.
+    func sendNow(count: Int, _ invocation: Invocation) throws {
+        guard case .running(let daemon)? = SyncDaemonStatus.read(invocation.home) else {
+            if !invocation.json { invocation.stdout.line("Run 'jqc sync' to send \(count == 1 ? "it" : "them").") }
             return
         }
-        for row in failed {
-            invocation.stdout.line(
-                "Queued again: \(row.item.kind.rawValue) \(row.item.id.lowercased.prefix(8)) of inspection "
-                    + "\(row.inspectionID.lowercased.prefix(8))")
-        }
-        invocation.stdout.line("Run 'jqc sync' to send \(failed.count == 1 ? "it" : "them").")
+        invocation.stderr.line("jqc: asking the background sync (pid \(daemon.pid)) to send it now")
+        guard let pass = try SyncNowRequest.ask(invocation.home) else { return }
+        if !invocation.json { for line in pass.lines { invocation.stdout.line(line) } }
+        for warning in pass.warnings { invocation.stderr.line("jqc: \(warning)") }
+        if let failure = pass.failure { throw JQCError.refused(failure) }
     }
 }

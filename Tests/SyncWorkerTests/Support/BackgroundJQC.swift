@@ -32,6 +32,9 @@ final class BackgroundJQC: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// Its process id, as `jqc status` names a background sync.
+    var pid: Int32 { process.processIdentifier }
+
     /// Sends `signal` (SIGKILL, SIGTERM, SIGINT).
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)

@@ -1,0 +1,113 @@
+import Foundation
+import InspectionDomain
+import LedgerTestSupport
+import Testing
+
+/// The background sync a user can trust (issue #33 items 1–3), through the
+/// built `jqc` with real daemons against the development server's reference
+/// profile: a submit made while its first pass runs is sent at once, not at
+/// the periodic pass; `jqc sync` and `jqc sync retry` with a daemon running
+/// ask it for a pass and print its outcome; `jqc status` names the daemon
+/// and says what it is doing. Every wait is bounded, and every daemon is
+/// killed when its test ends (the `defer`s; `BackgroundJQC` also on deinit).
+@Suite struct SyncDaemonTests {
+    /// The daemon's status file, as JSON.
+    static func daemonFile(_ sample: SampleLedger) -> JSONValue? {
+        guard let data = FileManager.default.contents(atPath: sample.path + "/sync-daemon.json") else { return nil }
+        return try? JSONValue(parsing: [UInt8](data))
+    }
+
+    @Test func aSubmitMadeDuringTheFirstPassIsSentWithoutWaitingForThePeriodicPass() throws {
+        // Each request takes 150 ms, so the first pass (the reference data) is still under way at the submit.
+        let server = try DevServer(["--latency-ms", "150"], profile: .reference)
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let daemon = try BackgroundJQC(sample.jqc, ["sync", "--daemon", "--interval", "60"])
+        defer { daemon.send(SIGKILL) }
+        #expect(eventually { daemon.stderr.contains("jqc sync: started on ") }, "\(daemon.stderr)")
+        usleep(50_000)
+        let id = try sample.completedInspection(photos: 1, issues: 1)
+
+        #expect(eventually(timeout: 5) { (try? server.count("inspections")) == 1 }, "\(daemon.stderr)")
+        #expect(eventually(timeout: 5) { (try? server.count("issues")) == 1 }, "\(daemon.stderr)")
+        #expect(try eventually { try sample.ledger.state(of: id)?.sync.serverID != nil })
+        #expect(daemon.isRunning, "\(daemon.stderr)")
+    }
+
+    @Test func syncWithADaemonBackingOffAfterAnOutageAsksItAndExitsZero() throws {
+        let server = try DevServer(profile: .reference)
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let daemon = try BackgroundJQC(sample.jqc, ["sync", "--daemon"])
+        defer { daemon.send(SIGKILL) }
+        #expect(
+            eventually { Self.daemonFile(sample)?["last_pass"]?["outcome"]?.stringValue != nil },
+            "the first pass: \(daemon.stderr)")
+        let idle = try sample.jqc("status")
+        #expect(idle.stdout.contains("Background running since "), "\(idle.stdout)")
+        #expect(idle.stdout.contains("(pid \(daemon.pid), started by hand): idle"), "\(idle.stdout)")
+        #expect(!idle.stdout.contains("nothing syncs by itself"), "\(idle.stdout)")
+
+        server.stop()
+        let id = try sample.completedInspection(photos: 1, issues: 1)
+        #expect(eventually { daemon.stderr.contains("jqc sync: offline: ") }, "\(daemon.stderr)")
+        let offline = try sample.jqc("status")
+        #expect(offline.stdout.contains("(pid \(daemon.pid), started by hand): offline since "), "\(offline.stdout)")
+        #expect(offline.stdout.contains("on a network change"), "\(offline.stdout)")
+        let json = try sample.jqc("--json", "status")
+        #expect(try JSONSchemaCheck.validate("status", json.stdout).status == 0, "\(json.stdout)")
+        let background = try JSONValue(parsing: json.stdout)["background_sync"]
+        #expect(background?["running"]?.boolValue == true, "\(json.stdout)")
+        #expect(background?["pid"]?.integerValue == Int64(daemon.pid))
+        #expect(background?["state"]?.stringValue == "offline", "\(json.stdout)")
+        #expect(background?["last_error"]?.stringValue?.isEmpty == false, "\(json.stdout)")
+
+        // The server is back on the same port; the daemon is in its back-off.
+        try server.start()
+        let sync = try sample.jqc("sync")
+        #expect(sync.status == 0, "\(sync.stderr)\n\(daemon.stderr)")
+        #expect(sync.stderr.contains("the background sync (pid \(daemon.pid), started by hand) runs this sync"))
+        #expect(sync.stdout.contains("Sent "), "\(sync.stdout)")
+        #expect(try server.count("inspections") == 1)
+        #expect(try sample.ledger.state(of: id)?.sync.serverID != nil)
+        #expect(daemon.isRunning, "\(daemon.stderr)")
+
+        // A daemon that died leaves its file: status says it is not running.
+        daemon.send(SIGKILL)
+        _ = try daemon.wait()
+        let after = try sample.jqc("status")
+        #expect(after.stdout.contains("Background not running (last seen "), "\(after.stdout)")
+        let gone = try JSONValue(parsing: try sample.jqc("--json", "status").stdout)["background_sync"]
+        #expect(gone?["running"]?.boolValue == false)
+        #expect(gone?["state"]?.isNull == true)
+    }
+
+    @Test func syncRetryWithADaemonBackingOffAsksItToSendTheItemNow() throws {
+        let server = try DevServer(profile: .reference)
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        // A long back-off (a minute at first), not the tests' scale of 0: the daemon would not retry by itself.
+        let daemon = try BackgroundJQC(
+            JQCRunner(ledger: sample.path, environment: ["JQC_SYNC_BACKOFF_SCALE": "30"]), ["sync", "--daemon"])
+        defer { daemon.send(SIGKILL) }
+        #expect(eventually { Self.daemonFile(sample)?["last_pass"] != nil }, "\(daemon.stderr)")
+        try server.faults(
+            .object([
+                "fault_rate": .integer(1), "fault_status": .integer(500),
+                "fault_paths": .array([.string("/api/v1/inspections")]),
+            ]))
+        let id = try sample.completedInspection(photos: 0, issues: 0)
+        #expect(eventually { daemon.stderr.contains("will retry: ") }, "\(daemon.stderr)")
+        #expect(eventually { Self.daemonFile(sample)?["state"]?.stringValue == "backing_off" }, "\(daemon.stderr)")
+        let status = try sample.jqc("status")
+        #expect(status.stdout.contains("started by hand): backing off until "), "\(status.stdout)")
+
+        try server.resetFaults()
+        let retry = try sample.jqc("sync", "retry", String(id.uuidString.lowercased().prefix(8)))
+        #expect(retry.status == 0, "\(retry.stderr)\n\(daemon.stderr)")
+        #expect(retry.stdout.contains("Queued again: inspection "), "\(retry.stdout)")
+        #expect(retry.stdout.contains("Sent "), "the daemon's pass: \(retry.stdout)")
+        #expect(!retry.stdout.contains("Run 'jqc sync'"), "\(retry.stdout)")
+        #expect(try server.count("inspections") == 1)
+    }
+}
