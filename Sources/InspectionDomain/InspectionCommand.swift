@@ -21,6 +21,9 @@ public enum InspectionCommand: Equatable, Sendable {
     /// `handover`: this device records nothing more on it). `toDevice` binds
     /// it to the recipient's device (`--to DEVICE`).
     case handOver(mode: HandoverMode, to: String?, toDevice: UUID? = nil)
+    /// Take in a verified handover file's records (`jqc receive`), each held
+    /// to the pinned template's rules first (`InspectionState+Receive`).
+    case receive(ReceiveCopy)
 }
 
 /// A field's new value in the form it arrived.
