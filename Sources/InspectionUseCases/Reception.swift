@@ -14,6 +14,11 @@ public struct Reception {
     public let ledger: InspectionLedger
     public let device: UUID
 
+    /// Runs on every attempt after the reception is decided and before it
+    /// is appended: where this package's tests record another command, to
+    /// race the reception as a `jqc set` in another window would.
+    package var beforeAppending: (() throws -> Void)?
+
     public init(ledger: InspectionLedger, device: UUID) {
         self.ledger = ledger
         self.device = device
@@ -118,11 +123,14 @@ public struct Reception {
                     // The photo files staged: every one checked as the photo
                     // store takes a capture before any is stored, so a refused
                     // file leaves the store as it was.
-                    guard added == nil else { return }
-                    added = []
-                    for prepared in try Self.stage(file, photos: ledger.photos) where try ledger.photos.keep(prepared) {
-                        added?.append(prepared)
+                    if added == nil {
+                        added = []
+                        for prepared in try Self.stage(file, photos: ledger.photos)
+                        where try ledger.photos.keep(prepared) {
+                            added?.append(prepared)
+                        }
                     }
+                    try beforeAppending?()
                 }
             ) { snapshot in
                 let plan = try plan(file, carried, verified, key: key, snapshot: snapshot, outcome: &outcome)
