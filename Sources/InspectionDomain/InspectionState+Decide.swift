@@ -14,6 +14,7 @@ extension InspectionState {
         // A reception adds another device's records: taken in on a read-only
         // or handed-away copy too (`decideReceive`).
         if case .receive(let copy) = command { return try decideReceive(copy) }
+        if let events = try decideSync(command) { return events }
         // A read-only copy of a plain handover bound to another device: only
         // that device records on it (one owner per plain handover).
         if let bound = readOnlyCopyOf { throw .readOnlyCopy(id, addressedTo: bound) }
@@ -33,6 +34,7 @@ extension InspectionState {
         case .discard(let reason): return try decideDiscard(reason: reason)
         case .handOver(let mode, let to, let toDevice): return try decideHandOver(mode, to: to, toDevice: toDevice)
         case .receive(let copy): return try decideReceive(copy)
+        case .settleSync, .retrySync, .dismissSync: return try decideSync(command) ?? []
         }
     }
 

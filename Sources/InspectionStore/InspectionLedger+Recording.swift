@@ -1,7 +1,7 @@
 import Foundation
 import InspectionDomain
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 
 /// Why recording commands recorded nothing, beyond the domain's own
 /// refusals: a batch with answers that do not fit, or an inspection that
@@ -56,10 +56,11 @@ public struct RecordingSnapshot {
 public struct RecordingPlan: Sendable {
     public var commands: [InspectionCommand]
     public var carrying: CarriedRecords
-    public var beside: [DeviceStreamEvent]
+    /// Decided on this device's own stream (`DeviceState`) in the same snapshot.
+    public var beside: [DeviceCommand]
 
     public init(
-        _ commands: [InspectionCommand], carrying: CarriedRecords = CarriedRecords(), beside: [DeviceStreamEvent] = []
+        _ commands: [InspectionCommand], carrying: CarriedRecords = CarriedRecords(), beside: [DeviceCommand] = []
     ) {
         self.commands = commands
         self.carrying = carrying
@@ -122,13 +123,16 @@ extension InspectionLedger {
     ) throws -> Recorded {
         var conflicts = 0
         while true {
-            let (state, planned, deviceVersion) = try healing {
+            let (state, planned, beside) = try healing {
                 try log.read { reader in
                     let state =
                         try InspectionFold.state(of: id, reader: reader, tables: tables) ?? InspectionState(id: id)
                     let planned = try plan(RecordingSnapshot(state: state, reader: reader, tables: tables))
-                    let deviceVersion = planned.beside.isEmpty ? nil : try reader.version(ofStream: device)
-                    return (state, planned, deviceVersion)
+                    // Only a plan with device-stream commands reads that stream.
+                    guard !planned.beside.isEmpty else { return (state, planned, DecidedBeside?.none) }
+                    let deviceState = try Self.deviceState(of: device, reader: reader)
+                    let events = try Self.decide(planned.beside, on: deviceState)
+                    return (state, planned, DecidedBeside(events: events, version: UInt64(deviceState.eventCount)))
                 }
             }
             // One reading of the clock: the state returned (and echoed by
@@ -149,12 +153,13 @@ extension InspectionLedger {
             try keep?()
             do {
                 var expected = [id: UInt64(state.eventCount)]
-                if let deviceVersion { expected[device] = deviceVersion }
+                if let beside, !beside.events.isEmpty { expected[device] = beside.version }
                 // The views take the states the decision left after each
                 // event: one fold of the stream per recorded action (the
                 // one above), not one more per appended record.
                 let outcomes = try appendDecided(
-                    decided, stream: id, expected: expected, actor: actor, device: device, at: now, plan: planned)
+                    decided, stream: id, expected: expected, actor: actor, device: device, at: now, plan: planned,
+                    beside: beside?.events ?? [])
                 assert(
                     outcomes.prefix(decided.events.count).enumerated().allSatisfy {
                         $0.element.streamVersion == UInt64(state.eventCount + $0.offset + 1)
@@ -173,14 +178,43 @@ extension InspectionLedger {
         }
     }
 
+    /// `record(_:on:by:…)` decided first on `known`, a state of the
+    /// inspection the caller folded and kept in step with what it recorded
+    /// itself (the sync run's): no read when it is current, the append
+    /// expecting its version; when another writer recorded since, the
+    /// commands are decided again on a fresh fold, as `record` does.
+    @discardableResult
+    public func record(
+        _ commands: [InspectionCommand], decidingOn known: InspectionState, by actor: Actor, device: UUID,
+        clock: any LedgerClock
+    ) throws -> Recorded {
+        let now = clock.now()
+        let decided = try Self.decideEach(commands, on: known, at: now, by: actor, device: device)
+        guard !decided.events.isEmpty else { return ([], known) }
+        do {
+            _ = try appendDecided(
+                decided, stream: known.id, expected: [known.id: UInt64(known.eventCount)], actor: actor,
+                device: device, at: now, plan: RecordingPlan(commands))
+            return (decided.events, decided.states.last ?? known)
+        } catch LedgerError.versionConflict {
+            return try record(commands, on: known.id, by: actor, device: device, clock: clock)
+        }
+    }
+
+    /// A plan's device-stream commands decided, and the stream version they expect.
+    private struct DecidedBeside {
+        var events: [DeviceStreamEvent]
+        var version: UInt64
+    }
+
     /// The decided events, and the plan's device-stream events beside them,
     /// appended in one transaction expecting the versions read.
     private func appendDecided(
         _ decided: Decided, stream id: UUID, expected: [UUID: UInt64], actor: Actor, device: UUID,
-        at now: Timestamp, plan: RecordingPlan
+        at now: Timestamp, plan: RecordingPlan, beside events: [DeviceStreamEvent] = []
     ) throws -> [AppendOutcome] {
         let own = decided.events.map { $0.pending(stream: id, actor: actor, device: device, recordedAt: now) }
-        let beside = plan.beside.map { $0.pending(device: device, actor: actor, recordedAt: now) }
+        let beside = events.map { $0.pending(device: device, actor: actor, recordedAt: now) }
         return try healing {
             // A fresh scratch per attempt: a retry after healing a view folds anew.
             let scratch = ProjectionScratch()

@@ -197,14 +197,14 @@ public struct Reception {
         }
         let pinned = try snapshot.pinnedTemplate(hash: verified.template.templateHash) != nil
         let copy = ReceiveCopy(received: carried, template: verified.template, templateAlreadyPinned: pinned)
-        return RecordingPlan([.receive(copy)], carrying: carried.carried, beside: trusted.events)
+        return RecordingPlan([.receive(copy)], carrying: carried.carried, beside: trusted.commands)
     }
 
-    /// Records the fork `SenderTrust` found, as evidence, before the file is refused.
+    /// Records the fork `SenderTrust` found, as evidence, before the file is
+    /// refused: decided on this device's stream (`DeviceState`), so a fork
+    /// recorded meanwhile is not recorded twice.
     private func recordFork(_ fork: DeviceStreamEvent.ForkSeen, actor: Actor, clock: any LedgerClock) throws {
-        try ledger.append([
-            DeviceStreamEvent.forkSeen(fork).pending(device: device, actor: actor, recordedAt: clock.now())
-        ])
+        try ledger.record([.recordFork(fork)], onStreamOf: device, by: actor, clock: clock)
     }
 
     /// Every photo file of `file` (`photo_files`, then `carried_photo_files`)

@@ -100,9 +100,13 @@ public struct SenderTrust {
     public struct Trusted: Sendable, Equatable {
         public var events: [DeviceStreamEvent]
 
-        /// The events for this device's own stream, in the reception's transaction.
-        public func pending(device: UUID, actor: Actor, recordedAt: Timestamp) -> [PendingEvent] {
-            events.map { $0.pending(device: device, actor: actor, recordedAt: recordedAt) }
+        /// The commands for this device's own stream, decided and recorded
+        /// in the reception's transaction (`RecordingPlan.beside`).
+        public var commands: [DeviceCommand] {
+            events.compactMap { event in
+                guard case .keyPinned(let pin) = event else { return nil }
+                return .pinKey(pin)
+            }
         }
     }
 
