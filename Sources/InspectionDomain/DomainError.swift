@@ -78,6 +78,14 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     /// This device holds a read-only copy: the plain handover it received
     /// was bound to another device, which alone records on it.
     case readOnlyCopy(UUID, addressedTo: UUID)
+    /// A handover file carries a record that breaks the pinned template's
+    /// rules (a rating outside its scale): the file is refused whole.
+    case carriedRecordRefused(inspection: UUID, CarriedRuleBreak)
+    /// A sync outcome, retry or dismissal names an item the inspection does
+    /// not have, or one in no state for it.
+    case syncItemRefused(UUID, SyncItem, reason: String)
+    /// A command on the device's own stream is refused (`DeviceState.decide`).
+    case deviceStreamRefused(UUID, reason: String)
     /// A re-inspection needs a submitted parent.
     case parentNotCompleted(parent: UUID, status: InspectionStatus)
     /// A re-inspection needs a parent whose follow-up is still open.
@@ -155,6 +163,16 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "addressed to device \(device.lowercased), which alone records and submits it; nothing was "
                 + "recorded. Show or audit it here; to record on it here, ask that device to share it with this one "
                 + "('jqc handover ID --share -o FILE' there, then 'jqc receive FILE' here)."
+        case .carriedRecordRefused(let id, let broken):
+            "NOT RECEIVED: the handover file of inspection \(id.lowercased) carries \(broken). This device would "
+                + "refuse to record it, so it may not reach the form or the score through a file either; nothing "
+                + "was recorded. Ask the sender's owner how that device recorded it (an older or altered jqc), and "
+                + "for a file without it."
+        case .deviceStreamRefused(let device, let reason):
+            "Nothing was recorded on the stream of device \(device.lowercased): \(reason)."
+        case .syncItemRefused(let id, let item, let reason):
+            "Nothing was recorded for \(item) of inspection \(id.lowercased): \(reason). 'jqc outbox' lists the "
+                + "items and their states."
         case .requiredFieldsEmpty(let id, let missing):
             "Inspection \(id.lowercased) cannot be submitted: required fields are empty: \(missing.map(\.description).joined(separator: ", ")). Fill them in, then submit again."
         case .discardNotDraft(let id, let status):

@@ -21,6 +21,16 @@ public enum InspectionCommand: Equatable, Sendable {
     /// `handover`: this device records nothing more on it). `toDevice` binds
     /// it to the recipient's device (`--to DEVICE`).
     case handOver(mode: HandoverMode, to: String?, toDevice: UUID? = nil)
+    /// Take in a verified handover file's records (`jqc receive`), each held
+    /// to the pinned template's rules first (`InspectionState+Receive`).
+    case receive(ReceiveCopy)
+    /// Record what the server answered for one of the inspection's outbox
+    /// items (the sync worker).
+    case settleSync(SyncOutcome)
+    /// Queue a failed, stalled or retrying item again (`jqc sync retry`).
+    case retrySync(SyncItem)
+    /// Acknowledge that an item failed for good (`jqc sync dismiss --reason`).
+    case dismissSync(SyncItem, reason: String)
 }
 
 /// A field's new value in the form it arrived.

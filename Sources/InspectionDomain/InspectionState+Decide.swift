@@ -11,6 +11,10 @@ extension InspectionState {
     /// them. An empty list means there is nothing to record (setting a field
     /// to the value it has, clearing an empty field).
     public func decide(_ command: InspectionCommand) throws(DomainError) -> [InspectionEvent] {
+        // A reception adds another device's records: taken in on a read-only
+        // or handed-away copy too (`decideReceive`).
+        if case .receive(let copy) = command { return try decideReceive(copy) }
+        if let events = try decideSync(command) { return events }
         // A read-only copy of a plain handover bound to another device: only
         // that device records on it (one owner per plain handover).
         if let bound = readOnlyCopyOf { throw .readOnlyCopy(id, addressedTo: bound) }
@@ -29,6 +33,8 @@ extension InspectionState {
         case .submit(let followUp): return try decideSubmit(followUpRequired: followUp)
         case .discard(let reason): return try decideDiscard(reason: reason)
         case .handOver(let mode, let to, let toDevice): return try decideHandOver(mode, to: to, toDevice: toDevice)
+        case .receive(let copy): return try decideReceive(copy)
+        case .settleSync, .retrySync, .dismissSync: return try decideSync(command) ?? []
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import InspectionDomain
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 
 /// Why recording commands recorded nothing, beyond the domain's own
 /// refusals: a batch with answers that do not fit, or an inspection that
@@ -31,6 +31,44 @@ public enum RecordingError: Error, CustomStringConvertible {
                 + "window) has finished."
         }
     }
+}
+
+/// What a recording reads before it decides (`InspectionLedger.record(on:…planning:)`):
+/// the inspection's state and the log, in one read snapshot. Valid only
+/// while the plan runs.
+public struct RecordingSnapshot {
+    /// The inspection's state, folded from its stream in this snapshot.
+    public let state: InspectionState
+    /// The log as this snapshot sees it.
+    public let reader: LedgerReader
+    let tables: InspectionTables
+
+    /// A template pinned in the log, by content hash, in this snapshot.
+    public func pinnedTemplate(hash: String) throws -> Template? {
+        try InspectionFold.pinnedTemplate(hash, reader.transaction, tables)
+    }
+}
+
+/// What a recording decided to ask, from its snapshot: the inspection
+/// commands (none: nothing to record), the bytes a reception among them
+/// carries, and the events of this device's own stream recorded in the same
+/// transaction (a sender's key pinned with its reception).
+public struct RecordingPlan: Sendable {
+    public var commands: [InspectionCommand]
+    public var carrying: CarriedRecords
+    /// Decided on this device's own stream (`DeviceState`) in the same snapshot.
+    public var beside: [DeviceCommand]
+
+    public init(
+        _ commands: [InspectionCommand], carrying: CarriedRecords = CarriedRecords(), beside: [DeviceCommand] = []
+    ) {
+        self.commands = commands
+        self.carrying = carrying
+        self.beside = beside
+    }
+
+    /// Nothing to record.
+    public static let nothing = RecordingPlan([])
 }
 
 extension InspectionLedger {
@@ -64,15 +102,45 @@ extension InspectionLedger {
         advise: (DomainError, InspectionState) -> any Error = { refusal, _ in refusal },
         before keep: (() throws -> Void)? = nil
     ) throws -> Recorded {
+        try record(on: id, by: actor, device: device, clock: clock, advise: advise, before: keep) { _ in
+            RecordingPlan(commands)
+        }
+    }
+
+    /// `record(_:on:by:…)` for a use case that must read more than the
+    /// inspection's state before it knows what to decide (a reception
+    /// compares a file with the stream's records and with what this ledger
+    /// pinned): `plan` runs on each attempt inside the one read snapshot the
+    /// state is folded in, and what it plans is decided on that state and
+    /// appended expecting the versions that snapshot read, of the
+    /// inspection's stream and, when the plan adds device-stream events
+    /// beside it, of this device's stream; a lost race plans and decides again.
+    @discardableResult
+    public func record(
+        on id: UUID, by actor: Actor, device: UUID, clock: any LedgerClock,
+        advise: (DomainError, InspectionState) -> any Error = { refusal, _ in refusal },
+        before keep: (() throws -> Void)? = nil, planning plan: (RecordingSnapshot) throws -> RecordingPlan
+    ) throws -> Recorded {
         var conflicts = 0
         while true {
-            let state = try self.state(of: id) ?? InspectionState(id: id)
+            let (state, planned, beside) = try healing {
+                try log.read { reader in
+                    let state =
+                        try InspectionFold.state(of: id, reader: reader, tables: tables) ?? InspectionState(id: id)
+                    let planned = try plan(RecordingSnapshot(state: state, reader: reader, tables: tables))
+                    // Only a plan with device-stream commands reads that stream.
+                    guard !planned.beside.isEmpty else { return (state, planned, DecidedBeside?.none) }
+                    let deviceState = try Self.deviceState(of: device, reader: reader)
+                    let events = try Self.decide(planned.beside, on: deviceState)
+                    return (state, planned, DecidedBeside(events: events, version: UInt64(deviceState.eventCount)))
+                }
+            }
             // One reading of the clock: the state returned (and echoed by
             // `--json`) carries exactly the timestamp the log records.
             let now = clock.now()
             let decided: Decided
             do {
-                decided = try Self.decideEach(commands, on: state, at: now, by: actor, device: device)
+                decided = try Self.decideEach(planned.commands, on: state, at: now, by: actor, device: device)
             } catch let refusal as DomainError {
                 let advised = advise(refusal, state)
                 if conflicts > 0 { throw RecordingError.noLongerApplies(inspection: id, advised) }
@@ -84,17 +152,18 @@ extension InspectionLedger {
             if decided.events.isEmpty { return recorded }
             try keep?()
             do {
+                var expected = [id: UInt64(state.eventCount)]
+                if let beside, !beside.events.isEmpty { expected[device] = beside.version }
                 // The views take the states the decision left after each
                 // event: one fold of the stream per recorded action (the
                 // one above), not one more per appended record.
-                let outcomes = try record(
-                    decided.events, stream: id, expectedVersion: UInt64(state.eventCount), actor: actor,
-                    device: device, at: now, decided: decided.states)
+                let outcomes = try appendDecided(
+                    decided, stream: id, expected: expected, actor: actor, device: device, at: now, plan: planned,
+                    beside: beside?.events ?? [])
                 assert(
-                    outcomes.count == decided.events.count
-                        && outcomes.enumerated().allSatisfy {
-                            $0.element.streamVersion == UInt64(state.eventCount + $0.offset + 1)
-                        },
+                    outcomes.prefix(decided.events.count).enumerated().allSatisfy {
+                        $0.element.streamVersion == UInt64(state.eventCount + $0.offset + 1)
+                    },
                     "an expected-version append landed at other stream versions than the decision read")
                 return recorded
             } catch LedgerError.versionConflict {
@@ -106,6 +175,52 @@ extension InspectionLedger {
                 // writer's transaction is that short.
                 usleep(UInt32.random(in: 500...4_000) * UInt32(conflicts))
             }
+        }
+    }
+
+    /// `record(_:on:by:…)` decided first on `known`, a state of the
+    /// inspection the caller folded and kept in step with what it recorded
+    /// itself (the sync run's): no read when it is current, the append
+    /// expecting its version; when another writer recorded since, the
+    /// commands are decided again on a fresh fold, as `record` does.
+    @discardableResult
+    public func record(
+        _ commands: [InspectionCommand], decidingOn known: InspectionState, by actor: Actor, device: UUID,
+        clock: any LedgerClock
+    ) throws -> Recorded {
+        let now = clock.now()
+        let decided = try Self.decideEach(commands, on: known, at: now, by: actor, device: device)
+        guard !decided.events.isEmpty else { return ([], known) }
+        do {
+            _ = try appendDecided(
+                decided, stream: known.id, expected: [known.id: UInt64(known.eventCount)], actor: actor,
+                device: device, at: now, plan: RecordingPlan(commands))
+            return (decided.events, decided.states.last ?? known)
+        } catch LedgerError.versionConflict {
+            return try record(commands, on: known.id, by: actor, device: device, clock: clock)
+        }
+    }
+
+    /// A plan's device-stream commands decided, and the stream version they expect.
+    private struct DecidedBeside {
+        var events: [DeviceStreamEvent]
+        var version: UInt64
+    }
+
+    /// The decided events, and the plan's device-stream events beside them,
+    /// appended in one transaction expecting the versions read.
+    private func appendDecided(
+        _ decided: Decided, stream id: UUID, expected: [UUID: UInt64], actor: Actor, device: UUID,
+        at now: Timestamp, plan: RecordingPlan, beside events: [DeviceStreamEvent] = []
+    ) throws -> [AppendOutcome] {
+        let own = decided.events.map { $0.pending(stream: id, actor: actor, device: device, recordedAt: now) }
+        let beside = events.map { $0.pending(device: device, actor: actor, recordedAt: now) }
+        return try healing {
+            // A fresh scratch per attempt: a retry after healing a view folds anew.
+            let scratch = ProjectionScratch()
+            DecidedStates.keep(decided.states, of: own, in: scratch)
+            return try views.append(
+                own + beside, expectedVersions: expected, carrying: Self.ordered(plan.carrying), scratch: scratch)
         }
     }
 
@@ -147,6 +262,9 @@ extension InspectionLedger {
                 var pinned: [String: Template] = [:]
                 if case .start(let start) = command, start.templateAlreadyPinned {
                     pinned[start.template.contentHash] = start.template
+                }
+                if case .receive(let copy) = command, copy.templateAlreadyPinned {
+                    pinned[copy.template.templateHash] = copy.template.template
                 }
                 for event in decided {
                     after.apply(event, recordedAt: time, actor: actor, device: device, pinnedTemplates: pinned)

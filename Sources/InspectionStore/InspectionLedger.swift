@@ -2,7 +2,7 @@ import Foundation
 import InspectionDomain
 import LMDB
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 
 /// A device's inspection ledger: the event log, the views projected from it,
 /// the photo store and the reference-data cache, opened together.
@@ -102,7 +102,12 @@ public final class InspectionLedger: Sendable {
     /// that produced them left it; the views write those instead of
     /// folding the stream again for every record (a debug build checks
     /// that a fold of the log agrees, `DecidedStates`).
-    @discardableResult
+    ///
+    /// An SPI (`@_spi(RawAppend)`): events appended without a decision, for
+    /// the store's own recording and the named use cases that import it
+    /// (`Tools/test` checks which); every other caller records through
+    /// `record(_:on:by:…)` or `record(_:onStreamOf:…)`.
+    @_spi(RawAppend) @discardableResult
     public func record(
         _ events: [InspectionEvent], stream: UUID, expectedVersion: UInt64, actor: Actor, device: UUID,
         at time: Timestamp, carrying: CarriedRecords = CarriedRecords(), beside: [PendingEvent] = [],
@@ -122,9 +127,11 @@ public final class InspectionLedger: Sendable {
         }
     }
 
-    /// Appends already-built events (sync outcomes, retries, a salvage) with
-    /// the views, and the bytes their receptions carry (`carrying`).
-    @discardableResult
+    /// Appends already-built events with the views, and the bytes their
+    /// receptions carry (`carrying`): an SPI (`@_spi(RawAppend)`) for a
+    /// salvage, which appends a verified prefix of another log as it was,
+    /// and the benchmarks; nothing a person does is recorded through it.
+    @_spi(RawAppend) @discardableResult
     public func append(_ events: [PendingEvent], carrying: CarriedRecords = CarriedRecords()) throws
         -> [AppendOutcome]
     {

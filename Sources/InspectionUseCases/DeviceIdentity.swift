@@ -136,14 +136,14 @@ public struct DeviceIdentity: Sendable {
         return text + "\n" + (try old.signatureLine(for: text))
     }
 
-    /// Appends the `device.key_published` event, through the views (they
-    /// record the position they reflect).
+    /// Records the `device.key_published` event, decided on this device's
+    /// stream (`DeviceState`: a key published last is not published again).
     private func record(
         _ key: NoteKey, endorsement: String?, lost: Bool = false, ledger: InspectionLedger, at time: Timestamp
     ) throws {
-        let published = DeviceStreamEvent.keyPublished(
-            .init(key: key.verifierKey, algorithm: "ed25519", endorsement: endorsement, previousKeyLost: lost))
-        try ledger.append([published.pending(device: device, actor: actor, recordedAt: time)])
+        let published = DeviceStreamEvent.KeyPublished(
+            key: key.verifierKey, algorithm: "ed25519", endorsement: endorsement, previousKeyLost: lost)
+        try ledger.record([.publishKey(published)], onStreamOf: device, by: actor, clock: RecordedAt(time))
     }
 
     /// A rotation killed after its event was recorded left the new key in

@@ -1,6 +1,9 @@
 import Foundation
 import InspectionDomain
-import InspectionStore
+// A salvage appends the verified prefix of a damaged log as it was: those
+// records were decided when they were first recorded, and deciding them again
+// could change what the salvage keeps.
+@_spi(RawAppend) import InspectionStore
 import LedgerCore
 import LedgerStore
 

@@ -14,6 +14,11 @@ public struct Reception {
     public let ledger: InspectionLedger
     public let device: UUID
 
+    /// Runs on every attempt after the reception is decided and before it
+    /// is appended: where this package's tests record another command, to
+    /// race the reception as a `jqc set` in another window would.
+    package var beforeAppending: (() throws -> Void)?
+
     public init(ledger: InspectionLedger, device: UUID) {
         self.ledger = ledger
         self.device = device
@@ -91,39 +96,92 @@ public struct Reception {
         let sha256 = SHA256Hasher().digest(bytes)
         let file = try HandoverFile(decoding: bytes)
         let verified = try HandoverVerification.verify(file)
-        let id = file.inspection
-        let stream = try ledger.log.records(inStream: id)
         // Its records by reference; their bytes and the file's
         // `carried_records` go into this ledger's `carried` table with it.
         let carried = file.reception(sha256: sha256)
         // Bounded before any walk below: a file nested past the limit is
         // refused here, so no ledger holds what a walk could not take.
         do { try carried.checkNesting() } catch { throw Refusal(reason: "\(error)") }
+        var outcome = Received(
+            inspection: file.inspection, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
+            photos: file.photoFiles.count + file.carriedPhotoFiles.count, pinnedTemplate: false, sha256: sha256,
+            addressedTo: file.toDevice)
+        var held: InspectionState?
+        // Then the files, then the record: a file appears in the store only
+        // with the reception that names it. Should the record fail, the
+        // files this reception added are removed again, unless an event
+        // names one meanwhile (another command's capture of the same bytes).
+        var added: [PhotoStore.PreparedPhoto]?
+        let recorded: InspectionLedger.Recorded
+        do {
+            // One read snapshot per attempt, and the expected-version append
+            // of every recording command: a `jqc set` recorded between this
+            // snapshot and the append makes the reception plan and decide again.
+            recorded = try ledger.record(
+                on: file.inspection, by: actor, device: device, clock: clock,
+                before: {
+                    // The photo files staged: every one checked as the photo
+                    // store takes a capture before any is stored, so a refused
+                    // file leaves the store as it was.
+                    if added == nil {
+                        added = []
+                        for prepared in try Self.stage(file, photos: ledger.photos)
+                        where try ledger.photos.keep(prepared) {
+                            added?.append(prepared)
+                        }
+                    }
+                    try beforeAppending?()
+                }
+            ) { snapshot in
+                let plan = try plan(file, carried, verified, key: key, snapshot: snapshot, outcome: &outcome)
+                held = outcome.merged ? snapshot.state : nil
+                return plan
+            }
+        } catch let found as SenderTrust.ForkFound {
+            if !found.alreadyHeld { try recordFork(found.fork, actor: actor, clock: clock) }
+            throw found.refusal
+        } catch {
+            Self.removeUnnamed(added ?? [], ledger: ledger)
+            throw error
+        }
+        guard !recorded.events.isEmpty else { return outcome }
+        outcome.recorded = true
+        outcome.pinnedTemplate = recorded.events.contains { if case .templatePinned = $0 { true } else { false } }
+        outcome.readOnlyCopyOf =
+            file.mode == .handover && file.toDevice != nil && file.toDevice != device ? file.toDevice : nil
+        outcome.changes = ReceptionChanges(before: held, after: recorded.state)
+        return outcome
+    }
+
+    /// What the file asks of this ledger, judged in one read snapshot: the
+    /// sender believed (`SenderTrust`), then nothing when the file adds no
+    /// record this device has not folded (`outcome` says so), or the
+    /// reception to decide, with the sender's key pinned beside it.
+    private func plan(
+        _ file: HandoverFile, _ carried: InspectionReceived, _ verified: HandoverVerification.Verified,
+        key: String?, snapshot: RecordingSnapshot, outcome: inout Received
+    ) throws -> RecordingPlan {
+        let id = file.inspection
+        let reader = snapshot.reader
+        let stream = try reader.records(inStream: id)
         // Pinned keys, forks and the copy rule (`SenderTrust`): what the file
         // cannot prove alone, against what this ledger holds.
         let trusted = try SenderTrust(ledger: ledger, device: device).check(
-            file, sha256: sha256, stream: stream, given: key, actor: actor, clock: clock)
-        func nothingNew() -> Received {
-            Received(
-                inspection: id, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
-                photos: file.photoFiles.count + file.carriedPhotoFiles.count, pinnedTemplate: false, sha256: sha256,
-                merged: !stream.isEmpty, addressedTo: file.toDevice, readOnlyCopyOf: held?.readOnlyCopyOf)
-        }
+            file, sha256: outcome.sha256, stream: stream, given: key, reader: reader)
+        outcome.merged = !stream.isEmpty
+        outcome.readOnlyCopyOf = stream.isEmpty ? nil : snapshot.state.readOnlyCopyOf
         // Every event folded here: this device's own, and what its
         // receptions carried (this device's records carried back among them).
-        let held = stream.isEmpty ? nil : try ledger.state(of: id)
-        let folded = Set(stream.map(\.id)).union(held?.carriedEventIDs ?? [])
+        let folded = Set(stream.map(\.id)).union(stream.isEmpty ? [] : snapshot.state.carriedEventIDs)
         var startedHere: UUID?
         var sameFileBefore = false
-        try ledger.log.read { reader in
-            for record in stream {
-                if record.type == InspectionEventType.started.rawValue { startedHere = record.id }
-                guard record.type == InspectionEventType.received.rawValue,
-                    case .received(let received) = try CarriedClosure.event(of: record, reader: reader)
-                else { continue }
-                if received.fileSHA256 == sha256 { sameFileBefore = true }
-                startedHere = try startedHere ?? received.startedRecord()?.id
-            }
+        for record in stream {
+            if record.type == InspectionEventType.started.rawValue { startedHere = record.id }
+            guard record.type == InspectionEventType.received.rawValue,
+                case .received(let received) = try CarriedClosure.event(of: record, reader: reader)
+            else { continue }
+            if received.fileSHA256 == outcome.sha256 { sameFileBefore = true }
+            startedHere = try startedHere ?? received.startedRecord()?.id
         }
         if file.fromDevice == device {
             guard try carried.newEventIDs(besides: folded).isEmpty else {
@@ -131,43 +189,22 @@ public struct Reception {
             }
             throw Conflict.ownFile(id)
         }
-        if sameFileBefore { return nothingNew() }
+        if sameFileBefore { return .nothing }
         if !stream.isEmpty {
             let startedThere = try carried.startedRecord()?.id
             if let startedHere, let startedThere, startedHere != startedThere { throw Conflict.otherInspection(id) }
-            if try carried.newEventIDs(besides: folded).isEmpty { return nothingNew() }
+            if try carried.newEventIDs(besides: folded).isEmpty { return .nothing }
         }
-        // The photo files staged: every one (the stream's own and those its
-        // carried records name) checked as the photo store takes a capture
-        // before any is stored, so a refused file leaves the store as it was.
-        let staged = try Self.stage(file, photos: ledger.photos)
-        var events: [InspectionEvent] = []
-        let pin = try ledger.pinnedTemplate(hash: verified.template.templateHash) == nil
-        if pin { events.append(.templatePinned(verified.template)) }
-        events.append(.received(carried))
-        // Then the files, then the record: a file appears in the store only
-        // with the reception that names it. Should the record fail, the
-        // files this reception added are removed again, unless an event
-        // names one meanwhile (another command's capture of the same bytes).
-        var added: [PhotoStore.PreparedPhoto] = []
-        do {
-            for prepared in staged where try ledger.photos.keep(prepared) { added.append(prepared) }
-            let now = clock.now()
-            try ledger.record(
-                events, stream: id, expectedVersion: UInt64(stream.count), actor: actor, device: device, at: now,
-                carrying: carried.carried, beside: trusted.pending(device: device, actor: actor, recordedAt: now))
-        } catch {
-            Self.removeUnnamed(added, ledger: ledger)
-            throw error
-        }
-        var received = Received(
-            inspection: id, fromDevice: file.fromDevice, recorded: true, records: file.records.count,
-            photos: file.photoFiles.count + file.carriedPhotoFiles.count, pinnedTemplate: pin, sha256: sha256,
-            merged: !stream.isEmpty, addressedTo: file.toDevice,
-            readOnlyCopyOf: file.mode == .handover && file.toDevice != nil && file.toDevice != device
-                ? file.toDevice : nil)
-        if let after = try ledger.state(of: id) { received.changes = ReceptionChanges(before: held, after: after) }
-        return received
+        let pinned = try snapshot.pinnedTemplate(hash: verified.template.templateHash) != nil
+        let copy = ReceiveCopy(received: carried, template: verified.template, templateAlreadyPinned: pinned)
+        return RecordingPlan([.receive(copy)], carrying: carried.carried, beside: trusted.commands)
+    }
+
+    /// Records the fork `SenderTrust` found, as evidence, before the file is
+    /// refused: decided on this device's stream (`DeviceState`), so a fork
+    /// recorded meanwhile is not recorded twice.
+    private func recordFork(_ fork: DeviceStreamEvent.ForkSeen, actor: Actor, clock: any LedgerClock) throws {
+        try ledger.record([.recordFork(fork)], onStreamOf: device, by: actor, clock: clock)
     }
 
     /// Every photo file of `file` (`photo_files`, then `carried_photo_files`)

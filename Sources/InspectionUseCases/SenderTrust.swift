@@ -100,39 +100,55 @@ public struct SenderTrust {
     public struct Trusted: Sendable, Equatable {
         public var events: [DeviceStreamEvent]
 
-        /// The events for this device's own stream, in the reception's transaction.
-        public func pending(device: UUID, actor: Actor, recordedAt: Timestamp) -> [PendingEvent] {
-            events.map { $0.pending(device: device, actor: actor, recordedAt: recordedAt) }
+        /// The commands for this device's own stream, decided and recorded
+        /// in the reception's transaction (`RecordingPlan.beside`).
+        public var commands: [DeviceCommand] {
+            events.compactMap { event in
+                guard case .keyPinned(let pin) = event else { return nil }
+                return .pinKey(pin)
+            }
+        }
+    }
+
+    /// Two histories of one device found by `check`: the fork to record as
+    /// evidence (unless `alreadyHeld`) before the file is refused with
+    /// `Distrust.fork`. Thrown out of the reception's read snapshot, since a
+    /// snapshot records nothing.
+    public struct ForkFound: Error {
+        public var fork: DeviceStreamEvent.ForkSeen
+        public var heldBy: String
+        public var why: String
+        public var alreadyHeld: Bool
+
+        /// The refusal to give once the fork is recorded (or was before).
+        public var refusal: Distrust {
+            .fork(fork, firstHeldBy: heldBy, why: why, recorded: !alreadyHeld)
         }
     }
 
     /// Checks `file` (already verified by `HandoverVerification`) against
-    /// what this ledger holds; `stream` is the inspection's records here
-    /// (empty when it is new here); `given` the `--key` of the person. A
-    /// fork is recorded before the refusal (`actor`, `clock`).
+    /// what this ledger holds, in the reception's read snapshot `reader`;
+    /// `stream` is the inspection's records there (empty when it is new
+    /// here); `given` the `--key` of the person. Throws `Distrust`, or
+    /// `ForkFound` for the caller to record before it refuses.
     public func check(
-        _ file: HandoverFile, sha256: Digest256, stream: [EventRecord], given: String?, actor: Actor,
-        clock: any LedgerClock
+        _ file: HandoverFile, sha256: Digest256, stream: [EventRecord], given: String?, reader: LedgerReader
     ) throws -> Trusted {
         // A file under this device's own id is the reception's own refusal
         // (its own file, or two ledgers sharing an id).
         guard file.fromDevice != device else { return Trusted(events: []) }
-        let pins = try ledger.readingReceptions { reader, receptions in
-            try DevicePins.read(reader, own: device, receptionRecords: receptions)
-        }
+        // The receptions through their view, in the reception's own snapshot
+        // (a damaged view row is thrown as `ViewDamage`, which names the fix).
+        let pins = try DevicePins.read(
+            reader, own: device, receptionRecords: try ledger.receptionRecords(in: reader))
         let held = pins.devices[file.fromDevice]
         let pin = try Self.keyDecision(file, sha256: sha256, held: held, given: given)
         if let fork = try Self.fork(file, held: held) {
-            let recorded = !(held?.forks.contains(fork.event) ?? false)
-            if recorded {
-                try ledger.append([
-                    DeviceStreamEvent.forkSeen(fork.event).pending(
-                        device: device, actor: actor, recordedAt: clock.now())
-                ])
-            }
-            throw Distrust.fork(fork.event, firstHeldBy: fork.heldBy, why: fork.why, recorded: recorded)
+            throw ForkFound(
+                fork: fork.event, heldBy: fork.heldBy, why: fork.why,
+                alreadyHeld: held?.forks.contains(fork.event) ?? false)
         }
-        if !stream.isEmpty { try copyRule(file, stream: stream) }
+        if !stream.isEmpty { try copyRule(file, stream: stream, reader: reader) }
         return Trusted(events: pin.map { [.keyPinned($0)] } ?? [])
     }
 
@@ -256,21 +272,19 @@ public struct SenderTrust {
     /// Refuses a file of an inspection held here that does not start with
     /// the start held here, byte for byte, or reuses a held record's id with
     /// other bytes.
-    func copyRule(_ file: HandoverFile, stream: [EventRecord]) throws {
+    func copyRule(_ file: HandoverFile, stream: [EventRecord], reader: LedgerReader) throws {
         let inspection = file.inspection
         var heldBytes: [UUID: [UInt8]] = [:]
         var heldStart: EventRecord?
-        try ledger.log.read { reader in
-            for record in stream {
-                let event = try CarriedClosure.event(of: record, reader: reader)
-                heldBytes[record.id] = record.encoded()
-                if record.type == InspectionEventType.started.rawValue, heldStart == nil { heldStart = record }
-                guard case .received(let received) = event else { continue }
-                for carried in try Self.everyRecord(of: received) {
-                    heldBytes[carried.record.id] = carried.bytes
-                    if carried.record.type == InspectionEventType.started.rawValue, heldStart == nil {
-                        heldStart = carried.record
-                    }
+        for record in stream {
+            let event = try CarriedClosure.event(of: record, reader: reader)
+            heldBytes[record.id] = record.encoded()
+            if record.type == InspectionEventType.started.rawValue, heldStart == nil { heldStart = record }
+            guard case .received(let received) = event else { continue }
+            for carried in try Self.everyRecord(of: received) {
+                heldBytes[carried.record.id] = carried.bytes
+                if carried.record.type == InspectionEventType.started.rawValue, heldStart == nil {
+                    heldStart = carried.record
                 }
             }
         }

@@ -54,7 +54,10 @@ public enum SyncDismissal {
         return row
     }
 
-    /// Records the dismissal of `reference` with `reason`, and answers the item dismissed.
+    /// Records the dismissal of `reference` with `reason`, and answers the
+    /// item dismissed: the command `dismissSync` decided on the inspection's
+    /// state (which holds the rule: failed for good, a reason) and recorded
+    /// through `InspectionLedger.record`.
     @discardableResult
     public static func dismiss(
         _ reference: String, reason: String, in ledger: InspectionLedger, actor: () throws -> Actor, device: UUID,
@@ -63,11 +66,9 @@ public enum SyncDismissal {
         let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !why.isEmpty else { throw Refusal.noReason }
         let row = try item(reference, in: try ledger.outbox())
-        let actor = try actor()
-        try ledger.append([
-            InspectionEvent.syncDismissed(SyncDismissed(item: row.item, reason: why)).pending(
-                stream: row.inspectionID, actor: actor, device: device, recordedAt: time)
-        ])
+        try ledger.record(
+            [.dismissSync(row.item, reason: why)], on: row.inspectionID, by: try actor(), device: device,
+            clock: RecordedAt(time))
         return row
     }
 }

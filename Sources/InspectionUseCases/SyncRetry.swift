@@ -76,14 +76,22 @@ public enum SyncRetry {
         return selection
     }
 
-    /// Records a `sync.retry_requested` for each item of `selection` to queue.
+    /// Records a `sync.retry_requested` for each item of `selection` to
+    /// queue: the command `retrySync` decided on each inspection's state and
+    /// recorded through `InspectionLedger.record` (expected version, decided
+    /// again on a lost race), one transaction per inspection.
     public static func queue(
         _ selection: Selection, in ledger: InspectionLedger, actor: Actor, device: UUID, at now: Timestamp
     ) throws {
-        let events = selection.queued.map { row in
-            InspectionEvent.syncRetryRequested(SyncRetryRequested(item: row.item)).pending(
-                stream: row.inspectionID, actor: actor, device: device, recordedAt: now)
+        var order: [UUID] = []
+        var byInspection: [UUID: [InspectionCommand]] = [:]
+        for row in selection.queued {
+            if byInspection[row.inspectionID] == nil { order.append(row.inspectionID) }
+            byInspection[row.inspectionID, default: []].append(.retrySync(row.item))
         }
-        _ = try ledger.append(events)
+        for inspection in order {
+            try ledger.record(
+                byInspection[inspection] ?? [], on: inspection, by: actor, device: device, clock: RecordedAt(now))
+        }
     }
 }

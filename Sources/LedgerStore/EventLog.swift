@@ -161,7 +161,7 @@ public final class EventLog: Sendable {
     ///
     /// The closure runs once (the map is fixed); a full disk is
     /// `LedgerError.noSpace` and commits nothing.
-    public func write<T>(_ body: (LedgerWriter) throws -> T) throws -> T {
+    @_spi(RawAppend) public func write<T>(_ body: (LedgerWriter) throws -> T) throws -> T {
         let memo = writerMemo.withLock { $0 }
         var left: WriterMemo?
         do {

@@ -98,7 +98,7 @@ public final class LedgerWriter {
 
     /// Appends one event, or answers where it already is if its id is stored.
     @discardableResult
-    public func append(_ event: PendingEvent) throws -> AppendOutcome {
+    @_spi(RawAppend) public func append(_ event: PendingEvent) throws -> AppendOutcome {
         if let existing = try reader.position(ofEvent: event.id) {
             guard let stored = try reader.record(at: existing) else {
                 throw LedgerError.corruptRecord(

@@ -228,7 +228,7 @@ public final class ProjectionSet: Sendable {
     /// transaction, so the views folding a reception find them.
     /// `scratch`: what the caller already knows for the projections (the
     /// states a decision produced), shared with them for this append.
-    public func append(
+    @_spi(RawAppend) public func append(
         _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], carrying: [[UInt8]] = [],
         scratch: ProjectionScratch? = nil
     ) throws -> [AppendOutcome] {
@@ -239,7 +239,7 @@ public final class ProjectionSet: Sendable {
     }
 
     /// The same, inside a write the caller has already begun.
-    public func append(
+    @_spi(RawAppend) public func append(
         _ events: [PendingEvent], expectedVersions: [UUID: UInt64] = [:], carrying: [[UInt8]] = [],
         scratch: ProjectionScratch? = nil, with writer: LedgerWriter
     ) throws -> [AppendOutcome] {

@@ -283,11 +283,9 @@ public final class CheckpointWitness {
         case .failed, .upToDate, .cosigning:
             return outcome
         }
-        try ledger.append([
-            DeviceStreamEvent.checkpointWitnessed(witnessed).pending(
-                device: device, actor: Actor(id: "device:\(device.lowercased)", name: "sync-worker", verified: true),
-                recordedAt: clock.now())
-        ])
+        try ledger.record(
+            [.recordWitness(witnessed)], onStreamOf: device,
+            by: Actor(id: "device:\(device.lowercased)", name: "sync-worker", verified: true), clock: clock)
         return outcome
     }
 

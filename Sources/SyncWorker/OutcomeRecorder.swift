@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import InspectionDomain
 import InspectionStore
 import LedgerCore
 import Synchronization
@@ -27,15 +28,28 @@ final class OutcomeRecorder: Sendable {
         slots = DispatchSemaphore(value: capacity)
     }
 
-    /// Queues `events` for one append; throws the failure of an earlier append, if any.
-    func append(_ events: [PendingEvent]) throws {
+    /// Queues `outcomes` of one inspection to be decided and recorded in
+    /// one transaction, at `time`, through the ledger's door
+    /// (`InspectionLedger.record`): decided on `known`, the run's state of
+    /// the inspection before them, when it has one (no read), else on a
+    /// fold; throws the failure of an earlier outcome, if any.
+    func record(
+        _ outcomes: [SyncOutcome], on inspection: UUID, decidingOn known: InspectionState?, by actor: Actor,
+        device: UUID, at time: Timestamp
+    ) throws {
         try rethrowFailure()
         slots.wait()
         queue.async { [self] in
             defer { slots.signal() }
             guard currentFailure == nil else { return }
+            let commands = outcomes.map(InspectionCommand.settleSync)
+            let clock = OutcomeTime(time: time)
             do {
-                try ledger.append(events)
+                if let known {
+                    try ledger.record(commands, decidingOn: known, by: actor, device: device, clock: clock)
+                } else {
+                    try ledger.record(commands, on: inspection, by: actor, device: device, clock: clock)
+                }
             } catch {
                 failure.withLock { $0 = $0 ?? error }
             }
@@ -60,4 +74,11 @@ final class OutcomeRecorder: Sendable {
     private func rethrowFailure() throws {
         if let failure = currentFailure { throw failure }
     }
+}
+
+/// The moment the run recorded an outcome in its own state: the log records
+/// it at the same time, so the run's state and the log's fold agree.
+struct OutcomeTime: LedgerClock {
+    let time: Timestamp
+    func now() -> Timestamp { time }
 }

@@ -94,8 +94,13 @@ extension SyncRun {
     func record(_ events: [InspectionEvent], _ item: WaveItem, _ book: inout SyncBook) throws {
         let row = item.row
         let now = clock.now()
-        let pending = events.map { $0.pending(stream: row.inspectionID, actor: actor, device: device, recordedAt: now) }
-        try recorder.append(pending)
+        // Decided on the run's own state of the inspection (no read), and
+        // recorded through the ledger's door at the time applied here.
+        let outcomes = events.compactMap(SyncOutcome.init)
+        precondition(outcomes.count == events.count, "the sync run records only sync outcomes: \(events)")
+        try recorder.record(
+            outcomes, on: row.inspectionID, decidingOn: book.states[row.inspectionID], by: actor, device: device,
+            at: now)
         if var state = book.states[row.inspectionID] {
             for event in events { state.apply(event, recordedAt: now, actor: actor) }
             book.states[row.inspectionID] = state

@@ -1,7 +1,8 @@
 import Foundation
 import LMDB
 import LedgerCore
-import LedgerStore
+// The store's own write transaction, measured under every layer above it.
+@_spi(RawAppend) import LedgerStore
 
 /// The ledger core measured against the physical limit (plain LMDB through
 /// the same binding, same bytes, no encoding, no hashing, no indexes) and the

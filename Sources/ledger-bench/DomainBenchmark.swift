@@ -1,7 +1,9 @@
 import CSQLite
 import Foundation
 import InspectionDomain
-import InspectionStore
+// The raw append is measured on its own beside the decided one (the same
+// events, no decision), to keep the store's cost apart from the domain's.
+@_spi(RawAppend) import InspectionStore
 import LMDB
 import LedgerCore
 import LedgerStore

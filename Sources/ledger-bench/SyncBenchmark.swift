@@ -1,6 +1,8 @@
 import Foundation
 import InspectionDomain
-import InspectionStore
+// The benchmark seeds its ledger with prepared batches appended as they are:
+// it measures the sync run, not the decisions that would have made them.
+@_spi(RawAppend) import InspectionStore
 import LedgerCore
 import LedgerStore
 import LedgerTestSupport

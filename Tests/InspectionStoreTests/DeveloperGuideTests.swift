@@ -2,11 +2,11 @@ import Foundation
 import InspectionDomain
 import LMDB
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 import LedgerTestSupport
 import Testing
 
-@testable import InspectionStore
+@_spi(RawAppend) @testable import InspectionStore
 
 /// Recipe 3 of `docs/developer-guide.md`, followed on a small example: a
 /// projection that counts the inspections started at each facility.

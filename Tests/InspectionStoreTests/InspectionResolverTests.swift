@@ -1,11 +1,11 @@
 import Foundation
 import InspectionDomain
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 import LedgerTestSupport
 import Testing
 
-@testable import InspectionStore
+@_spi(RawAppend) @testable import InspectionStore
 
 /// `InspectionResolver`: the one way an id or prefix becomes an inspection,
 /// for recording commands and auditors alike, from the log's stream index.

@@ -2,11 +2,11 @@ import Foundation
 import InspectionDomain
 import LMDB
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 import LedgerTestSupport
 import Testing
 
-@testable import InspectionStore
+@_spi(RawAppend) @testable import InspectionStore
 
 /// Records inspector actions the way `jqc` does: decide against the folded
 /// state, then record the events with the stream version checked.

@@ -1,9 +1,9 @@
 import Foundation
 import InspectionAudit
 import InspectionDomain
-import InspectionStore
+@_spi(RawAppend) import InspectionStore
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 import LedgerTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import InspectionDomain
-import InspectionStore
+@_spi(RawAppend) import InspectionStore
 import LedgerCore
 import LedgerTestSupport
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import InspectionDomain
-import InspectionStore
+@_spi(RawAppend) import InspectionStore
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 import LedgerTestSupport
 import Testing
 

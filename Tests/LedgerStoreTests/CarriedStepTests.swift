@@ -4,7 +4,7 @@ import LedgerCore
 import LedgerTestSupport
 import Testing
 
-@testable import LedgerStore
+@_spi(RawAppend) @testable import LedgerStore
 
 /// Step 7 of `verify --full` reads only the records the second thread
 /// (`TreeCheck`) found to reference carried records while it checked every

@@ -4,7 +4,7 @@ import LedgerCore
 import LedgerTestSupport
 import Testing
 
-@testable import LedgerStore
+@_spi(RawAppend) @testable import LedgerStore
 
 /// The memo one committed write leaves for the next (the tree's edge, the
 /// streams' tips): used only on the head it was made at, so a head moved by

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPCore
 import InspectionDomain
-import InspectionStore
+@_spi(RawAppend) import InspectionStore
 import LedgerCore
 import LedgerTestSupport
 import SyncWorker
