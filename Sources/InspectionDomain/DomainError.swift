@@ -78,6 +78,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     /// This device holds a read-only copy: the plain handover it received
     /// was bound to another device, which alone records on it.
     case readOnlyCopy(UUID, addressedTo: UUID)
+    /// This device cannot become the sender of the inspection's submission.
+    case adoptionRefused(UUID, AdoptionRefusal)
     /// A re-inspection needs a submitted parent.
     case parentNotCompleted(parent: UUID, status: InspectionStatus)
     /// A re-inspection needs a parent whose follow-up is still open.
@@ -155,6 +157,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "addressed to device \(device.lowercased), which alone records and submits it; nothing was "
                 + "recorded. Show or audit it here; to record on it here, ask that device to share it with this one "
                 + "('jqc handover ID --share -o FILE' there, then 'jqc receive FILE' here)."
+        case .adoptionRefused(let id, let refusal):
+            "Inspection \(id.lowercased) cannot be adopted for sending: \(refusal.reason(id))."
         case .requiredFieldsEmpty(let id, let missing):
             "Inspection \(id.lowercased) cannot be submitted: required fields are empty: \(missing.map(\.description).joined(separator: ", ")). Fill them in, then submit again."
         case .discardNotDraft(let id, let status):

@@ -21,6 +21,9 @@ public enum InspectionCommand: Equatable, Sendable {
     /// `handover`: this device records nothing more on it). `toDevice` binds
     /// it to the recipient's device (`--to DEVICE`).
     case handOver(mode: HandoverMode, to: String?, toDevice: UUID? = nil)
+    /// Make this device the sender of the submission that stands, recorded
+    /// on another device that cannot send it (`jqc sync adopt ID`).
+    case adoptSending
 }
 
 /// A field's new value in the form it arrived.

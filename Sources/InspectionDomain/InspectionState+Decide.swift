@@ -29,6 +29,7 @@ extension InspectionState {
         case .submit(let followUp): return try decideSubmit(followUpRequired: followUp)
         case .discard(let reason): return try decideDiscard(reason: reason)
         case .handOver(let mode, let to, let toDevice): return try decideHandOver(mode, to: to, toDevice: toDevice)
+        case .adoptSending: return try decideAdoptSending()
         }
     }
 

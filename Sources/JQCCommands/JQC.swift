@@ -24,6 +24,7 @@ public enum JQC {
         ServiceCommand.self, ServiceInstallCommand.self, ServiceStatusCommand.self, ServiceUninstallCommand.self,
         ServiceUnitCommand.self,
         SyncDismissCommand.self,
+        SyncAdoptCommand.self,
         HistoryCommand.self, HistoryShowCommand.self,
         VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
         DevicesCommand.self,

@@ -35,6 +35,8 @@ public enum TableName {
         public static let followUps = viewPrefix + "followups"
         public static let issues = viewPrefix + "issues"
         public static let outbox = viewPrefix + "outbox"
+        /// The outbox view's submissions of other devices not reported sent.
+        public static let unreportedSubmissions = viewPrefix + "unreported_submissions"
     }
 
     // MARK: The reference-data cache (`ReferenceCache`)
