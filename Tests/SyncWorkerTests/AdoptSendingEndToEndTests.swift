@@ -61,6 +61,11 @@ import Testing
         #expect(!status.stdout.contains("the server has everything"), "\(status.stdout)")
         let statusJSON = try Self.json(a, "status")
         #expect(statusJSON["not_on_server"]?["expected_from_other_devices"]?.arrayValue?.count == 1)
+        let retry = try a.jqc("sync", "retry", short)
+        #expect(retry.status == 1)
+        #expect(
+            retry.stderr.contains("is not in this device's outbox: \(listed)")
+                && retry.stderr.contains("'jqc sync adopt \(short)' makes this device its sender"), "\(retry.stderr)")
 
         // A adopts it: its outbox holds every item, and the adoption is worded.
         let adopted = try a.jqc("--json", "sync", "adopt", short)
