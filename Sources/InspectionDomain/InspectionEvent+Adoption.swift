@@ -77,8 +77,9 @@ public enum AdoptionRefusal: Hashable, Sendable {
     case notSubmitted(InspectionStatus)
     /// The submit that stands is this device's: it sends it already.
     case submittedHere
-    /// A device reported it sent (the server id it was given).
-    case alreadySent(serverID: String, by: UUID)
+    /// A device reported it sent (the server id it was given; `by` nil:
+    /// this device).
+    case alreadySent(serverID: String, by: UUID?)
     /// This device adopted it already.
     case adoptedHere(at: Timestamp)
     /// Another device adopted it, and this device received that adoption.
@@ -94,8 +95,8 @@ public enum AdoptionRefusal: Hashable, Sendable {
             "it was submitted on this device, which sends it already. Nothing was recorded; 'jqc outbox' lists it "
                 + "and 'jqc sync' sends it"
         case .alreadySent(let serverID, let device):
-            "device \(device.lowercased) reported it sent (server id \(serverID)): there is nothing left to send. "
-                + "Nothing was recorded"
+            "\(device.map { "device \($0.lowercased)" } ?? "this device") reported it sent (server id \(serverID)): "
+                + "there is nothing left to send. Nothing was recorded"
         case .adoptedHere(let at):
             "this device adopted it already, at \(at.iso8601). Nothing was recorded; 'jqc outbox' lists it and "
                 + "'jqc sync' sends it"

@@ -66,7 +66,8 @@ extension InspectionState {
             throw .adoptionRefused(id, .notSubmitted(status))
         }
         if let record = standingServerRecord {
-            throw .adoptionRefused(id, .alreadySent(serverID: record.serverID, by: record.device))
+            throw .adoptionRefused(
+                id, .alreadySent(serverID: record.serverID, by: record.device == stampDevice ? nil : record.device))
         }
         if let adoption = standingAdoption {
             throw .adoptionRefused(

@@ -10,13 +10,15 @@ import Testing
 /// submitter sent it after all. Through the built `jqc`, against the
 /// development server's reference profile (no idempotency, no `client_id`).
 @Suite struct AdoptSendingEndToEndTests {
-    /// Shares `id` from `from` and receives the file on `to`.
-    static func share(_ id: UUID, from: SampleLedger, to: SampleLedger, name: String) throws {
+    /// Shares `id` from `from` and receives the file on `to`: what `receive` said.
+    @discardableResult
+    static func share(_ id: UUID, from: SampleLedger, to: SampleLedger, name: String) throws -> String {
         let file = from.directory.appending("\(name).json")
         let shared = try from.jqc("handover", id.lowercased, "--share", "-o", file)
         #expect(shared.status == 0, "\(shared.stderr)")
         let received = try to.jqc("receive", file)
         #expect(received.status == 0, "\(received.stderr)")
+        return received.stdout
     }
 
     static func json(_ ledger: SampleLedger, _ arguments: String...) throws -> JSONValue {
@@ -187,7 +189,10 @@ import Testing
         }
         // C holds A's adoption (not yet sent): only one device sends.
         #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
-        try Self.share(id, from: a, to: c, name: "a1")
+        let arrived = try Self.share(id, from: a, to: c, name: "a1")
+        #expect(
+            arrived.contains("An adoption arrived: device \(a.device.lowercased) (\(a.actor.name)) adopted the sending")
+                && arrived.contains("it stands: that device sends it"), "\(arrived)")
         let refused = try c.jqc("sync", "adopt", id.lowercased)
         #expect(refused.status == 1)
         #expect(
