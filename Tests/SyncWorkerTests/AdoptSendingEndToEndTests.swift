@@ -13,12 +13,7 @@ import Testing
     /// Shares `id` from `from` and receives the file on `to`: what `receive` said.
     @discardableResult
     static func share(_ id: UUID, from: SampleLedger, to: SampleLedger, name: String) throws -> String {
-        let file = from.directory.appending("\(name).json")
-        let shared = try from.jqc("handover", id.lowercased, "--share", "-o", file)
-        #expect(shared.status == 0, "\(shared.stderr)")
-        let received = try to.jqc("receive", file)
-        #expect(received.status == 0, "\(received.stderr)")
-        return received.stdout
+        try MergeTruthEndToEndTests.exchange(id, from: from, to: to, name: name)
     }
 
     static func json(_ ledger: SampleLedger, _ arguments: String...) throws -> JSONValue {
