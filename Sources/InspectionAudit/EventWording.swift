@@ -111,6 +111,10 @@ public enum EventWording {
         case .received(let e):
             return "received from device \(short(e.fromDevice)) (\(e.mode == .handover ? "handed over" : "shared"), "
                 + "\(e.records.count) records proven against its signed checkpoint)"
+        case .sendAdopted(let e):
+            // adopt (#30 item 3): the recording device becomes the sender.
+            return "adopted the sending of the submission recorded on device \(e.submittedOnDevice.lowercased) "
+                + "(submit record \(short(e.submitEvent))): this device sends it, looked up on the server first"
         case .unrecognized(let stored):
             if let device = DeviceStreamEvent(stored) { return describe(device) }
             if DeviceStreamEventType.named(stored.type) != nil {

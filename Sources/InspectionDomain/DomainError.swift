@@ -86,6 +86,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     case syncItemRefused(UUID, SyncItem, reason: String)
     /// A command on the device's own stream is refused (`DeviceState.decide`).
     case deviceStreamRefused(UUID, reason: String)
+    /// This device cannot become the sender of the inspection's submission.
+    case adoptionRefused(UUID, AdoptionRefusal)
     /// A re-inspection needs a submitted parent.
     case parentNotCompleted(parent: UUID, status: InspectionStatus)
     /// A re-inspection needs a parent whose follow-up is still open.
@@ -173,6 +175,8 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .syncItemRefused(let id, let item, let reason):
             "Nothing was recorded for \(item) of inspection \(id.lowercased): \(reason). 'jqc outbox' lists the "
                 + "items and their states."
+        case .adoptionRefused(let id, let refusal):
+            "Inspection \(id.lowercased) cannot be adopted for sending: \(refusal.reason(id))."
         case .requiredFieldsEmpty(let id, let missing):
             "Inspection \(id.lowercased) cannot be submitted: required fields are empty: \(missing.map(\.description).joined(separator: ", ")). Fill them in, then submit again."
         case .discardNotDraft(let id, let status):

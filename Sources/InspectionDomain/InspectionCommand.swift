@@ -31,6 +31,9 @@ public enum InspectionCommand: Equatable, Sendable {
     case retrySync(SyncItem)
     /// Acknowledge that an item failed for good (`jqc sync dismiss --reason`).
     case dismissSync(SyncItem, reason: String)
+    /// Make this device the sender of the submission that stands, recorded
+    /// on another device that cannot send it (`jqc sync adopt ID`).
+    case adoptSending
 }
 
 /// A field's new value in the form it arrived.

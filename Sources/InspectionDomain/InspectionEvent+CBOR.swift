@@ -5,7 +5,8 @@ import LedgerCore
 // `InspectionEvent+Inspecting.swift` (start, template, answers, submit,
 // discard), `InspectionEvent+Evidence.swift` (photos and issues),
 // `InspectionEvent+SyncOutcomes.swift` (what the sync worker recorded) and
-// `InspectionHandover.swift` (handover and reception). Each payload spells its
+// `InspectionHandover.swift` (handover and reception),
+// `InspectionEvent+Adoption.swift` (a submission's sender adopted). Each payload spells its
 // keys once, in its `Key` enum.
 
 // MARK: - Encoding
@@ -45,6 +46,7 @@ extension InspectionEvent {
         case .syncDismissed(let e): e.cbor
         case .handedOver(let e): e.cbor
         case .received(let e): e.cbor
+        case .sendAdopted(let e): e.cbor
         case .unrecognized(let stored):
             // Stored bytes are one CBOR item; if not, show them as bytes.
             Self.storedValue(stored.payload)
@@ -111,6 +113,7 @@ extension InspectionEvent {
         case .syncDismissed: event = .syncDismissed(try SyncDismissed.read(from: &r))
         case .handedOver: event = .handedOver(try InspectionHandedOver.read(from: &r))
         case .received: event = .received(try InspectionReceived.read(from: &r))
+        case .sendAdopted: event = .sendAdopted(try InspectionSendAdopted.read(from: &r))
         }
         try r.finish()
         return event

@@ -29,6 +29,7 @@ extension InspectionEvent {
         case .syncDismissed(let e): e.json
         case .handedOver(let e): e.json
         case .received(let e): e.json
+        case .sendAdopted(let e): e.json
         case .unrecognized: JSONValue(cbor: payloadValue)
         }
     }

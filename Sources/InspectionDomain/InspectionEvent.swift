@@ -22,6 +22,7 @@ public enum InspectionEventType: String, CaseIterable, Hashable, Sendable {
     case syncDismissed = "sync.dismissed"
     case handedOver = "inspection.handed_over"
     case received = "inspection.received"
+    case sendAdopted = "inspection.send_adopted"
 
     /// The type stored as `name`, or nil for one this program does not know.
     ///
@@ -69,6 +70,7 @@ public enum InspectionEvent: Hashable, Sendable {
     case syncDismissed(SyncDismissed)
     case handedOver(InspectionHandedOver)
     case received(InspectionReceived)
+    case sendAdopted(InspectionSendAdopted)
     /// An event of a type this program does not know, kept byte for byte so
     /// it can be exported and never breaks a replay.
     case unrecognized(StoredPayload)
@@ -93,6 +95,7 @@ public enum InspectionEvent: Hashable, Sendable {
         case .syncDismissed: .syncDismissed
         case .handedOver: .handedOver
         case .received: .received
+        case .sendAdopted: .sendAdopted
         case .unrecognized: nil
         }
     }

@@ -160,6 +160,9 @@ public struct Closing: Hashable, Sendable {
     public var score: Double?
     public var followUpRequired: Bool
     public var reason: String?
+    /// The record's id when it was carried from another device (nil for
+    /// this device's own: its fold is given no record ids).
+    public var eventID: UUID? = nil
 
     static func precedes(_ a: Closing, _ b: Closing) -> Bool { EventStamp.precedes(a.stamp, b.stamp) }
 }

@@ -103,6 +103,9 @@ extension InspectionState {
             guard status != .notStarted else { return }
             handedOver = HandOff(
                 mode: handed.mode, to: handed.to, at: recordedAt, by: actor, toDevice: handed.toDevice)
+            if status == .completed { sharedWhileCompleted = true }
+        case .sendAdopted(let adopted):
+            addAdoption(adopted, recordedAt: recordedAt, actor: actor, stamp: stamp)
         case .received, .unrecognized:
             break
         default:
@@ -163,6 +166,18 @@ extension InspectionState {
                 id: flagged.issueID, severity: flagged.severity, description: flagged.description,
                 photoID: flagged.photoID, flaggedAt: recordedAt, flaggedBy: actor, stamp: stamp))
         updatedAt = max(updatedAt ?? recordedAt, recordedAt)
+    }
+
+    /// An adoption of a submission's sending, once (by its device and version).
+    mutating func addAdoption(
+        _ adopted: InspectionSendAdopted, recordedAt: Timestamp, actor: Actor, stamp: EventStamp
+    ) {
+        guard !adoptions.contains(where: { $0.stamp.device == stamp.device && $0.stamp.version == stamp.version })
+        else { return }
+        adoptions.append(
+            SendAdoption(
+                stamp: stamp, at: recordedAt, by: actor, submittedOnDevice: adopted.submittedOnDevice,
+                submitEvent: adopted.submitEvent))
     }
 
     /// Raises the work frontier to `stamp` (`sawEverything`).

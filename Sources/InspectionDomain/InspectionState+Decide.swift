@@ -35,6 +35,7 @@ extension InspectionState {
         case .handOver(let mode, let to, let toDevice): return try decideHandOver(mode, to: to, toDevice: toDevice)
         case .receive(let copy): return try decideReceive(copy)
         case .settleSync, .retrySync, .dismissSync: return try decideSync(command) ?? []
+        case .adoptSending: return try decideAdoptSending()
         }
     }
 

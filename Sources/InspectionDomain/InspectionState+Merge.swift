@@ -63,14 +63,15 @@ extension InspectionState {
     /// from it.
     public var ownServerRecord: ServerRecord? { sync.serverRecords.last { $0.device == stampDevice } }
 
-    /// The server record that stands: the one sent by the device whose
-    /// submit stands, else the earliest reported (by its device's time, then
-    /// id: the same on every device that holds them all).
+    /// The server record that stands: the one sent by the device that is to
+    /// send it (whose adoption stands, else whose submit stands), else by the
+    /// device whose submit stands, else the earliest reported (by its
+    /// device's time, then id: the same on every device that holds them all).
     public var standingServerRecord: ServerRecord? {
         let distinct = sync.serverRecords
         guard !distinct.isEmpty else { return nil }
-        if let device = standingSubmit?.stamp.device, let sent = distinct.last(where: { $0.device == device }) {
-            return sent
+        for device in [sendingDevice, standingSubmit?.stamp.device].compactMap({ $0 }) {
+            if let sent = distinct.last(where: { $0.device == device }) { return sent }
         }
         return distinct.min { ($0.at, $0.serverID) < ($1.at, $1.serverID) }
     }
@@ -301,7 +302,8 @@ extension InspectionState {
         }
         guard carriedEventIDs.insert(record.id).inserted, merge?.keys.insert(key).inserted ?? false else { return }
         foldMerged(
-            event, recordedAt: record.recordedAt, actor: record.actor, stamp: stamp, carried: true, pinnedTemplates)
+            event, recordedAt: record.recordedAt, actor: record.actor, stamp: stamp, carried: true, pinnedTemplates,
+            eventID: record.id)
     }
 
     mutating func foldOwnWrite(_ event: InspectionEvent, record: EventRecord, stamp: EventStamp) {
@@ -320,9 +322,12 @@ extension InspectionState {
     }
 
     /// One event of a merged stream, this device's or carried.
+    ///
+    /// `eventID`: the record's id, when it is carried (a carried submit is
+    /// named by it when another device adopts its sending).
     mutating func foldMerged(
         _ event: InspectionEvent, recordedAt: Timestamp, actor: Actor, stamp: EventStamp, carried: Bool,
-        _ pinnedTemplates: [String: Template]
+        _ pinnedTemplates: [String: Template], eventID: UUID? = nil
     ) {
         switch event {
         case .templatePinned(let pinned):
@@ -345,7 +350,7 @@ extension InspectionState {
             submits.append(
                 Closing(
                     stamp: stamp, at: recordedAt, by: actor, score: submitted.score,
-                    followUpRequired: submitted.followUpRequired, reason: nil))
+                    followUpRequired: submitted.followUpRequired, reason: nil, eventID: eventID))
         case .discarded(let discarded):
             discards.append(
                 Closing(
@@ -356,6 +361,9 @@ extension InspectionState {
             // Another device's handover never stops this one.
             guard !carried, startedAt != nil else { return }
             handedOver = HandOff(mode: handed.mode, to: handed.to, at: recordedAt, by: actor)
+            if status == .completed { sharedWhileCompleted = true }
+        case .sendAdopted(let adopted):
+            addAdoption(adopted, recordedAt: recordedAt, actor: actor, stamp: stamp)
         case .received, .unrecognized:
             break
         default:

@@ -14,6 +14,77 @@ extension SyncFailure {
     public var isStalled: Bool { !gaveUp && attempts >= Self.stalledAfterAttempts }
 }
 
+// MARK: - Who sends a submission
+
+extension InspectionState {
+    /// The adoption that stands: among the adoptions of the standing
+    /// submit's sending by other devices, the first by the merge's order.
+    /// Once a device holds another's adoption it refuses to adopt (one
+    /// sender); two adoptions made before the devices exchanged can only
+    /// both stand on no device: the first keeps the sending, and the other
+    /// device's outbox lets it go when the first arrives. Each looks the
+    /// inspection up before sending, so whichever sent first, the server
+    /// keeps one record (`docs/domain.md` § Sharing and merging).
+    public var standingAdoption: SendAdoption? {
+        guard let submit = standingSubmit else { return nil }
+        return adoptions.filter { $0.submittedOnDevice == submit.stamp.device && $0.device != submit.stamp.device }
+            .min { EventStamp.precedes($0.stamp, $1.stamp) }
+    }
+
+    /// The device that is to send the inspection: the one whose adoption
+    /// stands, else the one whose submit stands (nil before a submit).
+    public var sendingDevice: UUID? { standingAdoption?.device ?? standingSubmit?.stamp.device }
+
+    /// Whether this device's outbox holds the inspection: it is completed,
+    /// and this device's submit stands unadopted, or its adoption stands.
+    public var sendsHere: Bool { status == .completed && sendingDevice == stampDevice }
+
+    /// Whether this device sends another device's submission, having adopted it.
+    public var adoptedHere: Bool { standingAdoption?.device == stampDevice }
+
+    /// Whether another device may have sent the inspection unseen: this
+    /// device adopted another's submission (its submitter may have sent it
+    /// after all), or it shared its submitted copy (another device may have
+    /// adopted it). The sync then looks it up before sending.
+    public var mayBeSentElsewhere: Bool { adoptedHere || (submittedHere && sharedWhileCompleted) }
+
+    /// A submission recorded on another device that this device holds and
+    /// that no device has reported sent (no `sync.inspection_accepted` here):
+    /// the standing submit, or nil when there is none or it is this device's
+    /// to send.
+    public var unreportedSubmission: Closing? {
+        guard status == .completed, !sendsHere, sync.serverID == nil, let submit = standingSubmit else { return nil }
+        return submit
+    }
+
+    /// `inspection.send_adopted` for the standing submit, or why this device
+    /// cannot send it: the inspection must be submitted on another device,
+    /// not reported sent, and adopted by no device this device heard of.
+    func decideAdoptSending() throws(DomainError) -> [InspectionEvent] {
+        guard status != .notStarted else { throw .inspectionNotStarted(id) }
+        guard status == .completed, let submit = standingSubmit else {
+            throw .adoptionRefused(id, .notSubmitted(status))
+        }
+        if let record = standingServerRecord {
+            throw .adoptionRefused(
+                id, .alreadySent(serverID: record.serverID, by: record.device == stampDevice ? nil : record.device))
+        }
+        if let adoption = standingAdoption {
+            throw .adoptionRefused(
+                id,
+                adoption.device == stampDevice
+                    ? .adoptedHere(at: adoption.at)
+                    : .adoptedElsewhere(device: adoption.device, at: adoption.at))
+        }
+        guard submit.stamp.device != stampDevice else { throw .adoptionRefused(id, .submittedHere) }
+        // A carried submit always has its record's id (`foldCarriedRecord`).
+        guard let submitEvent = submit.eventID else { throw .adoptionRefused(id, .submittedHere) }
+        return [.sendAdopted(InspectionSendAdopted(submittedOnDevice: submit.stamp.device, submitEvent: submitEvent))]
+    }
+}
+
+// MARK: - What the views say of the sync
+
 extension InspectionState {
     /// The record that carries a photo's server path: its issue, or the inspection.
     public func owner(ofPhoto photo: CapturedPhoto) -> SyncItem {
@@ -78,6 +149,19 @@ extension InspectionState {
     /// How the note of an inspection the server holds more than once begins.
     public static let serverRecordsNotePrefix = "the server holds "
 
+    /// What a device holding another device's unreported submission says
+    /// of it: submitted where, not reported sent, who is expected to send
+    /// it (the submitter, or the device that adopted it) and what to do.
+    public func expectedElsewhereNote(_ submit: Closing) -> String {
+        let head = Self.expectedElsewhereNotePrefix + "\(submit.stamp.device.lowercased), not yet reported sent: "
+        if let adoption = standingAdoption {
+            return head + "device \(adoption.device.lowercased) adopted it at \(adoption.at.iso8601) and is expected "
+                + "to send it (this device sends nothing of it)"
+        }
+        return head + "that device is expected to send it (this device sends nothing of it; if that device cannot, "
+            + "'jqc sync adopt \(id.lowercased.prefix(8))' makes this device its sender)"
+    }
+
     func serverRecordsNote(standing: ServerRecord, remove: [ServerRecord]) -> String {
         func sender(_ record: ServerRecord) -> String {
             record.device == stampDevice
@@ -105,13 +189,16 @@ extension InspectionState {
         if let (standing, remove) = duplicateServerRecords {
             notes.append(serverRecordsNote(standing: standing, remove: remove))
         }
-        if let submit = standingSubmit, submit.stamp.device != stampDevice, sync.serverID == nil {
+        if let submit = unreportedSubmission {
             // Its photos' states here are the sender's as last shared:
             // another device's wait is not this device's to report.
-            notes.append(
-                Self.expectedElsewhereNotePrefix + "\(submit.stamp.device.lowercased.prefix(8)), which is expected to "
-                    + "send it: not reported sent yet (this device sends nothing of it)")
+            notes.append(expectedElsewhereNote(submit))
             return notes
+        }
+        if adoptedHere, let adoption = standingAdoption, sync.serverID == nil {
+            notes.append(
+                Self.expectedElsewhereNotePrefix + "\(adoption.submittedOnDevice.lowercased), adopted by this device "
+                    + "at \(adoption.at.iso8601): this device sends it, looked up on the server first")
         }
         if let waiting = waitingReason(for: SyncItem(kind: .inspection, id: id)),
             case .pending = sync.status(of: SyncItem(kind: .inspection, id: id))

@@ -68,6 +68,14 @@ public struct InspectionState: Hashable, Sendable {
     /// shared copy), and every discard.
     public var submits: [Closing] = []
     public var discards: [Closing] = []
+    /// Every `inspection.send_adopted`, this device's and carried: a device
+    /// that became the sender of another device's submission
+    /// (`standingAdoption`).
+    public var adoptions: [SendAdoption] = []
+    /// This device shared the inspection after it was completed here or
+    /// elsewhere: another device holds the submitted copy and may send it,
+    /// so the sync looks it up before sending (`mayBeSentElsewhere`).
+    public var sharedWhileCompleted = false
     /// Per device, the highest stream version of an answer, clear, photo or
     /// issue folded: what a discard must have seen to close the copy
     /// (`sawEverything`).

@@ -39,6 +39,8 @@ extension InspectionLedger {
             }
         case names.templates:
             if let text = String(bytes: key, encoding: .utf8) { return text }
+        case names.unreported:
+            if key.count == 24, let id = UUID(bytes: Array(key[8...])) { return "submission of " + id.lowercased }
         case names.outbox:
             if key.count == 25, let id = UUID(bytes: Array(key[9...])) {
                 let kind = ["photo", "inspection", "issue"]

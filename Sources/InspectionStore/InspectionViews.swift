@@ -31,7 +31,10 @@ public final class InspectionView: Projection, Sendable {
         // overtaken discard leaves a draft), a read-only copy is no one's
         // to send, and each device names its own server record; stored rows
         // of the old rules are rebuilt on open, never shown as they were.
-        case .inspections, .drafts, .followups, .outbox: 3
+        case .inspections, .drafts, .followups: 3
+        // Version 4: an adopted copy is its adopter's to send, and the
+        // second table lists other devices' submissions not reported sent.
+        case .outbox: 4
         // Version 3: an issue row says whether the server may hold it twice.
         case .issues: 3
         case .receptions: 1
@@ -53,8 +56,8 @@ public final class InspectionView: Projection, Sendable {
         case .drafts: [n.drafts]
         case .followups: [n.followUps]
         case .issues: [n.issues]
-        case .outbox: [n.outbox]
         case .receptions: [TableName.View.receptions]
+        case .outbox: [n.outbox, n.unreported]
         }
     }
 
@@ -140,6 +143,15 @@ public final class InspectionView: Projection, Sendable {
                     try rows.delete(tables.outbox.name, rowKey)
                 }
             }
+            // Keyed by the standing submit's time, which a later reception
+            // may change: the rows of other keys of this inspection go first.
+            let unreported = UnreportedSubmission.row(of: state)
+            let rowKey = UnreportedSubmission.key(state.id, submittedAt: unreported?.submittedAt)
+            for stale in state.submits.map({ UnreportedSubmission.key(state.id, submittedAt: $0.at) })
+            where stale != rowKey || unreported == nil {
+                try rows.delete(tables.unreported.name, stale)
+            }
+            if let unreported { try rows.put(tables.unreported.name, rowKey, unreported.cbor.encoded()) }
         }
     }
 

@@ -13,11 +13,13 @@ struct InspectionTables: Sendable {
     let followUps: Table
     let issues: Table
     let outbox: Table
+    let unreported: Table
 
     static let names = (
         inspections: TableName.View.inspections, reinspections: TableName.View.reinspections,
         templates: TableName.View.templates, drafts: TableName.View.drafts, followUps: TableName.View.followUps,
-        issues: TableName.View.issues, outbox: TableName.View.outbox
+        issues: TableName.View.issues, outbox: TableName.View.outbox,
+        unreported: TableName.View.unreportedSubmissions
     )
 
     init(_ table: (String) throws -> Table) throws {
@@ -28,12 +30,15 @@ struct InspectionTables: Sendable {
         followUps = try table(Self.names.followUps)
         issues = try table(Self.names.issues)
         outbox = try table(Self.names.outbox)
+        unreported = try table(Self.names.unreported)
     }
 
-    /// The view a table belongs to (`view:reinspections` is the inspections view's).
+    /// The view a table belongs to (`view:reinspections` is the inspections
+    /// view's, `view:unreported_submissions` the outbox's).
     static func view(of table: String) -> String {
-        table == names.reinspections
-            ? InspectionView.Kind.inspections.rawValue : String(table.dropFirst(TableName.viewPrefix.count))
+        if table == names.reinspections { return InspectionView.Kind.inspections.rawValue }
+        if table == names.unreported { return InspectionView.Kind.outbox.rawValue }
+        return String(table.dropFirst(TableName.viewPrefix.count))
     }
 
     /// A stored row's value with its checksum checked, or `ViewDamage`.
@@ -298,6 +303,9 @@ public struct OutboxItem: Hashable, Sendable {
     public var nextAttemptAt: Timestamp?
     public var lastError: String?
     public var lastHTTPStatus: Int?
+    /// The device whose submission this device sends, having adopted it
+    /// (`jqc sync adopt`); nil when it was submitted here.
+    public var adoptedFrom: UUID?
 
     static func rank(_ kind: SyncItemKind) -> UInt8 {
         switch kind {
@@ -324,8 +332,9 @@ public struct OutboxItem: Hashable, Sendable {
     static func rows(of state: InspectionState) -> [(key: [UInt8], row: OutboxItem?)] {
         items(of: state).map { entry in
             let key = key(entry.item, submittedAt: state.completedAt)
-            // A handed-over inspection is the receiving device's to send, a shared one its submitter's.
-            guard state.status == .completed, !state.isHandedAway, state.submittedHere else { return (key, nil) }
+            // A handed-over inspection is the receiving device's to send, a
+            // shared one its submitter's, or the device's that adopted it.
+            guard state.status == .completed, !state.isHandedAway, state.sendsHere else { return (key, nil) }
             let status = state.sync.status(of: entry.item)
             var row: OutboxItem? =
                 switch status {
@@ -351,6 +360,7 @@ public struct OutboxItem: Hashable, Sendable {
             } else if status != .synced {
                 row?.detail = state.waitingReason(for: entry.item)
             }
+            if state.adoptedHere { row?.adoptedFrom = state.standingAdoption?.submittedOnDevice }
             return (key, row)
         }
     }
@@ -363,6 +373,7 @@ public struct OutboxItem: Hashable, Sendable {
             ("next_attempt_at", nextAttemptAt.map { .integer($0.microsecondsSinceEpoch) } ?? .null),
             ("last_error", lastError.map { .text($0) } ?? .null),
             ("http_status", lastHTTPStatus.map { .integer(Int64($0)) } ?? .null),
+            ("adopted_from", adoptedFrom.map { .bytes($0.bytes) } ?? .null),
         ])
     }
 
@@ -379,6 +390,7 @@ public struct OutboxItem: Hashable, Sendable {
         self.nextAttemptAt = nextAttemptAt
         self.lastError = lastError
         self.lastHTTPStatus = lastHTTPStatus
+        adoptedFrom = nil
     }
 
     init(key: [UInt8], cbor v: CBORValue) throws {
@@ -396,5 +408,87 @@ public struct OutboxItem: Hashable, Sendable {
         nextAttemptAt = v["next_attempt_at"]?.integerValue.map { Timestamp(microsecondsSinceEpoch: $0) }
         lastError = v["last_error"]?.textValue
         lastHTTPStatus = v["http_status"]?.integerValue.map { Int($0) }
+        if case .bytes(let bytes)? = v["adopted_from"] { adoptedFrom = UUID(bytes: bytes) } else { adoptedFrom = nil }
+    }
+}
+
+/// A submission recorded on another device that this device holds a copy of
+/// and that no device has reported sent, in the outbox view's second table
+/// (`view:unreported_submissions`): not this device's to send, unless
+/// `jqc sync adopt ID` makes it so. Keys (submitted-at µs ‖ inspection id)
+/// order them as the outbox orders its inspections.
+public struct UnreportedSubmission: Hashable, Sendable {
+    public var inspectionID: UUID
+    /// The device whose submit stands.
+    public var submittedOnDevice: UUID
+    public var submittedAt: Timestamp
+    public var submittedBy: String
+    /// The device expected to send it: the submitter, or the device whose
+    /// adoption (`inspection.send_adopted`) this device received.
+    public var expectedSender: UUID
+    /// When that device adopted it (nil: not adopted).
+    public var adoptedAt: Timestamp?
+    public var photos: Int
+    public var issues: Int
+    /// `InspectionState.expectedElsewhereNote`: the words `status` and `show` use.
+    public var note: String
+
+    static func key(_ id: UUID, submittedAt: Timestamp?) -> [UInt8] {
+        BigEndian.bytes(UInt64(max(0, submittedAt?.microsecondsSinceEpoch ?? 0))) + id.bytes
+    }
+
+    /// The row of `state`, or nil when it is none (`InspectionState.unreportedSubmission`).
+    static func row(of state: InspectionState) -> UnreportedSubmission? {
+        guard let submit = state.unreportedSubmission else { return nil }
+        let adoption = state.standingAdoption
+        return UnreportedSubmission(
+            inspectionID: state.id, submittedOnDevice: submit.stamp.device, submittedAt: submit.at,
+            submittedBy: submit.by.name, expectedSender: adoption?.device ?? submit.stamp.device,
+            adoptedAt: adoption?.at, photos: state.photos.count, issues: state.issues.count,
+            note: state.expectedElsewhereNote(submit))
+    }
+
+    var cbor: CBORValue {
+        .textMap([
+            ("submitted_on_device", .bytes(submittedOnDevice.bytes)),
+            ("submitted_at", .integer(submittedAt.microsecondsSinceEpoch)), ("submitted_by", .text(submittedBy)),
+            ("expected_sender", .bytes(expectedSender.bytes)),
+            ("adopted_at", adoptedAt.map { .integer($0.microsecondsSinceEpoch) } ?? .null),
+            ("photos", .unsigned(UInt64(photos))), ("issues", .unsigned(UInt64(issues))), ("note", .text(note)),
+        ])
+    }
+
+    init(
+        inspectionID: UUID, submittedOnDevice: UUID, submittedAt: Timestamp, submittedBy: String,
+        expectedSender: UUID, adoptedAt: Timestamp?, photos: Int, issues: Int, note: String
+    ) {
+        self.inspectionID = inspectionID
+        self.submittedOnDevice = submittedOnDevice
+        self.submittedAt = submittedAt
+        self.submittedBy = submittedBy
+        self.expectedSender = expectedSender
+        self.adoptedAt = adoptedAt
+        self.photos = photos
+        self.issues = issues
+        self.note = note
+    }
+
+    init(key: [UInt8], cbor v: CBORValue) throws {
+        func device(_ name: String) -> UUID? {
+            if case .bytes(let bytes)? = v[name] { return UUID(bytes: bytes) }
+            return nil
+        }
+        guard key.count == 24, let id = UUID(bytes: Array(key[8...])), let submitter = device("submitted_on_device"),
+            let sender = device("expected_sender"), let submittedAt = v["submitted_at"]?.integerValue
+        else { throw InspectionStoreError.corruptView("unreported submission") }
+        inspectionID = id
+        submittedOnDevice = submitter
+        self.submittedAt = Timestamp(microsecondsSinceEpoch: submittedAt)
+        submittedBy = v["submitted_by"]?.textValue ?? ""
+        expectedSender = sender
+        adoptedAt = v["adopted_at"]?.integerValue.map { Timestamp(microsecondsSinceEpoch: $0) }
+        photos = Int(clamping: v["photos"]?.integerValue ?? 0)
+        issues = Int(clamping: v["issues"]?.integerValue ?? 0)
+        note = v["note"]?.textValue ?? ""
     }
 }

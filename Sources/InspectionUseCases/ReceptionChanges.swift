@@ -36,6 +36,10 @@ public struct ReceptionChanges: Sendable, Equatable {
     public var discards: [Closing] = []
     public var statusBefore: InspectionStatus?
     public var statusAfter: InspectionStatus?
+    /// adopt (#30 item 3): adoptions of the submission's sending that
+    /// arrived (`inspection.send_adopted`); `closes`: it stands, so its
+    /// device is the sender. Said in the text only.
+    public var adoptions: [Closing] = []
 
     public init() {}
 
@@ -71,12 +75,16 @@ public struct ReceptionChanges: Sendable, Equatable {
         }
         statusBefore = before?.status
         statusAfter = after.status
+        let oldAdoptions = before?.adoptions ?? []
+        adoptions = after.adoptions.filter { !oldAdoptions.contains($0) }.map {
+            Closing(actor: $0.by.name, device: $0.device, reason: nil, closes: $0 == after.standingAdoption)
+        }
     }
 
     /// Whether the file changed nothing a person sees.
     public var isEmpty: Bool {
         answers.isEmpty && photos == 0 && issues == 0 && conflicts.isEmpty && submits.isEmpty && discards.isEmpty
-            && statusBefore == statusAfter
+            && statusBefore == statusAfter && adoptions.isEmpty
     }
 
     /// What changed, one line each (person-written parts through `sanitise`).
@@ -115,6 +123,14 @@ public struct ReceptionChanges: Sendable, Equatable {
             lines.append(
                 "A discard arrived: by \(sanitise(discard.actor)) on device \(EventWording.short(discard.device))"
                     + reason + effect)
+        }
+        for adoption in adoptions {
+            lines.append(
+                "An adoption arrived: device \(adoption.device.lowercased) (\(sanitise(adoption.actor))) adopted the "
+                    + "sending of the submission"
+                    + (adoption.closes
+                        ? "; it stands: that device sends it, this one nothing of it"
+                        : "; an earlier adoption stands"))
         }
         if let before = statusBefore, let after = statusAfter, before != after, submits.isEmpty, discards.isEmpty {
             lines.append("Status: \(before.rawValue) → \(after.rawValue)")

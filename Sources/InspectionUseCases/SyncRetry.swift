@@ -17,6 +17,8 @@ public enum SyncRetry {
         case ambiguous(String, [String])
         case onlyLeftOut(String)
         case nothingToRetry(String, states: [String])
+        /// adopt (#30 item 3): the inspection is another device's to send.
+        case submittedElsewhere(UnreportedSubmission)
 
         public var description: String {
             switch self {
@@ -29,6 +31,9 @@ public enum SyncRetry {
                     + "Type more of the id."
             case .onlyLeftOut(let reference):
                 "Nothing was queued again for '\(reference)'."
+            case .submittedElsewhere(let copy):
+                "inspection \(copy.inspectionID.lowercased) is not in this device's outbox: \(copy.note). "
+                    + "Nothing was queued."
             case .nothingToRetry(let reference, let states):
                 "Nothing to retry for '\(reference)': its items are \(states.joined(separator: ", ")), not failed, "
                     + "stalled or retrying. Pending items are sent by 'jqc sync' on their own."
@@ -54,7 +59,12 @@ public enum SyncRetry {
         let inspections = Set(byInspection.map(\.inspectionID))
         // An inspection's own item has the inspection's id, so the two sets overlap.
         let candidates = inspections.union(byItem.map(\.item.id))
-        guard let only = candidates.first else { throw Refusal.noSuchItem(reference) }
+        guard let only = candidates.first else {
+            // adopt (#30 item 3): a copy another device is expected to send says so.
+            let elsewhere = try ledger.unreportedSubmissions().filter { prefix.matches($0.inspectionID) }
+            if elsewhere.count == 1 { throw Refusal.submittedElsewhere(elsewhere[0]) }
+            throw Refusal.noSuchItem(reference)
+        }
         guard candidates.count == 1 else {
             throw Refusal.ambiguous(reference, candidates.map(\.lowercased).sorted())
         }

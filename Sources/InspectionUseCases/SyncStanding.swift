@@ -61,21 +61,17 @@ public struct SyncStanding: Sendable, Equatable {
             drafts: drafts.count, draftPhotos: drafts.reduce(0) { $0 + $1.photoCount }, waiting: [:], stalled: [],
             failed: [], leftOut: 0)
         let outbox = try ledger.outbox()
-        // Another device's submitted copy: completed, not synced, and not in
-        // this device's outbox (only the standing submitter's holds it).
-        let sending = Set(outbox.map(\.inspectionID))
         for summary in try ledger.summaries(.all) where summary.status == .completed {
             if let note = summary.syncNotes.first(where: {
                 $0.hasPrefix(InspectionState.serverRecordsNotePrefix)
             }) {
                 standing.serverRecordsTwice.append(InspectionNote(inspection: summary.id, note: note))
             }
-            guard summary.serverID == nil, !sending.contains(summary.id) else { continue }
-            let note = summary.syncNotes.first { $0.hasPrefix(InspectionState.expectedElsewhereNotePrefix) }
-            standing.expectedElsewhere.append(
-                InspectionNote(
-                    inspection: summary.id,
-                    note: note ?? "submitted on another device, which is expected to send it: not reported sent yet"))
+        }
+        // Another device's submitted copy, not reported sent: the outbox
+        // view's second table (only the sending device's outbox holds it).
+        standing.expectedElsewhere = try ledger.unreportedSubmissions().map {
+            InspectionNote(inspection: $0.inspectionID, note: $0.note)
         }
         for item in outbox {
             if item.leftOut {

@@ -26,6 +26,7 @@ public enum JQC {
         SyncDismissCommand.self,
         WitnessCommand.self, WitnessListCommand.self, WitnessAddCommand.self, WitnessRemoveCommand.self,
         WitnessSyncCommand.self,
+        SyncAdoptCommand.self,
         HistoryCommand.self, HistoryShowCommand.self,
         VerifyCommand.self, DigestCommand.self, CheckpointCommand.self, KeyCommand.self, KeyRotateCommand.self,
         DevicesCommand.self,

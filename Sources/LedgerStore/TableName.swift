@@ -38,6 +38,8 @@ public enum TableName {
         /// The position of every `inspection.received` record: what this
         /// ledger heard from other devices, without walking the log.
         public static let receptions = viewPrefix + "receptions"
+        /// The outbox view's submissions of other devices not reported sent.
+        public static let unreportedSubmissions = viewPrefix + "unreported_submissions"
     }
 
     // MARK: The reference-data cache (`ReferenceCache`)

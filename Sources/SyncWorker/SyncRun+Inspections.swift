@@ -47,8 +47,12 @@ extension SyncRun {
         let body = SyncRequests.inspection(
             state, photoPath: { state.sync.uploadedPhotos[$0] }, parentServerID: parentServerID)
         let key = try idempotencyKey(for: row, &book)
-        if journal.isAmbiguous(row.item) || Self.mayHaveBeenApplied(state.sync.failures[row.item]) {
-            // An earlier send may have created it: look before sending again.
+        if journal.isAmbiguous(row.item) || Self.mayHaveBeenApplied(state.sync.failures[row.item])
+            || state.mayBeSentElsewhere
+        {
+            // An earlier send may have created it, or another device may
+            // have sent it (the submitter of an adopted copy, or a device
+            // that adopted a shared one): look before sending.
             tell(item, .lookingUp)
             return .request(.lookUpInspection(body: body, key: key))
         }
@@ -71,7 +75,17 @@ extension SyncRun {
             journal.settled(item.row.item)
             book.adopted.append(item.row.item)
             try record([.inspectionAccepted(InspectionAccepted(serverID: found))], item, &book)
-            tell(item, .sent("already on the server as id \(found), not sent again"))
+            if state.mayBeSentElsewhere {
+                // Another device sent it, and may have sent its issues too,
+                // which no endpoint lists: each is sent (never lost) and,
+                // unless the answer is a replay, said to be possibly twice.
+                for issue in state.issues where state.sync.acceptedIssues[issue.id] == nil {
+                    try journal.willSend(SyncItem(kind: .issue, id: issue.id))
+                }
+                tell(item, .sent("already on the server as id \(found) (another device sent it), not sent again"))
+            } else {
+                tell(item, .sent("already on the server as id \(found), not sent again"))
+            }
             return .finished(progressed: true)
         case .found(nil):
             return try create(item, body: body, key: key)

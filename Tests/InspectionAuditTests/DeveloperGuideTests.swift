@@ -17,6 +17,8 @@ import Testing
     static let endingEvents: [InspectionEvent] = [
         .discarded(InspectionDiscarded(reason: "wrong facility")),
         .syncDismissed(SyncDismissed(item: SyncItem(kind: .photo, id: AuditSamples.issue), reason: "lost")),
+        // An adoption follows another device's submit, which the samples do not carry.
+        .sendAdopted(InspectionSendAdopted(submittedOnDevice: AuditSamples.issue, submitEvent: AuditSamples.issue)),
         // A handover ends the inspection on this device; a reception starts it on another.
         .handedOver(InspectionHandedOver(mode: .handover, to: "Ben")),
         .received(

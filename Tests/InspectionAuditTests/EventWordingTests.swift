@@ -89,6 +89,12 @@ import Testing
             "dismissed photo 02b566d5…, failed for good, from the outbox: wrong room"
         ),
         (
+            .sendAdopted(
+                InspectionSendAdopted(submittedOnDevice: AuditSamples.issue, submitEvent: AuditSamples.issue)),
+            "adopted the sending of the submission recorded on device \(AuditSamples.issue.lowercased) (submit "
+                + "record 02b566d5…): this device sends it, looked up on the server first"
+        ),
+        (
             .unrecognized(StoredPayload(type: "inspection.renamed", schemaVersion: 4, payload: [0xA0])),
             "an event of a type this jqc does not know: inspection.renamed version 4 (1 payload bytes)"
         ),

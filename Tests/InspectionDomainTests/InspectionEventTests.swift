@@ -65,6 +65,7 @@ import Testing
                     mode: .handover, to: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
                     toDevice: UUID(uuidString: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"))),
             .received(Samples.received()),
+            .sendAdopted(InspectionSendAdopted(submittedOnDevice: Samples.uuid(60), submitEvent: Samples.uuid(61))),
         ]
         for (field, value) in try FieldValueTests.everyKind() {
             events.append(.fieldSet(FieldAnswer(field: field, value: value)))
@@ -111,7 +112,7 @@ import Testing
                 "sync.photo_uploaded",
                 "sync.inspection_accepted", "sync.issue_accepted", "sync.attempt_failed", "sync.gave_up",
                 "sync.retry_requested", "sync.dismissed", "inspection.handed_over",
-                "inspection.received",
+                "inspection.received", "inspection.send_adopted",
             ])
     }
 

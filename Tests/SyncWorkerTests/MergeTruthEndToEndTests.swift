@@ -92,7 +92,8 @@ import Testing
         #expect(
             waiting.stdout.contains(
                 "  another device sends  inspection \(id.lowercased.prefix(8)): submitted on device "
-                    + "\(a.device.lowercased.prefix(8)), which is expected to send it"), "\(waiting.stdout)")
+                    + "\(a.device.lowercased), not yet reported sent: that device is expected to send it"),
+            "\(waiting.stdout)")
         #expect(!waiting.stdout.contains("the server has everything"), "\(waiting.stdout)")
         let waitingJSON = try Self.json(b, "status")
         #expect(waitingJSON["not_on_server"]?["server_has_everything"] == .bool(false))

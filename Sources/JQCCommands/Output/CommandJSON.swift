@@ -52,8 +52,28 @@ extension OutboxItem: JSONRepresentable {
             "detail": .optional(detail), "left_out": .bool(leftOut), "attempts": .integer(attempts),
             "next_attempt_at": .time(nextAttemptAt), "last_error": .optional(lastError),
             "http_status": .integer(lastHTTPStatus),
+            "submitted_on_device": .optional(adoptedFrom?.lowercased), "expected_sender": .null,
         ])
     }
+}
+
+extension UnreportedSubmission: JSONRepresentable {
+    /// An entry of `jqc outbox --json` (`outbox`) for another device's
+    /// submission not reported sent: `state` `expected_elsewhere`, sent by
+    /// `expected_sender`, never by this device (unless it adopts it).
+    var jsonValue: JSONValue {
+        .object([
+            "kind": .string(SyncItemKind.inspection.rawValue), "id": .string(inspectionID.lowercased),
+            "inspection_id": .string(inspectionID.lowercased), "state": .string(Self.jsonState),
+            "detail": .string(note), "left_out": .bool(false), "attempts": .integer(0), "next_attempt_at": .null,
+            "last_error": .null, "http_status": .null,
+            "submitted_on_device": .string(submittedOnDevice.lowercased),
+            "expected_sender": .string(expectedSender.lowercased),
+        ])
+    }
+
+    /// The `state` of such an entry, beside an own item's `pending` … `failed`.
+    static let jsonState = "expected_elsewhere"
 }
 
 extension Template {

@@ -1,0 +1,209 @@
+import Foundation
+import InspectionDomain
+import LedgerCore
+import LedgerTestSupport
+import Testing
+
+/// A lost submitter does not strand its submission: a device holding the
+/// submitted copy lists it as another device's, adopts its sending
+/// (`jqc sync adopt`), and the server gets it exactly once, also when the
+/// submitter sent it after all. Through the built `jqc`, against the
+/// development server's reference profile (no idempotency, no `client_id`).
+@Suite struct AdoptSendingEndToEndTests {
+    /// Shares `id` from `from` and receives the file on `to`: what `receive` said.
+    @discardableResult
+    static func share(_ id: UUID, from: SampleLedger, to: SampleLedger, name: String) throws -> String {
+        try MergeTruthEndToEndTests.exchange(id, from: from, to: to, name: name)
+    }
+
+    static func json(_ ledger: SampleLedger, _ arguments: String...) throws -> JSONValue {
+        let run = try ledger.jqc.run(["--json"] + arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        return try JSONValue(parsing: run.stdout)
+    }
+
+    /// B submits an inspection with two photos and an issue with a photo and
+    /// shares it to A; B is then lost (it never syncs).
+    static func submittedOnB(_ server: DevServer) throws -> (a: SampleLedger, b: SampleLedger, id: UUID) {
+        let a = try SampleLedger(serverURL: server.baseURL)
+        let b = try SampleLedger(serverURL: server.baseURL)
+        try a.login()
+        try b.login()
+        let id = try b.completedInspection()
+        try share(id, from: b, to: a, name: "b1")
+        return (a, b, id)
+    }
+
+    @Test func aLostSubmittersCopyIsListedAdoptedAndSentExactlyOnce() throws {
+        let server = try DevServer(profile: .reference)
+        let (a, b, id) = try Self.submittedOnB(server)
+        let short = String(id.lowercased.prefix(8))
+        let listed = "submitted on device \(b.device.lowercased), not yet reported sent"
+
+        // A lists it as B's, apart from what A itself sends.
+        let outbox = try a.jqc("outbox")
+        #expect(outbox.status == 0, "\(outbox.stderr)")
+        #expect(outbox.stdout.contains("Nothing for this device to send."), "\(outbox.stdout)")
+        #expect(outbox.stdout.contains("inspection \(short)  \(listed)"), "\(outbox.stdout)")
+        #expect(outbox.stdout.contains("'jqc sync adopt ID'"), "\(outbox.stdout)")
+        let outboxJSON = try a.jqc("--json", "outbox")
+        #expect(try JSONSchemaCheck.validate("outbox", outboxJSON.stdout).status == 0, "\(outboxJSON.stdout)")
+        let entries = try #require(try JSONValue(parsing: outboxJSON.stdout).arrayValue)
+        #expect(entries.count == 1)
+        #expect(entries.first?["state"]?.stringValue == "expected_elsewhere")
+        #expect(entries.first?["submitted_on_device"]?.stringValue == b.device.lowercased)
+        #expect(entries.first?["expected_sender"]?.stringValue == b.device.lowercased)
+        let status = try a.jqc("status")
+        #expect(status.stdout.contains("inspection \(short): \(listed)"), "\(status.stdout)")
+        #expect(!status.stdout.contains("the server has everything"), "\(status.stdout)")
+        let statusJSON = try Self.json(a, "status")
+        #expect(statusJSON["not_on_server"]?["expected_from_other_devices"]?.arrayValue?.count == 1)
+        let retry = try a.jqc("sync", "retry", short)
+        #expect(retry.status == 1)
+        #expect(
+            retry.stderr.contains("is not in this device's outbox: \(listed)")
+                && retry.stderr.contains("'jqc sync adopt \(short)' makes this device its sender"), "\(retry.stderr)")
+
+        // A adopts it: its outbox holds every item, and the adoption is worded.
+        let adopted = try a.jqc("--json", "sync", "adopt", short)
+        #expect(adopted.status == 0, "\(adopted.stderr)")
+        #expect(try JSONSchemaCheck.validate("sync_adopt", adopted.stdout).status == 0, "\(adopted.stdout)")
+        let adoption = try JSONValue(parsing: adopted.stdout)
+        #expect(adoption["submitted_on_device"]?.stringValue == b.device.lowercased)
+        #expect(adoption["outbox"]?.arrayValue?.count == 5, "3 photos, the inspection, 1 issue")
+        let own = try #require(try JSONValue(parsing: try a.jqc("--json", "outbox").stdout).arrayValue)
+        #expect(own.map { $0["state"]?.stringValue } == Array(repeating: "pending", count: 5))
+        #expect(own.allSatisfy { $0["submitted_on_device"]?.stringValue == b.device.lowercased })
+        #expect(try a.jqc("outbox").stdout.contains("adopted from device \(b.device.lowercased)"))
+        #expect(
+            try Self.json(a, "status")["not_on_server"]?["expected_from_other_devices"]?.arrayValue?.isEmpty == true)
+        let again = try a.jqc("sync", "adopt", short)
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("this device adopted it already"), "\(again.stderr)")
+
+        let sync = try a.jqc("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("Sent 5 (3 photos, 1 inspection, 1 issue); failed 0"), "\(sync.stdout)")
+        #expect(try server.count("inspections") == 1)
+        #expect(try server.count("issues") == 1)
+        #expect(try server.count("photos") == 3)
+        let record = try #require(try Self.json(a, "history")["inspections"]?.arrayValue?.first)
+        #expect(record["form_data"]?["10"]?.stringValue?.hasPrefix("/uploads/") == true)
+        // A second sync adds nothing.
+        #expect(try a.jqc("sync").status == 0)
+        #expect(try server.count("inspections") == 1)
+        #expect(try server.count("issues") == 1)
+        #expect(try server.count("photos") == 3)
+        #expect(try Self.json(a, "outbox").arrayValue?.isEmpty == true)
+
+        // Who adopted whose submission, and when, in the log and the audit.
+        let words = "adopted the sending of the submission recorded on device \(b.device.lowercased)"
+        let audit = try a.jqc("audit", short)
+        #expect(audit.stdout.contains(words), "\(audit.stdout)")
+        let log = try a.jqc("log", "--inspection", short)
+        #expect(log.stdout.contains(words) && log.stdout.contains(a.actor.name), "\(log.stdout)")
+        let lines = try a.jqc("--json", "log", "--inspection", short)
+        #expect(try JSONSchemaCheck.validate("log_line", lines.stdout, lines: true).status == 0)
+        #expect(lines.stdout.contains("\"inspection.send_adopted\""))
+    }
+
+    /// B sends after all, before A hears of it: A's look-up finds B's
+    /// record, so the server keeps one; A's issue may be there twice, and says so.
+    @Test func whenTheSubmitterSentAfterAllTheServerStillHoldsOneRecord() throws {
+        let server = try DevServer(profile: .reference)
+        let (a, b, id) = try Self.submittedOnB(server)
+        #expect(try b.jqc("sync").status == 0)
+        #expect(try server.count("inspections") == 1)
+        let sent = try #require(try Self.json(b, "show", id.lowercased)["sync"]?["server_id"]?.stringValue)
+
+        #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
+        let sync = try a.jqc("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("already on the server"), "\(sync.stdout)")
+        #expect(try server.count("inspections") == 1)
+        #expect(try Self.json(a, "show", id.lowercased)["sync"]?["server_id"]?.stringValue == sent)
+        let issues = try #require(try Self.json(a, "issues").arrayValue)
+        #expect(issues.map { $0["possibly_sent_twice"]?.boolValue } == [true], "no endpoint lists issues")
+        #expect(try a.jqc("sync").status == 0)
+        #expect(try server.count("inspections") == 1)
+        // B learns that A adopted it; neither sends it again.
+        try Self.share(id, from: a, to: b, name: "a1")
+        #expect(try b.jqc("sync").status == 0)
+        #expect(try server.count("inspections") == 1)
+    }
+
+    /// A and C both adopt B's submission before they exchange: whichever
+    /// syncs second finds the first's record. Once C holds A's adoption, a
+    /// new adoption elsewhere is refused.
+    @Test func twoAdoptionsBeforeAnExchangeKeepOneRecordAndAfterItOnlyOneDeviceSends() throws {
+        let server = try DevServer(profile: .reference)
+        let (a, b, id) = try Self.submittedOnB(server)
+        let c = try SampleLedger(serverURL: server.baseURL)
+        let d = try SampleLedger(serverURL: server.baseURL)
+        try c.login()
+        try d.login()
+        try Self.share(id, from: b, to: c, name: "b2")
+        try Self.share(id, from: b, to: d, name: "b3")
+        for ledger in [a, c] { #expect(try ledger.jqc("sync", "adopt", id.lowercased).status == 0) }
+        for ledger in [a, c] { #expect(try ledger.jqc("sync").status == 0) }
+        #expect(try server.count("inspections") == 1)
+        try Self.share(id, from: a, to: c, name: "a1")
+        try Self.share(id, from: c, to: a, name: "c1")
+        let ids = try [a, c].map { try Self.json($0, "show", id.lowercased)["sync"]?["server_id"]?.stringValue }
+        #expect(ids[0] != nil && ids[0] == ids[1], "one record, named alike on both")
+
+        // D receives A's copy, which holds the record: there is nothing to adopt.
+        let file = a.directory.appending("to-d.json")
+        #expect(try a.jqc("handover", id.lowercased, "--share", "-o", file).status == 0)
+        let onD = try d.jqc("receive", file)
+        #expect(onD.status == 0, "\(onD.stderr)")
+        let refused = try d.jqc("sync", "adopt", id.lowercased)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("reported it sent"), "\(refused.stderr)")
+        withExtendedLifetime(b) {}
+    }
+
+    /// Refusals through the built `jqc`: a draft, the submitter's own, an
+    /// adoption already held from another device, usage errors and help.
+    @Test func adoptionIsRefusedWithWhatToDo() throws {
+        let server = try DevServer(profile: .reference)
+        let (a, b, id) = try Self.submittedOnB(server)
+        let c = try SampleLedger(serverURL: server.baseURL)
+        try c.login()
+        try Self.share(id, from: b, to: c, name: "b2")
+        let draft = try a.draft()
+        let cases: [(SampleLedger, String, String)] = [
+            (a, draft.lowercased, "it is draft, not submitted"),
+            (b, id.lowercased, "it was submitted on this device, which sends it already"),
+            (a, "ffffffff", "ffffffff"),
+        ]
+        for (ledger, reference, message) in cases {
+            let refused = try ledger.jqc("sync", "adopt", reference)
+            #expect(refused.status == 1, "\(reference)")
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        }
+        // C holds A's adoption (not yet sent): only one device sends.
+        #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
+        let arrived = try Self.share(id, from: a, to: c, name: "a1")
+        #expect(
+            arrived.contains("An adoption arrived: device \(a.device.lowercased) (\(a.actor.name)) adopted the sending")
+                && arrived.contains("it stands: that device sends it"), "\(arrived)")
+        let refused = try c.jqc("sync", "adopt", id.lowercased)
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.contains("only one device sends; device \(a.device.lowercased) adopted it at"),
+            "\(refused.stderr)")
+        let listed = try c.jqc("outbox")
+        #expect(listed.stdout.contains("device \(a.device.lowercased) adopted it at"), "\(listed.stdout)")
+        // B, the submitter, learns of it: it no longer sends it.
+        try Self.share(id, from: a, to: b, name: "a2")
+        let onB = try #require(try Self.json(b, "outbox").arrayValue)
+        #expect(onB.map { $0["state"]?.stringValue } == ["expected_elsewhere"], "B sends nothing of it now")
+        #expect(onB.first?["expected_sender"]?.stringValue == a.device.lowercased)
+        let usage = try a.jqc("sync", "adopt")
+        #expect(usage.status == 2, "\(usage.stderr)")
+        let help = try a.jqc("sync", "adopt", "--help")
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("Make this device the sender of a submission"), "\(help.stdout)")
+    }
+}
