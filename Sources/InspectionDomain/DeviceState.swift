@@ -12,6 +12,8 @@ public enum DeviceCommand: Equatable, Sendable {
     case recordFork(DeviceStreamEvent.ForkSeen)
     /// Record what the witness answered about this device's checkpoint.
     case recordWitness(DeviceStreamEvent.CheckpointWitnessed)
+    /// Record a C2SP witness's verified cosignature of this device's checkpoint.
+    case recordCosignature(DeviceStreamEvent.CheckpointCosigned)
 }
 
 /// This device's own stream, folded: the keys it published, the keys it
@@ -57,6 +59,8 @@ public struct DeviceState: Equatable, Sendable {
             return forks.contains(fork) ? [] : [.forkSeen(fork)]
         case .recordWitness(let witnessed):
             return [.checkpointWitnessed(witnessed)]
+        case .recordCosignature(let cosigned):
+            return [.checkpointCosigned(cosigned)]
         }
     }
 }

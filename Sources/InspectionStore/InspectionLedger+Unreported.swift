@@ -12,8 +12,11 @@ extension InspectionLedger {
         try healing {
             try log.read { reader in
                 var rows: [UnreportedSubmission] = []
-                try reader.transaction.forEach(tables.unreported) { key, value in
-                    let row = try InspectionTables.open(tables.unreported, key, value)
+                // No table: a read-only open of an older store, whose stale
+                // outbox view a listing reopens for writing first.
+                guard let table = tables.unreported else { return rows }
+                try reader.transaction.forEach(table) { key, value in
+                    let row = try InspectionTables.open(table, key, value)
                     rows.append(try UnreportedSubmission(key: key, cbor: try CBORValue(decoding: row)))
                     return true
                 }

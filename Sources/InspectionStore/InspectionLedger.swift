@@ -41,7 +41,7 @@ public final class InspectionLedger: Sendable {
             rebuildLock: options.readOnly ? nil : RebuildLock(path: storePath + "/rebuild.lock"), notice: notice)
         reference = try ReferenceCache(log: log)
         photos = PhotoStore(directory: photosPath)
-        tables = try InspectionTables { try log.table($0) }
+        tables = try InspectionTables({ try log.table($0) }, existing: { try log.existingTable($0) })
         readOnly = options.readOnly
         self.notice = notice
         if !options.readOnly {

@@ -75,7 +75,7 @@ public final class InspectionView: Projection, Sendable {
     // MARK: - Incremental
 
     public func apply(_ record: EventRecord, in context: ProjectionContext) throws {
-        let tables = try InspectionTables { context.table($0) }
+        let tables = try InspectionTables({ context.table($0) }, existing: { context.existingTable($0) })
         if kind == .templates {
             guard record.type == InspectionEventType.templatePinned.rawValue else { return }
             let event = try EventUpcaster.decode(record, template: nil)
@@ -149,9 +149,9 @@ public final class InspectionView: Projection, Sendable {
             let rowKey = UnreportedSubmission.key(state.id, submittedAt: unreported?.submittedAt)
             for stale in state.submits.map({ UnreportedSubmission.key(state.id, submittedAt: $0.at) })
             where stale != rowKey || unreported == nil {
-                try rows.delete(tables.unreported.name, stale)
+                try rows.delete(InspectionTables.names.unreported, stale)
             }
-            if let unreported { try rows.put(tables.unreported.name, rowKey, unreported.cbor.encoded()) }
+            if let unreported { try rows.put(InspectionTables.names.unreported, rowKey, unreported.cbor.encoded()) }
         }
     }
 
@@ -304,7 +304,7 @@ public final class InspectionView: Projection, Sendable {
                 fold.resolveFollowUps()
                 fold.followUpsResolved = true
             }
-            let tables = try InspectionTables { context.table($0) }
+            let tables = try InspectionTables({ context.table($0) }, existing: { context.existingTable($0) })
             switch view.kind {
             case .templates:
                 break  // TemplatesRebuilder

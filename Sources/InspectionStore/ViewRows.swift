@@ -13,7 +13,10 @@ struct InspectionTables: Sendable {
     let followUps: Table
     let issues: Table
     let outbox: Table
-    let unreported: Table
+    /// Nil only in a read-only open of a store written before the outbox's
+    /// second table existed (that view is then stale, and a listing reopens
+    /// the ledger for writing, which builds it).
+    let unreported: Table?
 
     static let names = (
         inspections: TableName.View.inspections, reinspections: TableName.View.reinspections,
@@ -22,7 +25,9 @@ struct InspectionTables: Sendable {
         unreported: TableName.View.unreportedSubmissions
     )
 
-    init(_ table: (String) throws -> Table) throws {
+    /// `existing`: how to open a table that an older store may lack (nil
+    /// then); by default `table`.
+    init(_ table: (String) throws -> Table, existing: ((String) throws -> Table?)? = nil) throws {
         inspections = try table(Self.names.inspections)
         reinspections = try table(Self.names.reinspections)
         templates = try table(Self.names.templates)
@@ -30,7 +35,7 @@ struct InspectionTables: Sendable {
         followUps = try table(Self.names.followUps)
         issues = try table(Self.names.issues)
         outbox = try table(Self.names.outbox)
-        unreported = try table(Self.names.unreported)
+        unreported = try existing.map { try $0(Self.names.unreported) } ?? table(Self.names.unreported)
     }
 
     /// The view a table belongs to (`view:reinspections` is the inspections

@@ -108,6 +108,11 @@ public struct ProjectionContext {
         return table
     }
 
+    /// One of the projection's own tables, or nil when the store has none: a
+    /// dry run (`ProjectionSet.compare`) on a read-only store written before
+    /// that table existed, whose rows go to the collector, never the table.
+    public func existingTable(_ name: String) -> Table? { tables[name] }
+
     /// Writes a row into one of the projection's tables, sealed with its
     /// checksum (`ViewRowChecksum`); read it back with `ViewRowChecksum.open`.
     public func put(_ table: String, _ key: [UInt8], _ value: [UInt8]) throws {

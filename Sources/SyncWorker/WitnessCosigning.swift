@@ -154,8 +154,8 @@ public final class WitnessCosigning {
         return .refused(witness, status: 409, why: "it named another size twice")
     }
 
-    /// Records each verified cosignature and keeps the cosigned note.
-    // door: device-stream event
+    /// Records each verified cosignature (decided on the device's stream,
+    /// `DeviceState`) and keeps the cosigned note.
     private func keep(_ results: [WitnessResult], signed: Signed, ledger: InspectionLedger, clock: any LedgerClock)
         throws
     {
@@ -163,15 +163,13 @@ public final class WitnessCosigning {
         guard !cosigned.isEmpty else { return }
         let root = Data(signed.checkpoint.root.bytes).base64EncodedString()
         let actor = Actor(id: "device:\(device.lowercased)", name: "sync-worker", verified: true)
-        let now = clock.now()
-        try ledger.append(
+        try ledger.record(
             cosigned.map { cosignature in
-                DeviceStreamEvent.checkpointCosigned(
+                DeviceCommand.recordCosignature(
                     .init(
                         witness: cosignature.name, keyID: Hex.encode(cosignature.keyID),
-                        timestamp: cosignature.timestamp, size: signed.checkpoint.size, root: root)
-                ).pending(device: device, actor: actor, recordedAt: now)
-            })
+                        timestamp: cosignature.timestamp, size: signed.checkpoint.size, root: root))
+            }, onStreamOf: device, by: actor, clock: clock)
         let note = signed.note + cosigned.map(\.line).joined()
         try FileStore.writeAtomically(Data(note.utf8), to: directory.cosignedCheckpointPath, mode: 0o644)
     }

@@ -3,7 +3,7 @@ import InspectionDomain
 import InspectionStore
 import LMDB
 import LedgerCore
-import LedgerStore
+@_spi(RawAppend) import LedgerStore
 import LedgerTestSupport
 import Testing
 

@@ -30,10 +30,13 @@ import Testing
         let types = Set(timeline.compactMap { $0["type"] as? String })
         let discarded = try #require(try scenario.report(scenario.discarded)["timeline"] as? [[String: Any]])
         let allTypes = types.union(discarded.compactMap { $0["type"] as? String })
-        // A handover needs a second ledger: HandoverCommandTests audits one.
+        // A handover needs a second ledger: HandoverCommandTests audits one; an
+        // adoption another device's submission: AdoptSendingEndToEndTests.
         #expect(
             allTypes
-                == Set(InspectionEventType.allCases.filter { ![.handedOver, .received].contains($0) }.map(\.rawValue)))
+                == Set(
+                    InspectionEventType.allCases.filter { ![.handedOver, .received, .sendAdopted].contains($0) }.map(
+                        \.rawValue)))
 
         let summaries = timeline.compactMap { $0["summary"] as? String }
         for expected in [
