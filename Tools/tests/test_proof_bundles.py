@@ -440,12 +440,20 @@ def test_both_verifiers_give_the_same_verdict(ledger: Ledger, go_verifier: Path,
         assert len(lines) == 1, out
 
 
+def shown_path(path: Path) -> str:
+    """A path as the three verifiers print input: its first 64 characters,
+    then "..." (a pytest-xdist worker's temporary directory is longer)."""
+    text = str(path)
+    return text if len(text) <= 64 else text[:64] + "..."
+
+
 def test_a_missing_file_is_unreadable(ledger: Ledger, go_verifier: Path) -> None:
     missing = ledger.home / "no-such-bundle.json"
-    assert both(ledger, go_verifier, missing) == (2, f"UNREADABLE: cannot read {missing}\n")
+    assert both(ledger, go_verifier, missing) == (2, f"UNREADABLE: cannot read {shown_path(missing)}\n")
     code, out = both(ledger, go_verifier, ledger.write("b.json", ledger.bundle_text),
                      "--checkpoint", str(ledger.home / "no-such-checkpoint"))
-    assert (code, out) == (2, f"UNREADABLE: cannot read the trusted checkpoint {ledger.home / 'no-such-checkpoint'}\n")
+    assert (code, out) == (
+        2, f"UNREADABLE: cannot read the trusted checkpoint {shown_path(ledger.home / 'no-such-checkpoint')}\n")
 
 
 def test_prove_carries_the_consistency_proof_from_the_trusted_checkpoint(ledger: Ledger) -> None:
