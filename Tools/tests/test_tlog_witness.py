@@ -156,7 +156,7 @@ def test_a_tampering_witness_returns_a_cosignature_that_does_not_verify(tmp_path
 def test_a_verifier_key_is_checked_against_its_key_id(witness: tw.Witness) -> None:
     name, _, public = tw.parse_vkey(witness.vkey, tw.COSIGNATURE_ED25519)
     assert (name, public) == ("witness.example/test", witness.public)
-    parts = witness.vkey.split("+")
+    parts = witness.vkey.split("+", 2)  # the base64 may hold "+" too
     with pytest.raises(ValueError, match="key id"):
         tw.parse_vkey("+".join([parts[0], "00000000", parts[2]]), tw.COSIGNATURE_ED25519)
     with pytest.raises(ValueError, match="signature type"):
