@@ -166,20 +166,22 @@ public struct BackgroundSync: Sendable {
         }
     }
 
-    /// Waits up to `seconds`, looking at `watch` once a second; answers true
+    /// Waits up to `seconds`, looking at `watch` every `slice` seconds (once
+    /// a second when polling; `.infinity` when `LedgerWakeups` wakes
+    /// `stopped` on each notification, so an idle daemon does nothing); answers true
     /// when `stopped` (which waits up to the seconds it is given) says a stop
     /// was requested. A change among `wanted` ends the wait; a burst of
     /// recording (fill, a batch set) settles first. A request to sync now
     /// (`asked`, which wakes `stopped`) ends it at once.
     public static func sleep(
         seconds: Double, wakingOn wanted: LedgerWatch.Changes, watch: inout LedgerWatch,
-        asked: () -> Bool = { false }, stopped: (Double) -> Bool
+        slice: Double = 1, asked: () -> Bool = { false }, stopped: (Double) -> Bool
     ) -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(max(0.05, seconds) * 1000))
         while ContinuousClock.now < deadline {
             let left = Self.seconds(deadline - ContinuousClock.now)
             if asked() { return false }
-            if stopped(min(1, max(0.01, left))) { return true }
+            if stopped(min(slice, max(0.01, left))) { return true }
             if asked() { return false }
             let changes = watch.look()
             if !changes.isDisjoint(with: wanted) { return stopped(changes.contains(.ledger) ? 0.3 : 0) }

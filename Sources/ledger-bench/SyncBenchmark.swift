@@ -365,12 +365,13 @@ struct SyncBenchmark {
     }
 }
 
-/// The development server, quiet, for one side of the sync benchmark.
-private final class BenchServer {
+/// The development server, quiet, for one side of the sync benchmark (and
+/// the daemon benchmark, on the server's own fixtures when `fixtures` is nil).
+final class BenchServer {
     private let process = Process()
     let baseURL: String
 
-    init(fixtures: String, database: String, latencyMilliseconds: Int = 0) throws {
+    init(fixtures: String?, database: String, latencyMilliseconds: Int = 0) throws {
         let portFile = database + ".port"
         try? FileManager.default.removeItem(atPath: portFile)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -388,8 +389,9 @@ private final class BenchServer {
         process.arguments =
             [
                 "python3", "-c", noDelay, server, "--port", "0", "--port-file", portFile, "--db", database,
-                "--fixtures", fixtures, "--quiet", "--exit-after", "3600",
-            ] + (latencyMilliseconds > 0 ? ["--latency-ms", "\(latencyMilliseconds)"] : [])
+                "--quiet", "--exit-after", "3600",
+            ] + (fixtures.map { ["--fixtures", $0] } ?? [])
+            + (latencyMilliseconds > 0 ? ["--latency-ms", "\(latencyMilliseconds)"] : [])
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -417,7 +419,7 @@ private final class BenchServer {
 }
 
 /// The repository's own files, found from this source file's place.
-private enum Products {
+enum Products {
     static func repositoryFile(_ relativePath: String) -> String {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }

@@ -3,7 +3,7 @@
 import Foundation
 
 let usage = """
-    usage: ledger-bench [core] [domain] [sync] [profile] [--events N] [--single N] [--inspections N] [--dir PATH]
+    usage: ledger-bench [core] [domain] [sync] [daemon] [profile] [--events N] [--single N] [--inspections N] [--dir PATH]
            ledger-bench compare OLD_BIN_DIR NEW_BIN_DIR --ledger D [--rounds N] [--only NAME,…] [--cold] [--inspection ID]
 
       core       the event log: batched and single appends, scan, verify,
@@ -16,6 +16,9 @@ let usage = """
                  (give the same --dir D)
       sync       jqc sync of N completed inspections (default 1000) against
                  the development server, and a plain keep-alive client
+      daemon     jqc sync --daemon idle (CPU over --idle-seconds, default 60)
+                 and from submit to server, woken by inotify and netlink
+                 against looking once a second (JQC_SYNC_WATCH=poll)
       --events   events in the batched run (default 200000)
       --single   single durable commits (default 2000)
       --inspections  inspections in the domain run (default 10000)
@@ -39,6 +42,7 @@ var dir: String?
 var inspections = 10_000
 var latency = 0
 var concurrency = 8
+var idleSeconds = 60.0
 var compareBuilds: [String] = []
 var compareLedger: String?
 var rounds = 6
@@ -57,7 +61,8 @@ while let arg = args.next() {
     case "--inspections": inspections = args.next().flatMap(Int.init) ?? inspections
     case "--latency-ms": latency = args.next().flatMap(Int.init) ?? latency
     case "--concurrency": concurrency = args.next().flatMap(Int.init) ?? concurrency
-    case "core", "domain", "sync", "profile": suites.append(arg)
+    case "--idle-seconds": idleSeconds = args.next().flatMap(Double.init) ?? idleSeconds
+    case "core", "domain", "sync", "daemon", "profile": suites.append(arg)
     case "compare":
         suites.append(arg)
         compareBuilds = [args.next(), args.next()].compactMap { $0 }
@@ -137,6 +142,10 @@ do {
         try SyncBenchmark(
             inspections: count, directory: base + "/sync", latencyMilliseconds: latency, concurrency: concurrency
         ).run()
+    }
+    if suites.contains("daemon") {
+        print("== daemon: jqc sync --daemon idle and from submit to server, woken by events against polling")
+        try DaemonBenchmark(directory: base + "/daemon", idleSeconds: idleSeconds).run()
     }
 } catch {
     FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))

@@ -11,8 +11,9 @@ import Synchronization
 /// `jqc sync --daemon`: the background sync the systemd user unit runs
 /// (`jqc service install`). It holds the ledger's sync lock for its whole
 /// life (a second one is refused at once), runs a `SyncRun` whenever
-/// something may be sent, and between runs looks once a second
-/// (`LedgerWatch`) for a commit (a submit is sent within seconds), a new
+/// something may be sent, and between runs sleeps until inotify or netlink
+/// wakes it (`LedgerWakeups`; once a second where neither can be had, or
+/// with `JQC_SYNC_WATCH=poll`) and looks (`LedgerWatch`) for a commit (a submit is sent within seconds), a new
 /// login, a changed config or a change of the network's routes and
 /// addresses, besides the earliest retry and a slow poll. The watch is armed
 /// before the first pass, and a record appended by anyone else while a pass
@@ -56,8 +57,13 @@ struct SyncDaemon {
         let asking = SyncNowSignal(waking: signals)
         // Armed before the first pass: whatever is recorded from here on is seen.
         let life = Life(home, interval: interval, now: invocation.clock.now())
+        let wakeups = LedgerWakeups(home, polling: invocation.environment["JQC_SYNC_WATCH"] == "poll") {
+            signals.wakeUp()
+        }
         try life.status.write(to: home)
-        say("started on \(home.path); syncs after each change, when the network returns, and every \(interval) s")
+        say(
+            "started on \(home.path); syncs after each change, when the network returns, and every \(interval) s"
+                + " (\(wakeups.means))")
         while !signals.stopRequested {
             let asked = asking.take()
             if asked { life.schedule.cutBackOff() }
@@ -74,7 +80,8 @@ struct SyncDaemon {
             life.status.updatedAt = invocation.clock.now()
             try life.status.write(to: home)
             if BackgroundSync.sleep(
-                seconds: next.seconds, wakingOn: next.wakeOn, watch: &life.watch, asked: { asking.isRaised },
+                seconds: next.seconds, wakingOn: next.wakeOn, watch: &life.watch,
+                slice: wakeups.isEventDriven ? .infinity : 1, asked: { asking.isRaised },
                 stopped: { signals.wait(seconds: $0) })
             {
                 break
