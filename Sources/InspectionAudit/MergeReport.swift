@@ -81,7 +81,7 @@ public struct MergeReport: Sendable {
     }
 
     /// `1 later record`, `2 later records`.
-    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    static func count(_ n: Int, _ noun: String) -> String { Plural.of(n, noun) }
 
     static func json(_ write: FieldWrite, standing: Bool?) -> JSONValue {
         var members: [JSONValue.Member] = [

@@ -134,7 +134,9 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidTemplateField(let template, let field, let reason):
             "Template \(template) cannot be used: \(field) \(reason). Fix the template on the server and pull templates again."
         case .unknownField(let reference, let template, let candidates):
-            "No field \"\(reference)\" in template \(template): no field has that id or label. Use one of: \(Self.list(candidates))."
+            "No field \"\(reference)\" in template \(template): no field has that id or label."
+                + (Self.likely(reference, among: candidates).map { " Did you mean \"\($0.label)\" (\($0.id))?" } ?? "")
+                + " Use one of: \(Self.list(candidates))."
         case .ambiguousField(let reference, let template, let candidates):
             "Field \"\(reference)\" is ambiguous in template \(template): \(candidates.count) fields have that label (\(Self.list(candidates))). Name the field by its id."
         case .valueRefused(let field, let input, let reason):
@@ -212,6 +214,26 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
         case .upcastRequired(let type, let version):
             "A stored \(type) event has the old schema version \(version), which only EventUpcaster.decode reads (it needs the inspection's template). Decode through EventUpcaster."
         }
+    }
+
+    /// The one field a person most likely meant by a label that matched
+    /// none: the only label holding `reference`'s words, whole and next to
+    /// each other ("Trash" or "emptied" for "Trash emptied"), ignoring case
+    /// and punctuation; nil when none or several do, or it is under three
+    /// letters.
+    static func likely(_ reference: String, among fields: [FieldDescription]) -> FieldDescription? {
+        let wanted = reference.trimmingWhiteSpace.lowercased()
+        guard wanted.count >= 3 else { return nil }
+        let matching = fields.filter { field in
+            let words = field.label.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            let wantedWords = wanted.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            guard !wantedWords.isEmpty, wantedWords.count <= words.count else { return false }
+            // The typed words appear in order, next to each other, in the label.
+            return (0...(words.count - wantedWords.count)).contains { start in
+                Array(words[start..<(start + wantedWords.count)]) == wantedWords
+            }
+        }
+        return matching.count == 1 ? matching[0] : nil
     }
 
     static func list(_ fields: [FieldDescription]) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import InspectionAudit
 import InspectionDomain
 import InspectionStore
 import LedgerCore
@@ -101,7 +102,9 @@ public struct DeviceStatus: Sendable {
                     + "to sync"
             ]
         }
-        return ["Identity   nobody logged in; 'jqc login' to sync (offline: --as NAME on each command)"]
+        return [
+            "Identity   nobody logged in; 'jqc login' to sync (offline: 'jqc config set actor NAME' or JQC_ACTOR names who records)"
+        ]
     }
 
     /// Whether nothing waits and a server is configured: only then may it
@@ -167,7 +170,7 @@ public struct DeviceStatus: Sendable {
     }
 
     /// `1 photo`, `2 photos`.
-    public static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    public static func count(_ n: Int, _ noun: String) -> String { Plural.of(n, noun) }
 
     /// `jqc status --json` (`status` in `Schemas/cli/jqc-json.schema.json`).
     public var jsonValue: JSONValue {

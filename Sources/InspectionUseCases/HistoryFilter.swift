@@ -35,7 +35,7 @@ public struct HistoryFilter: Equatable, Sendable {
             return false
         }
         if let area, !(ListingFilterText.same(area, record.areaName) || area == record.areaID) { return false }
-        if let inspector, !ListingFilterText.same(inspector, record.inspectorName) { return false }
+        if let inspector, !ListingFilterText.part(inspector, of: record.inspectorName) { return false }
         if let followUp, record.followUpRequired != followUp { return false }
         if since != nil || until != nil {
             guard let text = record.completedAt,

@@ -12,7 +12,8 @@ import LedgerCore
 /// - `status`: `draft` or `completed` (the listings hide discarded drafts);
 /// - `since`/`until`: when it was started, a bare date being the whole day
 ///   (`LogMoment`'s rule); an inspection not started yet matches neither;
-/// - `inspector`: who started it, by the name recorded, ignoring case.
+/// - `inspector`: who started it, any part of the name recorded, ignoring
+///   case (as `jqc log --actor` matches a name).
 public struct InspectionFilter: Equatable, Sendable {
     public var facility: String?
     public var area: String?
@@ -50,7 +51,7 @@ public struct InspectionFilter: Equatable, Sendable {
         if let facility, !ListingFilterText.names(facility, id: facilityID, name: facilityName) { return false }
         if let area, !ListingFilterText.same(area, areaName) { return false }
         if let wanted = self.status, status != wanted { return false }
-        if let inspector, !ListingFilterText.same(inspector, startedBy) { return false }
+        if let inspector, !ListingFilterText.part(inspector, of: startedBy) { return false }
         if since != nil || until != nil {
             guard let startedAt else { return false }
             if let since, !since.admitsAsLowerBound(position: 0, recordedAt: startedAt) { return false }
@@ -95,6 +96,15 @@ enum ListingFilterText {
         guard let value else { return false }
         return wanted.trimmingCharacters(in: .whitespaces).lowercased()
             == value.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    /// Any part of the name, ignoring case and surrounding blanks, as
+    /// `jqc log --actor` matches a name ("dana" finds "Dana Ortiz"); an empty
+    /// text finds every name.
+    static func part(_ wanted: String, of value: String?) -> Bool {
+        guard let value else { return false }
+        let folded = wanted.trimmingCharacters(in: .whitespaces).lowercased()
+        return folded.isEmpty || value.lowercased().contains(folded)
     }
 
     /// The id exactly, or the name ignoring case.

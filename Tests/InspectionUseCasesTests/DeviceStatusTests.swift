@@ -42,7 +42,9 @@ import Testing
     static let identities: [Identity] = [
         Identity(
             name: "nobody", status: status(),
-            lines: ["Identity   nobody logged in; 'jqc login' to sync (offline: --as NAME on each command)"],
+            lines: [
+                "Identity   nobody logged in; 'jqc login' to sync (offline: 'jqc config set actor NAME' or JQC_ACTOR names who records)"
+            ],
             source: nil, session: "none"),
         Identity(
             name: "an actor set in the config", status: status(offline: ("Dana", .config)),

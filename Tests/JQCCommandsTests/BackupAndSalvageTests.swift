@@ -29,7 +29,7 @@ import Testing
         let backup = directory.appending("backup")
         let result = try JQCRunner.succeeded(jqc("backup", backup))
         #expect(result.stdout.contains("Verified: the copy's chain is intact"))
-        #expect(result.stdout.contains("1 photos"))
+        #expect(result.stdout.contains(", 1 photo, "), "\(result.stdout)")
         let mode = try FileManager.default.attributesOfItem(atPath: backup + "/store/data.mdb")[.posixPermissions]
         #expect(mode as? Int == 0o600)
 

@@ -22,7 +22,7 @@ import Testing
         let status = try jqc("status")
         #expect(status.status == 0, "\(status.stderr)")
         let expected: [String] = [
-            "Identity   nobody logged in; 'jqc login' to sync (offline: --as NAME on each command)",
+            "Identity   nobody logged in; 'jqc login' to sync (offline: 'jqc config set actor NAME' or JQC_ACTOR names who records)",
             "Server     none; set one with 'jqc config set server URL'",
             "Witness    none configured, so no one outside this device keeps a checkpoint of its history; "
                 + "add a C2SP witness with 'jqc witness add URL --key VKEY' (its submission prefix and cosigner "

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionAudit
 import InspectionDomain
 import InspectionStore
 import InspectionUseCases
@@ -62,14 +63,21 @@ struct HandoverCommand: RunnableCommand {
                     ])))
             return
         }
+        let sharing = written.mode == .share
         let to =
-            written.toDevice.map { " for device \($0.lowercased) (bound: only that device takes it over)" }
+            written.toDevice.map {
+                " for device \($0.lowercased)"
+                    + (sharing ? "" : " (bound: only that device takes it over)")
+            }
             ?? written.to.map { " for \(TerminalText.singleLine($0))" } ?? ""
+        let done =
+            sharing
+            ? (written.recorded ? "Shared a copy of" : "Already shared; wrote again a copy of")
+            : (written.recorded ? "Handed over" : "Already handed over; wrote again")
         invocation.stdout.line(
-            "\(written.recorded ? "Handed over" : "Already handed over; wrote again") inspection "
-                + "\(inspection.lowercased)\(to): \(written.path) (\(written.records) records, \(written.photos) "
-                + "photos, proven against a checkpoint of \(written.checkpointSize) records, SHA-256 "
-                + "\(written.sha256.hex.prefix(16))…)")
+            "\(done) inspection \(inspection.lowercased)\(to): \(written.path) (\(Plural.of(written.records, "record")), "
+                + "\(Plural.of(written.photos, "photo")), proven against a checkpoint of "
+                + "\(Plural.of(Int(written.checkpointSize), "record")), SHA-256 \(written.sha256.hex.prefix(16))…)")
         if written.mode == .handover {
             invocation.stdout.line("This device records nothing more on it; receive it with 'jqc receive FILE'.")
         }

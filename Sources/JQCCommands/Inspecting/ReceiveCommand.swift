@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionAudit
 import InspectionDomain
 import InspectionStore
 import InspectionUseCases
@@ -77,8 +78,8 @@ struct ReceiveCommand: RunnableCommand {
             // (closing the copy, or overtaken by work it had not seen).
             invocation.stdout.line(
                 "Merged inspection \(received.inspection.lowercased) with the copy of device "
-                    + "\(received.fromDevice.lowercased.prefix(8)): \(received.records) records and \(received.photos) "
-                    + "photos verified against its signed checkpoint.")
+                    + "\(received.fromDevice.lowercased.prefix(8)): \(Plural.of(received.records, "record")) and "
+                    + "\(Plural.of(received.photos, "photo")) verified against its signed checkpoint.")
             for line in received.changes.lines(sanitise: TerminalText.singleLine) {
                 invocation.stdout.line("  " + line)
             }
@@ -88,8 +89,8 @@ struct ReceiveCommand: RunnableCommand {
         }
         invocation.stdout.line(
             "Received inspection \(received.inspection.lowercased) from device "
-                + "\(received.fromDevice.lowercased.prefix(8)): \(received.records) records and \(received.photos) "
-                + "photos verified against its signed checkpoint. "
+                + "\(received.fromDevice.lowercased.prefix(8)): \(Plural.of(received.records, "record")) and "
+                + "\(Plural.of(received.photos, "photo")) verified against its signed checkpoint. "
                 + (received.readOnlyCopyOf == nil ? "It continues here" : "Read-only here") + ": 'jqc show "
                 + "\(received.inspection.lowercased.prefix(8))'.")
     }

@@ -69,7 +69,9 @@ struct StartCommand: RunnableCommand {
         // Random, not time-ordered: people type these ids by their first
         // digits, which must differ between inspections of the same week.
         let id = UUID()
+        let earlier = try EarlierReinspection.of(start, in: ledger)
         let (_, state) = try invocation.record(.start(start), on: id)
+        if !earlier.isEmpty { invocation.stderr.line("jqc: " + EarlierReinspection.note(earlier, started: id)) }
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(FormReport(state: state)))
         } else {

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionAudit
 import InspectionStore
 import InspectionUseCases
 import LedgerCore
@@ -76,7 +77,8 @@ struct BackupCommand: RunnableCommand {
                     ])))
         } else {
             invocation.stdout.line(
-                "Backed up \(home.path) to \(target.path): \(summary.events) events, \(summary.photos.copied) photos, "
+                "Backed up \(home.path) to \(target.path): \(Plural.of(Int(summary.events), "event")), "
+                    + "\(Plural.of(summary.photos.copied, "photo")), "
                     + "config.json\(FileManager.default.fileExists(atPath: target.deviceKeyPath) ? ", device.key" : "")."
             )
             invocation.stdout.line("Verified: the copy's chain is intact and ends on the ledger's \(summary.head).")

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionAudit
 import InspectionStore
 import InspectionUseCases
 import LedgerCore
@@ -77,7 +78,7 @@ struct SalvageCommand: RunnableCommand {
                     + "that only the damaged meta page recorded cannot be recovered.")
         }
         invocation.stdout.line(
-            "Copied \(summary.photos.copied) photos and config.json; reference data was not copied: run "
+            "Copied \(Plural.of(summary.photos.copied, "photo")) and config.json; reference data was not copied: run "
                 + "'jqc --ledger \(target.path) pull'.")
     }
 }

@@ -16,7 +16,9 @@ struct InspectionsCommand: RunnableCommand {
         "since", valueName: "TIME", help: "Only those started at or after this time (a date is its midnight, UTC).")
     static let until = OptionSpec(
         "until", valueName: "TIME", help: "Only those started at or before this time (a date is the whole day).")
-    static let inspector = OptionSpec("inspector", valueName: "NAME", help: "Only those started by this person.")
+    static let inspector = OptionSpec(
+        "inspector", valueName: "NAME", help: "Only those started by this person (any part of the name, ignoring case)."
+    )
     static let spec = CommandSpec(
         "inspections", abstract: "List the inspections on this device (discarded drafts are hidden).",
         discussion: """

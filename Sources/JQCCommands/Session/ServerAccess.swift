@@ -28,8 +28,8 @@ enum ServerAccessError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .noServer:
-            "No server is configured for this ledger, so there is nothing to talk to. Give one with "
-                + "'jqc login --server URL' (e.g. https://jqc.example/api/v1)."
+            "No server is configured for this ledger, so there is nothing to talk to. Set one with "
+                + "'jqc config set server URL' (e.g. https://jqc.example/api/v1), then 'jqc login'."
         case .notLoggedIn:
             "Nobody is logged in on this ledger, and the server needs a session. Log in with 'jqc login'."
         case .otherServer(let session, let configured):

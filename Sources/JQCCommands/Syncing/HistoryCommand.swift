@@ -31,7 +31,8 @@ struct HistoryCommand: RunnableCommand {
         "since", valueName: "TIME", help: "Only those completed at or after this time (a date is its midnight, UTC).")
     static let until = OptionSpec(
         "until", valueName: "TIME", help: "Only those completed at or before this time (a date is the whole day).")
-    static let inspector = OptionSpec("inspector", valueName: "NAME", help: "Only those by this inspector.")
+    static let inspector = OptionSpec(
+        "inspector", valueName: "NAME", help: "Only those by this inspector (any part of the name, ignoring case).")
     static let followUp = OptionSpec(
         "follow-up", valueName: "YES|NO", help: "Only those whose follow-up is (yes) or is not (no) required.")
 
