@@ -149,9 +149,13 @@ public struct DeviceStatus: Sendable {
                     + safe(item.lastError ?? "no answer"))
         }
         for item in standing.failed {
-            lines.append(
-                "  failed for good       \(Self.name(item)): " + safe(item.lastError ?? item.detail ?? "refused")
-                    + "; fix the cause, then 'jqc sync retry \(item.inspectionID.lowercased.prefix(8))'")
+            let why = safe(item.lastError ?? item.detail ?? "refused")
+            // A reason that already says when to retry (an issue held back
+            // until its inspection can be sent) is not told it twice.
+            let advice =
+                why.contains("'jqc sync retry ")
+                ? "" : "; fix the cause, then 'jqc sync retry \(item.inspectionID.lowercased.prefix(8))'"
+            lines.append("  failed for good       \(Self.name(item)): " + why + advice)
         }
         for copy in standing.expectedElsewhere {
             lines.append(
@@ -163,10 +167,13 @@ public struct DeviceStatus: Sendable {
 
     private func safe(_ text: String) -> String { TerminalText.singleLine(text) }
 
-    /// An outbox item as the status names it: its kind and the short ids of it and its inspection.
+    /// An outbox item as the status names it: its kind and the short ids of
+    /// it and its inspection; an inspection's own item only once
+    /// ("inspection c73923c2", not "inspection c73923c2 of inspection c73923c2").
     public static func name(_ item: OutboxItem) -> String {
-        "\(item.item.kind.rawValue) \(item.item.id.lowercased.prefix(8)) of inspection "
-            + "\(item.inspectionID.lowercased.prefix(8))"
+        let own = "\(item.item.kind.rawValue) \(item.item.id.lowercased.prefix(8))"
+        guard item.item.id != item.inspectionID else { return own }
+        return own + " of inspection \(item.inspectionID.lowercased.prefix(8))"
     }
 
     /// `1 photo`, `2 photos`.

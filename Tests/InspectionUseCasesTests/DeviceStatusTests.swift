@@ -102,9 +102,14 @@ import Testing
         #expect(set.jsonValue["witness"]?.stringValue == "http://witness.test")
     }
 
-    static func row(_ kind: SyncItemKind, _ state: SyncState, error: String?, next: Timestamp? = nil) -> OutboxItem {
+    static let inspectionID = UUID(uuidString: "9f8e7d6c-0000-4000-8000-000000000002")!
+
+    static func row(
+        _ kind: SyncItemKind, _ state: SyncState, error: String?, next: Timestamp? = nil, ownItem: Bool = false
+    ) -> OutboxItem {
         OutboxItem(
-            item: SyncItem(kind: kind, id: UUID(uuidString: "0a1b2c3d-0000-4000-8000-000000000001")!),
+            item: SyncItem(
+                kind: kind, id: ownItem ? inspectionID : UUID(uuidString: "0a1b2c3d-0000-4000-8000-000000000001")!),
             inspectionID: UUID(uuidString: "9f8e7d6c-0000-4000-8000-000000000002")!, state: state, attempts: 6,
             nextAttemptAt: next, lastError: error, lastHTTPStatus: nil)
     }
@@ -178,6 +183,24 @@ import Testing
                     + "2025-11-30T08:00:00Z: timed out\\n  forged",
                 "  failed for good       issue 0a1b2c3d of inspection 9f8e7d6c: refused; fix the cause, then "
                     + "'jqc sync retry 9f8e7d6c'",
+                "  photos                0 not on the server",
+            ]),
+        Standing(
+            name: "an inspection's own item named once, a reason that says when to retry not told twice",
+            standing: SyncStanding(
+                drafts: 0, draftPhotos: 0, waiting: [:],
+                stalled: [row(.inspection, .stalled, error: "timed out", ownItem: true)],
+                failed: [
+                    row(
+                        .issue, .failed,
+                        error: "held back: its inspection was refused. Run 'jqc sync retry 9f8e7d6c' once the "
+                            + "inspection can be sent.")
+                ], leftOut: 0),
+            lines: [
+                "Not on the server yet:",
+                "  stalled               inspection 9f8e7d6c after 6 attempts: timed out",
+                "  failed for good       issue 0a1b2c3d of inspection 9f8e7d6c: held back: its inspection was "
+                    + "refused. Run 'jqc sync retry 9f8e7d6c' once the inspection can be sent.",
                 "  photos                0 not on the server",
             ]),
     ]
