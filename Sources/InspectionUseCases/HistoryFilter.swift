@@ -15,6 +15,10 @@ public struct HistoryFilter: Equatable, Sendable {
     public var inspector: String?
     /// Only records whose follow-up is (true) or is not (false) required.
     public var followUp: Bool?
+    /// The ids of the areas this device's reference data names `area`
+    /// (`ServerRecordNaming.areaIDs`): the reference backend's summary has
+    /// an area's id, not its name.
+    public var areaIDs: Set<String> = []
 
     public init(
         facility: String? = nil, area: String? = nil, since: LogMoment? = nil, until: LogMoment? = nil,
@@ -34,7 +38,10 @@ public struct HistoryFilter: Equatable, Sendable {
         if let facility, !ListingFilterText.names(facility, id: record.facilityID, name: record.facilityName ?? "") {
             return false
         }
-        if let area, !(ListingFilterText.same(area, record.areaName) || area == record.areaID) { return false }
+        if let area {
+            let byID = record.areaID.map { $0 == area || areaIDs.contains($0) } ?? false
+            if !(ListingFilterText.same(area, record.areaName) || byID) { return false }
+        }
         if let inspector, !ListingFilterText.part(inspector, of: record.inspectorName) { return false }
         if let followUp, record.followUpRequired != followUp { return false }
         if since != nil || until != nil {

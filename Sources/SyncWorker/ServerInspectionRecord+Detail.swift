@@ -6,17 +6,40 @@ import LedgerCore
 /// gives it: the lines of text (names made single-line, "—" for what the
 /// server left out, the form's answers by field id, numbers first) and the
 /// JSON object of the CLI's schema (`history_show`).
+/// What this device knows of a server record's ids that the server's
+/// summary leaves out (the reference backend sends an area's id, not its
+/// name): names from the reference data pulled here, each only where the
+/// server gave none.
+public struct ServerRecordNames: Sendable, Equatable {
+    public var templateName: String?
+    public var facilityName: String?
+    public var areaName: String?
+    /// Field id → its label, from the template pulled here.
+    public var fieldLabels: [String: String]
+
+    public init(
+        templateName: String? = nil, facilityName: String? = nil, areaName: String? = nil,
+        fieldLabels: [String: String] = [:]
+    ) {
+        self.templateName = templateName
+        self.facilityName = facilityName
+        self.areaName = areaName
+        self.fieldLabels = fieldLabels
+    }
+}
+
 extension ServerInspectionRecord {
-    /// The record as lines of text.
-    public var detailLines: [String] {
+    /// The record as lines of text; `names` fills in what the server left
+    /// out (an area's name, each answer's field label).
+    public func detailLines(names: ServerRecordNames = ServerRecordNames()) -> [String] {
         let shown = { (text: String?) in text.map(TerminalText.singleLine) ?? "—" }
         var lines = [
             "Server record \(id)",
-            "  template:   \(shown(templateName)) (\(templateID))",
-            "  facility:   \(shown(facilityName)) (\(facilityID))"
-                + (areaID.map { ", area \(shown(areaName)) (\($0))" } ?? ""),
+            "  template:   \(shown(templateName ?? names.templateName)) (\(templateID))",
+            "  facility:   \(shown(facilityName ?? names.facilityName)) (\(facilityID))"
+                + (areaID.map { ", area \(shown(areaName ?? names.areaName)) (\($0))" } ?? ""),
             "  inspector:  \(shown(inspectorName))",
-            "  completed:  \(shown(completedAt))",
+            "  completed:  \(Self.timeText(completedAt))",
             "  score:      \(score.map(Self.scoreText) ?? "—")",
             "  follow-up:  "
                 + (followUpRequired ? "required: 'jqc start --reinspect \(id)' re-inspects it here" : "not required"),
@@ -25,12 +48,26 @@ extension ServerInspectionRecord {
         if let form = formData {
             lines.append("  form (\(form.count) \(form.count == 1 ? "answer" : "answers")):")
             for key in form.keys.sorted(by: { (Int($0) ?? .max, $0) < (Int($1) ?? .max, $1) }) {
-                lines.append("    \(TerminalText.singleLine(key)): \(TerminalText.singleLine(form[key]!.serialized()))")
+                let label = names.fieldLabels[key].map { " \"\(TerminalText.singleLine($0))\"" } ?? ""
+                lines.append(
+                    "    \(TerminalText.singleLine(key))\(label): \(TerminalText.singleLine(form[key]!.serialized()))")
             }
         } else {
             lines.append("  form:       not sent by the server")
         }
         return lines
+    }
+
+    /// A time as the server sent it, with its zone: one without a zone
+    /// (the reference backend's) is read as UTC, as `history --since`
+    /// reads it, and says so.
+    public static func timeText(_ text: String?) -> String {
+        guard let text else { return "—" }
+        let shown = TerminalText.singleLine(text)
+        if Timestamp(iso8601: text) == nil, Timestamp(iso8601: text + "Z") != nil {
+            return shown + " UTC (the server gave no zone; read as UTC)"
+        }
+        return shown
     }
 
     /// A score as the server sent it, two decimals at most ("52", "48.5");

@@ -123,3 +123,33 @@ import Testing
             asked.isSuperset(of: ["POST /api/v1/inspections", "POST /api/v1/issues", "POST /api/v1/photos/upload"]))
     }
 }
+
+/// `jqc history` against the reference backend (issue #33 item 8): `--area
+/// NAME` finds a record also through the areas pulled here (a summary whose
+/// `area_name` is null names the area by its id only: `HistoryFilterTests`),
+/// and `history show` names each answer's field and the time's zone.
+@Suite struct ReferenceHistoryNamingTests {
+    @Test func anAreaNamedAsPulledHereFindsAndNamesTheServersRecord() throws {
+        let server = try DevServer(profile: .reference)
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        _ = try sample.completedInspection(photos: 0, issues: 0)
+        #expect(try sample.jqc("sync").status == 0)
+        let rows = try JSONValue(parsing: try sample.jqc("--json", "history").stdout)
+        let record = try #require(rows["inspections"]?.arrayValue?.first)
+        let id = try #require(record["id"]?.integerValue)
+
+        let byName = try sample.jqc("history", "--area", "lobby RESTROOMS")
+        #expect(byName.status == 0, "\(byName.stderr)")
+        #expect(byName.stdout.contains("\(id)"), "\(byName.stdout)")
+        let otherArea = try sample.jqc("history", "--area", "Kitchen")
+        #expect(!otherArea.stdout.contains("\(id) "), "\(otherArea.stdout)")
+
+        let shown = try sample.jqc("history", "show", "\(id)")
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.contains(", area Lobby restrooms (1001)"), "\(shown.stdout)")
+        #expect(shown.stdout.contains("    2 \"Floors\": "), "\(shown.stdout)")
+        let completed = try #require(shown.stdout.split(separator: "\n").first { $0.hasPrefix("  completed:  ") })
+        #expect(completed.contains("Z") || completed.contains("UTC") || completed.contains("+"), "\(completed)")
+    }
+}

@@ -22,7 +22,7 @@ import Testing
              "parent_inspection_id": 40, "form_data": {"10": "b", "2": "a", "notes": "n", "1": [1, 2]}}
             """)
         #expect(
-            record.detailLines == [
+            record.detailLines() == [
                 "Server record 42",
                 "  template:   \(TerminalText.singleLine("Kitchen\nhygiene")) (11)",
                 "  facility:   Cafe (101), area Back (7)",
@@ -45,10 +45,38 @@ import Testing
         #expect(json["form_data"]?["2"] == .string("a"))
     }
 
+    /// What the summary names by id only, named from this device's
+    /// reference data; a time without a zone said as read (UTC); the
+    /// server's own names win over the device's.
+    @Test func namesKnownHereFillWhatTheServerLeftOut() throws {
+        let record = try Self.record(
+            """
+            {"id": 6, "template_id": 11, "facility_id": 101, "facility_name": "Server's name", "area_id": 1001,
+             "completed_at": "2026-05-01T10:00:00", "form_data": {"2": 4, "x": 1}}
+            """)
+        let names = ServerRecordNames(
+            templateName: "Restroom QC", facilityName: "Device's name", areaName: "Lobby restrooms",
+            fieldLabels: ["2": "Floors"])
+        #expect(
+            record.detailLines(names: names) == [
+                "Server record 6",
+                "  template:   Restroom QC (11)",
+                "  facility:   Server's name (101), area Lobby restrooms (1001)",
+                "  inspector:  —",
+                "  completed:  2026-05-01T10:00:00 UTC (the server gave no zone; read as UTC)",
+                "  score:      —",
+                "  follow-up:  not required",
+                "  parent:     —",
+                "  form (2 answers):",
+                "    2 \"Floors\": 4",
+                "    x: 1",
+            ])
+    }
+
     @Test func whatTheServerLeftOutIsADash() throws {
         let record = try Self.record(#"{"id": 5, "template_id": 1, "facility_id": 2}"#)
         #expect(
-            record.detailLines == [
+            record.detailLines() == [
                 "Server record 5", "  template:   — (1)", "  facility:   — (2)", "  inspector:  —",
                 "  completed:  —", "  score:      —", "  follow-up:  not required", "  parent:     —",
                 "  form:       not sent by the server",

@@ -65,7 +65,11 @@ struct HistoryCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         let session = try invocation.serverSession()
-        let (filter, limit, offset) = (self.filter, self.limit, self.offset)
+        var filter = self.filter
+        if let area = filter.area {
+            filter.areaIDs = try ServerRecordNaming.areaIDs(named: area, in: invocation.ledger())
+        }
+        let (limit, offset) = (self.limit, self.offset)
         let page = try invocation.online(
             "list the server's history",
             offlineHint: "The history is online only; 'jqc inspections' lists what this device recorded."

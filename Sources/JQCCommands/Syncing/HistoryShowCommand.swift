@@ -1,6 +1,7 @@
 import ArgumentParsing
 import Foundation
 import InspectionDomain
+import InspectionUseCases
 import LedgerCore
 import SyncWorker
 
@@ -51,6 +52,7 @@ struct HistoryShowCommand: RunnableCommand {
             invocation.stdout.line(JSONOutput.render(record.detailJSON))
             return
         }
-        for line in record.detailLines { invocation.stdout.line(line) }
+        let names = try ServerRecordNaming.names(for: record, in: invocation.ledger())
+        for line in record.detailLines(names: names) { invocation.stdout.line(line) }
     }
 }
