@@ -33,6 +33,17 @@ public final class ReferenceCache: Sendable {
             self.templates = templates
         }
 
+        /// This snapshot with `other`'s facilities and templates added, each
+        /// replacing the one of the same id (`jqc pull --from FILE --add`:
+        /// one new template without re-importing everything).
+        public func adding(_ other: Snapshot) -> Snapshot {
+            let facilityIDs = Set(other.facilities.map(\.id))
+            let templateIDs = Set(other.templates.map(\.id))
+            return Snapshot(
+                facilities: facilities.filter { !facilityIDs.contains($0.id) } + other.facilities,
+                templates: templates.filter { !templateIDs.contains($0.id) } + other.templates)
+        }
+
         /// Reads `{"facilities": [...], "templates": [...]}` as `init(json:)`
         /// does, except that a template this jqc cannot use is left out and
         /// named in `skipped` (one line each) instead of refusing the file:

@@ -81,7 +81,8 @@ public enum ReferenceDataError: Error, CustomStringConvertible {
         case .invalid(let why): "the reference data is not usable: \(why). Nothing was changed."
         case .wouldLose(let why):
             "the reference data was not accepted: \(why). The cached facilities and templates were kept as they "
-                + "were. Fix the file, or ask the server's administrator; recorded inspections are not affected."
+                + "were. Fix the file, or ask the server's administrator; recorded inspections are not affected. "
+                + "To add a file's templates to those cached, not replace them: 'jqc pull --from FILE --add'."
         case .duplicateIDs(let facilities, let templates):
             "the reference data is ambiguous: "
                 + [

@@ -48,4 +48,38 @@ import Testing
         #expect(try jqc("--json", "facilities").stdout == before)
         #expect(!(try jqc("facilities").stdout.contains("Siverside")))
     }
+
+    /// A file holding one new template only (a copy of template 11 as id 77).
+    func oneNewTemplateFile() throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: SampleReference.path))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var template = try #require((object["templates"] as? [[String: Any]])?.first)
+        template["id"] = 77
+        template["name"] = "Lift QC"
+        let path = directory.appending("one-template.json")
+        try JSONSerialization.data(withJSONObject: ["facilities": [], "templates": [template]])
+            .write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Issue #33 item 8: one new template could not be imported on a ledger
+    /// with drafts (the file replaces the cache, leaving out the drafts'
+    /// template); `--add` adds it to what is cached.
+    @Test func oneNewTemplateIsAddedBesideADraftsTemplate() throws {
+        _ = try JQCRunner.succeeded(jqc("pull", "--from", SampleReference.path))
+        _ = try JQCRunner.succeeded(jqc("--as", "Dana", "start", "-t", "11", "-f", "101"))
+        let file = try oneNewTemplateFile()
+        let replacing = try jqc("pull", "--from", file)
+        #expect(replacing.status == 1, "\(replacing.stdout)")
+        #expect(replacing.stderr.contains("--add"), "the refusal names the way that works: \(replacing.stderr)")
+        let added = try jqc("pull", "--from", file, "--add")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout == "Pulled 2 facilities and 3 templates.\n", "\(added.stdout)")
+        let templates = try jqc("templates").stdout
+        for name in ["Restroom QC", "Office Area QC", "Lift QC"] { #expect(templates.contains(name), "\(templates)") }
+        _ = try JQCRunner.succeeded(jqc("--as", "Dana", "start", "-t", "Lift QC", "-f", "101"))
+        let online = try jqc("pull", "--add")
+        #expect(online.status == 2)
+        #expect(online.stderr.contains("without --from FILE"), "\(online.stderr)")
+    }
 }

@@ -9,6 +9,10 @@ import LedgerStore
 struct PullCommand: RunnableCommand {
     static let path = ["pull"]
     static let from = OptionSpec("from", valueName: "FILE", help: "Import from this JSON file instead of the server.")
+    static let add = FlagSpec(
+        "add",
+        help: "With --from: add the file's facilities and templates to the cache (replacing those of the same id) "
+            + "instead of replacing the whole cache.")
     static let clear = FlagSpec(
         "clear", help: "Empty the reference cache instead (offline); recorded inspections keep their templates.")
     static let spec = CommandSpec(
@@ -18,17 +22,26 @@ struct PullCommand: RunnableCommand {
             is a cache: replacing it never touches recorded inspections, which keep the template they pinned. \
             A template this jqc cannot use is skipped and named; the rest is kept. A pull that would leave no \
             usable template, or leave out one a draft or an outstanding follow-up was started from, is \
-            refused and the cache kept as it was (exit status 1).
+            refused and the cache kept as it was (exit status 1). With --add, the file's facilities and \
+            templates join those already cached (one of the same id is replaced), so one new template can be \
+            imported on a ledger with drafts: {"facilities": [], "templates": [TEMPLATE]}.
             """,
         group: "Setup",
-        options: [from], flags: [clear])
+        options: [from], flags: [add, clear])
 
     var file: String?
     var clearing: Bool
+    var adding: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         file = try parsed.value(of: Self.from)
         clearing = try parsed.isSet(Self.clear)
+        adding = try parsed.isSet(Self.add)
+        if adding, file == nil {
+            throw parsed.unexpected(
+                Self.add, "without \(Self.from.spelling) FILE (a server pull refreshes the whole cache)")
+        }
+        if adding, clearing { throw parsed.unexpected(Self.add, "with \(Self.clear.spelling)") }
         if clearing, file != nil {
             throw parsed.unexpected(Self.from, "with \(Self.clear.spelling) (it empties the cache, importing nothing)")
         }
@@ -58,8 +71,15 @@ struct PullCommand: RunnableCommand {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw JQCError.unreadableFile(file, "no such file, or not readable")
             }
-            (snapshot, skipped) = try ReferenceCache.Snapshot.keepingUsable(json: try JSONValue(parsing: [UInt8](data)))
+            let (read, readSkipped) = try ReferenceCache.Snapshot.keepingUsable(
+                json: try JSONValue(parsing: [UInt8](data)))
+            skipped = readSkipped
             for line in skipped { invocation.stderr.line("jqc: \(line)") }
+            snapshot =
+                adding
+                ? ReferenceCache.Snapshot(
+                    facilities: try ledger.reference.allFacilities(), templates: try ledger.reference.allTemplates()
+                ).adding(read) : read
         } else {
             (snapshot, skipped) = try invocation.pullFromServer()
         }
