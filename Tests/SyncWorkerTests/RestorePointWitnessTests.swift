@@ -1,4 +1,6 @@
+import CurlTransport
 import Foundation
+import HTTPCore
 import InspectionDomain
 import LedgerTestSupport
 import Testing
@@ -84,6 +86,42 @@ import Testing
             let after = try copy("start", "--template", "11", "--facility", "101")
             #expect(!after.stderr.contains("warning"), "\(after.stderr)")
         }
+    }
+
+    /// The development server's witness (`/witness`) finds the original's later history as well.
+    @Test func theDevelopmentServersWitnessFindsTheOriginalsLaterHistory() throws {
+        let server = try DevServer()
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        try #require(try sample.jqc("checkpoint").status == 0)
+        let client = try CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(10)))
+        let base = "http://127.0.0.1:\(server.port)/witness"
+        let vkey = String(decoding: try client.send(HTTPRequest(url: base + "/key")).body, as: UTF8.self)
+        try #require(
+            try sample.jqc("witness", "add", base, "--key", vkey.trimmingCharacters(in: .newlines)).status == 0)
+        let logKey = try #require(
+            try JSONValue(parsing: Array(try sample.jqc("--json", "key").stdout.utf8))["in_force"]?.stringValue)
+        let enrolled = try client.send(
+            HTTPRequest(
+                method: .post, url: base + "/enrol",
+                headers: ["Authorization": "Bearer \(try sample.session().tokens.accessToken)"],
+                body: .bytes(Array("\(logKey.split(separator: "+")[0])\n\(logKey)\n".utf8), contentType: "text/plain")))
+        try #require(enrolled.status == 200)
+        try #require(try sample.jqc("witness", "sync").status == 0)
+        let path = sample.directory.appending("backup")
+        try #require(try sample.jqc("backup", path).status == 0)
+        let copy = JQCRunner(ledger: path, environment: ["JQC_SYNC_BACKOFF_SCALE": "0"])
+        let login = try copy.run(
+            ["login", "--username", "inspector", "--password-stdin"], input: Data("inspector-pass\n".utf8))
+        try #require(login.status == 0, "\(login.stderr)")
+        try #require(try sample.jqc("start", "--template", "11", "--facility", "101").status == 0)
+        try #require(try sample.jqc("witness", "sync").status == 0)
+        let sync = try copy("sync")
+        #expect(sync.status == 1, "\(sync.stdout)\(sync.stderr)")
+        #expect(
+            sync.stderr.contains("the witness devserver.jqc.invalid/witness (\(base)) cosigned a checkpoint of "),
+            "\(sync.stderr)")
+        #expect(sync.stderr.contains("this restored copy holds only"), "\(sync.stderr)")
     }
 
     @Test func withoutAnyWitnessTheCheckIsSaidOnceAndClearConfirmsIt() throws {
