@@ -21,8 +21,12 @@ public enum BundleCheck {
     }
 
     /// Checks the bundle in the file at `path` against an optional pinned
-    /// verifier key and the trusted checkpoint in `trustedFile`.
-    public static func check(file path: String, key: String?, trustedFile: String?) -> Outcome {
+    /// verifier key, the trusted checkpoint in `trustedFile`, and the
+    /// witnesses whose cosignatures must verify (`BundleWitnesses`).
+    public static func check(
+        file path: String, key: String?, trustedFile: String?, witnessKeys: [String] = [],
+        witnessQuorum: String? = nil
+    ) -> Outcome {
         var pinned: VerifierKey?
         if let key {
             do {
@@ -30,6 +34,12 @@ public enum BundleCheck {
             } catch {
                 return Outcome(lines: ["UNREADABLE: --key \(error.reason)"], status: 2)
             }
+        }
+        let witnesses: BundleWitnesses
+        do {
+            witnesses = try BundleWitnesses(keys: witnessKeys, quorum: witnessQuorum)
+        } catch {
+            return Outcome(lines: ["UNREADABLE: \(error.reason)"], status: 2)
         }
         var trusted: String?
         if let trustedFile {
@@ -44,7 +54,7 @@ public enum BundleCheck {
         guard let data = FileManager.default.contents(atPath: path) else {
             return unreadable("cannot read \(shown(path))", "no readable file there")
         }
-        return check([UInt8](data), pinned: pinned, trusted: trusted)
+        return check([UInt8](data), pinned: pinned, trusted: trusted, witnesses: witnesses)
     }
 
     static func unreadable(_ verdict: String, _ detail: String?) -> Outcome {
@@ -54,6 +64,11 @@ public enum BundleCheck {
     /// Checks the bundle `data` against an optional pinned verifier key and
     /// trusted checkpoint (the text of the auditor's file).
     package static func check(_ data: [UInt8], pinned: VerifierKey?, trusted: String?) -> Outcome {
+        check(data, pinned: pinned, trusted: trusted, witnesses: nil)
+    }
+
+    /// The same, and the cosignatures of the given witnesses checked last.
+    static func check(_ data: [UInt8], pinned: VerifierKey?, trusted: String?, witnesses: BundleWitnesses?) -> Outcome {
         let bundle: Bundle
         do {
             bundle = try Bundle(StrictJSON.read(data, what: "the bundle"))
@@ -63,7 +78,10 @@ public enum BundleCheck {
         var detail: String?
         do {
             let proven = try verify(bundle, pinned: pinned, trusted: trusted, detail: &detail)
-            return Outcome(lines: [proven.verdict, notProven], status: 0, detail: detail)
+            // The cosignatures last, after every other check (as both tools do).
+            var lines = [proven.verdict]
+            if let witnesses, !witnesses.keys.isEmpty { lines.append(try witnesses.check(bundle.checkpoint)) }
+            return Outcome(lines: lines + [notProven], status: 0, detail: detail)
         } catch {
             return Outcome(lines: ["NOT VERIFIED: \(error.reason)"], status: 1, detail: detail)
         }

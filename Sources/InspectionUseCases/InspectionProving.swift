@@ -19,12 +19,16 @@ public struct InspectionProving {
     public let key: NoteKey?
     /// A checkpoint the auditor already holds (`--checkpoint FILE`).
     public let trustedFile: String?
+    /// `--cosigned`: prove against the latest cosigned checkpoint
+    /// (`cosigned-checkpoint`), its cosignature lines kept in the bundle.
+    public let cosigned: Bool
 
-    public init(home: LedgerDirectory, device: UUID, key: NoteKey?, trustedFile: String?) {
+    public init(home: LedgerDirectory, device: UUID, key: NoteKey?, trustedFile: String?, cosigned: Bool = false) {
         self.home = home
         self.device = device
         self.key = key
         self.trustedFile = trustedFile
+        self.cosigned = cosigned
     }
 
     /// What `prove` made.
@@ -41,18 +45,22 @@ public struct InspectionProving {
     /// The bundle of the inspection `reference` names (any unique prefix).
     public func prove(_ reference: String, auditor: AuditorLedger) throws -> Proven {
         let inspection = try auditor.resolveInspection(reference)
-        let held = try key == nil ? Self.heldCheckpoint(trustedFile, auditor: auditor, home: home) : nil
+        let held =
+            try cosigned
+            ? Self.cosignedCheckpoint(auditor: auditor, home: home, device: device)
+            : key == nil ? Self.heldCheckpoint(trustedFile, auditor: auditor, home: home) : nil
         let trusted =
-            try key == nil
+            try key == nil && !cosigned
             ? nil : trustedFile.map { try CheckpointFile.read($0, log: auditor.log, home: home).0 }
+        let signingKey = cosigned ? nil : key
         let (bundle, note, left) = try auditor.log.read { reader -> (JSONValue, String, Int) in
             // The root is checked against the records before it is signed, and
             // every proof handed out against the root: a bundle whose records
             // fail their own proofs is never written.
             let (checkpoint, note) =
-                try key.map { try SignedCheckpoint.today(reader, key: $0, home: home) }
+                try signingKey.map { try SignedCheckpoint.today(reader, key: $0, home: home) }
                 ?? Self.checkedAgainstTree(held!, reader: reader)
-            let signer = key ?? held!.key
+            let signer = signingKey ?? held!.key
             let size = checkpoint.size
             let consistency = try trusted.map {
                 try Self.consistency(from: $0, reader: reader, size: checkpoint.size, root: checkpoint.root)
@@ -67,6 +75,10 @@ public struct InspectionProving {
             }
             let all = try reader.records(inStream: inspection)
             let within = all.filter { $0.position <= size }.count
+            if cosigned, within < all.count {
+                throw ProvingError.beyondCosigned(
+                    inspection: inspection, size: size, later: all.count - within, position: all.last!.position)
+            }
             guard within > 0 else {
                 throw CheckpointError.notExtended(
                     "the checkpoint this copy holds (\(size) records) was signed before inspection "
@@ -103,6 +115,29 @@ public struct InspectionProving {
         return Held(
             checkpoint: checkpoint, note: note, key: key,
             source: file.map { "the checkpoint in \($0)" } ?? "the last checkpoint the device signed (\(path))")
+    }
+
+    /// The latest cosigned checkpoint (`cosigned-checkpoint`), checked
+    /// offline as `jqc audit` checks it (`CosignedCheckpoint`): signed by a
+    /// key the log published, every cosignature line verified against the
+    /// configured witnesses, the log's root at its size; refused when none
+    /// is stored, when a line does not verify or the log does not extend it.
+    static func cosignedCheckpoint(auditor: AuditorLedger, home: LedgerDirectory, device: UUID) throws -> Held {
+        guard let stored = try CosignedCheckpoint.read(home: home, log: auditor.log, device: device),
+            let data = FileManager.default.contents(atPath: home.cosignedCheckpointPath)
+        else { throw ProvingError.noCosignedCheckpoint(path: home.cosignedCheckpointPath) }
+        if let rewritten = stored.rewritten { throw CheckpointError.notExtended(rewritten) }
+        guard !stored.cosigners.isEmpty else {
+            throw ProvingError.noCosignedCheckpoint(path: home.cosignedCheckpointPath)
+        }
+        let note = String(decoding: data, as: UTF8.self)
+        let (checkpoint, key) = try CheckpointFile.verify(note, log: auditor.log, home: home)
+        let names = stored.cosigners.map(\.name).joined(separator: ", ")
+        return Held(
+            checkpoint: checkpoint, note: note, key: key,
+            source: "the latest cosigned checkpoint (\(home.cosignedCheckpointPath), cosigned by \(names): "
+                + "\(stored.cosigners.count) of \(stored.configured) witnesses, quorum \(stored.quorum) "
+                + (stored.quorumMet ? "met" : "NOT met") + ")")
     }
 
     /// The held checkpoint, its root checked against the stored tree of its
@@ -154,6 +189,10 @@ public struct InspectionProving {
 public enum ProvingError: Error, Equatable, CustomStringConvertible {
     /// A copy without the device key holds no checkpoint to prove against.
     case nothingToProveAgainst(path: String)
+    /// `--cosigned`, and no witness has cosigned a checkpoint of this log.
+    case noCosignedCheckpoint(path: String)
+    /// `--cosigned`, and the inspection has records after the cosigned checkpoint's tree.
+    case beyondCosigned(inspection: UUID, size: UInt64, later: Int, position: UInt64)
 
     public var description: String {
         switch self {
@@ -161,6 +200,15 @@ public enum ProvingError: Error, Equatable, CustomStringConvertible {
             "this copy of the ledger holds no device key and no checkpoint signed by it (\(path) is missing), "
                 + "so there is nothing to prove the inspection against and nothing was signed. Give a checkpoint "
                 + "the device signed with --checkpoint FILE, or run 'jqc prove' on the device."
+        case .noCosignedCheckpoint(let path):
+            "no witness has cosigned a checkpoint of this log (\(path) is missing or holds no cosignature by a "
+                + "configured witness), so nothing can be proven against one: configure witnesses ('jqc witness add "
+                + "URL --key VKEY') and run 'jqc witness sync', then prove again"
+        case .beyondCosigned(let inspection, let size, let later, let position):
+            "inspection \(inspection.lowercased) has \(later) record\(later == 1 ? "" : "s") after the latest "
+                + "cosigned checkpoint (\(size) records; its last is at position \(position)), so a bundle against it "
+                + "would leave \(later == 1 ? "it" : "them") out: run 'jqc witness sync' to have the witnesses cosign "
+                + "today's checkpoint, then prove again (or prove without --cosigned)"
         }
     }
 }

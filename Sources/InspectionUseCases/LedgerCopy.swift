@@ -83,6 +83,10 @@ public enum LedgerCopy {
             throw LedgerDirectoryError.noLedger(home.path)
         }
         try DurableFile.write(data, to: target.configPath, mode: 0o644)
+        // The witnesses too: a restored copy asks them before it syncs (`RestorePointCheck`).
+        if let witnesses = FileManager.default.contents(atPath: home.witnessesPath) {
+            try DurableFile.write(witnesses, to: target.witnessesPath, mode: 0o644)
+        }
     }
 
     /// Opens the copy read-only, verifies its whole chain and checks that it

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import InspectionStore
 import LedgerCore
 import LedgerStore
@@ -25,11 +26,15 @@ public struct RestorePoint: Codable, Sendable, Equatable {
     /// What the last check found, when it found another copy's history:
     /// recording commands repeat it.
     public var found: String?
+    /// Why the check could not be made, once it was said (no witness
+    /// answered): later recording commands only remind, in one line, that
+    /// `jqc restore-point clear` confirms the copy is the only one recording.
+    public var uncheckable: String?
 
     enum CodingKeys: String, CodingKey {
         case format, device
         case madeAt = "made_at"
-        case records, found
+        case records, found, uncheckable
     }
 
     init(format: String, device: String, madeAt: String, records: UInt64) {
@@ -79,10 +84,35 @@ public struct RestorePoint: Codable, Sendable, Equatable {
     /// What a recording command says on a ledger with the mark.
     public var warning: String {
         if let found { return "warning: \(found)" }
+        if uncheckable != nil {
+            return "warning: this ledger is a restored backup that no witness could check (said before); once you "
+                + "know the ledger it was restored from no longer records, confirm with 'jqc restore-point clear'"
+        }
         let made = madeAt.isEmpty ? "" : " made at \(madeAt) (\(records) records)"
         return "warning: this ledger is a restored backup\(made) and has not yet checked that no other copy of "
             + "this device recorded after it. A backup is a restore point, not a second device: if the ledger it "
             + "was taken from is still in use, record on one of them only. 'jqc sync' asks the witness first."
+    }
+
+    /// What a recording command says on a ledger with the mark and no
+    /// witness at all to ask: said once (the mark remembers it), then the
+    /// one-line reminder of `warning`.
+    public static func uncheckableWarning(_ home: LedgerDirectory) throws -> String? {
+        guard var point = load(home) else { return nil }
+        guard point.found == nil, point.uncheckable == nil else { return point.warning }
+        let config = try LedgerConfig.load(home)
+        guard try WitnessList.load(home).witnesses.isEmpty, WitnessSetting.configured(config) == nil else {
+            return point.warning
+        }
+        let message =
+            "restore point: this ledger is a restored backup, and whether another copy of this device recorded "
+            + "after it can NOT be checked: no witness is configured, so nothing outside this device knows its "
+            + "history. A backup is a restore point, not a second device: if the ledger it was taken from is "
+            + "still in use, record on one of them only. Once you know it no longer records, confirm with "
+            + "'jqc restore-point clear' (this is said once; a one-line reminder follows until then)."
+        point.uncheckable = message
+        try point.save(home)
+        return "warning: " + message
     }
 }
 
@@ -100,13 +130,77 @@ public enum RestorePointCheck {
         case newerHistory(String)
         /// The witness could not answer (none, HTTP 404, unreachable): the mark stays.
         case couldNotCheck(String)
+        /// It still cannot be checked, as said before: nothing to say again.
+        case stillUnchecked
     }
 
-    /// Checks the ledger in `home` if it carries the mark; nil when it does not.
+    /// The C2SP witnesses asked what they cosigned of this device, by
+    /// submitting today's checkpoint (`tlog-witness` has no other question):
+    /// a witness that cosigned more records than this copy holds, or another
+    /// root at a size it holds, answers with a conflict this ledger cannot
+    /// re-prove (`WitnessResult.forked`): another copy recorded after the
+    /// backup. One cosignature and no fork passes (and is recorded, as a
+    /// sync records it); no witness answering is a check not made.
+    static func byWitnesses(
+        home: LedgerDirectory, config: LedgerConfig, ledger: InspectionLedger, transport: any HTTPTransport,
+        point: inout RestorePoint, cosigning: WitnessCosigning, clock: any LedgerClock
+    ) throws -> Outcome {
+        let round = try cosigning.run(ledger: ledger, transport: transport, clock: clock, always: true)
+        let forks = round.results.compactMap { result -> String? in
+            guard case .forked(let witness, let held, let ours, _) = result else { return nil }
+            let root = Data(ours.root.bytes).base64EncodedString()
+            let what =
+                held > ours.size
+                ? "cosigned a checkpoint of \(held) records of this device; this restored copy holds only "
+                    + "\(ours.size) (root \(root))"
+                : "cosigned a checkpoint of \(held) records of this device whose root is not this copy's at that "
+                    + "size (this copy: \(ours.size) records, root \(root))"
+            return "the witness \(witness.key.name) (\(witness.url)) \(what)"
+        }
+        if !forks.isEmpty {
+            return try refused(forks.joined(separator: "; "), home: home, config: config, point: &point)
+        }
+        if round.results.contains(where: { $0.cosignature != nil }) {
+            try RestorePoint.clear(home)
+            return .passed
+        }
+        let why = round.results.map(\.line).joined(separator: "; ")
+        return .couldNotCheck(
+            "restore point: whether another copy of this device recorded after the backup could NOT be checked: no "
+                + "witness cosigned this copy's checkpoint (\(why)). Once you know the ledger it was restored from no "
+                + "longer records, confirm with 'jqc restore-point clear'; until then recording commands remind you "
+                + "in one line.")
+    }
+
+    /// Checks the ledger in `home` if it carries the mark; nil when it does
+    /// not. With C2SP witnesses configured they are asked (`byWitnesses`);
+    /// a check that could not be made is said once (`.couldNotCheck`), then
+    /// `.stillUnchecked` until a check passes or `jqc restore-point clear`.
     public static func run(
-        home: LedgerDirectory, config: LedgerConfig, ledger: InspectionLedger, session: ServerSession
+        home: LedgerDirectory, config: LedgerConfig, ledger: InspectionLedger, session: ServerSession,
+        key: @escaping () throws -> NoteKey, clock: any LedgerClock
     ) throws -> Outcome? {
         guard var point = RestorePoint.load(home) else { return nil }
+        let list = try WitnessList.load(home)
+        let outcome =
+            list.witnesses.isEmpty
+            ? try byServer(home: home, config: config, ledger: ledger, session: session, point: &point)
+            : try byWitnesses(
+                home: home, config: config, ledger: ledger, transport: session.transport, point: &point,
+                cosigning: WitnessCosigning(list: list, directory: home, device: config.deviceID, key: key),
+                clock: clock)
+        guard case .couldNotCheck(let message) = outcome else { return outcome }
+        if point.uncheckable != nil { return .stillUnchecked }
+        point.uncheckable = message
+        try point.save(home)
+        return outcome
+    }
+
+    /// The legacy witness (or the sync server) asked for the device's latest checkpoint.
+    static func byServer(
+        home: LedgerDirectory, config: LedgerConfig, ledger: InspectionLedger, session: ServerSession,
+        point: inout RestorePoint
+    ) throws -> Outcome {
         let witness = WitnessSetting.configured(config) ?? session.api.baseURL
         let name = DeviceKeyFile.name(config.deviceID)
         let held: CheckpointWitness.Held?
@@ -146,6 +240,13 @@ public enum RestorePointCheck {
             try RestorePoint.clear(home)
             return .passed
         }
+        return try refused(finding, home: home, config: config, point: &point)
+    }
+
+    /// The refusal when another copy's history was found, kept in the mark.
+    static func refused(_ finding: String, home: LedgerDirectory, config: LedgerConfig, point: inout RestorePoint)
+        throws -> Outcome
+    {
         let device = config.deviceID.lowercased
         let message =
             "REFUSED: another copy of device \(device) recorded and synced after this backup was made: "

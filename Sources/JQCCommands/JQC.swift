@@ -32,7 +32,8 @@ public enum JQC {
         DevicesCommand.self,
         ProveCommand.self, LogCommand.self,
         AuditCommand.self,
-        RebuildCommand.self, ViewsCommand.self, StatsCommand.self, BackupCommand.self, SalvageCommand.self,
+        RebuildCommand.self, ViewsCommand.self, StatsCommand.self, BackupCommand.self, RestorePointCommand.self,
+        RestorePointClearCommand.self, SalvageCommand.self,
         SalvageReadCommand.self, CheckCommand.self, CompletionCommand.self,
     ]
 

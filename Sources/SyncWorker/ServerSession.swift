@@ -36,6 +36,10 @@ public final class ServerSession: Sendable {
         self.store = store
     }
 
+    /// The transport its requests go through, for a request outside the
+    /// server's contract that carries no session (a C2SP witness's).
+    public var transport: any HTTPTransport { api.transport }
+
     /// Who is logged in.
     public var user: ServerUser {
         current.withLock { $0.user }

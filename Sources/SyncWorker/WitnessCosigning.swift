@@ -48,14 +48,15 @@ public final class WitnessCosigning {
     /// Submits today's checkpoint to every witness (unless every one already
     /// cosigned all but the log's records of their cosignatures), records
     /// what they cosigned, and says what each did. Throws only when the
-    /// ledger cannot be read or written.
-    public func run(ledger: InspectionLedger, transport: any HTTPTransport, clock: any LedgerClock) throws
-        -> WitnessRound
-    {
+    /// ledger cannot be read or written. `always` submits even then (a
+    /// restored backup's check asks what each witness holds now).
+    public func run(
+        ledger: InspectionLedger, transport: any HTTPTransport, clock: any LedgerClock, always: Bool = false
+    ) throws -> WitnessRound {
         let held = try Self.recorded(in: ledger.log, device: device)
         let keys = try list.witnesses.map { entry in (entry, try entry.cosignerKey()) }
         let last = keys.map { _, key in held.last { $0.witness == key.name && $0.keyID == Hex.encode(key.keyID) } }
-        if let size = try upToDate(ledger: ledger, last: last) {
+        if !always, let size = try upToDate(ledger: ledger, last: last) {
             return WitnessRound(
                 results: keys.map { .upToDate(name: $0.1.name, url: $0.0.url, size: size) },
                 quorum: list.effectiveQuorum)

@@ -7,7 +7,7 @@
 // --bundle checks the same things in the same order and prints the same
 // verdict lines; a change here is made there too.
 //
-// usage: verify-bundle-go [--key VKEY] [--checkpoint TRUSTED] BUNDLE.json
+// usage: verify-bundle-go [--key VKEY] [--checkpoint TRUSTED] [--witness-key VKEY]... [--witness-quorum N] BUNDLE.json
 // exit status: 0 the bundle verifies, 1 it does not, 2 unreadable input
 package main
 
@@ -934,8 +934,12 @@ func main() {
 	flags := flag.NewFlagSet("verify-bundle-go", flag.ContinueOnError)
 	keyText := flags.String("key", "", "the verifier key the auditor holds: refuse any other")
 	trustedPath := flags.String("checkpoint", "", "a checkpoint file the auditor holds: the bundle's tree must extend it")
+	var witnessKeys repeatedFlag
+	flags.Var(&witnessKeys, "witness-key", "a witness's cosigner key (repeatable): its cosignature/v1 must verify")
+	quorumText := flags.String("witness-quorum", "", "how many given witnesses must cosign (default: all)")
 	flags.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: verify-bundle-go [--key VKEY] [--checkpoint TRUSTED] BUNDLE.json")
+		fmt.Fprintln(os.Stderr, "usage: verify-bundle-go [--key VKEY] [--checkpoint TRUSTED] "+
+			"[--witness-key VKEY]... [--witness-quorum N] BUNDLE.json")
 		flags.PrintDefaults()
 	}
 	if err := flags.Parse(os.Args[1:]); err != nil || flags.NArg() != 1 {
@@ -961,6 +965,14 @@ func main() {
 			exitUnreadable("--key "+err.Error(), "")
 		}
 		pinned = &key
+	}
+	var quorumGiven *string
+	if set["witness-quorum"] {
+		quorumGiven = quorumText
+	}
+	witnesses, quorum, err := witnessOptions(witnessKeys, quorumGiven)
+	if err != nil {
+		exitUnreadable(err.Error(), "")
 	}
 	var trusted *string
 	if set["checkpoint"] {
@@ -988,10 +1000,17 @@ func main() {
 		exitUnreadable(err.Error(), "")
 	}
 	verdict, err := verify(b, pinned, trusted)
+	cosigned := ""
+	if err == nil && len(witnesses) > 0 {
+		cosigned, err = checkCosignatures(b.checkpoint, witnesses, quorum)
+	}
 	if err != nil {
 		fmt.Println("NOT VERIFIED: " + err.Error())
 		os.Exit(1)
 	}
 	fmt.Println(verdict)
+	if cosigned != "" {
+		fmt.Println(cosigned)
+	}
 	fmt.Println(notProven)
 }

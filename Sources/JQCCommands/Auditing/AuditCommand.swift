@@ -28,7 +28,10 @@ struct AuditCommand: RunnableCommand {
         help: "Anchor the proofs to this signed checkpoint from 'jqc checkpoint' (handed over earlier).")
     static let full = FlagSpec("full", help: "Walk the whole hash chain instead of proving the inspection's records.")
     static let witness = FlagSpec(
-        "witness", help: "Anchor the proofs to the sync server's latest checkpoint of this device (needs a login).")
+        "witness",
+        help: "With C2SP witnesses ('jqc witness add'): ask each now what it last cosigned of this device and say "
+            + "whether the stored cosigned checkpoint is still consistent; else anchor the proofs to the sync "
+            + "server's latest checkpoint of this device (needs a login).")
     static let noVerify = FlagSpec("no-verify", help: "Skip the proofs and the chain walk.")
     static let key = OptionSpec(
         "key", valueName: "VKEY",
@@ -157,15 +160,53 @@ struct AuditCommand: RunnableCommand {
         } else {
             invocation.stdout.write(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
         }
+        if witness, try askWitnesses(auditor, invocation) {
+            throw JQCError.verificationFailed("a witness asked now shows a fork of this device (above)")
+        }
         if let failure = report.failure { throw failure }
+    }
+
+    /// Whether `--witness` asks the C2SP witnesses (`witnesses.json`) instead of the legacy witness.
+    static func cosigning(_ invocation: Invocation) throws -> Bool {
+        !(try WitnessList.load(invocation.home).witnesses.isEmpty)
+    }
+
+    /// `--witness` with C2SP witnesses: each asked now what it last cosigned
+    /// of this device (`CosignedCheckpointProbe`), said on standard error;
+    /// true when one shows a fork.
+    func askWitnesses(_ auditor: AuditorLedger, _ invocation: Invocation) throws -> Bool {
+        guard try Self.cosigning(invocation) else { return false }
+        let config = try invocation.config()
+        guard
+            let stored = try CosignedCheckpoint.read(home: invocation.home, log: auditor.log, device: config.deviceID),
+            let data = FileManager.default.contents(atPath: invocation.home.cosignedCheckpointPath)
+        else {
+            invocation.stderr.line(
+                "jqc: witness: nothing to ask the witnesses about: no checkpoint of this log was cosigned yet "
+                    + "('jqc witness sync' submits it)")
+            return false
+        }
+        let probe = try CosignedCheckpointProbe(list: try WitnessList.load(invocation.home))
+        let answers = probe.ask(
+            checkpoint: stored.checkpoint, note: String(decoding: data, as: UTF8.self),
+            logSize: try auditor.log.read { try $0.treeSize() },
+            recorded: try WitnessCosigning.recorded(in: auditor.log, device: config.deviceID),
+            transport: try invocation.httpClient(connections: 1))
+        for answer in answers {
+            let line = CosignedCheckpointProbe.line(answer, stored: stored.checkpoint.size)
+            invocation.stderr.line("jqc: " + TerminalText.singleLine(line))
+        }
+        return answers.contains(where: \.isAlarm)
     }
 
     func makeReport(
         _ inspection: UUID, auditor: AuditorLedger, invocation: Invocation, embedPhotos: Bool
     ) throws -> AuditReport {
+        // With C2SP witnesses, --witness asks them after the report (`askWitnesses`), not as an anchor.
+        let legacyWitness = try witness && !Self.cosigning(invocation)
         let verification = AuditAnchoring.verification(
             verify: verify, full: full, digest: digest, checkpointFile: checkpointFile,
-            witness: witness ? { try witnessAnchor(auditor, invocation) } : nil)
+            witness: legacyWitness ? { try witnessAnchor(auditor, invocation) } : nil)
         var assembly = AuditAssembly(
             asOf: asOf, asOfText: asOfText, verification: verification, embedPhotos: embedPhotos,
             pinnedKey: try KeyNaming.pinned(pinnedKey))

@@ -15,6 +15,10 @@ struct ProveCommand: RunnableCommand {
     static let trusted = OptionSpec(
         "checkpoint", valueName: "FILE",
         help: "A checkpoint the auditor already holds: the bundle carries the consistency proof from it.")
+    static let cosignedFlag = FlagSpec(
+        "cosigned",
+        help: "Prove against the latest checkpoint the witnesses cosigned (its cosignature lines in the bundle's "
+            + "checkpoint); refused when the inspection has records after it ('jqc witness sync' first).")
     static let spec = CommandSpec(
         "prove", abstract: "Write a proof bundle for one inspection (JSON on standard output).",
         discussion: """
@@ -29,17 +33,26 @@ struct ProveCommand: RunnableCommand {
             appended: the bundle is proven against the checkpoint given with --checkpoint FILE, else the last \
             one the device signed (last-checkpoint in the ledger directory), and holds the inspection's \
             records within that tree.
+
+            With --cosigned nothing is signed: the bundle is proven against the latest checkpoint the \
+            configured witnesses cosigned (cosigned-checkpoint, checked as 'jqc audit' checks it), and its \
+            checkpoint carries their cosignature/v1 lines after the device's signature, which \
+            'jqc verify --bundle FILE --witness-key VKEY' and both bundle tools check. It is refused when the \
+            inspection has records after that checkpoint: 'jqc witness sync' has it cosigned first.
             """,
         group: "Auditing",
         positionals: [idArgument],
-        options: [trusted])
+        options: [trusted],
+        flags: [cosignedFlag])
 
     var reference: String
     var trustedFile: String?
+    var cosigned: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         reference = try parsed.require(Self.idArgument)
         trustedFile = try parsed.value(of: Self.trusted)
+        cosigned = try parsed.isSet(Self.cosignedFlag)
     }
 
     func run(_ invocation: Invocation) throws {
@@ -55,9 +68,11 @@ struct ProveCommand: RunnableCommand {
         let auditor = try invocation.auditorLedger(views: false)
         defer { auditor.close() }
         let proving = InspectionProving(
-            home: invocation.home, device: config.deviceID, key: key, trustedFile: trustedFile)
+            home: invocation.home, device: config.deviceID, key: key, trustedFile: trustedFile, cosigned: cosigned)
         let proven = try proving.prove(reference, auditor: auditor)
-        if key != nil {
+        if cosigned, let held = proven.held {
+            invocation.stderr.line("jqc: the bundle is proven against \(held.source)")
+        } else if key != nil {
             try SignedCheckpoint.remember(proven.note, home: invocation.home)
         } else if let held = proven.held {
             let left = proven.recordsLeftOut

@@ -22,6 +22,13 @@ struct VerifyCommand: RunnableCommand {
         help: "Check a proof bundle from 'jqc prove' instead of the log (with --checkpoint TRUSTED, --key VKEY).")
     static let key = OptionSpec(
         "key", valueName: "VKEY", help: "With --bundle: the verifier key the auditor holds; any other is refused.")
+    static let witnessKey = OptionSpec(
+        "witness-key", valueName: "VKEY",
+        help: "With --bundle: a witness's cosigner key; its cosignature/v1 on the bundle's checkpoint must verify.",
+        repeatable: true)
+    static let witnessQuorum = OptionSpec(
+        "witness-quorum", valueName: "N",
+        help: "With --witness-key: how many of those witnesses must have cosigned (default: all).")
     static let spec = CommandSpec(
         "verify", abstract: "Check the log: every hash and index entry, or that it extends a signed checkpoint.",
         discussion: """
@@ -40,11 +47,13 @@ struct VerifyCommand: RunnableCommand {
             Tools/verify-ledger --bundle and Tools/verify-bundle-go do (Schemas/ledger-format.md § Proof \
             bundles), printing the same lines: the key and the checkpoint's signature, each record's \
             inclusion proof, versions 1, 2, 3 … linked, the photos; --key VKEY pins the key (the auditor's own \
-            copy), --checkpoint TRUSTED requires the bundle's tree to extend a checkpoint the auditor holds. \
+            copy), --checkpoint TRUSTED requires the bundle's tree to extend a checkpoint the auditor holds, \
+            --witness-key VKEY (repeatable) requires the checkpoint to carry a valid cosignature/v1 of at least \
+            --witness-quorum N of those witnesses (all by default; 'jqc prove --cosigned' makes such a bundle). \
             Exit status 0 verified, 1 not verified, 2 unreadable.
             """,
         group: "Auditing",
-        options: [digest, checkpoint, inspection, bundle, key],
+        options: [digest, checkpoint, inspection, bundle, key, witnessKey, witnessQuorum],
         flags: [full])
 
     var digest: LedgerDigest?
@@ -53,6 +62,8 @@ struct VerifyCommand: RunnableCommand {
     var inspection: String?
     var bundleFile: String?
     var pinnedKey: String?
+    var witnessKeys: [String]
+    var witnessQuorum: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         digest = try parsed.digest(of: Self.digest)
@@ -60,6 +71,8 @@ struct VerifyCommand: RunnableCommand {
         inspection = try parsed.value(of: Self.inspection)
         bundleFile = try parsed.value(of: Self.bundle)
         pinnedKey = try parsed.value(of: Self.key)
+        witnessKeys = try parsed.values(of: Self.witnessKey)
+        witnessQuorum = try parsed.value(of: Self.witnessQuorum)
         let walk = try parsed.isSet(Self.full)
         if bundleFile != nil {
             if digest != nil || inspection != nil || walk {
@@ -68,6 +81,10 @@ struct VerifyCommand: RunnableCommand {
             }
         } else if pinnedKey != nil {
             throw parsed.unexpected(Self.key, "without --bundle")
+        } else if !witnessKeys.isEmpty || witnessQuorum != nil {
+            throw parsed.unexpected(
+                witnessKeys.isEmpty ? Self.witnessQuorum : Self.witnessKey,
+                "without --bundle (cosignatures are checked on a bundle's checkpoint)")
         }
         if inspection != nil, checkpointFile == nil {
             throw parsed.unexpected(Self.inspection, "without --checkpoint (it proves records against a checkpoint)")
@@ -105,7 +122,9 @@ struct VerifyCommand: RunnableCommand {
                 "verify --bundle prints the bundle tools' lines, not JSON: run it without --json (the exit status "
                     + "says verified 0, not verified 1, unreadable 2)")
         }
-        let outcome = BundleCheck.check(file: path, key: pinnedKey, trustedFile: checkpointFile)
+        let outcome = BundleCheck.check(
+            file: path, key: pinnedKey, trustedFile: checkpointFile, witnessKeys: witnessKeys,
+            witnessQuorum: witnessQuorum)
         for line in outcome.lines { invocation.stdout.line(line) }
         guard outcome.status == 0 else {
             throw CommandExit(

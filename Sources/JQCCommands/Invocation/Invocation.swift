@@ -118,7 +118,9 @@ public final class Invocation {
     /// `--as`: a note on stderr says the name given was not used.
     func actor() throws -> Actor {
         // A restored backup says so before each recording (`RestorePoint`).
-        if let point = RestorePoint.load(home) { stderr.line("jqc: " + TerminalText.singleLine(point.warning)) }
+        if let warning = try RestorePoint.uncheckableWarning(home) {
+            stderr.line("jqc: " + TerminalText.singleLine(warning))
+        }
         // `ActorName.parse` trimmed it and refused a name with nothing visible.
         let named = actingAs
         if let session = try session() {

@@ -206,10 +206,13 @@ struct SyncCommand: RunnableCommand {
         ledger: InspectionLedger, config: LedgerConfig, transport: CurlHTTPClient, _ invocation: Invocation
     ) throws {
         let session = try invocation.serverSession(transport: transport)
-        switch try RestorePointCheck.run(home: invocation.home, config: config, ledger: ledger, session: session) {
+        let outcome = try RestorePointCheck.run(
+            home: invocation.home, config: config, ledger: ledger, session: session,
+            key: { try DeviceKeyFile.ensure(invocation) }, clock: invocation.clock)
+        switch outcome {
         case .newerHistory(let message)?: throw JQCError.refused(TerminalText.singleLine(message))
         case .couldNotCheck(let message)?: invocation.stderr.line("jqc: warning: " + TerminalText.singleLine(message))
-        case .passed?, nil: break
+        case .passed?, .stillUnchecked?, nil: break
         }
     }
 

@@ -196,7 +196,10 @@ struct SyncDaemon {
 
     /// A restored backup asks the witness first (`RestorePointCheck`).
     func checkRestorePoint(config: LedgerConfig, ledger: InspectionLedger, session: ServerSession, life: Life) throws {
-        switch try RestorePointCheck.run(home: invocation.home, config: config, ledger: ledger, session: session) {
+        let outcome = try RestorePointCheck.run(
+            home: invocation.home, config: config, ledger: ledger, session: session,
+            key: { try DeviceKeyFile.ensure(invocation) }, clock: invocation.clock)
+        switch outcome {
         case .newerHistory(let message)?: throw JQCError.refused(TerminalText.singleLine(message))
         case .couldNotCheck(let message)? where !life.restoreCheckSaid:
             say("warning: " + TerminalText.singleLine(message))
