@@ -40,10 +40,12 @@ struct CompareBenchmark {
         return Run(wall: wall, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime))
     }
 
-    /// The commands compared, by name (`--only NAME,…` picks some). Reads,
-    /// and `rebuild`, which rewrites every view from the same log each time:
-    /// both builds must meet the same ledger in every round.
-    func commands(inspection: String) -> [(name: String, arguments: [String], stdout: String)] {
+    /// The commands compared, by name (`--only NAME,…` picks some). Reads;
+    /// `rebuild`, which rewrites every view from the same log each time; and
+    /// `set`, one answer to a draft (`draft`, nil: none listed, so not run),
+    /// which appends one event per run: both builds meet the same ledger to
+    /// within those few events in every round.
+    func commands(inspection: String, draft: String? = nil) -> [(name: String, arguments: [String], stdout: String)] {
         let log = NSTemporaryDirectory() + "jqc-compare-log-\(getpid()).txt"
         let all: [(String, [String], String)] = [
             ("version", ["--version"], "/dev/null"),
@@ -54,19 +56,30 @@ struct CompareBenchmark {
             ("verify-full", ["verify", "--full"], "/dev/null"),
             ("rebuild", ["rebuild"], "/dev/null"),
         ]
-        return all.filter { only.isEmpty || only.contains($0.0) }.map { (name: $0.0, arguments: $0.1, stdout: $0.2) }
+        // The domain ledger's drafts have a free-text Notes field.
+        let writes: [(String, [String], String)] =
+            draft.map { [("set", ["set", $0, "Notes=compare"], "/dev/null")] } ?? []
+        return (all + writes).filter { only.isEmpty || only.contains($0.0) }.map {
+            (name: $0.0, arguments: $0.1, stdout: $0.2)
+        }
     }
 
     /// The first inspection the new build lists (for show and audit).
     func someInspection() throws -> String {
-        let output = NSTemporaryDirectory() + "jqc-compare-list-\(getpid()).json"
-        defer { unlink(output) }
-        _ = try run(new, ["--json", "inspections"], stdout: output)
-        let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
-        guard let first = (listed as? [[String: Any]])?.first?["id"] as? String else {
+        guard let first = try firstListed("inspections") else {
             throw BenchError("the ledger \(ledger) lists no inspection")
         }
         return first
+    }
+
+    /// The id of the first inspection `jqc --json LISTING` (inspections,
+    /// drafts) of the new build names, nil when it lists none.
+    func firstListed(_ listing: String) throws -> String? {
+        let output = NSTemporaryDirectory() + "jqc-compare-list-\(getpid()).json"
+        defer { unlink(output) }
+        _ = try run(new, ["--json", listing], stdout: output)
+        let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
+        return (listed as? [[String: Any]])?.first?["id"] as? String
     }
 
     /// The load averages (1, 5, 15 min): how busy the machine was.
@@ -86,7 +99,10 @@ struct CompareBenchmark {
         print(
             "  command        wall: old med  new med  new÷old  (fastest: old  new  ÷)   cpu: old med  new med  new÷old  (fastest ÷)   spread new wall"
         )
-        for command in commands(inspection: inspection) {
+        let wantsSet = only.isEmpty || only.contains("set")
+        let draft = wantsSet ? try firstListed("drafts") : nil
+        if wantsSet, draft == nil { print("  set: not run (the ledger lists no draft)") }
+        for command in commands(inspection: inspection, draft: draft) {
             var olds: [Run] = []
             var news: [Run] = []
             for round in 0..<rounds {

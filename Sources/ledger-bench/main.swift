@@ -29,7 +29,8 @@ let usage = """
                  alternating old/new (ABBA) for --rounds N rounds (default 6):
                  medians of wall and CPU time, new÷old, fastest runs, spread;
                  --only picks commands (version, show, audit, inspections,
-                 log, verify-full, rebuild); --cold evicts the store before each run
+                 log, verify-full, rebuild, set: one answer to the first draft,
+                 an event appended per run); --cold evicts the store before each run
     """
 
 var suites: [String] = []
