@@ -18,6 +18,10 @@ struct CompareBenchmark {
     var rounds: Int
     var only: Set<String>
     var cold: Bool
+    /// The previous release's build (`--release DIR`), run in the same
+    /// rounds (old, new, release, then release, new, old): its own table,
+    /// new ÷ release, follows the old/new one.
+    var release: String? = nil
 
     struct Run {
         var wall: Double
@@ -102,20 +106,40 @@ struct CompareBenchmark {
         let wantsSet = only.isEmpty || only.contains("set")
         let draft = wantsSet ? try firstListed("drafts") : nil
         if wantsSet, draft == nil { print("  set: not run (the ledger lists no draft)") }
+        var againstRelease: [String] = []
         for command in commands(inspection: inspection, draft: draft) {
-            var olds: [Run] = []
-            var news: [Run] = []
-            for round in 0..<rounds {
-                let order = round % 2 == 0 ? [old, new] : [new, old]
-                for build in order {
-                    let run = try run(build, command.arguments, stdout: command.stdout)
-                    if build == old { olds.append(run) } else { news.append(run) }
-                }
-            }
-            if command.stdout != "/dev/null" { unlink(command.stdout) }
+            let (olds, news, releases) = try measure(command.arguments, stdout: command.stdout)
+            if let releases { againstRelease.append(line(command.name, releases, news)) }
             print(line(command.name, olds, news) + "   load \(Self.load())")
         }
         print("  (medians of \(rounds) runs each; the first runs are counted; cpu = user + system of all threads)")
+        if let release {
+            print("== against the last release (\(release)), the same rounds: old = that release, new = \(new)")
+            againstRelease.forEach { print($0) }
+        }
+    }
+
+    /// Every round's runs of one command: old, new (and the release) in
+    /// turn, the order reversed every other round.
+    func measure(_ arguments: [String], stdout: String) throws -> (old: [Run], new: [Run], release: [Run]?) {
+        var olds: [Run] = []
+        var news: [Run] = []
+        var releases: [Run] = []
+        let builds = [old, new] + (release.map { [$0] } ?? [])
+        for round in 0..<rounds {
+            // By index, not path: the same directory may be given twice.
+            let order = round % 2 == 0 ? Array(builds.indices) : builds.indices.reversed()
+            for index in order {
+                let run = try run(builds[index], arguments, stdout: stdout)
+                switch index {
+                case 0: olds.append(run)
+                case 1: news.append(run)
+                default: releases.append(run)
+                }
+            }
+        }
+        if stdout != "/dev/null" { unlink(stdout) }
+        return (olds, news, release == nil ? nil : releases)
     }
 
     func line(_ name: String, _ olds: [Run], _ news: [Run]) -> String {
