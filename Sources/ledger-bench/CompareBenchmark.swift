@@ -18,6 +18,10 @@ struct CompareBenchmark {
     var rounds: Int
     var only: Set<String>
     var cold: Bool
+    /// The previous release's build (`--release DIR`), run in the same
+    /// rounds (old, new, release, then release, new, old): its own table,
+    /// new ÷ release, follows the old/new one.
+    var release: String? = nil
 
     struct Run {
         var wall: Double
@@ -40,10 +44,12 @@ struct CompareBenchmark {
         return Run(wall: wall, cpu: seconds(usage.ru_utime) + seconds(usage.ru_stime))
     }
 
-    /// The commands compared, by name (`--only NAME,…` picks some). Reads,
-    /// and `rebuild`, which rewrites every view from the same log each time:
-    /// both builds must meet the same ledger in every round.
-    func commands(inspection: String) -> [(name: String, arguments: [String], stdout: String)] {
+    /// The commands compared, by name (`--only NAME,…` picks some). Reads;
+    /// `rebuild`, which rewrites every view from the same log each time; and
+    /// `set`, one answer to a draft (`draft`, nil: none listed, so not run),
+    /// which appends one event per run: both builds meet the same ledger to
+    /// within those few events in every round.
+    func commands(inspection: String, draft: String? = nil) -> [(name: String, arguments: [String], stdout: String)] {
         let log = NSTemporaryDirectory() + "jqc-compare-log-\(getpid()).txt"
         let all: [(String, [String], String)] = [
             ("version", ["--version"], "/dev/null"),
@@ -54,19 +60,30 @@ struct CompareBenchmark {
             ("verify-full", ["verify", "--full"], "/dev/null"),
             ("rebuild", ["rebuild"], "/dev/null"),
         ]
-        return all.filter { only.isEmpty || only.contains($0.0) }.map { (name: $0.0, arguments: $0.1, stdout: $0.2) }
+        // The domain ledger's drafts have a free-text Notes field.
+        let writes: [(String, [String], String)] =
+            draft.map { [("set", ["set", $0, "Notes=compare"], "/dev/null")] } ?? []
+        return (all + writes).filter { only.isEmpty || only.contains($0.0) }.map {
+            (name: $0.0, arguments: $0.1, stdout: $0.2)
+        }
     }
 
     /// The first inspection the new build lists (for show and audit).
     func someInspection() throws -> String {
-        let output = NSTemporaryDirectory() + "jqc-compare-list-\(getpid()).json"
-        defer { unlink(output) }
-        _ = try run(new, ["--json", "inspections"], stdout: output)
-        let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
-        guard let first = (listed as? [[String: Any]])?.first?["id"] as? String else {
+        guard let first = try firstListed("inspections") else {
             throw BenchError("the ledger \(ledger) lists no inspection")
         }
         return first
+    }
+
+    /// The id of the first inspection `jqc --json LISTING` (inspections,
+    /// drafts) of the new build names, nil when it lists none.
+    func firstListed(_ listing: String) throws -> String? {
+        let output = NSTemporaryDirectory() + "jqc-compare-list-\(getpid()).json"
+        defer { unlink(output) }
+        _ = try run(new, ["--json", listing], stdout: output)
+        let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
+        return (listed as? [[String: Any]])?.first?["id"] as? String
     }
 
     /// The load averages (1, 5, 15 min): how busy the machine was.
@@ -86,20 +103,43 @@ struct CompareBenchmark {
         print(
             "  command        wall: old med  new med  new÷old  (fastest: old  new  ÷)   cpu: old med  new med  new÷old  (fastest ÷)   spread new wall"
         )
-        for command in commands(inspection: inspection) {
-            var olds: [Run] = []
-            var news: [Run] = []
-            for round in 0..<rounds {
-                let order = round % 2 == 0 ? [old, new] : [new, old]
-                for build in order {
-                    let run = try run(build, command.arguments, stdout: command.stdout)
-                    if build == old { olds.append(run) } else { news.append(run) }
-                }
-            }
-            if command.stdout != "/dev/null" { unlink(command.stdout) }
+        let wantsSet = only.isEmpty || only.contains("set")
+        let draft = wantsSet ? try firstListed("drafts") : nil
+        if wantsSet, draft == nil { print("  set: not run (the ledger lists no draft)") }
+        var againstRelease: [String] = []
+        for command in commands(inspection: inspection, draft: draft) {
+            let (olds, news, releases) = try measure(command.arguments, stdout: command.stdout)
+            if let releases { againstRelease.append(line(command.name, releases, news)) }
             print(line(command.name, olds, news) + "   load \(Self.load())")
         }
         print("  (medians of \(rounds) runs each; the first runs are counted; cpu = user + system of all threads)")
+        if let release {
+            print("== against the last release (\(release)), the same rounds: old = that release, new = \(new)")
+            againstRelease.forEach { print($0) }
+        }
+    }
+
+    /// Every round's runs of one command: old, new (and the release) in
+    /// turn, the order reversed every other round.
+    func measure(_ arguments: [String], stdout: String) throws -> (old: [Run], new: [Run], release: [Run]?) {
+        var olds: [Run] = []
+        var news: [Run] = []
+        var releases: [Run] = []
+        let builds = [old, new] + (release.map { [$0] } ?? [])
+        for round in 0..<rounds {
+            // By index, not path: the same directory may be given twice.
+            let order = round % 2 == 0 ? Array(builds.indices) : builds.indices.reversed()
+            for index in order {
+                let run = try run(builds[index], arguments, stdout: stdout)
+                switch index {
+                case 0: olds.append(run)
+                case 1: news.append(run)
+                default: releases.append(run)
+                }
+            }
+        }
+        if stdout != "/dev/null" { unlink(stdout) }
+        return (olds, news, release == nil ? nil : releases)
     }
 
     func line(_ name: String, _ olds: [Run], _ news: [Run]) -> String {

@@ -5,6 +5,7 @@ import Foundation
 let usage = """
     usage: ledger-bench [core] [domain] [sync] [daemon] [profile] [--events N] [--single N] [--inspections N] [--dir PATH]
            ledger-bench compare OLD_BIN_DIR NEW_BIN_DIR --ledger D [--rounds N] [--only NAME,…] [--cold] [--inspection ID]
+               [--release RELEASE_BIN_DIR]
 
       core       the event log: batched and single appends, scan, verify,
                  against plain LMDB (the limit) and SQLite (the baseline)
@@ -32,7 +33,10 @@ let usage = """
                  alternating old/new (ABBA) for --rounds N rounds (default 6):
                  medians of wall and CPU time, new÷old, fastest runs, spread;
                  --only picks commands (version, show, audit, inspections,
-                 log, verify-full, rebuild); --cold evicts the store before each run
+                 log, verify-full, rebuild, set: one answer to the first draft,
+                 an event appended per run); --cold evicts the store before each run;
+                 --release adds the previous release's jqc to every round and
+                 prints a table of new÷release after the old/new one
     """
 
 var suites: [String] = []
@@ -49,6 +53,7 @@ var rounds = 6
 var only: Set<String> = []
 var cold = false
 var compareInspection: String?
+var compareRelease: String?
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let arg = args.next() {
     switch arg {
@@ -71,6 +76,7 @@ while let arg = args.next() {
     case "--only": only = Set((args.next() ?? "").split(separator: ",").map(String.init))
     case "--cold": cold = true
     case "--inspection": compareInspection = args.next()
+    case "--release": compareRelease = args.next()
     default:
         FileHandle.standardError.write(Data("ledger-bench: unknown argument '\(arg)'\n\(usage)\n".utf8))
         exit(2)
@@ -88,7 +94,8 @@ if suites == ["compare"] {
     print("ledger-bench on \(MachineFacts.summary())")
     do {
         let compare = CompareBenchmark(
-            old: compareBuilds[0], new: compareBuilds[1], ledger: ledger, rounds: rounds, only: only, cold: cold)
+            old: compareBuilds[0], new: compareBuilds[1], ledger: ledger, rounds: rounds, only: only, cold: cold,
+            release: compareRelease)
         try compare.run(inspection: try compareInspection ?? compare.someInspection())
     } catch {
         FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))
