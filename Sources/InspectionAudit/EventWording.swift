@@ -110,7 +110,8 @@ public enum EventWording {
                 : "shared a copy\(to), keeping the right to record"
         case .received(let e):
             return "received from device \(short(e.fromDevice)) (\(e.mode == .handover ? "handed over" : "shared"), "
-                + "\(e.records.count) records proven against its signed checkpoint)"
+                + "\(e.records.count) records proven against its signed checkpoint"
+                + (e.continues.map { ", continuing its version \($0.streamVersion) held here" } ?? "") + ")"
         case .sendAdopted(let e):
             // adopt (#30 item 3): the recording device becomes the sender.
             return "adopted the sending of the submission recorded on device \(e.submittedOnDevice.lowercased) "

@@ -51,9 +51,10 @@ public enum EventUpcaster {
     /// An older version the decoder reads as it stands, with no bytes
     /// rewritten: `inspection.received` version 1, whose embedded records
     /// become the references of version 2 and the bytes they resolve to
-    /// (`InspectionReceived.carried`), so nothing of it is lost.
+    /// (`InspectionReceived.carried`), so nothing of it is lost; and
+    /// version 2, every record of the sender's stream with `continues` null.
     public static func readsInPlace(_ type: InspectionEventType, _ schemaVersion: Int) -> Bool {
-        (type == .received || type == .handedOver) && schemaVersion == 1
+        (type == .received && schemaVersion < 3) || (type == .handedOver && schemaVersion == 1)
     }
 
     /// The payload in the current version of its type; current versions and

@@ -40,8 +40,9 @@ public enum InspectionEventType: String, CaseIterable, Hashable, Sendable {
         // version 2 records typed values (see EventUpcaster).
         case .fieldSet: 2
         // Version 1 embedded every carried record's bytes, so each reception
-        // nested the ones before it; version 2 carries them by leaf hash.
-        case .received: 2
+        // nested the ones before it; version 2 carries them by leaf hash;
+        // version 3 references only the records new to the receiver.
+        case .received: 3
         // Version 2 adds `to_device`, the device a plain handover is bound to.
         case .handedOver: 2
         default: 1

@@ -56,7 +56,25 @@ public struct CarriedRecord: Hashable, Sendable {
 /// each by its leaf hash with its inclusion proof, and the SHA-256 of the
 /// file. Version 2 carries the records by reference (their bytes are in
 /// `carried`, beside the payload); version 1 embedded them and is still read.
+/// Version 3 references only the records new to this receiver: versions
+/// s … k of the sender's stream, `continues` naming version s − 1 as held
+/// here (by an earlier reception of that device in this stream), so each
+/// exchange records about what was recorded since, never the whole stream
+/// again (`Schemas/ledger-format.md` § Handover files, the receiver's record).
 public struct InspectionReceived: Hashable, Sendable {
+    /// The version of the sender's stream a version-3 reception continues:
+    /// the highest an earlier reception of that device referenced, and that
+    /// record's leaf hash, which the first record's back-link (key 13) must be.
+    public struct Continuation: Hashable, Sendable {
+        public var streamVersion: UInt64
+        public var leaf: Digest256
+
+        public init(streamVersion: UInt64, leaf: Digest256) {
+            self.streamVersion = streamVersion
+            self.leaf = leaf
+        }
+    }
+
     public var fromDevice: UUID
     public var mode: HandoverMode
     /// The sender's signed checkpoint (C2SP signed note).
@@ -65,8 +83,12 @@ public struct InspectionReceived: Hashable, Sendable {
     public var publicKey: String
     public var keyRecord: CarriedRecord
     public var templateRecord: CarriedRecord
-    /// The inspection's records, stream versions 1 … k of the sender's stream.
+    /// The inspection's records: stream versions 1 … k of the sender's
+    /// stream, or (version 3, `continues` set) versions s … k.
     public var records: [CarriedReference]
+    /// Nil: `records` start at version 1. Else the held version s − 1 they
+    /// continue (version 3 only).
+    public var continues: Continuation? = nil
     /// SHA-256 of the handover file as received.
     public var fileSHA256: Digest256
     /// The bytes the references resolve to, at every depth: not part of the
@@ -110,7 +132,21 @@ public struct InspectionReceived: Hashable, Sendable {
     public static func == (a: InspectionReceived, b: InspectionReceived) -> Bool {
         a.fromDevice == b.fromDevice && a.mode == b.mode && a.checkpoint == b.checkpoint
             && a.publicKey == b.publicKey && a.keyRecord == b.keyRecord && a.templateRecord == b.templateRecord
-            && a.records == b.records && a.fileSHA256 == b.fileSHA256
+            && a.records == b.records && a.fileSHA256 == b.fileSHA256 && a.continues == b.continues
+    }
+
+    /// The sender's stream version of `records[0]`: 1, or one past `continues`.
+    public var firstVersion: UInt64 { (continues?.streamVersion ?? 0) + 1 }
+
+    /// The reception as version 3 records it: only versions `from` … k of
+    /// the sender's stream, continuing version `from` − 1 (its leaf as held
+    /// here). `records` must be versions 1 … k (a handover file's, in order).
+    public func continuing(from version: UInt64, leaf: Digest256) -> InspectionReceived {
+        guard version > 1, version <= UInt64(records.count) else { return self }
+        var trimmed = self
+        trimmed.records = Array(records[Int(version - 1)...])
+        trimmed.continues = Continuation(streamVersion: version - 1, leaf: leaf)
+        return trimmed
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -143,7 +179,8 @@ public struct Reception: Hashable, Sendable {
     public var mode: HandoverMode
     public var at: Timestamp
     public var by: Actor
-    /// How many of the sender's records it carried.
+    /// How many of the sender's records it carried (with the earlier
+    /// receptions a version-3 one continues: the sender's stream version k).
     public var records: Int
     /// The device a plain handover it carried was bound to (`to_device` of
     /// the sender's `inspection.handed_over`, its last record), or nil.
@@ -371,13 +408,18 @@ extension CarriedReference {
 }
 
 extension InspectionReceived {
-    /// Version 2: the records by reference (`CarriedReference`).
+    /// Version 3: the records by reference (`CarriedReference`), and
+    /// `continues` (null, or `{stream_version, leaf}`).
     var cbor: CBORValue {
-        .textMap([
+        let continued: CBORValue =
+            continues.map {
+                .textMap([("leaf", .bytes($0.leaf.bytes)), ("stream_version", .unsigned($0.streamVersion))])
+            } ?? .null
+        return .textMap([
             ("from_device", .text(fromDevice.lowercased)), ("mode", .text(mode.rawValue)),
             ("checkpoint", .text(checkpoint)), ("public_key", .text(publicKey)), ("key_record", keyRecord.cbor),
             ("template_record", templateRecord.cbor), ("records", .array(records.map(\.cbor))),
-            ("file_sha256", .text(fileSHA256.hex)),
+            ("continues", continued), ("file_sha256", .text(fileSHA256.hex)),
         ])
     }
 
@@ -386,7 +428,15 @@ extension InspectionReceived {
             .init("from_device", .string(fromDevice.lowercased)), .init("mode", .string(mode.rawValue)),
             .init("checkpoint", .string(checkpoint)), .init("public_key", .string(publicKey)),
             .init("key_record", keyRecord.json), .init("template_record", templateRecord.json),
-            .init("records", .array(records.map(\.json))), .init("file_sha256", .string(fileSHA256.hex)),
+            .init("records", .array(records.map(\.json))),
+            .init(
+                "continues",
+                continues.map {
+                    .object([
+                        .init("stream_version", .integer($0.streamVersion)), .init("leaf", .string($0.leaf.hex)),
+                    ])
+                } ?? .null),
+            .init("file_sha256", .string(fileSHA256.hex)),
         ])
     }
 
@@ -421,10 +471,22 @@ extension InspectionReceived {
                 references.append(try CarriedReference.read(record, "records[\(index)]", r))
             }
         }
-        return InspectionReceived(
+        var received = InspectionReceived(
             fromDevice: fromDevice, mode: mode, checkpoint: try text("checkpoint"), publicKey: try text("public_key"),
             keyRecord: try CarriedRecord.read(keyRecord, "key_record", r),
             templateRecord: try CarriedRecord.read(templateRecord, "template_record", r), records: references,
             fileSHA256: digest, carried: carried)
+        if r.schemaVersion >= 3 {
+            switch value["continues"] {
+            case .null?: break
+            case let continued?:
+                guard case .unsigned(let version)? = continued["stream_version"], version >= 1,
+                    case .bytes(let bytes)? = continued["leaf"], let leaf = Digest256(bytes: bytes)
+                else { throw r.malformed("continues is not {stream_version, leaf}") }
+                received.continues = Continuation(streamVersion: version, leaf: leaf)
+            case nil: throw r.malformed("continues is missing")
+            }
+        }
+        return received
     }
 }

@@ -79,7 +79,29 @@ public struct EventStamp: Hashable, Sendable {
 /// that changed nothing), so two states that show the same record are equal
 /// whatever it holds.
 struct StreamClock: Hashable, Sendable {
-    var last: EventStamp?
+    var last: EventStamp? {
+        didSet {
+            // This device's own stamps by version, for a version-3 reception
+            // (carried back from another device) that continues one of them.
+            guard let last, last.version >= 1 else { return }
+            let index = Int(last.version - 1)
+            if index == own.count { own.append(last) } else if index < own.count { own[index] = last }
+        }
+    }
+    var own: [EventStamp] = []
+    /// The stamp of every carried record folded, by device and version:
+    /// where a version-3 reception's records continue (`continues`).
+    var carried: [EventKey: EventStamp] = [:]
+
+    /// The stamp of version `version` of `device`'s stream, as folded.
+    func stamp(_ device: UUID, _ version: UInt64) -> EventStamp? {
+        if let stamp = carried[EventKey(device: device, version: version)] { return stamp }
+        guard version >= 1, Int(version) <= own.count, own[Int(version - 1)].device == device else { return nil }
+        var stamp = own[Int(version - 1)]
+        // Before the stream's first reception an own stamp has no clock yet.
+        if stamp.clock.versions.isEmpty { stamp.clock = VectorClock([device: version]) }
+        return stamp
+    }
 
     static func == (a: StreamClock, b: StreamClock) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
@@ -191,7 +213,12 @@ struct CarriedFold {
     var latest: HybridTime?
     var waiting: (record: EventRecord, event: InspectionEvent?)?
 
-    init(received: InspectionReceived) { self.received = received }
+    /// A frame of `received`; a version-3 reception's records follow the
+    /// held version they continue (`continued`, its stamp as folded).
+    init(received: InspectionReceived, continued: EventStamp? = nil) {
+        self.received = received
+        if let continued { follow(continued) }
+    }
 
     /// `stamp` is the last record folded: the next one follows it.
     mutating func follow(_ stamp: EventStamp) {

@@ -199,7 +199,8 @@ extension InspectionState {
             receivedFrom.append(
                 Reception(
                     fromDevice: received.fromDevice, mode: received.mode, at: recordedAt, by: actor,
-                    records: received.records.count, addressedTo: received.addressedTo))
+                    records: Int(received.firstVersion) - 1 + received.records.count,
+                    addressedTo: received.addressedTo))
             updatedAt = max(updatedAt ?? recordedAt, recordedAt)
         } else {
             foldMerged(event, recordedAt: recordedAt, actor: actor, stamp: stamp, carried: false, pinnedTemplates)
@@ -230,7 +231,7 @@ extension InspectionState {
     mutating func foldCarried(
         _ received: InspectionReceived, pinnedTemplates: [String: Template]
     ) -> (clock: VectorClock, latest: HybridTime?) {
-        var stack = [CarriedFold(received: received)]
+        var stack = [CarriedFold(received: received, continued: continuedStamp(received))]
         var returned: (clock: VectorClock, latest: HybridTime?)?
         while let top = stack.indices.last {
             if let waiting = stack[top].waiting {
@@ -260,18 +261,27 @@ extension InspectionState {
             if record.type == InspectionEventType.received.rawValue, let known = merge?.receptionStamps[key] {
                 // Folded before, with all it carries: not opened again.
                 stack[top].follow(known)
+                if streamClock.carried[key] == nil { streamClock.carried[key] = known }
                 if record.device != device { carriedEventIDs.insert(record.id) }
                 continue
             }
             let event = try? stack[top].received.event(of: record, template: template)
             if case .received(let nested)? = event {
                 stack[top].waiting = (record, event)
-                stack.append(CarriedFold(received: nested))
+                stack.append(CarriedFold(received: nested, continued: continuedStamp(nested)))
                 continue
             }
             foldCarriedRecord(record, event, inner: nil, into: &stack[top], pinnedTemplates)
         }
         return returned ?? (VectorClock(), nil)
+    }
+
+    /// The stamp of the held version a version-3 reception continues (its
+    /// records follow it), or nil: none continued, or not folded (a gap the
+    /// audit names; the fold, total, starts the records afresh).
+    func continuedStamp(_ received: InspectionReceived) -> EventStamp? {
+        guard let continues = received.continues else { return nil }
+        return streamClock.stamp(received.fromDevice, continues.streamVersion)
     }
 
     /// One carried record, stamped after the one before it in its stream
@@ -292,6 +302,7 @@ extension InspectionState {
             time: .after(predecessors, recordedAt: record.recordedAt.microsecondsSinceEpoch), clock: versions)
         let key = EventKey(device: record.device, version: record.streamVersion)
         if case .received? = event { merge?.receptionStamps[key] = stamp }
+        if streamClock.carried[key] == nil { streamClock.carried[key] = stamp }
         frame.follow(stamp)
         guard let event else { return }
         if record.device == device {

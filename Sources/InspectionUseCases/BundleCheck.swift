@@ -159,9 +159,16 @@ public enum BundleCheck {
 
     /// What a decoded bundle proves; `NotVerified` names the first check
     /// that fails (steps 1–6 of the format page).
+    ///
+    /// `continuing` (growth, #30 item 7: an `inspection.received` version 3
+    /// re-checked by an audit) is the held record its first one continues:
+    /// the records are then versions s … k, s one past it, the first linked
+    /// to its leaf. A bundle never has it.
     static func verify(
-        _ bundle: Bundle, pinned: VerifierKey?, trusted: String?, detail: inout String?
+        _ bundle: Bundle, pinned: VerifierKey?, trusted: String?, detail: inout String?,
+        continuing: (version: UInt64, leaf: Digest256)? = nil
     ) throws(NotVerified) -> Proven {
+        let first = (continuing?.version ?? 0) + 1
         // 1. The key and the checkpoint.
         let key: VerifierKey
         do {
@@ -251,15 +258,20 @@ public enum BundleCheck {
             if BundleRecord.uuidText(record.stream) != inspection {
                 throw NotVerified("\(path) (record \(position)) belongs to another stream")
             }
-            if i == 0, record.streamVersion != 1 {
+            if i == 0, record.streamVersion != first {
                 throw NotVerified(
                     "\(path) (record \(position)) is version \(record.streamVersion) of the inspection, not its "
-                        + "first: the bundle must start at version 1")
+                        + "first: the bundle must start at version \(first)")
             }
-            if record.streamVersion != UInt64(i + 1) {
+            if record.streamVersion != first + UInt64(i) {
                 throw NotVerified(
                     "\(path) (record \(position)) is version \(record.streamVersion) of the inspection, expected "
-                        + "\(i + 1): a record was left out, added or moved")
+                        + "\(first + UInt64(i)): a record was left out, added or moved")
+            }
+            if i == 0, let continuing, record.backLink != continuing.leaf.bytes {
+                throw NotVerified(
+                    "\(path) (record \(position)) does not link to version \(continuing.version) as held here "
+                        + "(leaf \(continuing.leaf.hex)), which it continues")
             }
             if position <= previousPosition {
                 throw NotVerified("\(path) (record \(position)) comes before the previous version")

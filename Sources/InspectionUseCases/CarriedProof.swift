@@ -40,12 +40,15 @@ public enum CarriedProof {
             else { return nil }
             return Carrier(received: received, recordedBy: record.device, top: entry.position, inheritedReason: nil)
         }
+        let held = ReceivedProof.Held(timeline)
         var proven: Set<UUID> = []
         var why: [UUID: (carrier: Carrier, reason: String)] = [:]
         var visited: Set<UUID> = []
         // Iterative, each reception once: a file drives the depth, not the stack.
         while let carrier = stack.popLast() {
-            let reason = carrier.inheritedReason ?? self.reason(carrier, timeline: timeline, pins: pins, own: own)
+            let reason =
+                carrier.inheritedReason
+                ?? self.reason(carrier, timeline: timeline, pins: pins, own: own, held: held)
             // A reference that does not resolve makes `reason` say so.
             let records = (try? carrier.received.resolvedRecords()) ?? []
             for record in records {
@@ -77,11 +80,17 @@ public enum CarriedProof {
     }
 
     /// Why the part `carrier` carries is unproven, or nil when it is proven.
-    static func reason(_ carrier: Carrier, timeline: AuditTimeline, pins: DevicePins, own: UUID) -> String? {
+    ///
+    /// `held`: what the timeline holds, for a version-3 reception's
+    /// continuation (the union of every reception at every depth: its
+    /// closure and this log's own records).
+    static func reason(
+        _ carrier: Carrier, timeline: AuditTimeline, pins: DevicePins, own: UUID, held: ReceivedProof.Held
+    ) -> String? {
         let received = carrier.received
         let device = received.fromDevice.lowercased
         do throws(Reception.Refusal) {
-            _ = try ReceivedProof.verify(received, inspection: timeline.inspectionID)
+            _ = try ReceivedProof.verify(received, inspection: timeline.inspectionID, held: held)
         } catch {
             return "they do not verify against the checkpoint of device \(device) that the reception carries "
                 + "(\(error.reason))"

@@ -19,9 +19,15 @@ public enum HandoverVerification {
 
     /// An audit re-checks a reception's payload without the photo files
     /// (it checks the photo store) and without the file's `to`.
-    public static func verify(_ file: HandoverFile, checkingPhotoFiles: Bool = true, checkingTo: Bool = true)
-        throws(Reception.Refusal) -> Verified
-    {
+    ///
+    /// `continuing`: the file is a version-3 reception's part, versions
+    /// s … k continuing the held version s − 1 (its leaf), and
+    /// `startedTemplateHash` the template the inspection started with when
+    /// its start is among what earlier receptions hold.
+    public static func verify(
+        _ file: HandoverFile, checkingPhotoFiles: Bool = true, checkingTo: Bool = true,
+        continuing: InspectionReceived.Continuation? = nil, startedTemplateHash: String? = nil
+    ) throws(Reception.Refusal) -> Verified {
         func refuse(_ reason: String) -> Reception.Refusal { Reception.Refusal(reason: reason) }
         let hasher = SHA256Hasher()
         // 1. The bundle, exactly as `jqc verify --bundle` and the two bundle
@@ -30,7 +36,9 @@ public enum HandoverVerification {
         var detail: String?
         let proven: BundleCheck.Proven
         do {
-            proven = try BundleCheck.verify(file.bundle, pinned: nil, trusted: nil, detail: &detail)
+            proven = try BundleCheck.verify(
+                file.bundle, pinned: nil, trusted: nil, detail: &detail,
+                continuing: continuing.map { ($0.streamVersion, $0.leaf) })
         } catch {
             throw refuse(error.reason + (detail.map { " (\($0))" } ?? ""))
         }
@@ -103,6 +111,7 @@ public enum HandoverVerification {
                 startedHash = started.templateHash
             }
         }
+        if startedHash == nil, continuing != nil { startedHash = startedTemplateHash }
         if startedHash == nil {
             // A shared copy's start, carried inside a reception it carries.
             do {

@@ -34,9 +34,10 @@ public enum ReceivedProof {
         -> [String]
     {
         var lines: [String] = []
+        let held = Held(timeline)
         for entry in timeline.entries {
             guard entry.carriedIn == nil, case .received(let received)? = entry.event else { continue }
-            var (line, size) = note(entry, received, timeline)
+            var (line, size) = note(entry, received, timeline, held: held)
             if let pins, size != nil { line += "; " + pinLine(received, pins) }
             lines.append(line)
             // Only a part that verifies is compared with the witness.
@@ -113,7 +114,9 @@ public enum ReceivedProof {
 
     /// The line of one reception, and the size of the sender's checkpoint
     /// when its part verifies.
-    static func note(_ entry: TimelineEntry, _ received: InspectionReceived, _ timeline: AuditTimeline) -> (
+    static func note(
+        _ entry: TimelineEntry, _ received: InspectionReceived, _ timeline: AuditTimeline, held: Held
+    ) -> (
         String, UInt64?
     ) {
         let who = "device \(received.fromDevice.lowercased)"
@@ -123,13 +126,16 @@ public enum ReceivedProof {
         } catch {
             return ("NOT VERIFIED: the records of \(who) carried at position \(entry.position): \(error)", nil)
         }
+        let first = received.firstVersion
+        let continuing =
+            received.continues.map { ", continuing version \($0.streamVersion) held from an earlier reception" } ?? ""
         let span =
             records.isEmpty
             ? "no records"
-            : "\(records.count) records (stream versions 1–\(records.count), positions "
-                + "\(records.first?.position ?? 0)–\(records.last?.position ?? 0) of its log)"
+            : "\(records.count) records (stream versions \(first)–\(first - 1 + UInt64(records.count)), positions "
+                + "\(records.first?.position ?? 0)–\(records.last?.position ?? 0) of its log\(continuing))"
         do throws(Reception.Refusal) {
-            let size = try verify(received, inspection: timeline.inspectionID)
+            let size = try verify(received, inspection: timeline.inspectionID, held: held)
             return (
                 "the records of \(who): \(span), proven against its signed checkpoint of \(size) records "
                     + "(key \(received.publicKey.split(separator: "+").first ?? "")); carried by the reception at "
@@ -140,8 +146,61 @@ public enum ReceivedProof {
         }
     }
 
-    /// Checks the carried part; the size of the sender's checkpoint.
-    public static func verify(_ received: InspectionReceived, inspection: UUID) throws(Reception.Refusal) -> UInt64 {
+    /// What an audit holds beside a version-3 reception: the bytes of a
+    /// record by leaf (the `carried` table, this log's own records), and the
+    /// template hash the inspection started with (its start is in an
+    /// earlier reception).
+    public struct Held {
+        public var record: (Digest256) -> [UInt8]?
+        public var templateHash: String?
+
+        public init(templateHash: String?, record: @escaping (Digest256) -> [UInt8]?) {
+            self.record = record
+            self.templateHash = templateHash
+        }
+
+        /// What `timeline` holds: its closure, and its own records.
+        public init(_ timeline: AuditTimeline) {
+            var own = CarriedRecords()
+            for entry in timeline.entries where entry.carriedIn == nil {
+                if let record = entry.record { own.insert(record.encoded()) }
+            }
+            let carried = timeline.carried.merging(own)
+            self.init(templateHash: timeline.state.templateHash.isEmpty ? nil : timeline.state.templateHash) {
+                carried.record($0)
+            }
+        }
+    }
+
+    /// A version-3 reception's continuation, checked against what is held:
+    /// the record it continues must be held here, and be version s − 1 of
+    /// the sender's stream of this inspection. A gap is a refusal (the
+    /// audit's unproven part), never passed over.
+    static func checkContinuation(_ received: InspectionReceived, inspection: UUID, held: Held?)
+        throws(Reception.Refusal)
+    {
+        guard let continues = received.continues else { return }
+        let device = received.fromDevice.lowercased
+        let what = "version \(continues.streamVersion) of device \(device)'s stream (leaf \(continues.leaf.hex))"
+        guard let held, let bytes = held.record(continues.leaf) else {
+            throw Reception.Refusal(
+                reason: "its records continue \(what), which this ledger does not hold: a gap in the sender's stream")
+        }
+        guard let record = try? EventRecord(decoding: bytes), record.device == received.fromDevice,
+            record.stream == inspection, record.streamVersion == continues.streamVersion
+        else {
+            throw Reception.Refusal(
+                reason: "its records continue \(what), but the record held under that leaf is not it")
+        }
+    }
+
+    /// Checks the carried part; the size of the sender's checkpoint. A
+    /// version-3 reception (versions s … k) is checked against `held`: the
+    /// record it continues, and the inspection's template.
+    public static func verify(_ received: InspectionReceived, inspection: UUID, held: Held? = nil)
+        throws(Reception.Refusal) -> UInt64
+    {
+        try checkContinuation(received, inspection: inspection, held: held)
         func entry(_ carried: CarriedRecord, _ path: String) -> HandoverFile.Entry {
             // Only for the bundle's shape: a record that does not decode
             // fails the bundle's own check, named by its path.
@@ -173,7 +232,9 @@ public enum ReceivedProof {
             keyRecord: entry(received.keyRecord, "key_record"), records: records, photos: photos,
             templateRecord: entry(received.templateRecord, "template_record"), photoFiles: [],
             carriedRecords: received.carried)
-        let verified = try HandoverVerification.verify(file, checkingPhotoFiles: false, checkingTo: false)
+        let verified = try HandoverVerification.verify(
+            file, checkingPhotoFiles: false, checkingTo: false, continuing: received.continues,
+            startedTemplateHash: held?.templateHash)
         return verified.checkpointSize
     }
 }

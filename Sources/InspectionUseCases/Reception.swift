@@ -175,6 +175,9 @@ public struct Reception {
         let folded = Set(stream.map(\.id)).union(stream.isEmpty ? [] : snapshot.state.carriedEventIDs)
         var startedHere: UUID?
         var sameFileBefore = false
+        // The highest version of the sender's stream an earlier reception of
+        // it references, with its leaf: where a version-3 reception continues.
+        var held: InspectionReceived.Continuation?
         for record in stream {
             if record.type == InspectionEventType.started.rawValue { startedHere = record.id }
             guard record.type == InspectionEventType.received.rawValue,
@@ -182,6 +185,12 @@ public struct Reception {
             else { continue }
             if received.fileSHA256 == outcome.sha256 { sameFileBefore = true }
             startedHere = try startedHere ?? received.startedRecord()?.id
+            let last = received.firstVersion - 1 + UInt64(received.records.count)
+            if received.fromDevice == file.fromDevice, let leaf = received.records.last?.leaf,
+                last > held?.streamVersion ?? 0
+            {
+                held = InspectionReceived.Continuation(streamVersion: last, leaf: leaf)
+            }
         }
         if file.fromDevice == device {
             guard try carried.newEventIDs(besides: folded).isEmpty else {
@@ -196,8 +205,33 @@ public struct Reception {
             if try carried.newEventIDs(besides: folded).isEmpty { return .nothing }
         }
         let pinned = try snapshot.pinnedTemplate(hash: verified.template.templateHash) != nil
-        let copy = ReceiveCopy(received: carried, template: verified.template, templateAlreadyPinned: pinned)
-        return RecordingPlan([.receive(copy)], carrying: carried.carried, beside: trusted.commands)
+        let recorded = Self.newToThisReceiver(carried, held: held)
+        let copy = ReceiveCopy(received: recorded, template: verified.template, templateAlreadyPinned: pinned)
+        // Only bytes the `carried` table does not hold yet are written.
+        var unheld = CarriedRecords()
+        for (leaf, bytes) in carried.carried.bytes where try reader.carriedRecord(leaf) == nil {
+            unheld.insert(bytes)
+        }
+        return RecordingPlan([.receive(copy)], carrying: unheld, beside: trusted.commands)
+    }
+
+    /// The reception as version 3 records it: only the file's records after
+    /// `held` (the highest version of the sender's stream an earlier
+    /// reception of it here references), continuing it. The whole list
+    /// (versions 1 … k, `continues` null) when nothing is held, or when the
+    /// file's record at that version is not the one held (its back-link
+    /// chain would not continue it: then nothing is left to an earlier
+    /// reception), or when the file holds nothing past it.
+    static func newToThisReceiver(_ carried: InspectionReceived, held: InspectionReceived.Continuation?)
+        -> InspectionReceived
+    {
+        guard let held, held.streamVersion >= 1, held.streamVersion < UInt64(carried.records.count),
+            carried.records[Int(held.streamVersion - 1)].leaf == held.leaf,
+            let bytes = carried.carried.record(carried.records[Int(held.streamVersion)].leaf),
+            // A format-1 record has no back-link to continue by.
+            (try? EventRecord(decoding: bytes))?.previousInStream == held.leaf
+        else { return carried }
+        return carried.continuing(from: held.streamVersion + 1, leaf: held.leaf)
     }
 
     /// Records the fork `SenderTrust` found, as evidence, before the file is

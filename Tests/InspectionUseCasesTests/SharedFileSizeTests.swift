@@ -78,12 +78,15 @@ import Testing
             try device.ledger.log.read { reader in
                 // The audit's proof of every reception holds.
                 var referenced: Set<Digest256> = []
+                let held = ReceivedProof.Held(templateHash: a.templateHash) { try? reader.carriedRecord($0) }
+                var continued = 0
                 for record in try reader.records(inStream: id) where record.type == "inspection.received" {
-                    #expect(record.schemaVersion == 2)
+                    #expect(record.schemaVersion == 3)
                     guard case .received(let received) = try CarriedClosure.event(of: record, reader: reader) else {
                         continue
                     }
-                    #expect(try ReceivedProof.verify(received, inspection: id) > 0)
+                    #expect(try ReceivedProof.verify(received, inspection: id, held: held) > 0)
+                    if received.continues != nil { continued += 1 }
                     referenced.formUnion(received.carried.leaves)
                     // The reception's own bytes hold no other record's.
                     #expect(record.payload.count < 400 * received.records.count + 4_000)
@@ -98,8 +101,56 @@ import Testing
                 }
                 #expect(try reader.carriedCount() == keys.count)
                 #expect(keys == referenced)
+                // Every reception after the first of each sender continues.
+                #expect(continued >= 9, "\(continued) receptions continue an earlier one")
             }
         }
+    }
+
+    /// The bytes a device's ledger holds of `id`: its stream's records and
+    /// the whole `carried` table (the test's ledgers hold nothing else).
+    static func heldBytes(_ device: Device, _ id: UUID) throws -> Int {
+        try device.ledger.log.read { reader in
+            var total = try reader.records(inStream: id).reduce(0) { $0 + $1.encoded().count }
+            try reader.forEachCarried { _, value in
+                total += value.count
+                return true
+            }
+            return total
+        }
+    }
+
+    /// Growth is linear (#30 item 7): `inspection.received` version 3 keeps
+    /// only what is new to the receiver, so the file after 40 exchanges is
+    /// at most 4.5 × the file after 10 (version 2: 8.6 ×), and what the
+    /// receiving ledger adds per exchange stays flat.
+    @Test func fortyExchangesGrowTheFileLinearlyAndTheReceiverByAFlatStep() throws {
+        let ana = try Device(actor: "Ana")
+        let ben = try Device(actor: "Ben")
+        let id = try ana.startInspection()
+        var sizes: [Int] = []
+        var benGrowth: [Int] = []
+        var benHeld = 0
+        for exchange in 1...40 {
+            let (from, to) = exchange % 2 == 1 ? (ana, ben) : (ben, ana)
+            try from.record([.setField(field: "Floors", to: .text(String(exchange % 5 + 1)))], on: id)
+            sizes.append(try Self.share(id, from: from, to: to, name: "e\(exchange).json").count)
+            if exchange % 2 == 1 {
+                let held = try Self.heldBytes(ben, id)
+                benGrowth.append(held - benHeld)
+                benHeld = held
+            }
+        }
+        #expect(
+            Double(sizes[39]) <= 4.5 * Double(sizes[9]), "file 40 \(sizes[39]) bytes, file 10 \(sizes[9]): \(sizes)")
+        // Flat: a late exchange adds at most twice what an early one did
+        // (the first reception, which takes the whole copy, left out).
+        let early = benGrowth[2..<5].max() ?? 0
+        let late = benGrowth[15..<20].max() ?? 0
+        #expect(early > 0 && late <= 2 * early, "bytes the receiver added per exchange: \(benGrowth)")
+        let a = try #require(try ana.ledger.state(of: id))
+        let b = try #require(try ben.ledger.state(of: id))
+        #expect(a.values == b.values && a.status == b.status && !a.values.isEmpty)
     }
 
     /// The last file, its `carried_records` changed one way or another.

@@ -123,6 +123,51 @@ import Testing
 
     // MARK: - Every part proven, or said unproven
 
+    /// Growth (#30 item 7): shares back and forth record version-3
+    /// receptions, each after the first of a sender continuing it (only the
+    /// records new to the receiver), and both audits stay INTACT, every
+    /// part proven through the continuations; a third device's relay of
+    /// them (nested version-3 receptions, its sender pinned here) too.
+    @Test func receptionsThatContinueEarlierOnesAuditIntactOnBothDevices() throws {
+        let a = try ledger("a")
+        let b = try ledger("b")
+        let inspection = try a.startInspection("Restroom QC")
+        for trip in 1...3 {
+            try JQCRunner.succeeded(a("--as", "Al", "set", inspection, "Floors", "\(trip)"))
+            try share(inspection, from: a, to: b, "a\(trip).json", as: "Bea")
+            try JQCRunner.succeeded(b("--as", "Bea", "set", inspection, "Sinks and counters", "\(trip + 1)"))
+            try share(inspection, from: b, to: a, "b\(trip).json", as: "Al")
+        }
+        for jqc in [a, b] {
+            var continued = 0
+            let log = try JQCRunner.succeeded(jqc("--json", "log", "--inspection", inspection)).stdout
+            for line in log.split(separator: "\n") {
+                let event = try object(String(line))
+                guard event["type"] as? String == "inspection.received" else { continue }
+                #expect(event["schema_version"] as? Int == 3, "\(event)")
+                let payload = try #require(event["payload"] as? [String: Any])
+                if let continues = payload["continues"] as? [String: Any] {
+                    continued += 1
+                    let version = try #require(continues["stream_version"] as? Int)
+                    let records = try #require(payload["records"] as? [Any])
+                    // Only what the earlier receptions did not reference.
+                    #expect(version >= 2 && records.count < version, "\(payload)")
+                }
+            }
+            #expect(continued == 2, "\(log)")
+            let audit = try jqc("audit", inspection)
+            #expect(audit.status == 0, "\(audit.stdout)\(audit.stderr)")
+            #expect(audit.stdout.contains("RESULT: INTACT"), "\(audit.stdout)")
+            #expect(audit.stdout.contains("continuing version"), "\(audit.stdout)")
+        }
+        let c = try ledger("c")
+        try share(inspection, from: b, to: c, "b4.json", as: "Cy")
+        try JQCRunner.succeeded(c("--as", "Cy", "set", inspection, "Floors", "5"))
+        try share(inspection, from: c, to: a, "c1.json", as: "Al")
+        let audit = try a("audit", inspection)
+        #expect(audit.status == 0 && audit.stdout.contains("RESULT: INTACT"), "\(audit.stdout)")
+    }
+
     /// A → B → C → A: on A, B's records arrive only inside C's reception,
     /// proven against a checkpoint under a key only C vouches for.
     @Test func aThreeDeviceCycleNamesTheEntriesMetOnlyInsideAnothersReception() throws {
