@@ -312,16 +312,19 @@ public struct Reception {
             throw HandoverPathRefusal.failure(error, path: path)
         }
         defer { try? handle.close() }
-        let data: Data
+        let data: [UInt8]
         do {
-            // One more byte than allowed: a file that grew since it was examined is still refused.
-            data = try handle.read(upToCount: maximumFileSize + 1) ?? Data()
+            // In chunks, each judged as it arrives (`HandoverFileReader`); one
+            // more byte than allowed: a file that grew since it was examined is still refused.
+            data = try HandoverFileReader.read(handle, limit: maximumFileSize, expectedSize: size)
+        } catch let notJSON as HandoverFileReader.NotJSON {
+            throw HandoverFile.Unreadable(reason: notJSON.description)
         } catch {
             throw HandoverPathRefusal.failure(error, path: path)
         }
         guard data.count <= maximumFileSize else {
             throw HandoverPathRefusal.tooLarge(data.count, limit: maximumFileSize, path: path)
         }
-        return Array(data)
+        return data
     }
 }
