@@ -386,5 +386,4 @@ extension TeamExchangePropertyTests {
             outcomes.contains { !($0.brokenFindings[.discardNeverCloses] ?? []).isEmpty },
             "the checker found nothing wrong with a discard that never closes")
     }
-    }
 }
