@@ -99,7 +99,7 @@ import Testing
 
     @Test func versionsAndNamesAreStable() {
         #expect(InspectionEventType.fieldSet.schemaVersion == 2)
-        #expect(InspectionEventType.received.schemaVersion == 2)
+        #expect(InspectionEventType.received.schemaVersion == 3)
         #expect(InspectionEventType.handedOver.schemaVersion == 2)
         #expect(
             InspectionEventType.allCases.filter { ![.fieldSet, .received, .handedOver].contains($0) }.allSatisfy {
