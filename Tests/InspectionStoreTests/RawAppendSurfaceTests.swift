@@ -65,7 +65,7 @@ import Testing
 
     /// Who may import the SPI: the store's own modules, a salvage, the benchmarks.
     @Test func onlyTheStoreASalvageAndTheBenchmarksImportTheRawAppend() throws {
-        let allowed = ["InspectionStore/", "LedgerStore/", "InspectionUseCases/LedgerSalvage.swift", "ledger-bench/"]
+        let allowed = ["InspectionStore/", "LedgerStore/", "InspectionUseCases/Ledger/LedgerSalvage.swift", "ledger-bench/"]
         let sources = Products.repositoryFile("Sources")
         let enumerator = try #require(FileManager.default.enumerator(atPath: sources))
         var importers: [String] = []
@@ -76,7 +76,7 @@ import Testing
                 importers.append(path)
             }
         }
-        #expect(importers.contains("InspectionUseCases/LedgerSalvage.swift"))
+        #expect(importers.contains("InspectionUseCases/Ledger/LedgerSalvage.swift"))
         for path in importers {
             #expect(allowed.contains { path.hasPrefix($0) }, "\(path) imports the raw append (SPI RawAppend)")
         }
