@@ -136,7 +136,7 @@ let package = Package(
             name: "InspectionUseCasesTests",
             dependencies: [
                 "InspectionUseCases", "InspectionStore", "InspectionAudit", "InspectionDomain", "LedgerStore",
-                "LedgerCore", "LedgerTestSupport", "LMDB",
+                "LedgerCore", "LedgerTestSupport", "LMDB", "SyncWorker",
             ]
         ),
         .testTarget(

@@ -22,7 +22,7 @@ import Testing
     static func status(
         _ standing: SyncStanding = nothing, saved: StoredSession? = nil, refusal: SessionRefusal? = nil,
         offline: (value: String?, source: SettingSource) = (nil, .none), server: String? = nil,
-        witness: String? = nil, service: SyncService.State = .notInstalled
+        witness: String? = nil, service: SyncServiceUnit.State = .notInstalled
     ) -> DeviceStatus {
         DeviceStatus(
             standing: standing, saved: saved, refusal: refusal, offline: offline, server: server, witness: witness,
@@ -91,7 +91,7 @@ import Testing
         let bare = Self.status().lines
         #expect(bare[1] == "Server     none; set one with 'jqc config set server URL'")
         #expect(bare[2] == "Witness    " + WitnessSetting.notConfigured.dropFirst("witness: ".count))
-        #expect(bare.last == "Service    " + SyncService.State.notInstalled.line)
+        #expect(bare.last == "Service    " + SyncServiceUnit.State.notInstalled.line)
         let set = Self.status(
             server: "http://server.test", witness: "http://witness.test",
             service: .running(unit: "/u/jqc-sync.service", word: "active"))

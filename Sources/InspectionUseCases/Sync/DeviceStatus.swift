@@ -23,7 +23,7 @@ public struct DeviceStatus: Sendable {
     public let server: String?
     /// The configured witness (`WitnessSetting.configured`), nil for none.
     public let witness: String?
-    public let service: SyncService.State
+    public let service: SyncServiceUnit.State
     /// This device's id: what a sender's `jqc handover ID --to` names to
     /// bind a file to it (nil: not shown).
     public var device: UUID? = nil
@@ -33,7 +33,7 @@ public struct DeviceStatus: Sendable {
     public init(
         standing: SyncStanding, saved: StoredSession?, refusal: SessionRefusal?,
         offline: (value: String?, source: SettingSource), server: String?, witness: String?,
-        service: SyncService.State
+        service: SyncServiceUnit.State
     ) {
         self.standing = standing
         self.saved = saved

@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import SyncWorker
 
@@ -15,8 +16,8 @@ struct ServiceInstallCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()  // a ledger must be there to sync
-        let service = SyncService(environment: invocation.environment)
-        let unit = try SyncService.unit(executable: Self.executable(), ledger: invocation.home.path)
+        let service = SyncServiceUnit(environment: invocation.environment)
+        let unit = try SyncServiceUnit.unit(executable: Self.executable(), ledger: invocation.home.path)
         try FileStore.makeDirectory(service.userUnitDirectory, mode: 0o755)
         try FileStore.writeAtomically(Data(unit.utf8), to: service.userUnitPath, mode: 0o644)
         let out = invocation.stdout
@@ -36,19 +37,19 @@ struct ServiceInstallCommand: RunnableCommand {
         guard manager else {
             out.line(
                 "No systemd user manager answers here, so nothing was started. From your login session run:")
-            out.line("  systemctl --user daemon-reload && systemctl --user enable --now \(SyncService.unitName)")
+            out.line("  systemctl --user daemon-reload && systemctl --user enable --now \(SyncServiceUnit.unitName)")
             out.line(
                 "(to keep it running without a login: loginctl enable-linger $USER), or keep 'jqc sync --daemon' "
                     + "running yourself.")
             return
         }
-        out.line("Enabled and started \(SyncService.unitName); it starts with your session from now on.")
-        out.line("What it did: journalctl --user -u \(SyncService.unitName)   What is left: jqc status")
+        out.line("Enabled and started \(SyncServiceUnit.unitName); it starts with your session from now on.")
+        out.line("What it did: journalctl --user -u \(SyncServiceUnit.unitName)   What is left: jqc status")
     }
 
     /// `systemctl --user daemon-reload`, then `enable --now` the unit.
-    static func enable(_ service: SyncService) throws {
-        for arguments in [["daemon-reload"], ["enable", "--now", SyncService.unitName]] {
+    static func enable(_ service: SyncServiceUnit) throws {
+        for arguments in [["daemon-reload"], ["enable", "--now", SyncServiceUnit.unitName]] {
             let answer = service.userManager(arguments)
             guard let answer, answer.status == 0 else {
                 throw JQCError.refused(

@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import SyncWorker
 
@@ -15,7 +16,7 @@ struct ServiceStatusCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws { try Self.show(invocation) }
 
     static func show(_ invocation: Invocation) throws {
-        let service = SyncService(environment: invocation.environment)
+        let service = SyncServiceUnit(environment: invocation.environment)
         let state = service.state()
         if invocation.json {
             invocation.stdout.line(
@@ -26,6 +27,6 @@ struct ServiceStatusCommand: RunnableCommand {
                     ])))
             return
         }
-        invocation.stdout.line("\(SyncService.unitName): " + state.line)
+        invocation.stdout.line("\(SyncServiceUnit.unitName): " + state.line)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import SyncWorker
 
@@ -14,11 +15,11 @@ struct ServiceUninstallCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let service = SyncService(environment: invocation.environment)
+        let service = SyncServiceUnit(environment: invocation.environment)
         let out = invocation.stdout
         let exists = FileManager.default.fileExists(atPath: service.userUnitPath)
         if service.hasUserManager {
-            _ = service.userManager(["disable", "--now", SyncService.unitName])
+            _ = service.userManager(["disable", "--now", SyncServiceUnit.unitName])
         }
         if exists {
             guard unlink(service.userUnitPath) == 0 else {
@@ -38,7 +39,7 @@ struct ServiceUninstallCommand: RunnableCommand {
         if let shared = service.installedUnitPath {
             out.line(
                 "\(shared) (from the package) remains for every user; 'systemctl --user disable --now "
-                    + "\(SyncService.unitName)' keeps it from starting for you.")
+                    + "\(SyncServiceUnit.unitName)' keeps it from starting for you.")
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParsing
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerCore
 import SyncWorker
 
@@ -24,6 +25,6 @@ struct ServiceUnitCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
-        invocation.stdout.write(try SyncService.unit(executable: executable, ledger: nil))
+        invocation.stdout.write(try SyncServiceUnit.unit(executable: executable, ledger: nil))
     }
 }

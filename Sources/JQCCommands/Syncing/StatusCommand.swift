@@ -33,7 +33,7 @@ struct StatusCommand: RunnableCommand {
             standing: standing, saved: saved, refusal: SessionRefusal.of(saved, in: invocation.home),
             offline: saved == nil ? try invocation.settings.inForce(.actor) : (nil, .none),
             server: config.serverURL, witness: try WitnessSetting.described(config, directory: invocation.home),
-            service: SyncService(environment: invocation.environment).state())
+            service: SyncServiceUnit(environment: invocation.environment).state())
         status.device = config.deviceID
         status.backgroundSync = SyncDaemonStatus.read(invocation.home)
         if invocation.json {

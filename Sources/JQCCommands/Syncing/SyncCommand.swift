@@ -89,13 +89,10 @@ struct SyncCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         if daemon {
-            try SyncDaemon(invocation: invocation, concurrency: concurrency, interval: interval).run()
+            try runInBackground(invocation)
             return
         }
         let ledger = try invocation.ledger()
-        let config = try invocation.config()
-        let device = config.deviceID
-        let policy = try RetryPolicy.standard(invocation.environment)
         let transport = try invocation.httpClient(connections: concurrency)
         // Checked before taking the lock, so a missing login is said plainly.
         _ = try invocation.serverSession(transport: transport)
@@ -106,49 +103,82 @@ struct SyncCommand: RunnableCommand {
             throw SyncLock.Failure.held(path)
         }
         defer { lock.release() }
-        try Self.checkRestorePoint(ledger: ledger, config: config, transport: transport, invocation)
         let signals = StopSignals.watching()
-        var anythingFailed = false
+        let service = SyncService(
+            ledger: ledger,
+            Self.surroundings(
+                invocation, signals: signals, concurrency: concurrency,
+                serverSession: { try invocation.serverSession(transport: transport) }))
         // In --watch, an offline stretch is reported once, not every interval.
         var offline = SyncSummary.OfflineStretch()
-        // Only a configured witness is asked (`WitnessSetting`); with none the step is skipped.
-        let witness = try WitnessSetting.witness(
-            for: config, directory: invocation.home, key: { try DeviceKeyFile.ensure(invocation) })
-        repeat {
-            let session = try invocation.serverSession(transport: transport)
-            let started = ContinuousClock.now
-            let output = SyncProgressOutput(mode: progress, invocation: invocation)
-            let run = try SyncRun(
-                ledger: ledger, session: session, device: device, clock: invocation.clock, policy: policy,
-                shouldStop: { signals.stopRequested },
-                progress: { step in output.show(step) },
-                journalPath: invocation.home.path + "/sync-inflight", concurrency: concurrency)
-            run.witness = witness
-            let report = try run.run()
-            invocation.endProgress()
-            let elapsed = ContinuousClock.now - started
-            let quiet = offline.repeats(report, watching: watch)
-            if !quiet { Self.summarize(report, elapsed: elapsed, watching: watch, invocation) }
-            if let outcome = witness?.outcome { try Self.say(outcome, quiet: quiet, invocation) }
-            anythingFailed = report.needsAttention
-            switch report.stop {
-            case .loginRequired(let why):
-                try SessionRefusal.learned(why, invocation)
-                throw JQCError.refused(why)
-            case .transportRefused(let why):
-                throw JQCError.refused(why)
-            default:
-                break
-            }
-            guard watch, !signals.stopRequested else { break }
-            let wait = BackgroundSync.nextRun(after: report, interval: interval, now: invocation.clock.now())
-            if signals.wait(seconds: wait) { break }
-        } while true
+        let anythingFailed = try Self.refusing {
+            try service.runInForeground(
+                watching: watch, interval: interval,
+                progress: {
+                    let output = SyncProgressOutput(mode: progress, invocation: invocation)
+                    return { step in output.show(step) }
+                },
+                show: { pass in
+                    invocation.endProgress()
+                    if let warning = pass.restoreWarning { invocation.stderr.line("jqc: warning: " + warning) }
+                    let quiet = offline.repeats(pass.report, watching: watch)
+                    if !quiet { Self.summarize(pass.report, seconds: pass.seconds, watching: watch, invocation) }
+                    if let outcome = pass.witness { try Self.say(outcome, quiet: quiet, invocation) }
+                })
+        }
         if watch, signals.stopRequested { invocation.stderr.line("jqc: sync stopped.") }
         if anythingFailed {
             throw JQCError.refused(
                 "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
                     + "'jqc sync retry ID' once the cause is fixed.")
+        }
+    }
+
+    /// `--daemon`: the background sync (`SyncService.runInBackground`),
+    /// holding the ledger's sync lock for its whole life (a second one is
+    /// refused at once); each line it says goes to stderr (the journal)
+    /// with its time.
+    func runInBackground(_ invocation: Invocation) throws {
+        let ledger = try invocation.ledger()
+        let lock = try SyncLock(path: invocation.home.syncLockPath)
+        defer { lock.release() }
+        let concurrency = concurrency
+        let service = SyncService(
+            ledger: ledger,
+            Self.surroundings(
+                invocation, signals: StopSignals.watching(), concurrency: concurrency,
+                serverSession: {
+                    try invocation.serverSession(transport: try invocation.httpClient(connections: concurrency))
+                }))
+        try Self.refusing {
+            try service.runInBackground(
+                interval: interval,
+                say: { line in
+                    invocation.stderr.line("\(invocation.clock.now().iso8601.prefix(19))Z jqc sync: \(line)")
+                },
+                answer: { pass in Self.answer(pass, invocation) })
+        }
+    }
+
+    /// What the sync service runs against: this invocation's ledger, clock,
+    /// environment, session and signals.
+    static func surroundings(
+        _ invocation: Invocation, signals: StopSignals, concurrency: Int,
+        serverSession: @escaping () throws -> ServerSession
+    ) -> SyncService.Surroundings {
+        SyncService.Surroundings(
+            home: invocation.home, clock: invocation.clock, environment: invocation.environment,
+            concurrency: concurrency, config: { try invocation.config() }, storedSession: { try invocation.session() },
+            serverSession: serverSession, deviceKey: { try DeviceKeyFile.ensure(invocation) },
+            stopRequested: { signals.stopRequested }, wait: { signals.wait(seconds: $0) },
+            wakeUp: { signals.wakeUp() })
+    }
+
+    /// The service's refusals as the CLI's (exit status 1, the message on stderr).
+    @discardableResult
+    static func refusing<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let refusal as SyncService.Refusal {
+            throw JQCError.refused(refusal.description)
         }
     }
 
@@ -172,17 +202,16 @@ struct SyncCommand: RunnableCommand {
         return true
     }
 
-    /// What `jqc sync` would print of `report` and end with, for the
+    /// What `jqc sync` would print of a pass and end with, for the
     /// background sync to hand to a `jqc sync` that asked it for the pass.
-    static func answer(
-        _ report: SyncReport, seconds: Double, witness: CheckpointWitness.Outcome?, _ invocation: Invocation
-    ) -> (lines: [String], warnings: [String], failure: String?, json: JSONValue) {
+    static func answer(_ pass: SyncService.Pass, _ invocation: Invocation) -> SyncService.Answer {
+        let report = pass.report
         let summary = SyncSummary(
-            report, seconds: seconds, watching: false, now: invocation.clock.now(),
+            report, seconds: pass.seconds, watching: false, now: invocation.clock.now(),
             unreachable: { why in ConnectionErrorLine.syncStop(why) })
         var lines = summary.lines
         var failure: String?
-        if let witness {
+        if let witness = pass.witness {
             switch witness {
             case .refused, .wrongAnswer: failure = TerminalText.singleLine(witness.description)
             default: lines.append("  " + TerminalText.singleLine(witness.description))
@@ -197,23 +226,9 @@ struct SyncCommand: RunnableCommand {
                 "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
                 + "'jqc sync retry ID' once the cause is fixed."
         }
-        return (lines, summary.warnings, failure, report.jsonValue(elapsedSeconds: seconds))
-    }
-
-    /// A restored backup asks the witness first (`RestorePointCheck`): a
-    /// refusal when another copy of the device recorded after the backup.
-    static func checkRestorePoint(
-        ledger: InspectionLedger, config: LedgerConfig, transport: CurlHTTPClient, _ invocation: Invocation
-    ) throws {
-        let session = try invocation.serverSession(transport: transport)
-        let outcome = try RestorePointCheck.run(
-            home: invocation.home, config: config, ledger: ledger, session: session,
-            key: { try DeviceKeyFile.ensure(invocation) }, clock: invocation.clock)
-        switch outcome {
-        case .newerHistory(let message)?: throw JQCError.refused(TerminalText.singleLine(message))
-        case .couldNotCheck(let message)?: invocation.stderr.line("jqc: warning: " + TerminalText.singleLine(message))
-        case .passed?, .stillUnchecked?, nil: break
-        }
+        return SyncService.Answer(
+            lines: lines, warnings: summary.warnings, failure: failure,
+            document: report.jsonValue(elapsedSeconds: pass.seconds))
     }
 
     /// The witness step's outcome: a refusal loudly (on stderr, exit status 1), the rest as a line.
@@ -228,8 +243,7 @@ struct SyncCommand: RunnableCommand {
 
     // MARK: Output
 
-    static func summarize(_ report: SyncReport, elapsed: Duration, watching: Bool, _ invocation: Invocation) {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    static func summarize(_ report: SyncReport, seconds: Double, watching: Bool, _ invocation: Invocation) {
         if invocation.json {
             invocation.stdout.line(JSONOutput.render(report.jsonValue(elapsedSeconds: seconds)))
             return

@@ -2,7 +2,7 @@ import Foundation
 import LedgerTestSupport
 import Testing
 
-@testable import SyncWorker
+@testable import InspectionUseCases
 
 /// The background sync as a systemd user service, without `jqc` or a real
 /// user manager: the unit's text, where it goes, and what the service's
@@ -21,7 +21,7 @@ import Testing
 
     @Test(arguments: quoting)
     func aWordSystemdReadsBackAsTheText(text: String, word: String) {
-        #expect(SyncService.word(text) == word)
+        #expect(SyncServiceUnit.word(text) == word)
     }
 
     /// (executable, ledger, what is refused): text that was not UTF-8, and an
@@ -38,27 +38,27 @@ import Testing
 
     @Test(arguments: unnameable)
     func whatNoUnitCanNameIsRefused(executable: String, ledger: String?, refused: String) {
-        let refusal = #expect(throws: SyncService.UnitRefusal.self) {
-            try SyncService.unit(executable: executable, ledger: ledger)
+        let refusal = #expect(throws: SyncServiceUnit.UnitRefusal.self) {
+            try SyncServiceUnit.unit(executable: executable, ledger: ledger)
         }
         #expect(refusal?.description.contains(refused) == true, "\(String(describing: refusal))")
         #expect(refusal?.description.contains("nothing was written") == true)
     }
 
     @Test func theUnitRunsTheDaemonOnTheLedgerGiven() throws {
-        let unit = try SyncService.unit(executable: "/opt/my tools/jqc", ledger: "/data/ledger")
+        let unit = try SyncServiceUnit.unit(executable: "/opt/my tools/jqc", ledger: "/data/ledger")
         #expect(unit.contains("ExecStart=\"/opt/my tools/jqc\" sync --daemon\n"))
         #expect(unit.contains("Environment=JQC_HOME=/data/ledger\n"))
         #expect(unit.contains("Restart=on-failure\n"))
-        #expect(try !SyncService.unit(executable: "/usr/bin/jqc", ledger: nil).contains("Environment="))
+        #expect(try !SyncServiceUnit.unit(executable: "/usr/bin/jqc", ledger: nil).contains("Environment="))
     }
 
     @Test func theUserUnitGoesUnderXDGConfigHomeElseHome() {
         #expect(
-            SyncService(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]).userUnitPath
+            SyncServiceUnit(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]).userUnitPath
                 == "/x/systemd/user/jqc-sync.service")
         #expect(
-            SyncService(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]).userUnitPath
+            SyncServiceUnit(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/h"]).userUnitPath
                 == "/h/.config/systemd/user/jqc-sync.service")
     }
 
@@ -81,18 +81,18 @@ import Testing
     @Test func theStateIsTheUnitInForceAndWhatTheManagerSays() throws {
         let temporary = TemporaryDirectory(prefix: "sync-service")
         let config = temporary.appending("config")
-        let noUnit = SyncService(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": "/nonexistent"])
+        let noUnit = SyncServiceUnit(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": "/nonexistent"])
         if noUnit.installedUnitPath == nil { #expect(noUnit.state() == .notInstalled) }
         try FileManager.default.createDirectory(atPath: config + "/systemd/user", withIntermediateDirectories: true)
         let unit = config + "/systemd/user/jqc-sync.service"
-        try Data(try SyncService.unit(executable: "/usr/bin/jqc", ledger: nil).utf8).write(
+        try Data(try SyncServiceUnit.unit(executable: "/usr/bin/jqc", ledger: nil).utf8).write(
             to: URL(fileURLWithPath: unit))
         let active = try Self.systemctl(in: temporary, answering: "active", status: 0)
-        let running = SyncService(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": active]).state()
+        let running = SyncServiceUnit(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": active]).state()
         #expect(running == .running(unit: unit, word: "active"))
         #expect(running.line.hasPrefix("running (\(unit))"))
         let silent = try Self.systemctl(in: temporary, answering: "active", status: 1)
-        let unanswered = SyncService(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": silent]).state()
+        let unanswered = SyncServiceUnit(environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": silent]).state()
         #expect(unanswered == .noUserManager(unit: unit))
         #expect(unanswered.word == "installed, no user manager")
     }

@@ -6,7 +6,7 @@ import LedgerCore
 /// --daemon` runs under, where it is installed, and what the user manager
 /// says of it. `jqc service install|status|uninstall` and `jqc status` use it;
 /// `Tools/install` and the .deb ship the same unit (`jqc service unit`).
-public struct SyncService: Sendable {
+public struct SyncServiceUnit: Sendable {
     public static let unitName = "jqc-sync.service"
     /// Where packages and `Tools/install` put the unit for every user.
     public static let sharedUnitDirectories = ["/usr/lib/systemd/user", "/usr/local/lib/systemd/user"]
@@ -71,7 +71,7 @@ public struct SyncService: Sendable {
         public var why: String
         public var advice: String
         public var description: String {
-            "cannot write \(SyncService.unitName): \(what) \(TerminalText.singleLine(value)) \(why); nothing was "
+            "cannot write \(SyncServiceUnit.unitName): \(what) \(TerminalText.singleLine(value)) \(why); nothing was "
                 + "written. \(advice)"
         }
     }
@@ -192,13 +192,13 @@ public struct SyncService: Sendable {
         public var line: String {
             switch self {
             case .running(let unit, "active"):
-                "running (\(unit)); what it did: journalctl --user -u \(SyncService.unitName)"
+                "running (\(unit)); what it did: journalctl --user -u \(SyncServiceUnit.unitName)"
             case .running(let unit, let word):
-                "\(word) (\(unit)); start it with 'systemctl --user enable --now \(SyncService.unitName)', "
-                    + "see why with 'journalctl --user -u \(SyncService.unitName)'"
+                "\(word) (\(unit)); start it with 'systemctl --user enable --now \(SyncServiceUnit.unitName)', "
+                    + "see why with 'journalctl --user -u \(SyncServiceUnit.unitName)'"
             case .noUserManager(let unit):
                 "installed (\(unit)) but no systemd user manager answers; start it from your session with "
-                    + "'systemctl --user enable --now \(SyncService.unitName)', or run 'jqc sync --daemon'"
+                    + "'systemctl --user enable --now \(SyncServiceUnit.unitName)', or run 'jqc sync --daemon'"
             case .notInstalled:
                 "not installed: nothing syncs by itself; 'jqc service install' syncs in the background"
             }

@@ -1,5 +1,6 @@
 import Foundation
 import InspectionStore
+import SyncWorker
 
 /// `jqc sync` (and `jqc sync retry`) while a background sync holds the sync
 /// lock: instead of refusing, it asks the daemon to sync now and waits for
@@ -34,7 +35,7 @@ public enum SyncNowRequest {
             case .noAnswer(let pid, let seconds):
                 "The background sync (pid \(pid)) holds this ledger's sync lock but did not answer a request to sync "
                     + "now within \(seconds) s. Its journal says what it is doing ('journalctl --user -u "
-                    + "\(SyncService.unitName)', or the terminal it runs in); stop it and run 'jqc sync' again to "
+                    + "\(SyncServiceUnit.unitName)', or the terminal it runs in); stop it and run 'jqc sync' again to "
                     + "sync yourself."
             case .stopped(let pid):
                 "The background sync (pid \(pid)) stopped before it finished the pass it was asked for. Run 'jqc "

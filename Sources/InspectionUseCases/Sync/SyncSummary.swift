@@ -1,6 +1,7 @@
 import Foundation
 import InspectionDomain
 import LedgerCore
+import SyncWorker
 
 /// What `jqc sync` says of a run as text: a line of counts, then what needs
 /// a word (adopted, possibly sent twice, failed, retrying, skipped, left out,

@@ -3,6 +3,7 @@ import InspectionDomain
 import LedgerCore
 import Testing
 
+@testable import InspectionUseCases
 @testable import SyncWorker
 
 /// `jqc sync`'s text summary of a run, worded from a report alone (no
