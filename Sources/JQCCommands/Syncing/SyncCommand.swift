@@ -122,7 +122,7 @@ struct SyncCommand: RunnableCommand {
                 ledger: ledger, session: session, device: device, clock: invocation.clock, policy: policy,
                 shouldStop: { signals.stopRequested },
                 progress: { step in output.show(step) },
-                journalPath: invocation.home.path + "/sync-inflight", concurrency: concurrency)
+                journalPath: invocation.home.syncInflightPath, concurrency: concurrency)
             run.witness = witness
             let report = try run.run()
             invocation.endProgress()

@@ -115,7 +115,7 @@ struct SyncDaemon {
         let run = try SyncRun(
             ledger: ledger, session: session, device: config.deviceID, clock: invocation.clock,
             policy: try RetryPolicy.standard(invocation.environment), pullsReferenceData: pulls || asked,
-            shouldStop: { signals.stopRequested }, journalPath: invocation.home.path + "/sync-inflight",
+            shouldStop: { signals.stopRequested }, journalPath: invocation.home.syncInflightPath,
             concurrency: concurrency)
         run.witness = witness
         let started = ContinuousClock.now
