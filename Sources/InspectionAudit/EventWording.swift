@@ -143,18 +143,18 @@ public enum EventWording {
             let server = shown(e.server)
             let why = e.message.map { ": \(quotedIfNeeded($0))" } ?? ""
             switch e.outcome {
-            case "acknowledged":
+            case .acknowledged:
                 let size = e.size.map { " of \($0) record\($0 == 1 ? "" : "s")" } ?? ""
                 return "the witness at \(server) acknowledged the device's checkpoint\(size)"
-            case "refused":
+            case .refused:
                 return "the witness at \(server) refused the device's checkpoint (it does not extend the one the "
                     + "witness holds)\(why)"
-            case "unsupported":
+            case .unsupported:
                 return "the server \(server) offers no witness, so the history was not witnessed\(why)"
-            case "wrong_answer":
+            case .wrongAnswer:
                 return "the witness at \(server) answered with another checkpoint than the one sent\(why)"
-            default:
-                return "the witness at \(server) answered \(shown(e.outcome))\(why)"
+            case .unrecognized(let outcome):
+                return "the witness at \(server) answered \(shown(outcome))\(why)"
             }
         case .checkpointCosigned(let e):
             return "the witness \(shown(e.witness)) (key \(shown(e.keyID))) cosigned the device's checkpoint of "

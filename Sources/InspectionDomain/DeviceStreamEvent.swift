@@ -95,10 +95,52 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         }
     }
 
+    /// What a sync server, as a witness, said of the checkpoint sent: the
+    /// schema's closed set, recorded as its raw value. A value outside it
+    /// (a newer writer's) is kept as `unrecognized`, so its bytes and the
+    /// audit's wording of it are unchanged.
+    public enum WitnessOutcome: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+        /// The server checked the checkpoint and now holds it.
+        case acknowledged
+        /// 409: the checkpoint does not extend the one the server holds.
+        case refused
+        /// The server has no witness endpoint (404).
+        case unsupported
+        /// The server answered 200 with another checkpoint than the one sent.
+        case wrongAnswer
+        /// A recorded value this version does not know.
+        case unrecognized(String)
+
+        /// The recorded string.
+        public var rawValue: String {
+            switch self {
+            case .acknowledged: "acknowledged"
+            case .refused: "refused"
+            case .unsupported: "unsupported"
+            case .wrongAnswer: "wrong_answer"
+            case .unrecognized(let text): text
+            }
+        }
+
+        public init(rawValue: String) {
+            switch rawValue {
+            case "acknowledged": self = .acknowledged
+            case "refused": self = .refused
+            case "unsupported": self = .unsupported
+            case "wrong_answer": self = .wrongAnswer
+            default: self = .unrecognized(rawValue)
+            }
+        }
+
+        /// A recorded string written as a literal (the tests' samples).
+        public init(stringLiteral value: String) { self.init(rawValue: value) }
+
+        public var description: String { rawValue }
+    }
+
     /// `sync.checkpoint_witnessed` v1 (`Schemas/events/sync.checkpoint_witnessed.schema.json`).
     public struct CheckpointWitnessed: Equatable, Sendable {
-        /// `acknowledged`, `refused`, `unsupported` or `wrong_answer`.
-        public var outcome: String
+        public var outcome: WitnessOutcome
         public var server: String
         /// With `acknowledged`: the tree size of the checkpoint the server now holds.
         public var size: UInt64?
@@ -106,7 +148,9 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         public var root: String?
         public var message: String?
 
-        public init(outcome: String, server: String, size: UInt64? = nil, root: String? = nil, message: String? = nil) {
+        public init(
+            outcome: WitnessOutcome, server: String, size: UInt64? = nil, root: String? = nil, message: String? = nil
+        ) {
             self.outcome = outcome
             self.server = server
             self.size = size
@@ -120,7 +164,7 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         }
 
         var cbor: CBORValue {
-            var pairs: [(Key, CBORValue)] = [(.server, .text(server)), (.outcome, .text(outcome))]
+            var pairs: [(Key, CBORValue)] = [(.server, .text(server)), (.outcome, .text(outcome.rawValue))]
             if let size { pairs.append((.size, .unsigned(size))) }
             if let root { pairs.append((.root, .text(root))) }
             if let message { pairs.append((.message, .text(message))) }
@@ -128,14 +172,14 @@ public enum DeviceStreamEvent: Equatable, Sendable {
         }
 
         static func read(from r: inout PayloadReader) throws(DomainError) -> CheckpointWitnessed {
-            var outcome: String?
+            var outcome: WitnessOutcome?
             var server: String?
             var size: UInt64?
             var root: String?
             var message: String?
             for _ in 0..<(try r.mapCount()) {
                 switch try r.namedKey(Key.self) {
-                case .outcome?: outcome = try r.text()
+                case .outcome?: outcome = WitnessOutcome(rawValue: try r.text())
                 case .server?: server = try r.text()
                 case .size?:
                     let count = try r.int64()

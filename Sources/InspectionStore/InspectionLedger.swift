@@ -38,7 +38,8 @@ public final class InspectionLedger: Sendable {
         self.log = log
         views = try ProjectionSet(
             log: log, projections: InspectionView.all(), sharedTypes: InspectionFold.sharedTypes,
-            rebuildLock: options.readOnly ? nil : RebuildLock(path: storePath + "/rebuild.lock"), notice: notice)
+            rebuildLock: options.readOnly ? nil : RebuildLock(path: storePath + "/" + LedgerLayout.rebuildLock),
+            notice: notice)
         reference = try ReferenceCache(log: log)
         photos = PhotoStore(directory: photosPath)
         tables = try InspectionTables({ try log.table($0) }, existing: { try log.existingTable($0) })

@@ -9,20 +9,49 @@ import LedgerStore
 public struct LedgerDirectory: Sendable, Equatable {
     public let path: String
 
-    public var storePath: String { path + "/store" }
-    public var photosPath: String { path + "/photos" }
-    public var configPath: String { path + "/config.json" }
-    public var credentialsPath: String { path + "/credentials.json" }
-    public var syncLockPath: String { path + "/sync.lock" }
+    /// The LMDB environment's directory (`store/`, 0700).
+    public var storePath: String { file(LedgerLayout.store) }
+    /// The LMDB data file: its presence is a store, whatever `config.json` says.
+    public var storeDataPath: String { storePath + "/" + LedgerLayout.storeData }
+    /// The LMDB lock file beside it.
+    public var storeLockPath: String { storePath + "/" + LedgerLayout.storeLock }
+    /// The lock a view rebuild holds exclusively and a recording command shares (`RebuildLock`).
+    public var rebuildLockPath: String { storePath + "/" + LedgerLayout.rebuildLock }
+    /// The photo and signature files, named by the SHA-256 of their bytes.
+    public var photosPath: String { file(LedgerLayout.photos) }
+    /// The device id and settings (`LedgerConfig`), written last by `create`.
+    public var configPath: String { file(LedgerLayout.config) }
+    /// The login's session tokens, mode 0600.
+    public var credentialsPath: String { file(LedgerLayout.credentials) }
+    /// The lock a token refresh holds, so two processes do not spend one refresh token.
+    public var credentialsLockPath: String { file(LedgerLayout.credentialsLock) }
+    /// Only after the server refused the saved session (`SessionRefusal`).
+    public var sessionRefusedPath: String { file(LedgerLayout.sessionRefused) }
+    /// The newest head this device committed (`StoreHead`).
+    public var storeHeadPath: String { file(LedgerLayout.storeHead) }
+    /// The last checkpoint this device signed (`SignedCheckpoint`), 0600.
+    public var lastCheckpointPath: String { file(LedgerLayout.lastCheckpoint) }
+    /// Held by a running `jqc sync`.
+    public var syncLockPath: String { file(LedgerLayout.syncLock) }
+    /// What a sync pass sent and had no complete answer to (`InFlightJournal`).
+    public var syncInflightPath: String { file(LedgerLayout.syncInflight) }
     /// The running background sync's status (`SyncDaemonStatus`), beside the lock it holds.
-    public var syncDaemonStatusPath: String { path + "/sync-daemon.json" }
+    public var syncDaemonStatusPath: String { file(LedgerLayout.syncDaemonStatus) }
     /// The device's Ed25519 signing key (`DeviceKeyFile`), mode 0600.
-    public var deviceKeyPath: String { path + "/device.key" }
+    public var deviceKeyPath: String { file(LedgerLayout.deviceKey) }
+    /// A key rotation's new key, between its writing and its event (`DeviceIdentity`).
+    public var pendingDeviceKeyPath: String { file(LedgerLayout.pendingDeviceKey) }
     /// The configured C2SP witnesses and the quorum (`WitnessList`), public data, 0644.
-    public var witnessesPath: String { path + "/witnesses.json" }
+    public var witnessesPath: String { file(LedgerLayout.witnesses) }
     /// The latest checkpoint witnesses cosigned: the device's signed note
     /// followed by each verified cosignature line (`WitnessCosigning`).
-    public var cosignedCheckpointPath: String { path + "/cosigned-checkpoint" }
+    public var cosignedCheckpointPath: String { file(LedgerLayout.cosignedCheckpoint) }
+    /// Only in a copy `jqc backup` made, until a check passed (`RestorePoint`).
+    public var restorePointPath: String { file(LedgerLayout.restorePoint) }
+    /// `jqc salvage`'s scratch directory inside the ledger it makes.
+    public var salvageScratchPath: String { file(LedgerLayout.salvageScratch) }
+
+    private func file(_ name: String) -> String { path + "/" + name }
 
     public init(path: String) { self.path = path }
 
@@ -52,7 +81,7 @@ public struct LedgerDirectory: Sendable, Equatable {
     /// ledger at all. Fails too when `config.json` is not a regular file
     /// (`checkConfigFile`).
     public func checkReadable() throws {
-        try ReadOnlyOpening.checkReadable([path, configPath, storePath, storePath + "/data.mdb"])
+        try ReadOnlyOpening.checkReadable([path, configPath, storePath, storeDataPath])
         try checkConfigFile()
     }
 
@@ -73,7 +102,7 @@ public struct LedgerDirectory: Sendable, Equatable {
         default: kind = "not a regular file"
         }
         throw .configNotAFile(
-            path: configPath, kind: kind, storeExists: FileManager.default.fileExists(atPath: storePath + "/data.mdb"))
+            path: configPath, kind: kind, storeExists: FileManager.default.fileExists(atPath: storeDataPath))
     }
 
     /// Fails unless a ledger was made here: `config.json` not a regular file
@@ -175,6 +204,10 @@ public enum LedgerDirectoryError: Error, Equatable, CustomStringConvertible {
     /// Something other than a regular file (`kind`: "a directory", …) is
     /// where `config.json` goes; `storeExists` when `store/data.mdb` is there.
     case configNotAFile(path: String, kind: String, storeExists: Bool)
+    /// `create` found a ledger already there.
+    case ledgerExists(String)
+    /// `create` found a store (`store/data.mdb`) but no `config.json` beside it.
+    case storeWithoutConfig(store: String, config: String)
 
     public var description: String {
         switch self {
@@ -198,6 +231,11 @@ public enum LedgerDirectoryError: Error, Equatable, CustomStringConvertible {
                     ? "restore config.json from a backup (see 'jqc backup'): it holds this device's id, and the store "
                         + "beside it is this device's log."
                     : "run 'jqc init' to create the ledger.")
+        case .ledgerExists(let path):
+            "a ledger already exists at \(path); nothing was changed. Use it as it is, or pass --ledger PATH for another."
+        case .storeWithoutConfig(let store, let config):
+            "\(store) already holds a store but \(config) is missing; nothing was changed. "
+                + "Restore config.json from a backup, or move the store away to start a new ledger."
         }
     }
 }

@@ -113,7 +113,7 @@ public struct PhotoStore: Sendable {
     /// directory of its own, so that finding what a killed capture left
     /// behind lists a few names, not every photo of the ledger (which made
     /// every recording command pay for the size of the photo store).
-    public var stagingDirectory: String { directory + "/.incoming" }
+    public var stagingDirectory: String { directory + "/" + LedgerLayout.photoStaging }
 
     /// Removes the temporary files (`NAME.tmp-PID.RANDOM`) that a capture killed
     /// mid-write left behind in `stagingDirectory`, where process PID is no

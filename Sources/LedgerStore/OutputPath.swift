@@ -115,10 +115,11 @@ public struct CopyDestination: Sendable {
             made = false
         }
         let destination = CopyDestination(path: path, madeDirectory: made)
-        for (index, part) in ["store", "photos"].enumerated() where mkdir(path + "/" + part, 0o700) != 0 {
+        for (index, part) in [LedgerLayout.store, LedgerLayout.photos].enumerated()
+        where mkdir(path + "/" + part, 0o700) != 0 {
             let code = errno
             // What this run made before the refusal is its own; the rest belongs to the other run.
-            if index == 1 { rmdir(path + "/store") }
+            if index == 1 { rmdir(path + "/" + LedgerLayout.store) }
             if made && index == 1 { rmdir(path) }
             if code == EEXIST { throw CopyDestinationError.claimed(path: path + "/" + part, command: command) }
             throw Self.failure(creating: path + "/" + part, code: code)

@@ -32,11 +32,11 @@ public struct StoreHead: Equatable, Sendable {
     /// for a store opened on its own (a test's, a scratch copy).
     public static func path(forStore storeDirectory: String) -> String? {
         let store = storeDirectory.hasSuffix("/") ? String(storeDirectory.dropLast()) : storeDirectory
-        guard (store as NSString).lastPathComponent == "store" else { return nil }
+        guard (store as NSString).lastPathComponent == LedgerLayout.store else { return nil }
         let ledger = (store as NSString).deletingLastPathComponent
         let base = ledger.isEmpty ? "." : ledger
-        guard FileManager.default.fileExists(atPath: base + "/config.json") else { return nil }
-        return base + "/store-head"
+        guard FileManager.default.fileExists(atPath: base + "/" + LedgerLayout.config) else { return nil }
+        return base + "/" + LedgerLayout.storeHead
     }
 
     /// The line written to the file.

@@ -272,14 +272,14 @@ public final class CheckpointWitness {
         let witnessed: DeviceStreamEvent.CheckpointWitnessed
         switch outcome {
         case .acknowledged(let size, _):
-            witnessed = .init(outcome: "acknowledged", server: server, size: size, root: root)
+            witnessed = .init(outcome: .acknowledged, server: server, size: size, root: root)
         case .unsupported(let why):
-            if try Self.lastOutcome(in: ledger.log, device: device)?.outcome == "unsupported" { return outcome }
-            witnessed = .init(outcome: "unsupported", server: server, message: why)
+            if try Self.lastOutcome(in: ledger.log, device: device)?.outcome == .unsupported { return outcome }
+            witnessed = .init(outcome: .unsupported, server: server, message: why)
         case .refused(let why):
-            witnessed = .init(outcome: "refused", server: server, message: why)
+            witnessed = .init(outcome: .refused, server: server, message: why)
         case .wrongAnswer(let why):
-            witnessed = .init(outcome: "wrong_answer", server: server, message: why)
+            witnessed = .init(outcome: .wrongAnswer, server: server, message: why)
         case .failed, .upToDate, .cosigning:
             return outcome
         }
@@ -291,7 +291,7 @@ public final class CheckpointWitness {
 
     /// A `sync.checkpoint_witnessed` event as read back.
     public struct Recorded: Sendable {
-        public var outcome: String
+        public var outcome: DeviceStreamEvent.WitnessOutcome
         public var size: UInt64?
         /// With `acknowledged`: the root sent (base64), when recorded.
         public var root: String?
@@ -308,7 +308,8 @@ public final class CheckpointWitness {
                 var cbor = CBORReader(record.payload)
                 let value = try cbor.readValue()
                 return Recorded(
-                    outcome: value["outcome"]?.textValue ?? "", size: value["size"]?.integerValue.map { UInt64($0) },
+                    outcome: .init(rawValue: value["outcome"]?.textValue ?? ""),
+                    size: value["size"]?.integerValue.map { UInt64($0) },
                     root: value["root"]?.textValue, server: value["server"]?.textValue,
                     message: value["message"]?.textValue,
                     recordedAt: record.recordedAt, position: record.position)

@@ -31,7 +31,7 @@ public struct LedgerWatch: Sendable {
     private var seen: [String: String] = [:]
 
     public init(_ directory: LedgerDirectory, networkFiles: [String] = ["/proc/net/route", "/proc/net/if_inet6"]) {
-        ledgerFiles = [directory.path + "/store-head", directory.storePath + "/data.mdb"]
+        ledgerFiles = [directory.storeHeadPath, directory.storeDataPath]
         sessionFile = directory.credentialsPath
         configFile = directory.configPath
         self.networkFiles = networkFiles

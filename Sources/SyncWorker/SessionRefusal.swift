@@ -29,7 +29,7 @@ public struct SessionRefusal: Codable, Sendable, Equatable {
     }
 
     /// The file beside the ledger's config.
-    public static func path(_ directory: LedgerDirectory) -> String { directory.path + "/session-refused.json" }
+    public static func path(_ directory: LedgerDirectory) -> String { directory.sessionRefusedPath }
 
     /// Keeps the refusal of the session saved at `savedAt`.
     public static func record(_ refusal: SessionRefusal, in directory: LedgerDirectory) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import InspectionStore
 import LedgerStore
 
 /// The session kept between commands: who is logged in and their tokens.
@@ -28,8 +29,19 @@ public struct StoredSession: Codable, Sendable {
 /// request never removes the file (only `jqc logout` does).
 public struct SessionStore: Sendable {
     public let path: String
+    /// The lock a token refresh holds (`whileLocked`), beside the file.
+    public let lockPath: String
 
-    public init(path: String) { self.path = path }
+    /// A session file at `path`; without `lockPath` (a session kept outside a
+    /// ledger, a test's) the lock is `path` with `.lock` appended, which for a
+    /// ledger's `credentials.json` is its `credentialsLockPath`.
+    public init(path: String, lockPath: String? = nil) {
+        self.path = path
+        self.lockPath = lockPath ?? path + ".lock"
+    }
+
+    /// The session of the ledger in `home`.
+    public init(_ home: LedgerDirectory) { self.init(path: home.credentialsPath, lockPath: home.credentialsLockPath) }
 
     /// Why the credentials file could not be used.
     public enum Failure: Error, CustomStringConvertible {
@@ -105,12 +117,12 @@ public struct SessionStore: Sendable {
     /// refresh at once would lock one of them out; under this lock the second
     /// one reloads the file and finds the tokens the first one saved.
     public func whileLocked<T>(_ body: () throws -> T) throws -> T {
-        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure.cannotWrite(path + ".lock", why: String(cString: strerror(errno))) }
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure.cannotWrite(lockPath, why: String(cString: strerror(errno))) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw Failure.cannotWrite(path + ".lock", why: String(cString: strerror(errno)))
+                throw Failure.cannotWrite(lockPath, why: String(cString: strerror(errno)))
             }
         }
         defer { flock(fd, LOCK_UN) }

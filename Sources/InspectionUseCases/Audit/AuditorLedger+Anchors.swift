@@ -82,7 +82,7 @@ extension AuditorLedger {
     /// The last checkpoint the device signed (`last-checkpoint` in the
     /// ledger directory), when it verifies with a key the log published.
     func heldCheckpoint(_ home: LedgerDirectory) throws -> Anchor? {
-        let path = home.path + "/last-checkpoint"
+        let path = home.lastCheckpointPath
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let (checkpoint, key) = try CheckpointFile.verify(String(decoding: data, as: UTF8.self), log: log, home: home)
         return Anchor(checkpoint: checkpoint, kind: .file, source: path, key: key, pinned: false)
@@ -93,7 +93,7 @@ extension AuditorLedger {
     func witnessedCheckpoint(_ config: LedgerConfig) throws -> Anchor? {
         let recorded = try CheckpointWitness.recorded(in: log, device: config.deviceID)
         guard
-            let last = recorded.last(where: { $0.outcome == "acknowledged" && $0.size != nil && $0.root != nil }),
+            let last = recorded.last(where: { $0.outcome == .acknowledged && $0.size != nil && $0.root != nil }),
             let size = last.size, let text = last.root, let bytes = Data(base64Encoded: text),
             let root = Digest256(bytes: [UInt8](bytes))
         else { return nil }

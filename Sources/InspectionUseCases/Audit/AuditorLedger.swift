@@ -305,14 +305,14 @@ public final class AuditorLedger {
     public func witnessEvidence(_ home: LedgerDirectory) throws -> WitnessEvidence {
         let config = try LedgerConfig.load(home)
         let recorded = try CheckpointWitness.recorded(in: log, device: config.deviceID)
-        let acknowledged = recorded.last { $0.outcome == "acknowledged" }
+        let acknowledged = recorded.last { $0.outcome == .acknowledged }
         var since: String?
         if recorded.isEmpty, WitnessSetting.configured(config) == nil {
             since = "no witness is configured; add one with 'jqc witness add URL --key VKEY'"
         }
-        if let last = recorded.last, last.outcome != "acknowledged" {
+        if let last = recorded.last, last.outcome != .acknowledged {
             since =
-                last.outcome == "refused"
+                last.outcome == .refused
                 ? "the server REFUSED the checkpoint sent at \(last.recordedAt.iso8601): \(last.message ?? "")"
                 : "the last sync found \(last.message ?? "the server does not witness checkpoints")"
         }

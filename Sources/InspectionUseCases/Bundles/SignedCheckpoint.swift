@@ -14,9 +14,9 @@ import LedgerStore
 /// with the device's key) every leaf is recomputed once; a damaged node is
 /// refused either way.
 public enum SignedCheckpoint {
-    public static let fileName = "last-checkpoint"
+    public static let fileName = LedgerLayout.lastCheckpoint
 
-    public static func path(_ home: LedgerDirectory) -> String { home.path + "/" + fileName }
+    public static func path(_ home: LedgerDirectory) -> String { home.lastCheckpointPath }
 
     /// The last checkpoint this device signed, if it verifies with `key`.
     /// A missing file or one that does not verify is no anchor: the check

@@ -24,7 +24,7 @@ public struct DeviceIdentity: Sendable {
     public var actor: Actor { Actor(id: "device:\(device.lowercased)", name: "jqc", verified: true) }
 
     /// Where a rotation keeps the new key until its event is recorded.
-    var pendingKeyPath: String { directory.deviceKeyPath + ".next" }
+    var pendingKeyPath: String { directory.pendingDeviceKeyPath }
 
     /// What the key file and the log allow, read from `log` (which may be a
     /// read-only copy): nothing is written.
@@ -41,7 +41,7 @@ public struct DeviceIdentity: Sendable {
     }
 
     /// The last checkpoint the device signed, kept beside the store.
-    var lastCheckpointPath: String { directory.path + "/last-checkpoint" }
+    var lastCheckpointPath: String { directory.lastCheckpointPath }
 
     /// Every key the log published for the device, oldest first, with its position.
     public func publishedKeys(_ log: EventLog) throws -> [(key: String, position: UInt64)] {

@@ -42,13 +42,13 @@ public struct LedgerSalvage: Sendable {
     /// store directory's raw output checked by `SalvageReading`) and writes
     /// the new ledger. A failure removes what it made.
     public func run(read: (String) throws -> SalvageReading) throws -> Outcome {
-        let storeFile = source.storePath + "/data.mdb"
+        let storeFile = source.storeDataPath
         guard source.exists || FileManager.default.fileExists(atPath: storeFile) else {
             throw LedgerDirectoryError.noLedger(source.path)
         }
         guard FileManager.default.fileExists(atPath: storeFile) else { throw SalvageError.noStore(source.storePath) }
         let destination = try CopyDestination.claim(target.path, ledger: source.path, for: "salvage")
-        let scratch = target.path + "/.salvage-scratch"
+        let scratch = target.salvageScratchPath
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
             let sources = try EventLog.salvageSources(of: source.storePath, scratch: scratch)

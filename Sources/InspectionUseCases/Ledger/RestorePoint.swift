@@ -51,7 +51,7 @@ public struct RestorePoint: Codable, Sendable, Equatable {
         self.records = records
     }
 
-    public static func path(_ home: LedgerDirectory) -> String { home.path + "/restore-point.json" }
+    public static func path(_ home: LedgerDirectory) -> String { home.restorePointPath }
 
     /// The mark of the ledger in `home`, nil when it has none. A mark that
     /// cannot be read is still a mark (a restore point of unknown size): it

@@ -108,7 +108,7 @@ public final class SyncService {
         let run = try SyncRun(
             ledger: ledger, session: session, device: config.deviceID, clock: surroundings.clock,
             policy: try RetryPolicy.standard(surroundings.environment), pullsReferenceData: pullsReferenceData,
-            shouldStop: surroundings.stopRequested, progress: progress, journalPath: home.path + "/sync-inflight",
+            shouldStop: surroundings.stopRequested, progress: progress, journalPath: home.syncInflightPath,
             concurrency: surroundings.concurrency)
         run.witness = witness
         let started = ContinuousClock.now

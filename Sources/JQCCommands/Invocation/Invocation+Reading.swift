@@ -22,8 +22,7 @@ extension Invocation {
                 do {
                     return try InspectionLedger.openForReading(storePath: home.storePath, photosPath: home.photosPath)
                         .ledger
-                } catch LedgerError.noLedger where FileManager.default.fileExists(atPath: home.storePath + "/data.mdb")
-                {
+                } catch LedgerError.noLedger where FileManager.default.fileExists(atPath: home.storeDataPath) {
                     throw NoViewsYet()
                 }
             }

@@ -110,7 +110,7 @@ public final class Invocation {
 
     /// The saved session, if anyone logged in on this ledger.
     func session() throws -> StoredSession? {
-        try SessionStore(path: home.credentialsPath).load()
+        try SessionStore(home).load()
     }
 
     /// Who a recorded event is attributed to: the logged-in user (verified),

@@ -4,8 +4,6 @@ import Foundation
 /// errors, which `JQC.message(for:)` prints the same way). Messages say what failed, why,
 /// and what to do.
 public enum JQCError: Error, CustomStringConvertible {
-    /// `jqc init` found a ledger already there.
-    case ledgerExists(String)
     /// A file could not be read or parsed.
     case unreadableFile(String, String)
     /// A system call failed.
@@ -23,8 +21,6 @@ public enum JQCError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .ledgerExists(let path):
-            "a ledger already exists at \(path); nothing was changed. Use it as it is, or pass --ledger PATH for another."
         case .unreadableFile(let path, let why):
             "cannot read \(path): \(why)"
         case .io(let what, let code):

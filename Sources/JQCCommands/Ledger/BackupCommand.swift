@@ -8,11 +8,9 @@ import LedgerStore
 
 /// `jqc backup DEST`: a consistent hot copy of the ledger, verified.
 ///
-/// The store is copied by LMDB itself (`mdb_env_copy2` with compaction)
-/// inside one read transaction, so the copy is one committed state even
-/// while another command records. The photo files are copied after it, so
-/// every photo an event in the copy names is there. The copy is a complete
-/// ledger directory: restoring is copying it back (see docs/architecture/decisions.md).
+/// The copy is made and checked by `LedgerBackup.make`; the copy is a
+/// complete ledger directory: restoring is copying it back (see
+/// docs/architecture/decisions.md).
 struct BackupCommand: RunnableCommand {
     static let path = ["backup"]
     static let destinationArgument = PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")
@@ -44,29 +42,11 @@ struct BackupCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
-        try home.requireLedger()
         let target = LedgerDirectory.resolve(option: destination, environment: invocation.environment)
-        let destination = try CopyDestination.claim(target.path, ledger: home.path, for: "backup")
-        let log = try invocation.openingStore { try EventLog(directory: home.storePath, access: .reading) }
-        defer { log.close() }
-        let summary: LedgerCopy.Summary
-        var keyNotCopied: DeviceKeyError?
-        do {
-            try log.copyStore(to: target.storePath)
-            let photos = try LedgerCopy.copyPhotos(from: home, to: target)
-            try LedgerCopy.copyConfig(from: home, to: target)
-            keyNotCopied = try LedgerCopy.copyDeviceKey(from: home, to: target)
-            let checked = try LedgerCopy.verifyCopy(at: target, against: log)
-            try StoreHead(checked).recordDurably(at: target.path + "/store-head")  // a restore brings its own
-            // The copy is this device's restore point: restored, it checks
-            // with the witness before it syncs (`RestorePointCheck`).
-            let device = try LedgerConfig.load(home).deviceID
-            try RestorePoint(device: device, madeAt: invocation.clock.now(), records: checked.position).save(target)
-            summary = LedgerCopy.Summary(events: checked.position, head: checked, photos: photos)
-        } catch {
-            destination.remove()
-            throw LedgerCopy.spaceNamed(error, at: target.path)
+        let backup = try LedgerBackup.make(from: home, to: target, at: invocation.clock.now()) {
+            try invocation.openingStore($0)
         }
+        let summary = backup.summary
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
@@ -79,7 +59,7 @@ struct BackupCommand: RunnableCommand {
             invocation.stdout.line(
                 "Backed up \(home.path) to \(target.path): \(Plural.of(Int(summary.events), "event")), "
                     + "\(Plural.of(summary.photos.copied, "photo")), "
-                    + "config.json\(FileManager.default.fileExists(atPath: target.deviceKeyPath) ? ", device.key" : "")."
+                    + "config.json\(backup.keyCopied ? ", device.key" : "")."
             )
             invocation.stdout.line("Verified: the copy's chain is intact and ends on the ledger's \(summary.head).")
             invocation.stdout.line("Not copied: credentials.json (log in again after a restore).")
@@ -89,7 +69,7 @@ struct BackupCommand: RunnableCommand {
                     + "receives a handover). Restored, it warns before recording until 'jqc sync' has checked with "
                     + "the witness that no other copy of this device recorded after the backup.")
         }
-        if let keyNotCopied {
+        if let keyNotCopied = backup.keyNotCopied {
             invocation.stderr.line("jqc: warning: device.key was not copied: \(keyNotCopied)")
         }
         if !summary.photos.mismatched.isEmpty {

@@ -70,7 +70,7 @@ struct LoginCommand: RunnableCommand {
         } catch {
             throw ServerAccessError.failed(what: "log in", error)
         }
-        try SessionStore(path: invocation.home.credentialsPath).save(
+        try SessionStore(invocation.home).save(
             StoredSession(
                 user: serverUser, tokens: tokens, serverURL: url, savedAt: invocation.clock.now().iso8601))
         if server != nil, config.serverURL != url {

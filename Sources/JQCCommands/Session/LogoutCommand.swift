@@ -20,7 +20,7 @@ struct LogoutCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
-        let store = SessionStore(path: invocation.home.credentialsPath)
+        let store = SessionStore(invocation.home)
         guard let saved = try store.load() else {
             invocation.stdout.line("Nobody is logged in.")
             return

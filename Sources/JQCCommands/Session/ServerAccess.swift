@@ -85,7 +85,7 @@ extension Invocation {
             throw ServerAccessError.otherServer(session: saved.serverURL, configured: url)
         }
         let api = APIClient(baseURL: url, transport: try transport ?? httpClient(), limits: try responseLimits())
-        return ServerSession(saved, api: api, store: SessionStore(path: home.credentialsPath))
+        return ServerSession(saved, api: api, store: SessionStore(home))
     }
 
     /// Runs an authorized call, turning its failure into a message about `what`.

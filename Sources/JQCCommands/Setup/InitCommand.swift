@@ -41,39 +41,8 @@ struct InitCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
-        try home.checkConfigFile()
-        if home.exists { throw JQCError.ledgerExists(home.path) }
-        let files = FileManager.default
-        if files.fileExists(atPath: home.storePath + "/data.mdb") {
-            throw JQCError.refused(
-                "\(home.storePath) already holds a store but \(home.configPath) is missing; nothing was changed. "
-                    + "Restore config.json from a backup, or move the store away to start a new ledger.")
-        }
-        // Only `init` creates: whatever this run made is removed if it fails
-        // (a full disk), so no half-made ledger is left to be mistaken for one.
-        let made = [home.path, home.photosPath, home.storePath].filter { !files.fileExists(atPath: $0) }
-        let config = LedgerConfig(
-            deviceID: UUID(), serverURL: server, caBundle: caBundle, witnessURL: witness,
-            createdAt: invocation.clock.now())
-        do {
-            try FileStore.makeDirectory(home.path)
-            try FileStore.makeDirectory(home.photosPath)
-            // A head file left by a ledger removed from here is not this new store's (`StoreHead`).
-            unlink(home.path + "/store-head")
-            try EventLog(directory: home.storePath, access: .creating).close()
-            try config.save(home)
-            try DeviceKeyFile.create(home, device: config.deviceID)
-        } catch {
-            for path in made.reversed() { try? files.removeItem(atPath: path) }
-            if !made.contains(home.path) { unlink(home.configPath) }
-            if case let failure as DurableFileError = error, failure.code == ENOSPC || failure.code == EDQUOT {
-                throw LedgerError.noSpace(path: home.path, freeBytes: LedgerError.freeSpace(at: home.path))
-            }
-            if case LedgerError.noSpace = error {
-                throw LedgerError.noSpace(path: home.path, freeBytes: LedgerError.freeSpace(at: home.path))
-            }
-            throw error
-        }
+        let config = try home.create(
+            serverURL: server, caBundle: caBundle, witnessURL: witness, at: invocation.clock.now())
         if invocation.json {
             invocation.stdout.line(
                 JSONOutput.render(
