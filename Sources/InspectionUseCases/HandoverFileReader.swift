@@ -25,10 +25,11 @@ enum HandoverFileReader {
         }
     }
 
-    /// The scanner's state between chunks.
+    /// The scanner's state between chunks: where the last byte lay
+    /// (`StrictJSON.Scanner`, the strict reader's own), whether the first
+    /// value began, and the offset of the next byte.
     struct Scan {
-        var inString = false
-        var escaped = false
+        var scanner = StrictJSON.Scanner()
         var started = false
         var offset = 0
 
@@ -37,17 +38,12 @@ enum HandoverFileReader {
         mutating func take(_ bytes: ArraySlice<UInt8>) throws(NotJSON) {
             for byte in bytes {
                 defer { offset += 1 }
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                    } else if byte < 0x20 {
-                        throw NotJSON(offset: offset, byte: byte)
-                    }
+                switch scanner.place(of: byte) {
+                case .escaped, .closingQuote: continue
+                case .inString:
+                    guard byte >= 0x20 else { throw NotJSON(offset: offset, byte: byte) }
                     continue
+                case .outside: break
                 }
                 guard Self.allowedOutside.contains(byte) else { throw NotJSON(offset: offset, byte: byte) }
                 if !started, !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) {
@@ -57,7 +53,6 @@ enum HandoverFileReader {
                     }
                     started = true
                 }
-                if byte == UInt8(ascii: "\"") { inString = true }
             }
         }
     }
