@@ -39,7 +39,7 @@ public struct PhotoStore: Sendable {
         }
     }
 
-    static let maximumSize = 50 << 20
+    public static let maximumSize = 50 << 20
 
     /// A file read and described, not yet kept: a command decides first and
     /// keeps the file only when the event will be recorded.
@@ -107,6 +107,12 @@ public struct PhotoStore: Sendable {
     /// did not commit: a photo file stays only once its event is in the log.
     public func discard(_ prepared: PreparedPhoto) {
         unlink(directory + "/" + prepared.description.sha256)
+    }
+
+    /// The same, by the description of what `keep` wrote (a caller that
+    /// holds no photo's bytes any longer).
+    public func discard(_ photo: StoredPhoto) {
+        unlink(directory + "/" + photo.sha256)
     }
 
     /// Where a capture writes its file before renaming it into place: a

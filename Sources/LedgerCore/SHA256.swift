@@ -138,6 +138,19 @@ public final class SHA256Hasher {
         return finish()
     }
 
+    /// Starts a digest of bytes that arrive in parts (a file read in
+    /// chunks): `begin`, then `add` for each part, then `end`. Another
+    /// digest on this hasher in between starts over.
+    public func begin() {
+        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+    }
+
+    public func add(_ part: ArraySlice<UInt8>) {
+        part.withUnsafeBytes { update($0) }
+    }
+
+    public func end() -> Digest256 { finish() }
+
     private func update(_ raw: UnsafeRawBufferPointer) {
         check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
     }

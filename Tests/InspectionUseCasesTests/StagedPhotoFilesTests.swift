@@ -34,7 +34,7 @@ import Testing
         let before = try Self.prepared(device, red: 30)
         #expect(try device.ledger.photos.keep(before))
 
-        Reception.removeUnnamed([named, unnamed], ledger: device.ledger)
+        Reception.removeUnnamed([named.description, unnamed.description], ledger: device.ledger)
         #expect(
             try device.ledger.photos.storedNames()
                 == [named.description.sha256, before.description.sha256].sorted())
@@ -47,11 +47,14 @@ import Testing
         let good = try #require(file.photoFiles.first)
         let bad = Data("not an image".utf8)
         let cases:
-            [(files: [(sha256: Digest256, data: Data)], carried: [(sha256: Digest256, data: Data)], says: String)] =
+            [(
+                files: [(sha256: Digest256, data: HandoverFile.PhotoBytes)],
+                carried: [(sha256: Digest256, data: HandoverFile.PhotoBytes)], says: String
+            )] =
                 [
-                    ([good, (SHA256Hasher().digest(Array(bad)), bad)], [], "photo_files[1]"),
-                    ([good], [(SHA256Hasher().digest(Array(bad)), bad)], "carried_photo_files[0]"),
-                    ([good, (SHA256Hasher().digest([]), Data())], [], "photo_files[1] (file"),
+                    ([good, (SHA256Hasher().digest(Array(bad)), .inMemory(bad))], [], "photo_files[1]"),
+                    ([good], [(SHA256Hasher().digest(Array(bad)), .inMemory(bad))], "carried_photo_files[0]"),
+                    ([good, (SHA256Hasher().digest([]), .inMemory(Data()))], [], "photo_files[1] (file"),
                 ]
         let receiver = try Device(actor: "Ben")
         for (files, carried, says) in cases {

@@ -92,6 +92,40 @@ import Testing
         }
     }
 
+    /// The scanner both readers share: where each byte lies (o outside, s in
+    /// a string, e escaped, c the closing quote), and the same when resumed
+    /// after every possible split, as `HandoverFileReader` resumes it.
+    static let places: [(text: String, places: String, depth: Int)] = [
+        (#"{"a":[1]}"#, "oosco" + "oooo", 0),
+        (#"["\\"]"#, "ooseco", 0),
+        (#"{"\"[":{"#, "oosescoo", 2),
+        (#""}"}"#, "osco", -1),
+    ]
+
+    @Test(arguments: places)
+    func theScannerPlacesEachByteAndResumesAtAnySplit(_ text: String, _ places: String, _ depth: Int) {
+        func run(_ parts: [ArraySlice<UInt8>]) -> (String, Int) {
+            var scanner = StrictJSON.Scanner()
+            var out = ""
+            for part in parts {
+                for byte in part {
+                    switch scanner.place(of: byte) {
+                    case .outside: out += "o"
+                    case .inString: out += "s"
+                    case .escaped: out += "e"
+                    case .closingQuote: out += "c"
+                    }
+                }
+            }
+            return (out, scanner.depth)
+        }
+        let bytes = Array(text.utf8)
+        #expect(run([bytes[...]]) == (places, depth), "\(text)")
+        for split in 0...bytes.count {
+            #expect(run([bytes[..<split], bytes[split...]]) == (places, depth), "\(text) split at \(split)")
+        }
+    }
+
     @Test func bytesThatAreNotUTF8AreNamedSo() {
         do {
             _ = try HandoverFile(decoding: [0x7B, 0xFF, 0x7D])

@@ -39,7 +39,7 @@ public struct HandoverFile: Sendable {
     public var photos: [Photo]
     public var templateRecord: Entry
     /// `photo_files`: each one's stated hash and its bytes.
-    public var photoFiles: [(sha256: Digest256, data: Data)]
+    public var photoFiles: [(sha256: Digest256, data: PhotoBytes)]
     /// `carried_records` (`/2`): the bytes of every record the receptions
     /// among `records` carry by reference, at any depth, each once.
     public var carriedRecords = CarriedRecords()
@@ -47,7 +47,7 @@ public struct HandoverFile: Sendable {
     /// name at any depth that `photo_files` does not hold, each once, sorted
     /// by hash (their bytes hashing to it; which ones are due is
     /// `HandoverVerification`'s check 2).
-    public var carriedPhotoFiles: [(sha256: Digest256, data: Data)] = []
+    public var carriedPhotoFiles: [(sha256: Digest256, data: PhotoBytes)] = []
     /// The format read: 1, 2 or 3.
     public var formatVersion = 3
 
@@ -69,7 +69,7 @@ public struct HandoverFile: Sendable {
     init(
         mode: HandoverMode, to: String?, fromDevice: UUID, inspection: UUID, checkpoint: String, publicKey: String,
         keyRecord: Entry, records: [Entry], photos: [Photo], templateRecord: Entry,
-        photoFiles: [(sha256: Digest256, data: Data)], carriedRecords: CarriedRecords = CarriedRecords()
+        photoFiles: [(sha256: Digest256, data: PhotoBytes)], carriedRecords: CarriedRecords = CarriedRecords()
     ) {
         self.carriedRecords = carriedRecords
         toDevice = nil
@@ -105,14 +105,21 @@ public struct HandoverFile: Sendable {
     /// (`Bundle`), then what a handover file adds: lower-case UUIDs and hex,
     /// base64 standard with padding and decoding to what it names.
     public init(decoding bytes: [UInt8]) throws(Unreadable) {
+        try self.init(decoding: bytes, staged: [:])
+    }
+
+    /// Decodes a file read by `HandoverFileReader`: `document` is its text
+    /// with the base64 of each photo in `staged` left out (an empty string),
+    /// its bytes in the staging file instead, judged as the text would be.
+    init(decoding document: [UInt8], staged: [String: StagedPhotoFile]) throws(Unreadable) {
         do {
-            try self.init(strict: StrictJSON.read(bytes, what: "the file"))
+            try self.init(strict: StrictJSON.read(document, what: "the file"), staged: staged)
         } catch {
             throw Unreadable(reason: error.verdict)
         }
     }
 
-    init(strict json: JSONValue) throws(BundleUnreadable) {
+    init(strict json: JSONValue, staged: [String: StagedPhotoFile] = [:]) throws(BundleUnreadable) {
         var version = 1
         if case .object(let members) = json {
             try StrictJSON.checkNames(members, "the file")
@@ -169,25 +176,39 @@ public struct HandoverFile: Sendable {
         }
         self.photos = photos
         templateRecord = try Self.entry(try Bundle.entry(top.value("template_record"), "template_record"))
-        var files: [(sha256: Digest256, data: Data)] = []
+        var files: [(sha256: Digest256, data: PhotoBytes)] = []
         for (index, value) in try top.array("photo_files").enumerated() {
             let file = try StrictObject(value, ["sha256", "data"], at: "photo_files[\(index)]", root: "")
             files.append(
                 (
                     try Self.digest(try file.string("sha256"), file.at("sha256")),
-                    Data(try Self.base64(try file.string("data"), file.at("data")))
+                    try Self.photoBytes(file, staged: staged[file.path])
                 ))
         }
         photoFiles = files
         carriedRecords = try Self.carried(version >= 2 ? try top.array("carried_records") : nil, records: records)
-        carriedPhotoFiles = try Self.carriedPhotos(version >= 3 ? try top.array("carried_photo_files") : [])
+        carriedPhotoFiles = try Self.carriedPhotos(
+            version >= 3 ? try top.array("carried_photo_files") : [], staged: staged)
+    }
+
+    /// An entry's `data`: the staged file the reader decoded it into, or
+    /// the base64 the document holds.
+    static func photoBytes(_ entry: StrictObject, staged: StagedPhotoFile?) throws(BundleUnreadable) -> PhotoBytes {
+        let text = try entry.string("data")
+        guard let staged else { return .inMemory(Data(try base64(text, entry.at("data")))) }
+        guard staged.isStandardBase64 else {
+            throw BundleUnreadable("\(entry.at("data")) is not standard base64 with padding")
+        }
+        return .staged(staged)
     }
 
     /// `carried_photo_files`, strictly: each `{sha256, data}` once, sorted by
     /// `sha256`, its bytes hashing to it. Whether they are exactly the files
     /// the carried records name is check 2 of `HandoverVerification`.
-    static func carriedPhotos(_ entries: [JSONValue]) throws(BundleUnreadable) -> [(sha256: Digest256, data: Data)] {
-        var files: [(sha256: Digest256, data: Data)] = []
+    static func carriedPhotos(_ entries: [JSONValue], staged: [String: StagedPhotoFile]) throws(BundleUnreadable)
+        -> [(sha256: Digest256, data: PhotoBytes)]
+    {
+        var files: [(sha256: Digest256, data: PhotoBytes)] = []
         var previous: String?
         let hasher = SHA256Hasher()
         for (index, value) in entries.enumerated() {
@@ -202,11 +223,11 @@ public struct HandoverFile: Sendable {
                         : "\(path) is out of order (the entries are sorted by sha256)")
             }
             previous = hashText
-            let data = try base64(try file.string("data"), file.at("data"))
-            guard hasher.digest(data) == sha256 else {
+            let data = try photoBytes(file, staged: staged[path])
+            guard data.sha256(hasher) == sha256 else {
                 throw BundleUnreadable("\(path).data does not hash to its sha256 \(hashText)")
             }
-            files.append((sha256, Data(data)))
+            files.append((sha256, data))
         }
         return files
     }

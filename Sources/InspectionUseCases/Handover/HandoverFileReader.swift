@@ -1,4 +1,5 @@
 import Foundation
+import LedgerCore
 
 /// Reads a handover file in chunks, judging each chunk as it arrives, so a
 /// file that cannot be a handover file is refused at its first impossible
@@ -9,8 +10,11 @@ import Foundation
 /// value an object. A file that passes is still read strictly afterwards
 /// (`StrictJSON`); this check never refuses well-formed JSON.
 ///
-/// The bytes go straight into one buffer, never a `Data` copied again, so
-/// reading takes at most the file's size plus one chunk.
+/// The bytes go straight into one buffer, never a `Data` copied again,
+/// except each photo's base64 (`photo_files[i].data`,
+/// `carried_photo_files[i].data`), which is decoded as it arrives into a
+/// staging file of its own (`PhotoStager`): reading a well-formed file takes
+/// its text without its photos plus one chunk.
 enum HandoverFileReader {
     /// How much is read at a time.
     static let chunkSize = 1 << 20
@@ -25,57 +29,187 @@ enum HandoverFileReader {
         }
     }
 
-    /// The scanner's state between chunks.
+    /// The scanner's state between chunks: where the last byte lay
+    /// (`StrictJSON.Scanner`, the strict reader's own), whether the first
+    /// value began, and the offset of the next byte.
     struct Scan {
-        var inString = false
-        var escaped = false
+        var scanner = StrictJSON.Scanner()
         var started = false
         var offset = 0
 
         static let allowedOutside: Set<UInt8> = Set(Array(" \t\r\n{}[]:,\"0123456789+-.eEtrufalsn".utf8))
 
-        mutating func take(_ bytes: ArraySlice<UInt8>) throws(NotJSON) {
-            for byte in bytes {
-                defer { offset += 1 }
-                if inString {
-                    if escaped {
-                        escaped = false
-                    } else if byte == UInt8(ascii: "\\") {
-                        escaped = true
-                    } else if byte == UInt8(ascii: "\"") {
-                        inString = false
-                    } else if byte < 0x20 {
-                        throw NotJSON(offset: offset, byte: byte)
-                    }
-                    continue
-                }
-                guard Self.allowedOutside.contains(byte) else { throw NotJSON(offset: offset, byte: byte) }
-                if !started, !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) {
-                    // Anything but an object is refused by the strict reader anyway; say so at once.
-                    guard byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") else {
-                        throw NotJSON(offset: offset, byte: byte)
-                    }
-                    started = true
-                }
-                if byte == UInt8(ascii: "\"") { inString = true }
+        /// Judges one byte; answers where it lies.
+        mutating func take(_ byte: UInt8) throws(NotJSON) -> StrictJSON.Scanner.Place {
+            defer { offset += 1 }
+            let place = scanner.place(of: byte)
+            switch place {
+            case .escaped, .closingQuote: return place
+            case .inString:
+                guard byte >= 0x20 else { throw NotJSON(offset: offset, byte: byte) }
+                return place
+            case .outside: break
             }
+            guard Self.allowedOutside.contains(byte) else { throw NotJSON(offset: offset, byte: byte) }
+            if !started, !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) {
+                // Anything but an object is refused by the strict reader anyway; say so at once.
+                guard byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") else {
+                    throw NotJSON(offset: offset, byte: byte)
+                }
+                started = true
+            }
+            return place
+        }
+    }
+
+    /// Where the value being read lies, as far as telling a photo's
+    /// `data` goes: the open containers, each object's last member name
+    /// (as its bytes, unescaped names never match) and each array's index.
+    struct Path {
+        struct Frame {
+            var isObject: Bool
+            var expectingName: Bool
+            var name: [UInt8]?
+            var index = 0
+        }
+        var frames: [Frame] = []
+        /// The bytes of a member name being read, or nil.
+        var name: [UInt8]?
+
+        static let photoMembers: [[UInt8]] = [Array("photo_files".utf8), Array("carried_photo_files".utf8)]
+
+        /// `photo_files[i]` or `carried_photo_files[i]` when a string opening
+        /// here is that entry's `data`.
+        var photoEntry: String? {
+            guard frames.count == 3, let top = frames[0].name, Self.photoMembers.contains(top), !frames[1].isObject,
+                frames[2].isObject, !frames[2].expectingName, frames[2].name == Array("data".utf8)
+            else { return nil }
+            return "\(String(decoding: top, as: UTF8.self))[\(frames[1].index)]"
+        }
+
+        /// A byte outside strings; an opening quote starts a name where an
+        /// object expects one.
+        mutating func outside(_ byte: UInt8) {
+            switch byte {
+            case UInt8(ascii: "{"): frames.append(Frame(isObject: true, expectingName: true))
+            case UInt8(ascii: "["): frames.append(Frame(isObject: false, expectingName: false))
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = frames.popLast()
+            case UInt8(ascii: ","):
+                guard let last = frames.indices.last else { return }
+                if frames[last].isObject { frames[last].expectingName = true } else { frames[last].index += 1 }
+            case UInt8(ascii: ":"):
+                guard let last = frames.indices.last else { return }
+                frames[last].expectingName = false
+            case UInt8(ascii: "\""):
+                if let last = frames.last, last.isObject, last.expectingName { name = [] }
+            default: break
+            }
+        }
+
+        /// A byte inside a string (a name's kept, up to a length no member
+        /// that matters exceeds).
+        mutating func inString(_ byte: UInt8, escaped: Bool) {
+            guard var text = name else { return }
+            text.append(byte)
+            // An escape in a name, or a long name: never one looked for.
+            name = escaped || byte == UInt8(ascii: "\\") || text.count > 32 ? [0] : text
+        }
+
+        mutating func closed() {
+            guard let text = name, let last = frames.indices.last else { return }
+            frames[last].name = text
+            name = nil
+        }
+    }
+
+    /// What reading gave: the document with each photo's base64 left out
+    /// (its `data` an empty string) and decoded into `staged` instead, by
+    /// the entry's path (`photo_files[0]`); the SHA-256 of the whole file.
+    struct Read {
+        var document: [UInt8]
+        var staged: [String: StagedPhotoFile]
+        var sha256: Digest256
+        var size: Int
+
+        /// Removes the staged files (the reception is done or refused).
+        func removeStaged() {
+            for file in staged.values { unlink(file.path) }
         }
     }
 
     /// At most `limit` bytes of `handle` (one more tells the file grew past
-    /// it), each chunk scanned as it is read; `NotJSON` at the first byte no
+    /// it), each chunk scanned as it is read, every photo's base64 decoded
+    /// into a file of `staging` as it goes by; `NotJSON` at the first byte no
     /// JSON text can hold there.
-    static func read(_ handle: FileHandle, limit: Int, expectedSize: Int) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(min(expectedSize, limit) + 1)
-        var scan = Scan()
-        while bytes.count <= limit {
-            guard let chunk = try handle.read(upToCount: min(chunkSize, limit + 1 - bytes.count)), !chunk.isEmpty
-            else { break }
-            let start = bytes.count
-            bytes.append(contentsOf: chunk)
-            try scan.take(bytes[start...])
+    static func read(_ handle: FileHandle, limit: Int, staging: String) throws -> Read {
+        var reading = Reading(staging: staging)
+        do {
+            while reading.size <= limit {
+                guard let chunk = try handle.read(upToCount: min(chunkSize, limit + 1 - reading.size)), !chunk.isEmpty
+                else { break }
+                try reading.take(Array(chunk))
+            }
+        } catch {
+            reading.abandon()
+            throw error
         }
-        return bytes
+        return reading.result()
+    }
+
+    /// The state of one read between chunks.
+    struct Reading {
+        let staging: String
+        var scan = Scan()
+        var path = Path()
+        var stager: PhotoStager?
+        var entry = ""
+        var document: [UInt8] = []
+        var staged: [String: StagedPhotoFile] = [:]
+        let hasher = SHA256Hasher()
+        var size = 0
+
+        init(staging: String) {
+            self.staging = staging
+            hasher.begin()
+        }
+
+        mutating func take(_ chunk: [UInt8]) throws {
+            hasher.add(chunk[...])
+            size += chunk.count
+            var copied = 0
+            for index in chunk.indices {
+                let place = try scan.take(chunk[index])
+                if stager != nil {
+                    // Mutated in place (never copied out): its buffer is not copied per byte.
+                    if place == .closingQuote {
+                        staged[entry] = try stager?.finish()
+                        stager = nil
+                        copied = index
+                    } else {
+                        try stager?.take(chunk[index])
+                    }
+                    continue
+                }
+                switch place {
+                case .outside:
+                    path.outside(chunk[index])
+                    if chunk[index] == UInt8(ascii: "\""), let photo = path.photoEntry {
+                        document += chunk[copied...index]
+                        entry = photo
+                        stager = try PhotoStager(directory: staging, number: staged.count)
+                    }
+                case .inString, .escaped: path.inString(chunk[index], escaped: place == .escaped)
+                case .closingQuote: path.closed()
+                }
+            }
+            if stager == nil { document += chunk[copied...] }
+        }
+
+        func abandon() {
+            stager?.abandon()
+            for file in staged.values { unlink(file.path) }
+        }
+
+        func result() -> Read { Read(document: document, staged: staged, sha256: hasher.end(), size: size) }
     }
 }

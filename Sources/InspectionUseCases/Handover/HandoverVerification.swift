@@ -71,7 +71,7 @@ public enum HandoverVerification {
             throw refuse("photo_files has \(file.photoFiles.count) files for \(file.photos.count) photos")
         }
         for (index, (photo, data)) in zip(file.photos, file.photoFiles).enumerated() {
-            guard data.sha256 == photo.sha256, hasher.digest(Array(data.data)) == photo.sha256 else {
+            guard data.sha256 == photo.sha256, data.data.sha256(hasher) == photo.sha256 else {
                 throw refuse(
                     "photo_files[\(index)] is not the file of photo \(photo.photoID.lowercased) (its SHA-256 differs)")
             }

@@ -92,9 +92,13 @@ public struct Reception {
     public func receive(file path: String, actor: Actor, clock: any LedgerClock, key: String? = nil) throws
         -> Received
     {
-        let bytes = try Self.read(path)
-        let sha256 = SHA256Hasher().digest(bytes)
-        let file = try HandoverFile(decoding: bytes)
+        // Each photo's base64 decoded into a staging file as the file is read
+        // (`HandoverFileReader`): only the rest of the document is in memory,
+        // and one photo at a time when it is checked and stored.
+        let read = try Self.read(path, staging: ledger.photos.stagingDirectory)
+        defer { read.removeStaged() }
+        let sha256 = read.sha256
+        let file = try HandoverFile(decoding: read.document, staged: read.staged)
         let verified = try HandoverVerification.verify(file)
         // Its records by reference; their bytes and the file's
         // `carried_records` go into this ledger's `carried` table with it.
@@ -111,7 +115,7 @@ public struct Reception {
         // with the reception that names it. Should the record fail, the
         // files this reception added are removed again, unless an event
         // names one meanwhile (another command's capture of the same bytes).
-        var added: [PhotoStore.PreparedPhoto]?
+        var added: [PhotoStore.StoredPhoto]?
         let recorded: InspectionLedger.Recorded
         do {
             // One read snapshot per attempt, and the expected-version append
@@ -124,11 +128,9 @@ public struct Reception {
                     // store takes a capture before any is stored, so a refused
                     // file leaves the store as it was.
                     if added == nil {
+                        _ = try Self.stage(file, photos: ledger.photos)
                         added = []
-                        for prepared in try Self.stage(file, photos: ledger.photos)
-                        where try ledger.photos.keep(prepared) {
-                            added?.append(prepared)
-                        }
+                        try Self.keep(file, photos: ledger.photos) { added?.append($0) }
                     }
                     try beforeAppending?()
                 }
@@ -245,21 +247,41 @@ public struct Reception {
     /// read and checked as the photo store takes a capture (bytes, size, an
     /// image), nothing stored; the first that the store would refuse is the
     /// refusal, named by its path. Their hashes were checked already.
-    static func stage(_ file: HandoverFile, photos: PhotoStore) throws(Refusal) -> [PhotoStore.PreparedPhoto] {
-        let all =
-            file.photoFiles.enumerated().map { ("photo_files[\($0.offset)]", $0.element) }
-            + file.carriedPhotoFiles.enumerated().map { ("carried_photo_files[\($0.offset)]", $0.element) }
-        var staged: [PhotoStore.PreparedPhoto] = []
-        for (path, photo) in all {
-            do {
-                staged.append(try photos.prepare(data: photo.data, name: path))
-            } catch let failure as PhotoStore.Failure {
-                throw Refusal(reason: "\(path) (file \(photo.sha256.hex)) \(failure.refusedFile)")
-            } catch {
-                throw Refusal(reason: "\(path) (file \(photo.sha256.hex)) cannot be checked: \(error)")
-            }
+    static func stage(_ file: HandoverFile, photos: PhotoStore) throws(Refusal) -> [PhotoStore.StoredPhoto] {
+        var staged: [PhotoStore.StoredPhoto] = []
+        for (path, photo) in photoFiles(of: file) {
+            staged.append(try prepared(photo, path, photos).description)
         }
         return staged
+    }
+
+    /// Every photo file of `file` stored, one at a time (read back from its
+    /// staging file, checked again, written), `added` told of each this call
+    /// wrote; run only once `stage` passed.
+    static func keep(_ file: HandoverFile, photos: PhotoStore, added: (PhotoStore.StoredPhoto) -> Void) throws {
+        for (path, photo) in photoFiles(of: file) {
+            let prepared = try prepared(photo, path, photos)
+            if try photos.keep(prepared) { added(prepared.description) }
+        }
+    }
+
+    private static func photoFiles(of file: HandoverFile) -> [(
+        String, (sha256: Digest256, data: HandoverFile.PhotoBytes)
+    )] {
+        file.photoFiles.enumerated().map { ("photo_files[\($0.offset)]", $0.element) }
+            + file.carriedPhotoFiles.enumerated().map { ("carried_photo_files[\($0.offset)]", $0.element) }
+    }
+
+    private static func prepared(
+        _ photo: (sha256: Digest256, data: HandoverFile.PhotoBytes), _ path: String, _ photos: PhotoStore
+    ) throws(Refusal) -> PhotoStore.PreparedPhoto {
+        do {
+            return try photos.prepare(data: try photo.data.load(name: path), name: path)
+        } catch let failure as PhotoStore.Failure {
+            throw Refusal(reason: "\(path) (file \(photo.sha256.hex)) \(failure.refusedFile)")
+        } catch {
+            throw Refusal(reason: "\(path) (file \(photo.sha256.hex)) cannot be checked: \(error)")
+        }
     }
 
     /// Removes the photo files a reception that did not commit had added,
@@ -267,7 +289,7 @@ public struct Reception {
     /// read to tell (the store failed), every file is left: an unnamed file
     /// is listed by `jqc check --photos`, a removed one that an event names
     /// would be evidence lost.
-    static func removeUnnamed(_ added: [PhotoStore.PreparedPhoto], ledger: InspectionLedger) {
+    static func removeUnnamed(_ added: [PhotoStore.StoredPhoto], ledger: InspectionLedger) {
         guard !added.isEmpty else { return }
         let named: Set<String>
         do {
@@ -275,8 +297,8 @@ public struct Reception {
         } catch {
             return
         }
-        for prepared in added where !named.contains(prepared.description.sha256) {
-            ledger.photos.discard(prepared)
+        for photo in added where !named.contains(photo.sha256) {
+            ledger.photos.discard(photo)
         }
     }
 
@@ -284,7 +306,7 @@ public struct Reception {
     /// size (`HandoverPathRefusal`): a directory, FIFO, socket or device is
     /// refused before it is opened (a FIFO would wait for a writer for ever),
     /// a file over `maximumFileSize` before any byte is read.
-    static func read(_ path: String) throws -> [UInt8] {
+    static func read(_ path: String, staging: String) throws -> HandoverFileReader.Read {
         // attributesOfItem does not follow a symbolic link: judge its target.
         let target = URL(fileURLWithPath: path).resolvingSymlinksInPath()
         let attributes: [FileAttributeKey: Any]
@@ -312,18 +334,19 @@ public struct Reception {
             throw HandoverPathRefusal.failure(error, path: path)
         }
         defer { try? handle.close() }
-        let data: [UInt8]
+        let data: HandoverFileReader.Read
         do {
             // In chunks, each judged as it arrives (`HandoverFileReader`); one
             // more byte than allowed: a file that grew since it was examined is still refused.
-            data = try HandoverFileReader.read(handle, limit: maximumFileSize, expectedSize: size)
+            data = try HandoverFileReader.read(handle, limit: maximumFileSize, staging: staging)
         } catch let notJSON as HandoverFileReader.NotJSON {
             throw HandoverFile.Unreadable(reason: notJSON.description)
         } catch {
             throw HandoverPathRefusal.failure(error, path: path)
         }
-        guard data.count <= maximumFileSize else {
-            throw HandoverPathRefusal.tooLarge(data.count, limit: maximumFileSize, path: path)
+        guard data.size <= maximumFileSize else {
+            data.removeStaged()
+            throw HandoverPathRefusal.tooLarge(data.size, limit: maximumFileSize, path: path)
         }
         return data
     }

@@ -20,31 +20,60 @@ enum StrictJSON {
         guard String(validating: data, as: UTF8.self) != nil else {
             throw BundleUnreadable("the file is not UTF-8 text")
         }
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in data {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-            } else if byte == UInt8(ascii: "\"") {
-                inString = true
-            } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
-                depth += 1
-                if depth > maximumDepth { throw BundleUnreadable("\(what) nests deeper than \(maximumDepth) levels") }
-            } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
-                depth -= 1
-            }
+        var scanner = Scanner()
+        for byte in data where scanner.place(of: byte) == .outside && scanner.depth > maximumDepth {
+            throw BundleUnreadable("\(what) nests deeper than \(maximumDepth) levels")
         }
         do {
             return try JSONValue(parsing: data, .asTheBundleToolsRead)
         } catch {
             throw BundleUnreadable("the file is not well-formed JSON", detail: "\(error)")
+        }
+    }
+
+    /// Where each byte of a JSON text lies, strings and their escapes told
+    /// from the structure around them, and the nesting depth there: one
+    /// byte at a time, so a reader can resume it chunk after chunk
+    /// (`HandoverFileReader`) or run it over a whole text (`read`).
+    struct Scanner {
+        /// Where a byte lies.
+        enum Place: Equatable {
+            /// Outside every string; an opening quote is outside too.
+            case outside
+            /// Inside a string, a backslash that starts an escape included.
+            case inString
+            /// The byte after a backslash inside a string.
+            case escaped
+            /// The quote that ends a string.
+            case closingQuote
+        }
+
+        /// `[` and `{` opened and not yet closed, outside strings.
+        private(set) var depth = 0
+        private var inString = false
+        private var escaped = false
+
+        mutating func place(of byte: UInt8) -> Place {
+            if inString {
+                if escaped {
+                    escaped = false
+                    return .escaped
+                }
+                if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    return .closingQuote
+                }
+                return .inString
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+            return .outside
         }
     }
 
