@@ -273,6 +273,11 @@ def head_refused(ledger: Ledger, dropped: int) -> str:
             f"the bundle's last: version {k - dropped + 1} exists at this size")
 
 
+def photo_index(records: list[Any]) -> int:
+    """The index of the last photo.captured entry."""
+    return max(i for i, entry in enumerate(records) if entry["type"] == "photo.captured")
+
+
 def as_format_1(b: dict[str, Any], _: Ledger) -> None:
     b["format"] = "jqc-proof-bundle/1"
     del b["head"]
@@ -285,9 +290,9 @@ CASES: list[tuple[str, Callable[[Ledger], bytes], Callable[[Ledger], list[str]],
     ("good", plain, lambda l: [], 0, summary),
     ("the last record dropped (map of stream heads)", edited(set_records(lambda r: r[:-1])), lambda l: [], 1,
      lambda l: head_refused(l, 1)),
-    ("the last photo capture dropped (and the record after it)",
-     edited(lambda b, l: (set_records(lambda r: r[:-2])(b, l), b.update(photos=[]))), lambda l: [], 1,
-     lambda l: head_refused(l, 2)),
+    ("the last photo capture dropped (and the records after it)",
+     edited(lambda b, l: (set_records(lambda r: r[:photo_index(r)])(b, l), b.update(photos=[]))), lambda l: [], 1,
+     lambda l: head_refused(l, len(l.bundle["records"]) - photo_index(l.bundle["records"]))),
     ("a /1 bundle: not provable complete", edited(as_format_1), lambda l: [], 0, summary),
     ("a /2 bundle whose head claims another version", edited(lambda b, l: b["head"].update(stream_version=99)),
      lambda l: [], 1,
@@ -347,8 +352,8 @@ CASES: list[tuple[str, Callable[[Ledger], bytes], Callable[[Ledger], list[str]],
      lambda l: "UNREADABLE: records[1].inclusion[0] must be a string"),
     ("a checkpoint that is null", edited(set_at(["checkpoint"], None)), lambda l: [], 2,
      lambda l: "UNREADABLE: checkpoint must be a string"),
-    ("another format", edited(set_at(["format"], "jqc-proof-bundle/2")), lambda l: [], 2,
-     lambda l: 'UNREADABLE: the bundle\'s format is "jqc-proof-bundle/2", not jqc-proof-bundle/1'),
+    ("another format", edited(set_at(["format"], "jqc-proof-bundle/3")), lambda l: [], 2,
+     lambda l: 'UNREADABLE: the bundle\'s format is "jqc-proof-bundle/3", not jqc-proof-bundle/1 or jqc-proof-bundle/2'),
     ("malformed JSON", lambda l: l.bundle_text.encode()[:-20], lambda l: [], 2,
      lambda l: "UNREADABLE: the file is not well-formed JSON"),
     ("a trailing comma", lambda l: l.bundle_text.strip().encode()[:-1] + b",}", lambda l: [], 2,
