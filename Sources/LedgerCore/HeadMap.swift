@@ -258,7 +258,11 @@ public struct HeadMapInMemory: Sendable {
 
     /// Sets `head` (`HeadMap.update`).
     public mutating func set(_ head: StreamHead) throws {
+        // Moved out, not copied: the dictionary stays uniquely referenced,
+        // so an update changes O(log n) entries in place instead of copying
+        // all of them (a copy per head made building a map quadratic).
         var nodes = self.nodes
+        self.nodes = [:]
         defer { self.nodes = nodes }
         try HeadMap.update(head, get: { nodes[$0] }, put: { nodes[$0] = $1 })
     }
