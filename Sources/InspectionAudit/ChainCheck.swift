@@ -35,6 +35,7 @@ public struct ChainCheck: Sendable {
             case checkpointMismatch = "checkpoint_mismatch"
             case carriedMissing = "carried_missing"
             case carriedDamaged = "carried_damaged"
+            case headMapMismatch = "head_map_mismatch"
             // Found by the proofs of one inspection's records.
             case wrongRecord = "wrong_record"
             case notExtended = "not_extended"

@@ -90,6 +90,14 @@ public struct Transaction {
         try check(rc, "emptying \(table.name)", table: TableInUse.emptyingLabel(table.name))
     }
 
+    /// Deletes `table` itself from the environment (its entries and its
+    /// name): its handle is closed, so the environment must be closed after
+    /// the transaction. What a store written before the table looked like.
+    public func remove(_ table: Table) throws(LMDBError) {
+        let rc = TableInUse.during(table.emptyingLabel) { mdb_drop(handle, table.dbi, 1) }
+        try check(rc, "removing \(table.name)", table: TableInUse.emptyingLabel(table.name))
+    }
+
     /// The number of entries in `table`.
     public func count(_ table: Table) throws(LMDBError) -> Int {
         var stat = MDB_stat()

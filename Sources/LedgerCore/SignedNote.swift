@@ -113,15 +113,44 @@ public struct Checkpoint: Sendable, Equatable {
     public var origin: String
     public var size: UInt64
     public var root: Digest256
+    /// The root of the map of stream heads at `size` (`HeadMap`), carried in
+    /// the extension line `jqc-heads <base64>`; nil in a checkpoint without
+    /// it (older ledgers and files: not provable complete).
+    public var heads: Digest256?
+    /// Every extension line as read (after the root line), signed with the rest.
+    public var extensions: [String]
 
-    public init(origin: String, size: UInt64, root: Digest256) {
+    /// The extension line's keyword.
+    public static let headsKeyword = "jqc-heads"
+
+    public init(origin: String, size: UInt64, root: Digest256, heads: Digest256? = nil) {
         self.origin = origin
         self.size = size
         self.root = root
+        self.heads = heads
+        self.extensions = heads.map { ["\(Self.headsKeyword) \(Data($0.bytes).base64EncodedString())"] } ?? []
     }
 
-    /// The note's text (what is signed).
-    public var text: String { "\(origin)\n\(size)\n\(Data(root.bytes).base64EncodedString())\n" }
+    /// The note's text (what is signed): origin, size, root, extension lines.
+    public var text: String {
+        "\(origin)\n\(size)\n\(Data(root.bytes).base64EncodedString())\n" + extensions.map { $0 + "\n" }.joined()
+    }
+
+    /// The map root of the extension lines: nil when none is `jqc-heads`;
+    /// two such lines, or one that is not 32 bytes of base64, are malformed.
+    static func headsRoot(_ lines: [Substring]) throws(NoteError) -> Digest256? {
+        var found: Digest256?
+        for line in lines {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.first == Substring(headsKeyword) else { continue }
+            guard found == nil else { throw .malformed("two \(headsKeyword) lines") }
+            guard fields.count == 2, let bytes = Data(base64Encoded: String(fields[1])).map(Array.init),
+                let root = Digest256(bytes: bytes)
+            else { throw .malformed("the \(headsKeyword) line is not \"\(headsKeyword) <base64 of 32 bytes>\"") }
+            found = root
+        }
+        return found
+    }
 
     /// The signed note.
     public func signed(by key: NoteKey) throws(SignatureError) -> String {
@@ -145,6 +174,10 @@ public struct Checkpoint: Sendable, Equatable {
         guard let rootBytes = Data(base64Encoded: String(lines[2])).map(Array.init),
             let root = Digest256(bytes: rootBytes)
         else { throw .malformed("the root hash line is not 32 bytes of base64") }
+        // C2SP tlog-checkpoint: lines after the root are extension lines,
+        // signed with the rest; none is empty (the text holds no blank line).
+        let extensionLines = Array(lines[3..<(lines.count - 1)])
+        let heads = try Self.headsRoot(extensionLines)
         var verified = false
         var names: [String] = []
         for line in signatures.split(separator: "\n", omittingEmptySubsequences: true) {
@@ -173,6 +206,7 @@ public struct Checkpoint: Sendable, Equatable {
                 "its origin line \(String(lines[0]).debugDescription) is not the key's name \(key.name): it is not a checkpoint of this log"
             )
         }
-        self.init(origin: String(lines[0]), size: size, root: root)
+        self.init(origin: String(lines[0]), size: size, root: root, heads: heads)
+        self.extensions = extensionLines.map(String.init)
     }
 }

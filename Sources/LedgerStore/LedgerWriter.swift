@@ -139,6 +139,10 @@ public final class LedgerWriter {
         try transaction.put(tables.eventIDs, event.id.bytes, key, flags: .noOverwrite)
         try transaction.put(tables.streamIndex, streamKey, key, flags: .noOverwrite)
         try extendTree(leaf: leaf, size: headPosition)
+        if let heads = tables.heads {
+            try HeadMapTable.set(
+                StreamHead(stream: event.stream.bytes, version: version, leaf: leaf), transaction, heads, chain.hasher)
+        }
         headPosition = position
         headHash = hash
         streamVersions[event.stream] = version

@@ -15,6 +15,9 @@ public enum TableName {
     /// (`inspection.received` version 2): one of the log's own tables, never
     /// rebuilt, copied by backups and salvage.
     public static let carried = "carried"
+    /// The map of stream heads (`HeadMapStore.swift`): one of the log's own
+    /// tables, updated in every append's transaction.
+    public static let heads = "heads"
 
     // MARK: Projections (`ProjectionSet`)
 

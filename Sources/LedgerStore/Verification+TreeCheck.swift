@@ -77,6 +77,9 @@ final class TreeCheck: Sendable {
         /// leaf hash (`EventLog.referencesCarried`), in log order, among
         /// those checked before any failure.
         var receptions: [UInt64] = []
+        /// Each stream's last version and leaf among the records checked
+        /// (step 8 compares the map they make with the `heads` table).
+        var heads: [StreamHead] = []
     }
 
     private struct State: Sendable {
@@ -255,6 +258,7 @@ final class TreeCheck: Sendable {
                 }
             }
         }
+        outcome.heads = links.heads
         state.withLock { $0.outcome = outcome }
     }
 }
@@ -264,6 +268,11 @@ final class TreeCheck: Sendable {
 struct StreamLinks {
     private var streams: [StreamKey: (version: UInt64, leaf: Digest256)] = [:]
     private var firstFormat2: UInt64?
+
+    /// Each stream's last version and leaf: its head in the map of stream heads.
+    var heads: [StreamHead] {
+        streams.map { StreamHead(stream: $0.key.bytes, version: $0.value.version, leaf: $0.value.leaf) }
+    }
 
     /// Keeps the record's stream version and leaf for the next one.
     mutating func note(_ header: RecordKeys, leaf: Digest256) {

@@ -128,6 +128,11 @@ struct StreamKey: Hashable {
         self.low = low
     }
 
+    /// The 16 bytes of the stream id.
+    var bytes: [UInt8] {
+        (0..<16).map { i in UInt8(truncatingIfNeeded: (i < 8 ? high : low) >> UInt64(56 - 8 * (i % 8))) }
+    }
+
     init(_ id: UUID) {
         let u = id.uuid
         high = withUnsafeBytes(of: u) { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) }

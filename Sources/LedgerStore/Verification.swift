@@ -26,7 +26,10 @@ extension EventLog {
     /// 7. every reference of every version-2 reception resolves in the
     ///    `carried` table, and every entry hashes to its key (the receptions
     ///    found by the second thread as it checks each record, so the log is
-    ///    walked once).
+    ///    walked once);
+    /// 8. the `heads` table is the map of stream heads the records make
+    ///    (each stream's last version and leaf, kept by the second thread
+    ///    for the back-links anyway, so no second pass over the log).
     ///
     /// The first problem is reported.
     public func verify(
@@ -67,6 +70,9 @@ extension EventLog {
         if finding == nil {
             finding = try carriedFinding(reader, records: last, receptions: walk.receptions).map { .carried($0) }
         }
+        if finding == nil {
+            finding = try headMapFinding(reader, heads: walk.heads, records: last).map { .headMap($0) }
+        }
         progress?(last, total)
         return VerificationReport(
             checked: last, head: LedgerDigest(position: last, head: walk.previous), digest: digest, finding: finding)
@@ -88,6 +94,8 @@ extension EventLog {
         var checkpointFinding: TamperFinding?
         /// The positions of the records step 7 reads (`TreeCheck.Outcome.receptions`).
         var receptions: [UInt64] = []
+        /// Each stream's head among the records verified (`TreeCheck.Outcome.heads`).
+        var heads: [StreamHead] = []
         /// The position after the last one verified.
         var next: UInt64 = 1
         /// The chain hash recomputed at `next - 1`.
@@ -212,6 +220,7 @@ extension EventLog {
         walk.linkFinding = tree.link
         walk.linkFindingAt = tree.link?.position ?? 0
         walk.receptions = tree.receptions
+        walk.heads = tree.heads
         if let (position, finding) = tree.stop {
             // The walk alone would have stopped there.
             try walk.stopped(at: position, by: finding, reader: reader)

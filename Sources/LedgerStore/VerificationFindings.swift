@@ -44,6 +44,9 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
     /// The `carried` table lacks a reference, or holds bytes that do not
     /// hash to their key (step 7).
     case carried(CarriedFinding)
+    /// A stored node of the map of stream heads is not the one the records
+    /// make (step 8).
+    case headMap(HeadMapFinding)
 
     /// The position the finding concerns.
     public var position: UInt64 {
@@ -57,6 +60,7 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .malformed(let p, _), .notDeterministic(let p, _), .newerFormat(let p, _), .formatSequence(let p, _): p
         case .checkpointMismatch(let size, let node): node?.position ?? size
         case .carried(let finding): finding.position
+        case .headMap(let finding): finding.position
         }
     }
 
@@ -67,6 +71,7 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .indexMismatch(let finding): finding.key
         case .treeNode(let node), .checkpointMismatch(_, let node?): node.key
         case .carried(let finding): finding.key
+        case .headMap(let finding): finding.key
         default: nil
         }
     }
@@ -90,6 +95,7 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
         case .checkpointMismatch: "checkpoint_mismatch"
         case .carried(.missing): "carried_missing"
         case .carried(.damaged): "carried_damaged"
+        case .headMap: "head_map_mismatch"
         }
     }
 
@@ -127,6 +133,8 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
             "the first \(size) records do not have the root the checkpoint signs, recomputed from the records themselves: a record at or before position \(size) was changed"
                 + (node.map { " (\($0))" } ?? "")
         case .carried(let finding):
+            "\(finding)"
+        case .headMap(let finding):
             "\(finding)"
         }
     }

@@ -169,7 +169,8 @@ public final class CheckpointWitness {
             } catch is TreeCheckError where anchor != nil {
                 checked = try reader.checkedTreeRoot(from: nil)
             }
-            let checkpoint = Checkpoint(origin: name, size: checked.size, root: checked.root)
+            let checkpoint = Checkpoint(
+                origin: name, size: checked.size, root: checked.root, heads: try reader.headMapRoot())
             var proof: [Digest256] = []
             if let heldSize, heldSize > 0, heldSize < size {
                 proof = try reader.consistencyProof(from: heldSize, to: size)

@@ -100,19 +100,24 @@ public final class WitnessCosigning {
     /// tree is refused here, never signed or sent.
     private func sign(ledger: InspectionLedger, anchor: DeviceStreamEvent.CheckpointCosigned?) throws -> Signed {
         let key = try signingKey()
-        let checked = try ledger.log.read { reader -> (size: UInt64, root: Digest256) in
+        let checked = try ledger.log.read { reader -> (size: UInt64, root: Digest256, heads: Digest256?) in
             let start = anchor.flatMap { held in
                 Data(base64Encoded: held.root).flatMap { Digest256(bytes: Array($0)) }.map { (held.size, $0) }
             }
+            // The map's root of the same snapshot (complete's extension line).
+            let heads = try reader.headMapRoot()
             do {
-                return try reader.checkedTreeRoot(from: start)
+                let tree = try reader.checkedTreeRoot(from: start)
+                return (tree.size, tree.root, heads)
             } catch is TreeCheckError where start != nil {
                 // A rewritten log has another root at the anchor: checked from
                 // every leaf, and sent, for the witness to refuse.
-                return try reader.checkedTreeRoot(from: nil)
+                let tree = try reader.checkedTreeRoot(from: nil)
+                return (tree.size, tree.root, heads)
             }
         }
-        let checkpoint = Checkpoint(origin: key.name, size: checked.size, root: checked.root)
+        let checkpoint = Checkpoint(
+            origin: key.name, size: checked.size, root: checked.root, heads: checked.heads)
         return Signed(checkpoint: checkpoint, note: try checkpoint.signed(by: key))
     }
 

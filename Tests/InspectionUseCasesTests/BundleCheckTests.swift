@@ -13,8 +13,8 @@ import Testing
         ("[]", 2, "UNREADABLE: the bundle is not a JSON object"),
         ("{\"format\": 1}", 2, "UNREADABLE: format must be a string"),
         (
-            "{\"format\": \"jqc-proof-bundle/2\"}", 2,
-            "UNREADABLE: the bundle's format is \"jqc-proof-bundle/2\", not jqc-proof-bundle/1"
+            "{\"format\": \"jqc-proof-bundle/3\"}", 2,
+            "UNREADABLE: the bundle's format is \"jqc-proof-bundle/3\", not jqc-proof-bundle/1 or jqc-proof-bundle/2"
         ),
         ("{\"a\": 1, \"A\": 2}", 2, "UNREADABLE: member \"A\" differs from \"a\" only in case in the bundle"),
         ("{\"a\": 1, \"a\": 2}", 2, "UNREADABLE: member \"a\" appears twice in the bundle"),

@@ -266,8 +266,37 @@ def position(b: dict[str, Any], i: int) -> int:
 
 NUMBER = "a whole number from 0 to 9223372036854775807"
 
+def head_refused(ledger: Ledger, dropped: int) -> str:
+    """The verdict on a /2 bundle whose last `dropped` records were left out."""
+    k = len(ledger.bundle["records"])
+    return (f"NOT VERIFIED: the inspection's head at this size is version {k}, not version {k - dropped}, "
+            f"the bundle's last: version {k - dropped + 1} exists at this size")
+
+
+def photo_index(records: list[Any]) -> int:
+    """The index of the last photo.captured entry."""
+    return max(i for i, entry in enumerate(records) if entry["type"] == "photo.captured")
+
+
+def as_format_1(b: dict[str, Any], _: Ledger) -> None:
+    b["format"] = "jqc-proof-bundle/1"
+    del b["head"]
+
+
+COMPLETE = "complete: version {k} is the inspection's last in the tree of {size} records (its head in the map of stream heads)"
+NOT_PROVEN = "not proven: that the inspection had no version after the last one shown"
+
 CASES: list[tuple[str, Callable[[Ledger], bytes], Callable[[Ledger], list[str]], int, Callable[[Ledger], str]]] = [
     ("good", plain, lambda l: [], 0, summary),
+    ("the last record dropped (map of stream heads)", edited(set_records(lambda r: r[:-1])), lambda l: [], 1,
+     lambda l: head_refused(l, 1)),
+    ("the last photo capture dropped (and the records after it)",
+     edited(lambda b, l: (set_records(lambda r: r[:photo_index(r)])(b, l), b.update(photos=[]))), lambda l: [], 1,
+     lambda l: head_refused(l, len(l.bundle["records"]) - photo_index(l.bundle["records"]))),
+    ("a /1 bundle: not provable complete", edited(as_format_1), lambda l: [], 0, summary),
+    ("a /2 bundle whose head claims another version", edited(lambda b, l: b["head"].update(stream_version=99)),
+     lambda l: [], 1,
+     lambda l: "NOT VERIFIED: head is not in the checkpoint's map of stream heads (jqc-heads): it proves no head"),
     ("good, the key pinned", plain, lambda l: ["--key", l.bundle["public_key"]], 0,
      lambda l: summary(l, "pinned")),
     ("another key pinned", plain, lambda l: ["--key", other_key(l).verifier_key], 1,
@@ -323,8 +352,8 @@ CASES: list[tuple[str, Callable[[Ledger], bytes], Callable[[Ledger], list[str]],
      lambda l: "UNREADABLE: records[1].inclusion[0] must be a string"),
     ("a checkpoint that is null", edited(set_at(["checkpoint"], None)), lambda l: [], 2,
      lambda l: "UNREADABLE: checkpoint must be a string"),
-    ("another format", edited(set_at(["format"], "jqc-proof-bundle/2")), lambda l: [], 2,
-     lambda l: 'UNREADABLE: the bundle\'s format is "jqc-proof-bundle/2", not jqc-proof-bundle/1'),
+    ("another format", edited(set_at(["format"], "jqc-proof-bundle/3")), lambda l: [], 2,
+     lambda l: 'UNREADABLE: the bundle\'s format is "jqc-proof-bundle/3", not jqc-proof-bundle/1 or jqc-proof-bundle/2'),
     ("malformed JSON", lambda l: l.bundle_text.encode()[:-20], lambda l: [], 2,
      lambda l: "UNREADABLE: the file is not well-formed JSON"),
     ("a trailing comma", lambda l: l.bundle_text.strip().encode()[:-1] + b",}", lambda l: [], 2,
@@ -435,7 +464,9 @@ def test_both_verifiers_give_the_same_verdict(ledger: Ledger, go_verifier: Path,
     lines = out.splitlines()
     assert (code, lines[0]) == (status, verdict(ledger)), out
     if status == 0:
-        assert lines[1:] == ["not proven: that the inspection had no version after the last one shown"]
+        bundle = json.loads(path.read_bytes())
+        complete = COMPLETE.format(k=len(bundle["records"]), size=tree(bundle)[1])
+        assert lines[1:] == [complete if "head" in bundle else NOT_PROVEN]
     else:
         assert len(lines) == 1, out
 

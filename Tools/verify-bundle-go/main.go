@@ -322,6 +322,7 @@ type bundle struct {
 	hasConsistency                    bool
 	consistencyFrom                   int64
 	consistencyProof                  []string
+	head                              *headMember // jqc-proof-bundle/2 only (heads.go)
 }
 
 func stringList(v any) []string {
@@ -352,13 +353,16 @@ func decodeBundle(data []byte) (b bundle, err error) {
 	if err := checkNames(members, ""); err != nil {
 		return b, err
 	}
-	if f, ok := members.get("format"); ok && f != nil && f != bundleFormat {
+	schema := bundleSchema
+	if f, ok := members.get("format"); ok && f == completeFormat {
+		schema = completeSchema
+	} else if ok && f != nil && f != bundleFormat {
 		if text, ok := f.(string); ok {
-			return b, refuse("the bundle's format is \"%s\", not %s", shown(text), bundleFormat)
+			return b, refuse("the bundle's format is \"%s\", not %s or %s", shown(text), bundleFormat, completeFormat)
 		}
 		return b, refuse("format must be a string")
 	}
-	m, err := checkObject(members, bundleSchema, "", "consistency")
+	m, err := checkObject(members, schema, "", "consistency")
 	if err != nil {
 		return b, err
 	}
@@ -374,6 +378,9 @@ func decodeBundle(data []byte) (b bundle, err error) {
 	if c, ok := m["consistency"]; ok {
 		c := c.(map[string]any)
 		b.hasConsistency, b.consistencyFrom, b.consistencyProof = true, c["from_size"].(int64), stringList(c["proof"])
+	}
+	if h, ok := m["head"]; ok {
+		b.head = toHead(h)
 	}
 	return b, nil
 }
@@ -1000,6 +1007,11 @@ func main() {
 		exitUnreadable(err.Error(), "")
 	}
 	verdict, err := verify(b, pinned, trusted)
+	second := notProven
+	if err == nil && b.head != nil {
+		second, err = checkHead(b)
+	}
+	// The cosignatures last, after every other check (as the other two verifiers do).
 	cosigned := ""
 	if err == nil && len(witnesses) > 0 {
 		cosigned, err = checkCosignatures(b.checkpoint, witnesses, quorum)
@@ -1012,5 +1024,5 @@ func main() {
 	if cosigned != "" {
 		fmt.Println(cosigned)
 	}
-	fmt.Println(notProven)
+	fmt.Println(second)
 }

@@ -164,7 +164,7 @@ public final class AuditorLedger {
             // Every record up to the digest's (checkpoint's) position is in doubt: one of them differs.
             case .digestMismatch, .checkpointMismatch: 0
             // The chain itself was walked to its end.
-            case .indexMismatch, .treeNode: report.checked
+            case .indexMismatch, .treeNode, .headMap: report.checked
             default: finding.position - 1
             }
         return ChainCheck(
@@ -362,6 +362,7 @@ extension ChainCheck.Finding.Kind {
             case .checkpointMismatch: .checkpointMismatch
             case .carried(.missing): .carriedMissing
             case .carried(.damaged): .carriedDamaged
+            case .headMap: .headMapMismatch
             }
     }
 }

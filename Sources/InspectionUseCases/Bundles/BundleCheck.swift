@@ -9,6 +9,8 @@ import LedgerCore
 /// every bundle. It needs no ledger: an auditor runs it on a bundle alone.
 public enum BundleCheck {
     public static let format = "jqc-proof-bundle/1"
+    /// The bundle that also proves its last record is the stream's head.
+    public static let completeFormat = "jqc-proof-bundle/2"
     /// The line after a verified bundle's verdict: what no bundle proves.
     public static let notProven = "not proven: that the inspection had no version after the last one shown"
 
@@ -81,7 +83,7 @@ public enum BundleCheck {
             // The cosignatures last, after every other check (as both tools do).
             var lines = [proven.verdict]
             if let witnesses, !witnesses.keys.isEmpty { lines.append(try witnesses.check(bundle.checkpoint)) }
-            return Outcome(lines: lines + [notProven], status: 0, detail: detail)
+            return Outcome(lines: lines + [proven.complete ?? notProven], status: 0, detail: detail)
         } catch {
             return Outcome(lines: ["NOT VERIFIED: \(error.reason)"], status: 1, detail: detail)
         }
@@ -106,6 +108,8 @@ public enum BundleCheck {
         var size: UInt64
         var root: Digest256
         var records: [Record]
+        /// A /2 bundle's second line: the last record is the head.
+        var complete: String?
     }
 
     static func plural(_ n: Int, _ word: String) -> String { n == 1 ? "\(n) \(word)" : "\(n) \(word)s" }
@@ -180,7 +184,7 @@ public enum BundleCheck {
             throw NotVerified(
                 "the bundle is signed by \(key.described), not by the pinned key \(pinned.described)")
         }
-        let (size, root) = try key.openCheckpoint(bundle.checkpoint, "the checkpoint")
+        let (size, root, heads) = try key.openCheckpointWithHeads(bundle.checkpoint, "the checkpoint")
 
         // 2. The trusted checkpoint the auditor holds, if one was given.
         var extends = ""
@@ -316,7 +320,41 @@ public enum BundleCheck {
             "verified: inspection \(inspection), versions 1 to \(records.count) "
             + "(\(plural(records.count, "record")), \(plural(photos.count, "photo"))), in the tree of "
             + "\(plural(size, "record")) signed by \(shown(key.name)) (key id \(key.keyIDHex), \(pinning))\(extends)"
-        return Proven(verdict: verdict, key: key, size: size, root: root, records: proven)
+        var complete: String?
+        if let head = bundle.head {
+            complete = try checkHead(head, of: bundle, last: proven.last, size: size, heads: heads)
+        }
+        return Proven(verdict: verdict, key: key, size: size, root: root, records: proven, complete: complete)
+    }
+
+    /// 7. (`jqc-proof-bundle/2`) The `head` member: the inspection's head in
+    /// the checkpoint's map of stream heads is the bundle's last record.
+    static func checkHead(
+        _ head: Bundle.Head, of bundle: Bundle, last: Proven.Record?, size: UInt64, heads: Digest256?
+    ) throws(NotVerified) -> String {
+        guard let heads else {
+            throw NotVerified(
+                "the checkpoint carries no jqc-heads line: a \(completeFormat) bundle's head cannot be proven")
+        }
+        guard let last else { throw NotVerified("the bundle holds no records of the inspection: it proves nothing") }
+        let k = last.record.streamVersion
+        let leaf = try hash(head.leaf, "\(bundle.at("head")).leaf")
+        var siblings: [Digest256] = []
+        for (i, text) in head.proof.enumerated() {
+            siblings.append(try hash(text, "\(bundle.at("head")).proof[\(i)]"))
+        }
+        let stream = StreamHead(stream: last.record.stream, version: head.streamVersion, leaf: leaf)
+        guard (try? HeadMap.root(of: stream, siblings: siblings)) == heads else {
+            throw NotVerified(
+                "\(bundle.at("head")) is not in the checkpoint's map of stream heads (jqc-heads): it proves no head")
+        }
+        if head.streamVersion != k || leaf != last.leaf {
+            throw NotVerified(
+                "the inspection's head at this size is version \(head.streamVersion), not version \(k), the "
+                    + "bundle's last: version \(k + 1) exists at this size")
+        }
+        return
+            "complete: version \(k) is the inspection's last in the tree of \(plural(size, "record")) (its head in the map of stream heads)"
     }
 
     static func isLowerUUID(_ text: String) -> Bool {

@@ -44,6 +44,18 @@ struct Bundle {
     var records: [Entry]
     var photos: [Photo]
     var consistency: Consistency?
+    /// `jqc-proof-bundle/2`'s map proof of the inspection's head; nil in /1.
+    var head: Head?
+
+    /// The `head` member: the inspection's last version and that record's
+    /// leaf, proven in the checkpoint's map of stream heads by `proof`.
+    struct Head {
+        var streamVersion: UInt64
+        var leaf: String
+        var proof: [String]
+    }
+
+    static let headMembers = ["stream_version", "leaf", "proof"]
 
     static let members = [
         "format", "inspection", "checkpoint", "public_key", "key_record", "records", "photos", "consistency",
@@ -73,17 +85,22 @@ struct Bundle {
             throw BundleUnreadable(path.isEmpty ? "the bundle is not a JSON object" : "\(path) must be an object")
         }
         try StrictJSON.checkNames(members, StrictJSON.place(path, root: "the bundle"))
+        // /2 (a top-level bundle only: a handover file embeds /1) adds `head`.
+        var isComplete = false
         if let format = members.first(where: { $0.key == "format" })?.value {
             switch format {
             case .null: break
             case .string(let text) where text == BundleCheck.format: break
+            case .string(let text) where text == BundleCheck.completeFormat && carriesConsistency: isComplete = true
             case .string(let text):
                 throw BundleUnreadable(
-                    "the bundle's format is \"\(BundleCheck.shown(text))\", not \(BundleCheck.format)")
+                    "the bundle's format is \"\(BundleCheck.shown(text))\", not \(BundleCheck.format)"
+                        + (carriesConsistency ? " or \(BundleCheck.completeFormat)" : ""))
             default: throw BundleUnreadable("\(StrictJSON.join(path, "format")) must be a string")
             }
         }
-        let names = carriesConsistency ? Self.members : Self.members.filter { $0 != "consistency" }
+        var names = carriesConsistency ? Self.members : Self.members.filter { $0 != "consistency" }
+        if isComplete { names.append("head") }
         let object = try StrictObject(top, names, at: path, root: "the bundle", optional: ["consistency"])
         _ = try object.string("format")
         self.path = path
@@ -108,6 +125,12 @@ struct Bundle {
         if object.has("consistency") {
             let members = try object.object("consistency", Self.consistencyMembers)
             consistency = Consistency(fromSize: try members.integer("from_size"), proof: try members.strings("proof"))
+        }
+        if isComplete {
+            let members = try object.object("head", Self.headMembers)
+            head = Head(
+                streamVersion: try members.integer("stream_version"), leaf: try members.string("leaf"),
+                proof: try members.strings("proof"))
         }
     }
 

@@ -111,7 +111,24 @@ package struct VerifierKey: Equatable {
     /// The size and root of a tlog-checkpoint signed by this key whose
     /// origin line is the key's name.
     func openCheckpoint(_ note: String, _ what: String) throws(BundleCheck.NotVerified) -> (UInt64, Digest256) {
+        let (size, root, _) = try openCheckpointWithHeads(note, what)
+        return (size, root)
+    }
+
+    /// `openCheckpoint` and the map root of its `jqc-heads` extension line
+    /// (nil without one; the line not `jqc-heads <base64 of 32 bytes>`, or
+    /// twice, is refused). Other extension lines are signed and ignored.
+    func openCheckpointWithHeads(_ note: String, _ what: String) throws(BundleCheck.NotVerified) -> (
+        UInt64, Digest256, Digest256?
+    ) {
         let lines = try open(note, what).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var heads: Digest256?
+        for line in lines.dropFirst(3) where line.hasPrefix("jqc-heads ") || line == "jqc-heads" {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard heads == nil, fields.count == 2, let raw = StrictBase64.decode(String(fields[1])), raw.count == 32
+            else { throw BundleCheck.NotVerified("\(what)'s jqc-heads line is not one base64 hash of 32 bytes") }
+            heads = Digest256(bytes: raw)
+        }
         if !lines[0].utf8.elementsEqual(name.utf8) {
             throw BundleCheck.NotVerified(
                 "\(what)'s origin line \"\(BundleCheck.shown(lines[0]))\" is not the key's name "
@@ -128,6 +145,6 @@ package struct VerifierKey: Equatable {
         guard let raw = StrictBase64.decode(lines[2]), raw.count == 32, let root = Digest256(bytes: raw) else {
             throw BundleCheck.NotVerified("\(what)'s root hash is not 32 bytes of base64")
         }
-        return (UInt64(size), root)
+        return (UInt64(size), root, heads)
     }
 }

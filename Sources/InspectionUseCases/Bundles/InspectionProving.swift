@@ -87,7 +87,7 @@ public struct InspectionProving {
             }
             let bundle = try ProofBundle.make(
                 reader, inspection: inspection, checkpoint: checkpoint, note: note, published: published,
-                consistency: consistency)
+                consistency: consistency, complete: true)
             return (bundle, note, all.count - within)
         }
         return Proven(bundle: bundle, note: note, held: held, recordsLeftOut: left)

@@ -41,7 +41,7 @@ public enum ProofBundle {
     /// `note`), with the published key record; `consistency` is added when given.
     public static func make(
         _ reader: LedgerReader, inspection: UUID, checkpoint: Checkpoint, note: String,
-        published: (key: String, record: EventRecord), consistency: JSONValue? = nil
+        published: (key: String, record: EventRecord), consistency: JSONValue? = nil, complete: Bool = false
     ) throws -> JSONValue {
         func entry(_ record: EventRecord) throws -> JSONValue {
             try Self.entry(record, reader: reader, size: checkpoint.size, root: checkpoint.root)
@@ -58,13 +58,44 @@ public enum ProofBundle {
                     ]))
             }
         }
+        // /2 only against a checkpoint carrying the map's root (jqc-heads).
+        let head =
+            complete ? try headMember(reader, inspection: inspection, checkpoint: checkpoint, records: records) : nil
         var members: [JSONValue.Member] = [
-            .init("format", .string("jqc-proof-bundle/1")), .init("inspection", .string(inspection.lowercased)),
+            .init("format", .string(head == nil ? "jqc-proof-bundle/1" : "jqc-proof-bundle/2")),
+            .init("inspection", .string(inspection.lowercased)),
             .init("checkpoint", .string(note)), .init("public_key", .string(published.key)),
             .init("key_record", try entry(published.record)), .init("records", .array(try records.map(entry))),
             .init("photos", .array(photos)),
         ]
         if let consistency { members.append(.init("consistency", consistency)) }
+        if let head { members.append(.init("head", head)) }
         return .object(members)
+    }
+
+    /// The `head` member of a /2 bundle: the inspection's last record within
+    /// the checkpoint, proven in its map of stream heads; checked against the
+    /// checkpoint's `jqc-heads` root before it is handed out. Nil when the
+    /// checkpoint carries no such line (it cannot prove completeness).
+    static func headMember(_ reader: LedgerReader, inspection: UUID, checkpoint: Checkpoint, records: [EventRecord])
+        throws -> JSONValue?
+    {
+        guard let heads = checkpoint.heads, let last = records.last,
+            let proof = try reader.headProof(of: inspection, size: checkpoint.size)
+        else { return nil }
+        let leaf = try reader.leafHash(at: last.position)
+        guard proof.root == heads, proof.head.version == last.streamVersion, proof.head.leaf == leaf,
+            HeadMap.verify(proof.head, siblings: proof.siblings, root: heads)
+        else {
+            throw TreeCheckError(
+                node: nil,
+                reason:
+                    "the map of stream heads does not prove record \(last.position) the head of inspection \(inspection.lowercased) under the checkpoint's jqc-heads root"
+            )
+        }
+        return .object([
+            "stream_version": .integer(last.streamVersion), "leaf": .string(Data(leaf.bytes).base64EncodedString()),
+            "proof": .array(proof.siblings.map { .string(Data($0.bytes).base64EncodedString()) }),
+        ])
     }
 }

@@ -32,7 +32,8 @@ public enum SignedCheckpoint {
     {
         let anchor = anchor(home, key: key).map { (size: $0.size, root: $0.root) }
         let (size, root) = try reader.checkedTreeRoot(from: anchor)
-        let checkpoint = Checkpoint(origin: key.name, size: size, root: root)
+        // The map's root of the same snapshot: the heads of exactly `size` records.
+        let checkpoint = Checkpoint(origin: key.name, size: size, root: root, heads: try reader.headMapRoot())
         return (checkpoint, try checkpoint.signed(by: key))
     }
 

@@ -1,0 +1,81 @@
+import LMDB
+import LedgerCore
+
+extension EventLog {
+    /// Step 8 of `verify --full`: the `heads` table holds exactly the nodes
+    /// of the map of stream heads that `heads` (each stream's last version
+    /// and leaf, from the walk) make, byte for byte. Nil when it does, or
+    /// when the store has no table (a read-only open of a store written
+    /// before the map: nothing to check).
+    static func headMapFinding(_ reader: LedgerReader, heads: [StreamHead], records last: UInt64) throws
+        -> HeadMapFinding?
+    {
+        guard let table = reader.tables.heads else { return nil }
+        var memory = HeadMapInMemory()
+        for head in heads { try memory.set(head) }
+        var made: [[UInt8]: [UInt8]] = [:]
+        made.reserveCapacity(memory.nodes.count)
+        for (position, slot) in memory.nodes { made[position.key] = slot.encoded }
+        var finding: HeadMapFinding?
+        var matched = 0
+        try reader.transaction.forEach(table) { key, value in
+            guard let expected = made[key] else {
+                finding = HeadMapFinding(problem: .extra, storedKey: key, position: last + 1)
+                return false
+            }
+            guard expected == value else {
+                finding = HeadMapFinding(problem: .changed, storedKey: key, position: last + 1)
+                return false
+            }
+            matched += 1
+            return true
+        }
+        if finding == nil, matched < made.count {
+            // Some node the records make is not stored: name the first in key order.
+            for key in made.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
+            where try reader.transaction.get(table, key) == nil {
+                return HeadMapFinding(problem: .missing, storedKey: key, position: last + 1)
+            }
+        }
+        return finding
+    }
+}
+
+/// A node of the `heads` table (the map of stream heads) that is not the
+/// one the records make: the records themselves are intact (every earlier
+/// step passed), but a checkpoint signed from this store would carry a
+/// `jqc-heads` root no record supports.
+public struct HeadMapFinding: Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong with the node.
+    public enum Problem: Hashable, Sendable {
+        /// Stored, with other bytes than the records make.
+        case changed
+        /// The records make it; the table does not hold it.
+        case missing
+        /// Stored; the records make no node there.
+        case extra
+    }
+
+    public var problem: Problem
+    /// The table key: depth (1 byte) ‖ the path's first depth bits.
+    public var storedKey: [UInt8]
+    /// The position after the last record: every record is intact.
+    public var position: UInt64
+
+    /// `heads[<depth>/<prefix hex>]`, or `heads[<hex>]` for a key of another length.
+    public var key: String {
+        guard storedKey.count == 33 else { return "heads[\(Hex.encode(storedKey))]" }
+        return "heads[\(storedKey[0])/\(Hex.encode(Array(storedKey[1...])))]"
+    }
+
+    public var description: String {
+        let what =
+            switch problem {
+            case .changed: "holds other bytes than the node the records make"
+            case .missing: "is missing, though the records make that node"
+            case .extra: "is stored, but the records make no node there"
+            }
+        return
+            "the map of stream heads' entry \(key) \(what): the heads table was changed outside jqc. Every record is intact, but a checkpoint signed from this store carries a map root no record supports; restore the store from a backup"
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import LedgerCore
+import LedgerStore
+import LedgerTestSupport
+import Testing
+
+/// The map of stream heads on a store written before it (no `heads` table,
+/// made at the store level by `HeadMapSurgery`), and a damaged table,
+/// through the built `jqc` (`Schemas/ledger-format.md` § The map of stream
+/// heads, and step 8 of § What `verify` checks).
+@Suite struct HeadMapUpgradeTests {
+    let sample: ProvingLedger
+    var jqc: JQCRunner { sample.jqc }
+    var store: String { sample.path + "/store" }
+    static let announcement = "built the map of stream heads of this store"
+
+    init() throws { sample = try ProvingLedger() }
+
+    @discardableResult
+    func ok(_ result: ProcessResult) throws -> ProcessResult { try ProvingLedger.succeeded(result) }
+
+    /// The `jqc-heads` line of `jqc checkpoint`, nil when it has none.
+    func headsLine() throws -> String? {
+        try ok(jqc("checkpoint")).stdout.split(separator: "\n").map(String.init).first { $0.hasPrefix("jqc-heads") }
+    }
+
+    /// `jqc prove ID`'s format and `jqc verify --bundle`'s last line on it.
+    func proven(_ id: String, _ name: String) throws -> (format: String?, verdict: String?) {
+        let text = try ok(jqc("prove", id)).stdout
+        let bundle = try sample.write(text, name)
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        let verdict = try ok(jqc("verify", "--bundle", bundle)).stdout.split(separator: "\n").last.map(String.init)
+        return (object?["format"] as? String, verdict)
+    }
+
+    @Test func aStoreWithoutTheMapGetsItBuiltOnceVerifiedAndSaidSo() throws {
+        let id = try sample.start()
+        try ok(jqc("--as", "Dana", "set", id, "Floors", "4"))
+        // The first checkpoint records the device's key (a writing open): taken before.
+        #expect(try headsLine() != nil)
+        try HeadMapSurgery.removeTable(store: store)
+        // Read-only opens write nothing: no line, a bundle that says it cannot prove completeness.
+        #expect(try headsLine() == nil)
+        let old = try proven(id, "old.json")
+        #expect(old.format == "jqc-proof-bundle/1")
+        #expect(old.verdict?.hasPrefix("not proven: that the inspection had no version after") == true, "\(old)")
+        #expect(try HeadMapSurgery.hasTable(store: store) == false)
+        // The first writing command builds it and says so; the next one does not.
+        let first = try ok(jqc("--as", "Dana", "set", id, "Odor", "acceptable"))
+        #expect(first.stderr.components(separatedBy: Self.announcement).count == 2, "\(first.stderr)")
+        #expect(first.stderr.contains("streams, verified)"), "\(first.stderr)")
+        let second = try ok(jqc("--as", "Dana", "set", id, "Floors", "5"))
+        #expect(!second.stderr.contains(Self.announcement), "\(second.stderr)")
+        // The next checkpoint's root is the map built afresh from the log.
+        let log = try EventLog(directory: store)
+        let fresh = try log.read { reader in try reader.headMap(size: try reader.treeSize()).root }
+        log.close()
+        #expect(try headsLine() == "jqc-heads " + Data(fresh.bytes).base64EncodedString())
+        let now = try proven(id, "new.json")
+        #expect(now.format == "jqc-proof-bundle/2")
+        #expect(now.verdict?.hasPrefix("complete: version ") == true, "\(now)")
+    }
+
+    /// Each damage to the table, and the key `verify --full` names.
+    static let damages: [(name: String, damage: @Sendable (String) throws -> Void, key: String)] = [
+        ("the root changed", HeadMapSurgery.changeRoot, "heads[0/" + String(repeating: "00", count: 32) + "]"),
+        ("an entry planted", HeadMapSurgery.plantEntry, "heads[255/" + String(repeating: "ab", count: 32) + "]"),
+    ]
+
+    @Test(arguments: damages.indices) func verifyFullFindsADamagedTable(_ index: Int) throws {
+        let (name, damage, key) = Self.damages[index]
+        let id = try sample.start()
+        try ok(jqc("--as", "Dana", "set", id, "Floors", "4"))
+        _ = try sample.start()
+        try ok(jqc("verify", "--full"))
+        try damage(store)
+        let found = try jqc("verify", "--full")
+        let said = found.stdout + found.stderr
+        #expect(found.status == 1, "\(name): \(said)")
+        #expect(said.contains("the map of stream heads' entry \(key)"), "\(name): \(said)")
+        #expect(said.contains("Every record is intact"), "\(name): \(said)")
+        let json = try jqc("--json", "verify", "--full")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let finding = object?["finding"] as? [String: Any]
+        #expect(finding?["key"] as? String == key, "\(name): \(json.stdout)")
+    }
+}
