@@ -14,36 +14,9 @@ public struct ChainCheck: Sendable {
 
     /// The first thing found wrong.
     public struct Finding: Hashable, Sendable {
-        /// What kind of damage it is: the `kind` of the report's JSON.
-        public enum Kind: String, Hashable, Sendable, CaseIterable {
-            // Found by the walk of the whole chain.
-            case changed
-            case missing
-            case reordered
-            case unreadable
-            case truncated
-            case digestMismatch = "digest_mismatch"
-            case indexMismatch = "index_mismatch"
-            case brokenStreamLink = "broken_stream_link"
-            case treeNodeMismatch = "tree_node_mismatch"
-            case treeNodeMissing = "tree_node_missing"
-            case treeNodeExtra = "tree_node_extra"
-            case malformed
-            case notDeterministic = "not_deterministic"
-            case newerFormat = "newer_format"
-            case formatSequence = "format_sequence"
-            case checkpointMismatch = "checkpoint_mismatch"
-            case carriedMissing = "carried_missing"
-            case carriedDamaged = "carried_damaged"
-            case headMapMismatch = "head_map_mismatch"
-            // Found by the proofs of one inspection's records.
-            case wrongRecord = "wrong_record"
-            case notExtended = "not_extended"
-
-            /// Whether the finding puts every record up to it in doubt
-            /// rather than naming one record that failed.
-            var concernsTheWholeLog: Bool { self == .digestMismatch || self == .truncated }
-        }
+        /// What kind of damage it is: the `kind` of the report's JSON, the
+        /// store's own set (`FindingKind`).
+        public typealias Kind = FindingKind
 
         public var kind: Kind
         /// The position concerned (0 when none: an index mismatch).

@@ -28,24 +28,44 @@ public enum EventWording {
     ) -> String {
         switch event {
         case .started(let e):
-            var text = "started the inspection from template \(shown(e.templateID))"
-            if let template, (templateHash ?? template.contentHash) == e.templateHash {
-                text += " \"\(shown(template.name))\" version \(template.version)"
+            return started(e, template: template, templateHash: templateHash)
+        case .templatePinned, .fieldSet, .fieldCleared, .photoCaptured, .issueFlagged, .submitted, .discarded:
+            return inspecting(event, template: template, before: before)
+        case .photoUploaded, .inspectionAccepted, .issueAccepted, .syncAttemptFailed, .syncGaveUp, .syncRetryRequested,
+            .syncDismissed, .sendAdopted:
+            return syncOutcome(event, stream: stream)
+        case .handedOver, .received:
+            return handover(event)
+        case .unrecognized(let stored):
+            return unrecognized(stored)
+        }
+    }
+
+    /// `inspection.started`: the template (named when it is the one pinned), the place, the parent.
+    static func started(_ e: InspectionStarted, template: Template?, templateHash: String?) -> String {
+        var text = "started the inspection from template \(shown(e.templateID))"
+        if let template, (templateHash ?? template.contentHash) == e.templateHash {
+            text += " \"\(shown(template.name))\" version \(template.version)"
+        }
+        text += " at \(shown(e.facilityName)) (\(shown(e.facilityID)))"
+        if let areaID = e.areaID { text += ", \(shown(e.areaName ?? "area")) (\(shown(areaID)))" }
+        if let parent = e.parentInspectionID {
+            text += "; re-inspection of \(short(parent))"
+            if !e.prefilled.isEmpty {
+                text += ", \(e.prefilled.count) answer\(e.prefilled.count == 1 ? "" : "s") copied from it"
             }
-            text += " at \(shown(e.facilityName)) (\(shown(e.facilityID)))"
-            if let areaID = e.areaID { text += ", \(shown(e.areaName ?? "area")) (\(shown(areaID)))" }
-            if let parent = e.parentInspectionID {
-                text += "; re-inspection of \(short(parent))"
-                if !e.prefilled.isEmpty {
-                    text += ", \(e.prefilled.count) answer\(e.prefilled.count == 1 ? "" : "s") copied from it"
-                }
-            } else if let server = e.parentServerID {
-                text += "; re-inspection of the server's record \(shown(server))"
-                if !e.prefilled.isEmpty {
-                    text += ", \(e.prefilled.count) answer\(e.prefilled.count == 1 ? "" : "s") copied from its form"
-                }
+        } else if let server = e.parentServerID {
+            text += "; re-inspection of the server's record \(shown(server))"
+            if !e.prefilled.isEmpty {
+                text += ", \(e.prefilled.count) answer\(e.prefilled.count == 1 ? "" : "s") copied from its form"
             }
-            return text
+        }
+        return text
+    }
+
+    /// The events of filling in and closing an inspection.
+    static func inspecting(_ event: InspectionEvent, template: Template?, before: InspectionState?) -> String {
+        switch event {
         case .templatePinned(let e):
             return
                 "pinned template \(shown(e.template.id)) \"\(shown(e.template.name))\" version \(e.template.version) "
@@ -77,6 +97,14 @@ public enum EventWording {
             return "submitted the inspection: \(score), follow-up \(e.followUpRequired ? "required" : "not required")"
         case .discarded(let e):
             return "discarded the draft" + (e.reason.map { ": \(quotedIfNeeded($0))" } ?? " (no reason given)")
+        default:
+            preconditionFailure("\(event.typeName) is not an event of filling in an inspection")
+        }
+    }
+
+    /// What the server and the sync worker said of the inspection's items.
+    static func syncOutcome(_ event: InspectionEvent, stream: UUID) -> String {
+        switch event {
         case .photoUploaded(let e):
             return "uploaded photo \(short(e.photoID)) → \(shown(e.serverPath))"
         case .inspectionAccepted(let e):
@@ -103,6 +131,18 @@ public enum EventWording {
         case .syncDismissed(let e):
             return "dismissed \(itemName(e.item, stream: stream)), failed for good, from the outbox: "
                 + quotedIfNeeded(e.reason)
+        case .sendAdopted(let e):
+            // adopt (#30 item 3): the recording device becomes the sender.
+            return "adopted the sending of the submission recorded on device \(e.submittedOnDevice.lowercased) "
+                + "(submit record \(short(e.submitEvent))): this device sends it, looked up on the server first"
+        default:
+            preconditionFailure("\(event.typeName) is not a sync outcome")
+        }
+    }
+
+    /// Handing an inspection over, or sharing a copy, and receiving one.
+    static func handover(_ event: InspectionEvent) -> String {
+        switch event {
         case .handedOver(let e):
             let to = e.to.map { " to \(shown($0))" } ?? ""
             return e.mode == .handover
@@ -112,19 +152,20 @@ public enum EventWording {
             return "received from device \(short(e.fromDevice)) (\(e.mode == .handover ? "handed over" : "shared"), "
                 + "\(e.records.count) records proven against its signed checkpoint"
                 + (e.continues.map { ", continuing its version \($0.streamVersion) held here" } ?? "") + ")"
-        case .sendAdopted(let e):
-            // adopt (#30 item 3): the recording device becomes the sender.
-            return "adopted the sending of the submission recorded on device \(e.submittedOnDevice.lowercased) "
-                + "(submit record \(short(e.submitEvent))): this device sends it, looked up on the server first"
-        case .unrecognized(let stored):
-            if let device = DeviceStreamEvent(stored) { return describe(device) }
-            if DeviceStreamEventType.named(stored.type) != nil {
-                return "a \(stored.type) event of version \(stored.schemaVersion) whose payload this jqc cannot read "
-                    + "(\(stored.payload.count) payload bytes)"
-            }
-            return "an event of a type this jqc does not know: \(shown(stored.type)) version \(stored.schemaVersion) "
+        default:
+            preconditionFailure("\(event.typeName) is not a handover event")
+        }
+    }
+
+    /// An event this jqc reads only as stored: a device stream's, or one it does not know.
+    static func unrecognized(_ stored: StoredPayload) -> String {
+        if let device = DeviceStreamEvent(stored) { return describe(device) }
+        if DeviceStreamEventType.named(stored.type) != nil {
+            return "a \(stored.type) event of version \(stored.schemaVersion) whose payload this jqc cannot read "
                 + "(\(stored.payload.count) payload bytes)"
         }
+        return "an event of a type this jqc does not know: \(shown(stored.type)) version \(stored.schemaVersion) "
+            + "(\(stored.payload.count) payload bytes)"
     }
 
     /// One line for an event of a device's own stream.

@@ -19,6 +19,7 @@ public enum Merkle {
 
     /// The largest power of two smaller than `n` (n ≥ 2).
     static func split(_ n: UInt64) -> UInt64 {
+        precondition(n >= 2, "bad math: a tree of \(n) leaves has no split")
         var k: UInt64 = 1
         while k << 1 < n { k <<= 1 }
         return k
@@ -31,6 +32,7 @@ public enum Merkle {
         start: UInt64, size: UInt64, hasher: SHA256Hasher, perfect: (_ level: Int, _ index: UInt64) throws -> Digest256
     ) rethrows -> Digest256 {
         precondition(size > 0, "an empty range has no subtree")
+        precondition(start <= UInt64.max - size, "bad math: leaves \(start) + \(size) overflow")
         if size & (size - 1) == 0, start % size == 0 {
             return try perfect(size.trailingZeroBitCount, start / size)
         }
@@ -62,6 +64,8 @@ public enum Merkle {
         var path: [Digest256] = []
         // Walk down from the root, collecting the sibling of each step.
         while size > 1 {
+            // The leaf stays inside the range walked down (start ≤ m < start + size).
+            assert(m >= start && m - start < size, "bad math: leaf \(m) left the range")
             let k = split(size)
             if m - start < k {
                 path.append(try hash(start: start + k, size: size - k, hasher: hasher, perfect: perfect))
@@ -90,6 +94,8 @@ public enum Merkle {
         m: UInt64, start: UInt64, size n: UInt64, complete b: Bool, hasher: SHA256Hasher,
         perfect: (_ level: Int, _ index: UInt64) throws -> Digest256
     ) rethrows -> [Digest256] {
+        // The old tree is a non-empty prefix of the range (RFC 9162 §2.1.4.1: 0 < m ≤ n).
+        precondition(m > 0 && m <= n, "bad math: subproof of \(m) leaves in a range of \(n)")
         if m == n {
             return b ? [] : [try hash(start: start, size: n, hasher: hasher, perfect: perfect)]
         }
@@ -201,6 +207,7 @@ public struct MerkleFrontier: Sendable {
             }
             bit -= 1
         }
+        assert(start == size, "bad math: the subtrees of \(size) cover \(start) leaves")
         return out
     }
 
@@ -212,6 +219,8 @@ public struct MerkleFrontier: Sendable {
         var index = size
         var hash = leaf
         while let last = subtrees.last, last.level == level {
+            // Equal subtrees on the edge are siblings: the left one's index is the new one's minus one.
+            assert(index & 1 == 1 && last.index == index - 1, "bad math: \(last.index) and \(index) at level \(level)")
             subtrees.removeLast()
             hash = Merkle.node(last.hash, hash, hasher)
             level += 1
@@ -224,6 +233,7 @@ public struct MerkleFrontier: Sendable {
 
     /// The root of the tree so far.
     public func root(_ hasher: SHA256Hasher) -> Digest256 {
+        assert(subtrees.count == size.nonzeroBitCount, "bad math: \(subtrees.count) subtrees for \(size) leaves")
         guard var hash = subtrees.last?.hash else { return Merkle.emptyRoot(hasher) }
         for subtree in subtrees.dropLast().reversed() {
             hash = Merkle.node(subtree.hash, hash, hasher)

@@ -31,6 +31,7 @@ public enum MerkleError: Error, CustomStringConvertible, Sendable {
 /// Level 0 (the leaves) is not stored: a leaf is recomputed from its record.
 enum MerkleKey {
     static func key(level: Int, index: UInt64) -> [UInt8] {
+        assert(level >= 1 && level < 64 && index < UInt64.max >> UInt64(level), "bad math: node \(index)/\(level)")
         let last = ((index + 1) << UInt64(level)) - 1
         var key = BigEndian.bytes(last)
         key.append(UInt8(level))
@@ -61,6 +62,9 @@ extension LedgerReader {
     /// its record, or — in a read-only store of format 1, which has no tree —
     /// computed from the leaves.
     func perfectSubtree(level: Int, index: UInt64, hasher: SHA256Hasher) throws -> Digest256 {
+        // Leaf `index` (0-based) is the record at position `index + 1` (1-based); debug builds check the range
+        // (`assert`, not `precondition`: this is the append path, and its callers derive the numbers from the size).
+        assert(level >= 0 && level < 64 && index < UInt64.max >> UInt64(level), "bad math: subtree \(index)/\(level)")
         if level == 0 { return try leafHash(at: index + 1, hasher: hasher) }
         if let tree = tables.tree {
             guard let value = try transaction.get(tree, MerkleKey.key(level: level, index: index)),
@@ -91,6 +95,8 @@ extension LedgerReader {
         guard position >= 1, position <= size else {
             throw MerkleError.outOfRange("record \(position) is not in a tree of \(size) records")
         }
+        // Positions count from 1, leaves from 0.
+        precondition(position - 1 < size, "bad math: leaf \(position - 1) of \(size)")
         let hasher = SHA256Hasher()
         return try Merkle.inclusionProof(leaf: position - 1, size: size, hasher: hasher) { level, index in
             try perfectSubtree(level: level, index: index, hasher: hasher)
@@ -103,6 +109,7 @@ extension LedgerReader {
         guard old >= 1, old <= new else {
             throw MerkleError.outOfRange("no consistency proof from a tree of \(old) records to one of \(new)")
         }
+        precondition(old > 0 && old <= new, "bad math: consistency from \(old) to \(new)")
         let hasher = SHA256Hasher()
         return try Merkle.consistencyProof(from: old, to: new, hasher: hasher) { level, index in
             try perfectSubtree(level: level, index: index, hasher: hasher)

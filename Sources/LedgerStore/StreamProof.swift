@@ -58,22 +58,9 @@ extension EventLog {
             let size = try reader.treeSize()
             let root = try reader.treeRoot(size: size)
             var report = StreamProofReport(treeSize: size, root: root, proven: 0, checkpoint: checkpoint)
-            if let checkpoint {
-                if checkpoint.size > size {
-                    report.finding = .notExtended(
-                        "it signs \(checkpoint.size) records, the log has \(size): it was truncated")
-                    return report
-                }
-                let proof = checkpoint.size == 0 ? [] : try reader.consistencyProof(from: checkpoint.size, to: size)
-                let consistent =
-                    checkpoint.size == 0
-                    || Merkle.verifyConsistency(
-                        from: checkpoint.size, to: size, first: checkpoint.root, second: root, proof: proof)
-                guard consistent else {
-                    report.finding = .notExtended(
-                        "a record at or before position \(checkpoint.size) was changed, removed or reordered")
-                    return report
-                }
+            if let checkpoint, let finding = try Self.extensionFinding(reader, checkpoint, size: size, root: root) {
+                report.finding = finding
+                return report
             }
             do {
                 _ = try reader.verifiedHead()
@@ -81,65 +68,103 @@ extension EventLog {
                 report.finding = .notExtended("the head does not hold: \(error.finding)")
                 return report
             }
-            let hasher = SHA256Hasher()
-            var previousLeaf: Digest256?
-            var previousPosition: UInt64 = 0
-            var version: UInt64 = 0
-            var positions: [UInt64] = []
-            try reader.transaction.forEach(reader.tables.streamIndex, from: stream.bytes + BigEndian.bytes(1)) {
-                key, value in
-                guard key.count == 24, key[0..<16].elementsEqual(stream.bytes), let p = BigEndian.uint64(value) else {
-                    return false
-                }
-                positions.append(p)
-                return true
-            }
-            for position in positions {
-                version += 1
-                guard position > previousPosition, position <= size else {
-                    report.finding = .wrongRecord(
-                        position: position, why: "the stream index puts version \(version) out of order")
+            var walk = StreamWalk(stream: stream, size: size, root: root)
+            for position in try Self.positions(of: stream, reader) {
+                if let finding = try walk.prove(position, reader) {
+                    report.finding = finding
                     return report
                 }
-                let bytes = try reader.encodedRecord(at: position)
-                let leaf = hasher.digest(prefix: 0x00, bytes, range: bytes.indices)
-                let proof = try reader.inclusionProof(position: position, size: size)
-                guard
-                    Merkle.verifyInclusion(
-                        leafHash: leaf, leaf: position - 1, size: size, proof: proof, root: root, hasher: hasher)
-                else {
-                    report.finding = .notInTree(position: position)
-                    return report
-                }
-                let header: RecordHeader
-                do {
-                    header = try EventRecord.header(ofEncoded: bytes)
-                } catch {
-                    report.finding = .wrongRecord(position: position, why: "\(error)")
-                    return report
-                }
-                guard header.position == position, header.stream == stream.bytes, header.streamVersion == version
-                else {
-                    report.finding = .wrongRecord(
-                        position: position,
-                        why: "it is not version \(version) of \(stream.lowercased) (the stream index points elsewhere)")
-                    return report
-                }
-                if header.format >= 2 {
-                    let linked =
-                        version == 1
-                        ? header.previousInStream == nil
-                        : previousLeaf.map { header.previousInStream == $0.bytes } ?? true
-                    guard linked else {
-                        report.finding = .brokenLink(position: position, version: version)
-                        return report
-                    }
-                }
-                previousLeaf = leaf
-                previousPosition = position
                 report.proven += 1
             }
             return report
         }
+    }
+
+    /// Why today's tree of `size` records (root `root`) does not extend
+    /// `checkpoint`, or nil when it does.
+    static func extensionFinding(
+        _ reader: LedgerReader, _ checkpoint: Checkpoint, size: UInt64, root: Digest256
+    ) throws -> StreamProofFinding? {
+        if checkpoint.size > size {
+            return .notExtended("it signs \(checkpoint.size) records, the log has \(size): it was truncated")
+        }
+        guard checkpoint.size > 0 else { return nil }
+        let proof = try reader.consistencyProof(from: checkpoint.size, to: size)
+        let consistent = Merkle.verifyConsistency(
+            from: checkpoint.size, to: size, first: checkpoint.root, second: root, proof: proof)
+        return consistent
+            ? nil : .notExtended("a record at or before position \(checkpoint.size) was changed, removed or reordered")
+    }
+
+    /// The positions the stream index gives for `stream`, version 1 first.
+    static func positions(of stream: UUID, _ reader: LedgerReader) throws -> [UInt64] {
+        var positions: [UInt64] = []
+        try reader.transaction.forEach(reader.tables.streamIndex, from: stream.bytes + BigEndian.bytes(1)) {
+            key, value in
+            guard key.count == 24, key[0..<16].elementsEqual(stream.bytes), let p = BigEndian.uint64(value) else {
+                return false
+            }
+            positions.append(p)
+            return true
+        }
+        return positions
+    }
+}
+
+/// One stream's records proven in order: each at a later position than the
+/// one before, in the tree, the next version of the stream, linked to the
+/// previous record's leaf.
+struct StreamWalk {
+    let stream: UUID
+    let size: UInt64
+    let root: Digest256
+    let hasher = SHA256Hasher()
+    private(set) var version: UInt64 = 0
+    private var previousLeaf: Digest256?
+    private var previousPosition: UInt64 = 0
+
+    init(stream: UUID, size: UInt64, root: Digest256) {
+        self.stream = stream
+        self.size = size
+        self.root = root
+    }
+
+    /// What is wrong with the record the index gives as the next version,
+    /// or nil when it is proven.
+    mutating func prove(_ position: UInt64, _ reader: LedgerReader) throws -> StreamProofFinding? {
+        version += 1
+        guard position > previousPosition, position <= size else {
+            return .wrongRecord(position: position, why: "the stream index puts version \(version) out of order")
+        }
+        // Positions count from 1, leaves from 0: the guard above keeps the crossing in range.
+        precondition(position >= 1 && position - 1 < size, "bad math: record \(position) is no leaf of \(size)")
+        let bytes = try reader.encodedRecord(at: position)
+        let leaf = hasher.digest(prefix: 0x00, bytes, range: bytes.indices)
+        let proof = try reader.inclusionProof(position: position, size: size)
+        guard
+            Merkle.verifyInclusion(
+                leafHash: leaf, leaf: position - 1, size: size, proof: proof, root: root, hasher: hasher)
+        else { return .notInTree(position: position) }
+        let header: RecordHeader
+        do {
+            header = try EventRecord.header(ofEncoded: bytes)
+        } catch {
+            return .wrongRecord(position: position, why: "\(error)")
+        }
+        guard header.position == position, header.stream == stream.bytes, header.streamVersion == version else {
+            return .wrongRecord(
+                position: position,
+                why: "it is not version \(version) of \(stream.lowercased) (the stream index points elsewhere)")
+        }
+        if header.format >= 2 {
+            let linked =
+                version == 1
+                ? header.previousInStream == nil
+                : previousLeaf.map { header.previousInStream == $0.bytes } ?? true
+            guard linked else { return .brokenLink(position: position, version: version) }
+        }
+        previousLeaf = leaf
+        previousPosition = position
+        return nil
     }
 }

@@ -77,25 +77,25 @@ public enum TamperFinding: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The finding's kind, as `jqc audit --json` and the format page name it.
-    public var kind: String {
+    public var kind: FindingKind {
         switch self {
-        case .changed: "changed"
-        case .missing: "missing"
-        case .reordered: "reordered"
-        case .unreadable: "unreadable"
-        case .truncated: "truncated"
-        case .digestMismatch: "digest_mismatch"
-        case .indexMismatch: "index_mismatch"
-        case .brokenStreamLink: "broken_stream_link"
+        case .changed: .changed
+        case .missing: .missing
+        case .reordered: .reordered
+        case .unreadable: .unreadable
+        case .truncated: .truncated
+        case .digestMismatch: .digestMismatch
+        case .indexMismatch: .indexMismatch
+        case .brokenStreamLink: .brokenStreamLink
         case .treeNode(let node): node.kind
-        case .malformed: "malformed"
-        case .notDeterministic: "not_deterministic"
-        case .newerFormat: "newer_format"
-        case .formatSequence: "format_sequence"
-        case .checkpointMismatch: "checkpoint_mismatch"
-        case .carried(.missing): "carried_missing"
-        case .carried(.damaged): "carried_damaged"
-        case .headMap: "head_map_mismatch"
+        case .malformed: .malformed
+        case .notDeterministic: .notDeterministic
+        case .newerFormat: .newerFormat
+        case .formatSequence: .formatSequence
+        case .checkpointMismatch: .checkpointMismatch
+        case .carried(.missing): .carriedMissing
+        case .carried(.damaged): .carriedDamaged
+        case .headMap: .headMapMismatch
         }
     }
 
@@ -186,11 +186,11 @@ public enum TreeNodeFinding: Hashable, Sendable, CustomStringConvertible {
         return "merkle[\(level)/\(index)]"
     }
 
-    public var kind: String {
+    public var kind: FindingKind {
         switch self {
-        case .mismatch: "tree_node_mismatch"
-        case .missing: "tree_node_missing"
-        case .extra: "tree_node_extra"
+        case .mismatch: .treeNodeMismatch
+        case .missing: .treeNodeMissing
+        case .extra: .treeNodeExtra
         }
     }
 

@@ -51,7 +51,7 @@ import Testing
         defer { reopened.close() }
         let report = try reopened.log.verify()
         let finding = try #require(report.finding)
-        #expect(finding.kind == (damage == .removed ? "carried_missing" : "carried_damaged"))
+        #expect(finding.kind == (damage == .removed ? .carriedMissing : .carriedDamaged))
         #expect(finding.key == "carried[\(leaf.hex)]")
         #expect(finding.description.contains(leaf.hex))
         #expect(throws: InspectionStoreError.self) { try reopened.state(of: id) }

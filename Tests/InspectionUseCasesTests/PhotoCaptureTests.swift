@@ -41,7 +41,14 @@ import Testing
             #expect(try photos.storedNames() == [prepared.description.sha256])
             #expect(photos.check(sha256: prepared.description.sha256) == .matches)
         } else {
-            #expect(throws: (any Error).self) { try capture.record(prepared, for: .field(field), recording: recording) }
+            let error = #expect(throws: DomainError.self) {
+                try capture.record(prepared, for: .field(field), recording: recording)
+            }
+            guard case .unknownField(let reference, _, _)? = error else {
+                Issue.record("\(String(describing: error)) is not an unknown field")
+                return
+            }
+            #expect(reference == field)
             #expect(try photos.storedNames().isEmpty)
             #expect(try ledger.state(of: audited.inspection)?.eventCount == before)
         }

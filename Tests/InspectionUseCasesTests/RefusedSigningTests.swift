@@ -12,6 +12,11 @@ import Testing
 /// log published it.
 @Suite struct RefusedSigningTests {
     /// The device's ledger reopened read-only, so every append is refused.
+    /// The refusal a read-only store gives a recording: it cannot be written.
+    static func isUnwritable(_ error: LedgerError?) -> Bool {
+        if case .unwritable(_, permissionDenied: true)? = error { true } else { false }
+    }
+
     func refusingLedger(_ device: DeviceIdentityTests.Device) throws -> InspectionLedger {
         device.ledger.close()
         return try InspectionLedger.openForReading(
@@ -23,7 +28,10 @@ import Testing
         let device = try DeviceIdentityTests.Device()
         let ledger = try refusingLedger(device)
         defer { ledger.close() }
-        #expect(throws: (any Error).self) { try device.identity.signingKey(ledger: ledger, at: device.clock.now()) }
+        let error = #expect(throws: LedgerError.self) {
+            try device.identity.signingKey(ledger: ledger, at: device.clock.now())
+        }
+        #expect(Self.isUnwritable(error), "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: device.directory.deviceKeyPath), "a new device.key was left")
         #expect(try device.identity.publishedKeys(ledger.log).isEmpty)
     }
@@ -44,9 +52,10 @@ import Testing
         let before = FileManager.default.contents(atPath: device.directory.deviceKeyPath)
         let ledger = try refusingLedger(device)
         defer { ledger.close() }
-        #expect(throws: (any Error).self) {
+        let error = #expect(throws: LedgerError.self) {
             try device.identity.rotate(ledger: ledger, at: device.clock.now(), oldKeyLost: false)
         }
+        #expect(Self.isUnwritable(error), "\(String(describing: error))")
         #expect(FileManager.default.contents(atPath: device.directory.deviceKeyPath) == before)
         #expect(!FileManager.default.fileExists(atPath: device.directory.deviceKeyPath + ".next"))
     }

@@ -75,7 +75,13 @@ import Testing
         let before = try bytes(store + "/data.mdb")
         let log = try EventLog(directory: store, options: Self.readOnly)
         #expect(try log.head().position == 6)
-        #expect(throws: (any Error).self) { try log.table("view:new") }
+        // A read-only store does not make a table it lacks: there is no such table to read.
+        let error = #expect(throws: LedgerError.self) { try log.table("view:new") }
+        guard case .noLedger(let path)? = error else {
+            Issue.record("\(String(describing: error)) is not noLedger")
+            return
+        }
+        #expect(path == store)
         log.close()
         #expect(try bytes(store + "/data.mdb") == before)
     }

@@ -134,7 +134,7 @@ import Testing
         #expect(try verify().finding == .treeNode(.mismatch(level: 1, index: 4)))
         let finding = try verify(checkpoint: (12, root)).finding
         #expect(finding == .checkpointMismatch(size: 12, node: .mismatch(level: 1, index: 4)))
-        #expect(finding?.kind == "checkpoint_mismatch")
+        #expect(finding?.kind == .checkpointMismatch)
         #expect(
             finding?.description.hasPrefix(
                 "the first 12 records do not have the root the checkpoint signs, recomputed from the records themselves"
@@ -187,10 +187,10 @@ import Testing
         (0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle }
     }
 
-    static let damage: [(String, UInt64, Bool, @Sendable (inout [UInt8]) -> Void, String, String)] = [
+    static let damage: [(String, UInt64, Bool, @Sendable (inout [UInt8]) -> Void, FindingKind, String)] = [
         (
             "a longer head than the value needs", 5, true, { $0.replaceSubrange(4..<5, with: [0x18, 5]) },
-            "not_deterministic",
+            .notDeterministic,
             "record 5 is not in the deterministic encoding jqc writes (key 1 (position): its head takes more bytes than the value 5 needs)"
         ),
         (
@@ -198,7 +198,7 @@ import Testing
             { bytes in
                 bytes[0] = 0xAE
                 bytes += [0x0E, 0xF5]
-            }, "malformed",
+            }, .malformed,
             "record 1 is not laid out as a record (a format-2 record of stream version 1 has 13 keys, this one 14"
         ),
         (
@@ -206,7 +206,7 @@ import Testing
             { bytes in
                 bytes[0] = 0xAD
                 bytes.removeLast(35)
-            }, "malformed",
+            }, .malformed,
             "record 3 is not laid out as a record (a format-2 record of stream version 2 has 14 keys, this one 13: key 13 (the back-link) is missing)"
         ),
         (
@@ -214,14 +214,14 @@ import Testing
             { bytes in
                 bytes[0] = 0xAC
                 bytes.removeLast(2)
-            }, "malformed", "record 2 is not laid out as a record (the record has 12 keys, a record has 13 or 14)"
+            }, .malformed, "record 2 is not laid out as a record (the record has 12 keys, a record has 13 or 14)"
         ),
         (
-            "a flipped format byte", 4, false, { $0[2] = 0x03 }, "changed",
+            "a flipped format byte", 4, false, { $0[2] = 0x03 }, .changed,
             "record 4 was changed after it was written"
         ),
         (
-            "a newer format with its chain recomputed", 4, true, { $0[2] = 0x03 }, "newer_format",
+            "a newer format with its chain recomputed", 4, true, { $0[2] = 0x03 }, .newerFormat,
             "record 4 has record format 3, newer than this program reads (format 2); its chain link holds. Upgrade jqc."
         ),
         (
@@ -229,7 +229,7 @@ import Testing
             { bytes in
                 let at = Self.find([0x0A, 0x1B], in: bytes)!
                 bytes.replaceSubrange((at + 1)..<(at + 10), with: [0x63] + Array("now".utf8))
-            }, "malformed",
+            }, .malformed,
             "record 6 is not laid out as a record (key 10 (recorded at): expected a CBOR integer"
         ),
         (
@@ -238,7 +238,7 @@ import Testing
                 bytes[0] = 0xAD
                 bytes[2] = 0x01
                 bytes.removeLast(35)
-            }, "format_sequence",
+            }, .formatSequence,
             "record 7 says record format 1, but record 1 before it is format 2: records are never written in an older format, so it was relabelled"
         ),
     ]
@@ -307,7 +307,7 @@ import Testing
         env.close()
         let report = try verify()
         let finding = try #require(report.finding)
-        #expect(finding.kind == "malformed", "\(finding)")
+        #expect(finding.kind == .malformed, "\(finding)")
         #expect(finding.position == position)
         #expect(report.checked == position - 1)
         #expect(report.head == LedgerDigest(position: position - 1, head: try storedChain(at: position - 1)))

@@ -157,7 +157,7 @@ public final class AuditorLedger {
                 result: .intact, checked: report.checked, head: report.head, digest: digest,
                 verifiedThrough: report.checked, seconds: seconds)
         }
-        let kind = ChainCheck.Finding.Kind(finding)
+        let kind = finding.kind
         let verifiedThrough: UInt64 =
             switch finding {
             case .truncated(_, let found): found
@@ -336,33 +336,5 @@ public final class AuditorLedger {
     /// The chain left unchecked (`--no-verify`), with the stored head.
     public func uncheckedChain() throws -> ChainCheck {
         ChainCheck(result: .skipped, checked: 0, head: try log.head(), digest: nil, verifiedThrough: 0, seconds: nil)
-    }
-}
-
-extension ChainCheck.Finding.Kind {
-    /// The kind of a finding of the chain walk.
-    init(_ finding: TamperFinding) {
-        self =
-            switch finding {
-            case .changed: .changed
-            case .missing: .missing
-            case .reordered: .reordered
-            case .unreadable: .unreadable
-            case .truncated: .truncated
-            case .digestMismatch: .digestMismatch
-            case .indexMismatch: .indexMismatch
-            case .brokenStreamLink: .brokenStreamLink
-            case .treeNode(.mismatch): .treeNodeMismatch
-            case .treeNode(.missing): .treeNodeMissing
-            case .treeNode(.extra): .treeNodeExtra
-            case .malformed: .malformed
-            case .notDeterministic: .notDeterministic
-            case .newerFormat: .newerFormat
-            case .formatSequence: .formatSequence
-            case .checkpointMismatch: .checkpointMismatch
-            case .carried(.missing): .carriedMissing
-            case .carried(.damaged): .carriedDamaged
-            case .headMap: .headMapMismatch
-            }
     }
 }
