@@ -28,11 +28,44 @@ public enum HandoverVerification {
         _ file: HandoverFile, checkingPhotoFiles: Bool = true, checkingTo: Bool = true,
         continuing: InspectionReceived.Continuation? = nil, startedTemplateHash: String? = nil
     ) throws(Reception.Refusal) -> Verified {
-        func refuse(_ reason: String) -> Reception.Refusal { Reception.Refusal(reason: reason) }
+        let (proven, records) = try provenRecords(file, continuing: continuing)
+        // 2. Each photo file is its photo's.
+        guard !checkingPhotoFiles || file.photoFiles.count == file.photos.count else {
+            throw refuse("photo_files has \(file.photoFiles.count) files for \(file.photos.count) photos")
+        }
         let hasher = SHA256Hasher()
-        // 1. The bundle, exactly as `jqc verify --bundle` and the two bundle
-        // tools check one: key, signature, origin, every inclusion, the key
-        // record, versions 1 … k linked, the photo list.
+        for (index, (photo, data)) in zip(file.photos, file.photoFiles).enumerated() {
+            guard data.sha256 == photo.sha256, data.data.sha256(hasher) == photo.sha256 else {
+                throw refuse(
+                    "photo_files[\(index)] is not the file of photo \(photo.photoID.lowercased) (its SHA-256 differs)")
+            }
+        }
+        // 2, continued: the photos the carried records name, at any depth.
+        if checkingPhotoFiles { try checkCarriedPhotoFiles(file) }
+        try checkHandedOver(file, records, checkingTo: checkingTo)
+        let pinned = try pinnedTemplate(
+            file, proven, records, continuing: continuing, startedTemplateHash: startedTemplateHash)
+        // 5. Every record reads as an event of its type.
+        for decoded in records {
+            do {
+                _ = try EventUpcaster.decode(decoded, template: pinned.template)
+            } catch {
+                throw refuse("the \(decoded.type) record at \(decoded.position) cannot be read: \(error)")
+            }
+        }
+        return Verified(template: pinned, records: records, checkpointSize: proven.size)
+    }
+
+    static func refuse(_ reason: String) -> Reception.Refusal { Reception.Refusal(reason: reason) }
+
+    /// Check 1: the bundle, exactly as `jqc verify --bundle` and the two
+    /// bundle tools check one (key, signature, origin, every inclusion, the
+    /// key record, versions 1 … k linked, the photo list); then what a
+    /// handover adds: the key and every record are from_device's, and each
+    /// record is one jqc reads, in deterministic CBOR.
+    static func provenRecords(_ file: HandoverFile, continuing: InspectionReceived.Continuation?)
+        throws(Reception.Refusal) -> (BundleCheck.Proven, [EventRecord])
+    {
         var detail: String?
         let proven: BundleCheck.Proven
         do {
@@ -42,21 +75,9 @@ public enum HandoverVerification {
         } catch {
             throw refuse(error.reason + (detail.map { " (\($0))" } ?? ""))
         }
-        // What a handover adds: the key and every record are from_device's,
-        // and each record is one jqc reads, in deterministic CBOR.
         let device = file.fromDevice.lowercased
         guard proven.key.name == "jqc/\(device)" else {
             throw refuse("the key \(BundleCheck.shown(proven.key.name)) is not the key of from_device \(device)")
-        }
-        func decoded(_ raw: [UInt8], _ path: String) throws(Reception.Refusal) -> EventRecord {
-            let record: EventRecord
-            do {
-                record = try EventRecord(decoding: raw)
-            } catch {
-                throw refuse("\(path).record cannot be read: \(error)")
-            }
-            guard record.encoded() == raw else { throw refuse("\(path).record is not in deterministic CBOR") }
-            return record
         }
         var records: [EventRecord] = []
         for (entry, record) in zip(file.records, proven.records) {
@@ -66,19 +87,25 @@ public enum HandoverVerification {
             }
             records.append(event)
         }
-        // 2. Each photo file is its photo's.
-        guard !checkingPhotoFiles || file.photoFiles.count == file.photos.count else {
-            throw refuse("photo_files has \(file.photoFiles.count) files for \(file.photos.count) photos")
+        return (proven, records)
+    }
+
+    /// A record of the file as jqc reads it, in deterministic CBOR.
+    static func decoded(_ raw: [UInt8], _ path: String) throws(Reception.Refusal) -> EventRecord {
+        let record: EventRecord
+        do {
+            record = try EventRecord(decoding: raw)
+        } catch {
+            throw refuse("\(path).record cannot be read: \(error)")
         }
-        for (index, (photo, data)) in zip(file.photos, file.photoFiles).enumerated() {
-            guard data.sha256 == photo.sha256, data.data.sha256(hasher) == photo.sha256 else {
-                throw refuse(
-                    "photo_files[\(index)] is not the file of photo \(photo.photoID.lowercased) (its SHA-256 differs)")
-            }
-        }
-        // 2, continued: the photos the carried records name, at any depth.
-        if checkingPhotoFiles { try checkCarriedPhotoFiles(file) }
-        // 3. The handover itself: the last record, as the file says.
+        guard record.encoded() == raw else { throw refuse("\(path).record is not in deterministic CBOR") }
+        return record
+    }
+
+    /// Check 3: the handover itself, the last record, as the file says.
+    static func checkHandedOver(_ file: HandoverFile, _ records: [EventRecord], checkingTo: Bool)
+        throws(Reception.Refusal)
+    {
         guard let last = records.last, case .handedOver(let handed)? = try? InspectionEvent.decode(last) else {
             throw refuse("the last record is not the sender's inspection.handed_over")
         }
@@ -90,8 +117,15 @@ public enum HandoverVerification {
                 "to_device (\(file.toDevice?.lowercased ?? "null")) differs from the sender's inspection.handed_over "
                     + "record (\(handed.toDevice?.lowercased ?? "null"))")
         }
-        // 4. The template: proven in the same tree, the one the start names.
+    }
+
+    /// Check 4: the template, proven in the same tree, the one the start names.
+    static func pinnedTemplate(
+        _ file: HandoverFile, _ proven: BundleCheck.Proven, _ records: [EventRecord],
+        continuing: InspectionReceived.Continuation?, startedTemplateHash: String?
+    ) throws(Reception.Refusal) -> TemplatePinned {
         let templateEntry = file.templateRecord.bundleEntry
+        var detail: String?
         let included: BundleCheck.Proven.Record
         do {
             included = try BundleCheck.included(templateEntry, size: proven.size, root: proven.root, detail: &detail)
@@ -115,8 +149,7 @@ public enum HandoverVerification {
         if startedHash == nil {
             // A shared copy's start, carried inside a reception it carries.
             do {
-                startedHash = try file.reception(sha256: .zero)
-                    .startedTemplateHash()
+                startedHash = try file.reception(sha256: .zero).startedTemplateHash()
             } catch {
                 throw refuse("a reception it carries cannot be read: \(error)")
             }
@@ -126,15 +159,7 @@ public enum HandoverVerification {
             throw refuse(
                 "template_record pins template \(pinned.templateHash), the inspection started with \(startedHash)")
         }
-        // 5. Every record reads as an event of its type.
-        for decoded in records {
-            do {
-                _ = try EventUpcaster.decode(decoded, template: pinned.template)
-            } catch {
-                throw refuse("the \(decoded.type) record at \(decoded.position) cannot be read: \(error)")
-            }
-        }
-        return Verified(template: pinned, records: records, checkpointSize: proven.size)
+        return pinned
     }
 
     /// `carried_photo_files` holds exactly the files of the photos that the
