@@ -11,12 +11,18 @@ import LedgerStore
 public enum CarriedClosure {
     /// `event` (read from `record`, one of this ledger's) with the closure
     /// of what it carries attached, when it is a version-2 reception; any
-    /// other event unchanged. Read through `reader`'s snapshot.
+    /// other event unchanged. Read through `reader`'s snapshot; with a
+    /// `memo`, the closure is the stream's, computed once for all its
+    /// receptions (`StreamClosures`).
     public static func attach(
-        _ event: InspectionEvent, of record: EventRecord, reader: LedgerReader?
+        _ event: InspectionEvent, of record: EventRecord, reader: LedgerReader?, memo: StreamClosures? = nil
     ) throws -> InspectionEvent {
         guard record.schemaVersion >= 2, case .received(var received) = event else { return event }
-        received.carried = try closure(of: received.records.map(\.leaf), at: record.position, reader: reader)
+        if let memo, let reader, let stream = try memo.closure(ofStream: record.stream, reader: reader) {
+            received.carried = stream
+        } else {
+            received.carried = try closure(of: received.records.map(\.leaf), at: record.position, reader: reader)
+        }
         return .received(received)
     }
 
@@ -35,9 +41,74 @@ public enum CarriedClosure {
     /// the template `template` gives when it must be), a reception with its
     /// closure attached.
     public static func event(
-        of record: EventRecord, reader: LedgerReader?, template: () -> Template? = { nil }
+        of record: EventRecord, reader: LedgerReader?, memo: StreamClosures? = nil,
+        template: () -> Template? = { nil }
     ) throws -> InspectionEvent {
-        try InspectionFold.event(of: record, log: reader, template: template)
+        try InspectionFold.event(of: record, log: reader, memo: memo, template: template)
+    }
+
+    /// The closure of every version-2 reception of `stream` together: each
+    /// leaf they reach at any depth, once, with its bytes. What a handover
+    /// file's `carried_records` holds.
+    public static func closure(ofStream stream: UUID, reader: LedgerReader) throws -> CarriedRecords {
+        if let whole = try StreamClosures().closure(ofStream: stream, reader: reader) { return whole }
+        // Something does not resolve: each reception's own closure, in order,
+        // fails naming the first that cannot be read.
+        var closure = CarriedRecords()
+        for record in try reader.records(inStream: stream) where StreamClosures.carriesByReference(record) {
+            closure = closure.merging(
+                try Self.closure(
+                    of: try CarriedRecords.references(in: record.encoded()), at: record.position, reader: reader))
+        }
+        return closure
+    }
+}
+
+/// One closure per stream, for reading many of its receptions: nested
+/// receptions reach the whole history before them, so a closure per
+/// reception made reading a long-shared stream quadratic. The stream's
+/// closure is the union of its receptions' (content-addressed, each leaf
+/// once), walked once, iteratively, with a visited set by leaf and
+/// `ReceptionWalk.maximumRecords` kept; every reception of the stream is
+/// given it (a superset of its own: a reception reads only the leaves it
+/// references). When the walk meets a record the `carried` table lacks,
+/// the memo answers nil for that stream and each reception's own closure
+/// is made instead, so the error names the reception that cannot be read,
+/// as before, and those that can still read.
+public final class StreamClosures {
+    /// By stream: its closure, or nil when it does not resolve.
+    private var streams: [UUID: CarriedRecords?] = [:]
+
+    public init() {}
+
+    /// A record that carries records by reference: a version-2 or later
+    /// `inspection.received`.
+    static func carriesByReference(_ record: EventRecord) -> Bool {
+        record.type == InspectionEventType.received.rawValue && record.schemaVersion >= 2
+    }
+
+    /// The closure of every reception of `stream` in `reader`'s snapshot, or
+    /// nil when some leaf does not resolve (missing, damaged, unreadable, or
+    /// past the size limit).
+    public func closure(ofStream stream: UUID, reader: LedgerReader) throws -> CarriedRecords? {
+        if let known = streams[stream] { return known }
+        var leaves: [Digest256] = []
+        for record in try reader.records(inStream: stream) where Self.carriesByReference(record) {
+            do {
+                leaves += try CarriedRecords.references(in: record.encoded())
+            } catch {
+                streams[stream] = .some(nil)
+                return nil
+            }
+        }
+        let closure: CarriedRecords?
+        do {
+            closure = try CarriedRecords.closure(of: leaves) { leaf in try reader.carriedRecord(leaf) }
+        } catch is CarriedRecordsError {
+            closure = nil
+        }
+        streams[stream] = .some(closure)
+        return closure
     }
 }
 

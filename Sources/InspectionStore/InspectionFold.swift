@@ -11,6 +11,8 @@ final class InspectionFold {
     /// The snapshot the records come from, for the bytes receptions carry
     /// by reference (`CarriedClosure`).
     let log: LedgerReader?
+    /// The closure of each stream's receptions, made once per fold.
+    let closures = StreamClosures()
     var states: [UUID: InspectionState] = [:]
     /// Pinned templates by content hash, as `template.pinned` events arrive.
     var templates: [String: Template] = [:]
@@ -34,7 +36,7 @@ final class InspectionFold {
         let stream = record.stream
         // An older version needs its inspection's template to be read: looked
         // up only then, since reading the state out of the dictionary copies it.
-        let event = try Self.event(of: record, log: log) { states[stream]?.template }
+        let event = try Self.event(of: record, log: log, memo: closures) { states[stream]?.template }
         if case .templatePinned(let pinned) = event { templates[pinned.templateHash] = pinned.template }
         states[stream, default: InspectionState(id: stream)].apply(
             event, recordedAt: record.recordedAt, actor: record.actor, device: record.device, pinnedTemplates: templates
@@ -75,7 +77,9 @@ final class InspectionFold {
         guard !records.isEmpty else { return nil }
         let fold = InspectionFold(log: reader)
         for record in records {
-            if fold.states[id]?.template == nil, let hash = try startedTemplateHash(record, log: reader) {
+            if fold.states[id]?.template == nil,
+                let hash = try startedTemplateHash(record, log: reader, memo: fold.closures)
+            {
                 // The template may have been pinned by an earlier inspection.
                 if let template = try pinnedTemplate(hash, reader.transaction, tables) {
                     fold.templates[hash] = template
@@ -106,13 +110,15 @@ final class InspectionFold {
     /// The template hash a record starts its inspection with: an
     /// `inspection.started`'s, or that of the start an `inspection.received`
     /// carries (decoded only for these two types).
-    static func startedTemplateHash(_ record: EventRecord, log: LedgerReader?) throws -> String? {
+    static func startedTemplateHash(
+        _ record: EventRecord, log: LedgerReader?, memo: StreamClosures? = nil
+    ) throws -> String? {
         if record.type == InspectionEventType.started.rawValue {
             if case .started(let started) = try EventUpcaster.decode(record, template: nil) {
                 return started.templateHash
             }
         } else if record.type == InspectionEventType.received.rawValue,
-            case .received(let received) = try event(of: record, log: log)
+            case .received(let received) = try event(of: record, log: log, memo: memo)
         {
             do {
                 return try received.startedTemplateHash()
@@ -195,7 +201,7 @@ extension InspectionFold {
     /// A version-2 reception gets the bytes it carries from `log`'s
     /// `carried` table (`CarriedClosure`), or fails naming what is missing.
     static func event(
-        of record: EventRecord, log: LedgerReader?, template: () -> Template? = { nil }
+        of record: EventRecord, log: LedgerReader?, memo: StreamClosures? = nil, template: () -> Template? = { nil }
     ) throws -> InspectionEvent {
         let event: InspectionEvent
         do {
@@ -207,7 +213,7 @@ extension InspectionFold {
         } catch {
             throw InspectionStoreError.undecodableEvent(position: record.position, type: record.type, "\(error)")
         }
-        return try CarriedClosure.attach(event, of: record, reader: log)
+        return try CarriedClosure.attach(event, of: record, reader: log, memo: memo)
     }
 
     /// Takes in another partition's fold, over other streams (once, however

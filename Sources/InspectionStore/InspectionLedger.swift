@@ -164,7 +164,8 @@ public final class InspectionLedger: Sendable {
         try log.read { reader in
             let fold = InspectionFold(log: reader)
             for record in try reader.records(inStream: id) where record.position <= position {
-                if fold.templates.isEmpty, let hash = try InspectionFold.startedTemplateHash(record, log: reader),
+                if fold.templates.isEmpty,
+                    let hash = try InspectionFold.startedTemplateHash(record, log: reader, memo: fold.closures),
                     let template = try InspectionFold.pinnedTemplate(hash, reader.transaction, tables)
                 {
                     fold.templates[hash] = template

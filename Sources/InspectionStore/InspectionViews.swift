@@ -31,7 +31,10 @@ public final class InspectionView: Projection, Sendable {
         // overtaken discard leaves a draft), a read-only copy is no one's
         // to send, and each device names its own server record; stored rows
         // of the old rules are rebuilt on open, never shown as they were.
-        case .inspections, .drafts, .followups: 3
+        case .inspections, .followups: 3
+        // Version 4: a read-only copy (a plain handover addressed to another
+        // device) is no draft of this device's: it can never record on it.
+        case .drafts: 4
         // Version 4: an adopted copy is its adopter's to send, and the
         // second table lists other devices' submissions not reported sent.
         case .outbox: 4
@@ -114,7 +117,7 @@ public final class InspectionView: Projection, Sendable {
             guard state.status != .notStarted else { return }
             try rows.put(tables.inspections.name, key, InspectionSummary(state).cbor.encoded())
         case .drafts:
-            if state.status == .draft && !state.isHandedAway {
+            if state.isDraftHere {
                 try rows.put(tables.drafts.name, key, [])
             } else {
                 try rows.delete(tables.drafts.name, key)
@@ -223,7 +226,7 @@ public final class InspectionView: Projection, Sendable {
                     let fold = InspectionFold(log: context.log)
                     fold.templates = templates.templates
                     for record in try context.log.records(inStream: id) { try fold.consume(record) }
-                    open[id] = fold.states[id].map { $0.status == .draft && !$0.isHandedAway } ?? false
+                    open[id] = fold.states[id]?.isDraftHere ?? false
                 }
             }
             let drafts = open.filter(\.value).keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
@@ -404,4 +407,11 @@ final class DecidedStates {
         }
         return nil
     }
+}
+
+extension InspectionState {
+    /// Listed among this device's drafts: a draft it still records on (not
+    /// handed away, not a read-only copy of a handover addressed to another
+    /// device).
+    var isDraftHere: Bool { status == .draft && !isHandedAway && readOnlyCopyOf == nil }
 }

@@ -24,9 +24,10 @@ public struct IdempotencyKeys: Sendable, Equatable {
         // A received inspection's captures and flags are the sender's
         // records its reception carries: keyed by their event ids too.
         var expanded: [EventRecord] = []
+        let memo = StreamClosures()
         for record in records {
             if record.type == InspectionEventType.received.rawValue,
-                case .received(let received) = try CarriedClosure.event(of: record, reader: reader)
+                case .received(let received) = try CarriedClosure.event(of: record, reader: reader, memo: memo)
             {
                 expanded += try received.resolvedRecords()
             } else {

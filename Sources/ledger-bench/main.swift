@@ -3,7 +3,7 @@
 import Foundation
 
 let usage = """
-    usage: ledger-bench [core] [domain] [sync] [daemon] [profile] [--events N] [--single N] [--inspections N] [--dir PATH]
+    usage: ledger-bench [core] [domain] [sync] [daemon] [profile] [team [--old OLD_BIN_DIR]] [--events N] [--single N] [--inspections N] [--dir PATH]
            ledger-bench compare OLD_BIN_DIR NEW_BIN_DIR --ledger D [--rounds N] [--only NAME,…] [--cold] [--inspection ID]
                [--release RELEASE_BIN_DIR]
 
@@ -20,6 +20,9 @@ let usage = """
       daemon     jqc sync --daemon idle (CPU over --idle-seconds, default 60)
                  and from submit to server, woken by inotify and netlink
                  against looking once a second (JQC_SYNC_WATCH=poll)
+      team       audit and show of an inspection three devices shared over 30
+                 exchanges, made by this build's jqc; --old OLD_BIN_DIR runs
+                 OLD_BIN_DIR/jqc beside it (ABBA, --rounds N, default 6)
       --events   events in the batched run (default 200000)
       --single   single durable commits (default 2000)
       --inspections  inspections in the domain run (default 10000)
@@ -54,6 +57,7 @@ var only: Set<String> = []
 var cold = false
 var compareInspection: String?
 var compareRelease: String?
+var teamOld: String?
 var args = CommandLine.arguments.dropFirst().makeIterator()
 while let arg = args.next() {
     switch arg {
@@ -67,7 +71,8 @@ while let arg = args.next() {
     case "--latency-ms": latency = args.next().flatMap(Int.init) ?? latency
     case "--concurrency": concurrency = args.next().flatMap(Int.init) ?? concurrency
     case "--idle-seconds": idleSeconds = args.next().flatMap(Double.init) ?? idleSeconds
-    case "core", "domain", "sync", "daemon", "profile": suites.append(arg)
+    case "core", "domain", "sync", "daemon", "profile", "team": suites.append(arg)
+    case "--old": teamOld = args.next()
     case "compare":
         suites.append(arg)
         compareBuilds = [args.next(), args.next()].compactMap { $0 }
@@ -149,6 +154,9 @@ do {
         try SyncBenchmark(
             inspections: count, directory: base + "/sync", latencyMilliseconds: latency, concurrency: concurrency
         ).run()
+    }
+    if suites.contains("team") {
+        try TeamBenchmark(directory: base + "/team", old: teamOld, rounds: rounds).run()
     }
     if suites.contains("daemon") {
         print("== daemon: jqc sync --daemon idle and from submit to server, woken by events against polling")

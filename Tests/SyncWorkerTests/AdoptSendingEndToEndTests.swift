@@ -126,8 +126,15 @@ import Testing
         #expect(issues.map { $0["possibly_sent_twice"]?.boolValue } == [true], "no endpoint lists issues")
         #expect(try a.jqc("sync").status == 0)
         #expect(try server.count("inspections") == 1)
-        // B learns that A adopted it; neither sends it again.
-        try Self.share(id, from: a, to: b, name: "a1")
+        // B learns that A adopted it (`receive --json` lists the adoption);
+        // neither sends it again.
+        let file = a.directory.appending("a1.json")
+        #expect(try a.jqc("handover", id.lowercased, "--share", "-o", file).status == 0)
+        let received = try b.jqc("--json", "receive", file)
+        #expect(received.status == 0, "\(received.stderr)")
+        #expect(try JSONSchemaCheck.validate("receive", received.stdout).status == 0, "\(received.stdout)")
+        let adoptions = try JSONValue(parsing: received.stdout)["changes"]?["adoptions"]?.arrayValue
+        #expect(adoptions?.map { $0["device"]?.stringValue } == [a.device.lowercased], "\(received.stdout)")
         #expect(try b.jqc("sync").status == 0)
         #expect(try server.count("inspections") == 1)
     }

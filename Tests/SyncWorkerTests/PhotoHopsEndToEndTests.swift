@@ -73,6 +73,13 @@ import Testing
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("issues") == 1)
         #expect(try server.count("photos") == 2)
+        // A second sync adds nothing (the reference profile has no
+        // idempotency: only the outbox keeps it once).
+        let again = try c.jqc("sync")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try server.count("inspections") == 1)
+        #expect(try server.count("issues") == 1)
+        #expect(try server.count("photos") == 2)
         let history = try JSONValue(parsing: try c.jqc("--json", "history").stdout)
         let record = try #require(history["inspections"]?.arrayValue?.first)
         #expect(record["form_data"]?["10"]?.stringValue?.hasPrefix("/uploads/") == true)
@@ -114,6 +121,14 @@ import Testing
         // C shows and audits it; it records nothing.
         #expect(try c.jqc("show", id.lowercased).status == 0)
         #expect(try c.jqc("audit", id.lowercased).status == 0)
+        // A copy C can never record on is not among its drafts (rebuilt or not).
+        for rebuilt in [false, true] {
+            if rebuilt { #expect(try c.jqc("rebuild").status == 0) }
+            let drafts = try c.jqc("--json", "drafts")
+            #expect(drafts.status == 0, "\(drafts.stderr)")
+            #expect(!drafts.stdout.contains(id.lowercased), "\(drafts.stdout)")
+        }
+        #expect(try b.jqc("--json", "drafts").stdout.contains(id.lowercased))
         for answer in ["3=5", "5=pass", "7=yes", "8=Good"] {
             let refused = try c.jqc("set", id.lowercased, answer)
             #expect(refused.status == 1)

@@ -25,6 +25,8 @@ public enum CarriedProof {
         var received: InspectionReceived
         /// The device that recorded the reception.
         var recordedBy: UUID
+        /// The reception's version in its recorder's stream.
+        var recordedVersion: UInt64
         /// The position, in this log, of the reception it came through.
         var top: UInt64
         /// Why the reception carrying this one is unproven, if it is.
@@ -38,7 +40,9 @@ public enum CarriedProof {
         var stack: [Carrier] = timeline.entries.reversed().compactMap { entry in
             guard entry.carriedIn == nil, case .received(let received)? = entry.event, let record = entry.record
             else { return nil }
-            return Carrier(received: received, recordedBy: record.device, top: entry.position, inheritedReason: nil)
+            return Carrier(
+                received: received, recordedBy: record.device, recordedVersion: record.streamVersion,
+                top: entry.position, inheritedReason: nil)
         }
         let held = ReceivedProof.Held(timeline)
         var proven: Set<UUID> = []
@@ -73,7 +77,9 @@ public enum CarriedProof {
                         "the reception of device \(record.device.lowercased) that carries them is itself unproven"
                     }
                 stack.append(
-                    Carrier(received: nested, recordedBy: record.device, top: carrier.top, inheritedReason: inherited))
+                    Carrier(
+                        received: nested, recordedBy: record.device, recordedVersion: record.streamVersion,
+                        top: carrier.top, inheritedReason: inherited))
             }
         }
         return group(timeline, unproven: why.filter { !proven.contains($0.key) })
@@ -90,7 +96,9 @@ public enum CarriedProof {
         let received = carrier.received
         let device = received.fromDevice.lowercased
         do throws(Reception.Refusal) {
-            _ = try ReceivedProof.verify(received, inspection: timeline.inspectionID, held: held)
+            _ = try ReceivedProof.verify(
+                received, inspection: timeline.inspectionID, held: held,
+                recordedAs: .init(device: carrier.recordedBy, version: carrier.recordedVersion))
         } catch {
             return "they do not verify against the checkpoint of device \(device) that the reception carries "
                 + "(\(error.reason))"

@@ -112,35 +112,8 @@ public struct Handover {
             }
             let templateEntry = try ProofBundle.entry(
                 template, reader: reader, size: checkpoint.size, root: checkpoint.root)
-            var photoFiles: [JSONValue] = []
-            if case .array(let photos)? = bundle["photos"] {
-                for photo in photos {
-                    guard case .string(let hash)? = photo["sha256"], case .string(let photoID)? = photo["photo_id"]
-                    else { continue }
-                    guard let data = ledger.photos.contents(sha256: hash) else {
-                        throw Failure.photoMissing(photo: UUID(uuidString: photoID) ?? id, sha256: hash)
-                    }
-                    photoFiles.append(
-                        .object([.init("sha256", .string(hash)), .init("data", .string(data.base64EncodedString()))]))
-                }
-            }
-            // The bytes the stream's receptions carry by reference, at every
-            // depth, each once and sorted by leaf: the receiver resolves
-            // them from here and keeps them in its own `carried` table.
-            var closure = CarriedRecords()
-            for record in try reader.records(inStream: id)
-            where record.type == InspectionEventType.received.rawValue && record.schemaVersion >= 2 {
-                closure = closure.merging(
-                    try CarriedClosure.closure(
-                        of: try CarriedRecords.references(in: record.encoded()), at: record.position, reader: reader))
-            }
-            let carriedRecords = closure.bytes.map { (leaf: $0.key.hex, record: $0.value) }.sorted { $0.leaf < $1.leaf }
-                .map {
-                    JSONValue.object([
-                        .init("leaf", .string($0.leaf)),
-                        .init("record", .string(Data($0.record).base64EncodedString())),
-                    ])
-                }
+            let photoFiles = try ownPhotoFiles(bundle, inspection: id)
+            let carriedRecords = try Self.carriedRecords(of: id, reader: reader)
             let carriedPhotos = try carriedPhotoFiles(
                 id, ownPhotos: Set(photoFiles.compactMap { $0["sha256"]?.stringValue }), reader: reader)
             let recordCount: Int
@@ -165,6 +138,38 @@ public struct Handover {
             sha256: SHA256Hasher().digest(Array(bytes)))
     }
 
+    /// `photo_files`: `{sha256, data}` of every photo the bundle's records
+    /// name; a file this device lacks is `photoMissing`, naming it.
+    func ownPhotoFiles(_ bundle: JSONValue, inspection id: UUID) throws -> [JSONValue] {
+        var photoFiles: [JSONValue] = []
+        guard case .array(let photos)? = bundle["photos"] else { return [] }
+        for photo in photos {
+            guard case .string(let hash)? = photo["sha256"], case .string(let photoID)? = photo["photo_id"]
+            else { continue }
+            guard let data = ledger.photos.contents(sha256: hash) else {
+                throw Failure.photoMissing(photo: UUID(uuidString: photoID) ?? id, sha256: hash)
+            }
+            photoFiles.append(
+                .object([.init("sha256", .string(hash)), .init("data", .string(data.base64EncodedString()))]))
+        }
+        return photoFiles
+    }
+
+    /// `carried_records`: the bytes the stream's receptions carry by
+    /// reference, at every depth, each once and sorted by leaf (one closure
+    /// for the whole stream): the receiver resolves them from here and keeps
+    /// them in its own `carried` table.
+    static func carriedRecords(of id: UUID, reader: LedgerReader) throws -> [JSONValue] {
+        let closure = try CarriedClosure.closure(ofStream: id, reader: reader)
+        return closure.bytes.map { (leaf: $0.key.hex, record: $0.value) }.sorted { $0.leaf < $1.leaf }
+            .map {
+                JSONValue.object([
+                    .init("leaf", .string($0.leaf)),
+                    .init("record", .string(Data($0.record).base64EncodedString())),
+                ])
+            }
+    }
+
     /// `carried_photo_files`: `{sha256, data}` of every photo that a record
     /// the stream's receptions carry names, at any depth, not among
     /// `ownPhotos` (the stream's own, in `photo_files`), each once, sorted by
@@ -172,8 +177,10 @@ public struct Handover {
     func carriedPhotoFiles(_ id: UUID, ownPhotos: Set<String>, reader: LedgerReader) throws -> [JSONValue] {
         var named: [String: (photo: UUID, device: UUID)] = [:]
         var opened: Set<Digest256> = []
+        let memo = StreamClosures()
         for record in try reader.records(inStream: id) where record.type == InspectionEventType.received.rawValue {
-            guard case .received(let received) = try CarriedClosure.event(of: record, reader: reader) else { continue }
+            guard case .received(let received) = try CarriedClosure.event(of: record, reader: reader, memo: memo)
+            else { continue }
             for capture in try received.photoCapturesAtAnyDepth(opened: &opened) {
                 let hash = capture.captured.photo.sha256.hex
                 if named[hash] == nil, !ownPhotos.contains(hash) {

@@ -135,7 +135,8 @@ public enum ReceivedProof {
             : "\(records.count) records (stream versions \(first)–\(first - 1 + UInt64(records.count)), positions "
                 + "\(records.first?.position ?? 0)–\(records.last?.position ?? 0) of its log\(continuing))"
         do throws(Reception.Refusal) {
-            let size = try verify(received, inspection: timeline.inspectionID, held: held)
+            let recorder = entry.record.map { Held.Recorder(device: $0.device, version: $0.streamVersion) }
+            let size = try verify(received, inspection: timeline.inspectionID, held: held, recordedAs: recorder)
             return (
                 "the records of \(who): \(span), proven against its signed checkpoint of \(size) records "
                     + "(key \(received.publicKey.split(separator: "+").first ?? "")); carried by the reception at "
@@ -153,6 +154,31 @@ public enum ReceivedProof {
     public struct Held {
         public var record: (Digest256) -> [UInt8]?
         public var templateHash: String?
+        /// The receptions held, by the device that recorded them and the
+        /// device they came from: where a version-3 reception's
+        /// continuation must be referenced. Nil: not known (only that the
+        /// continued record is held is checked).
+        public var receptions: [Pair: [Reception]]?
+
+        /// A device that recorded receptions, and the device they came from.
+        public struct Pair: Hashable, Sendable {
+            public var recorder: UUID
+            public var from: UUID
+        }
+
+        /// The reception recorded at `version` of its recorder's stream,
+        /// carrying the sender's versions `firstVersion …` (their leaves).
+        public struct Reception: Sendable {
+            public var version: UInt64
+            public var firstVersion: UInt64
+            public var leaves: [Digest256]
+        }
+
+        /// The device and stream version of a reception being checked.
+        public struct Recorder: Sendable {
+            public var device: UUID
+            public var version: UInt64
+        }
 
         public init(templateHash: String?, record: @escaping (Digest256) -> [UInt8]?) {
             self.record = record
@@ -169,16 +195,45 @@ public enum ReceivedProof {
             self.init(templateHash: timeline.state.templateHash.isEmpty ? nil : timeline.state.templateHash) {
                 carried.record($0)
             }
+            var receptions: [Pair: [Reception]] = [:]
+            for entry in timeline.entries {
+                guard case .received(let received)? = entry.event, let record = entry.record else { continue }
+                receptions[Pair(recorder: record.device, from: received.fromDevice), default: []].append(
+                    Reception(
+                        version: record.streamVersion, firstVersion: received.firstVersion,
+                        leaves: received.records.map(\.leaf)))
+            }
+            self.receptions = receptions
+        }
+
+        /// Whether a reception `recorder` recorded from `from` before
+        /// `version` references `continues` (its leaf at its version), or
+        /// nil when the receptions are not known.
+        func referencedEarlier(_ continues: InspectionReceived.Continuation, from: UUID, by recorder: Recorder)
+            -> Bool?
+        {
+            guard let receptions else { return nil }
+            return (receptions[Pair(recorder: recorder.device, from: from)] ?? []).contains { earlier in
+                guard earlier.version < recorder.version, continues.streamVersion >= earlier.firstVersion else {
+                    return false
+                }
+                let index = continues.streamVersion - earlier.firstVersion
+                return index < UInt64(earlier.leaves.count) && earlier.leaves[Int(index)] == continues.leaf
+            }
         }
     }
 
     /// A version-3 reception's continuation, checked against what is held:
     /// the record it continues must be held here, and be version s − 1 of
-    /// the sender's stream of this inspection. A gap is a refusal (the
-    /// audit's unproven part), never passed over.
-    static func checkContinuation(_ received: InspectionReceived, inspection: UUID, held: Held?)
-        throws(Reception.Refusal)
-    {
+    /// the sender's stream of this inspection, and, when `recorder` (who
+    /// recorded the reception, at which version) is given, an earlier
+    /// reception of that recorder from the same sender must reference it:
+    /// a leaf held only through another device's reception continues
+    /// nothing. A gap is a refusal (the audit's unproven part), never
+    /// passed over.
+    static func checkContinuation(
+        _ received: InspectionReceived, inspection: UUID, held: Held?, recordedAs recorder: Held.Recorder? = nil
+    ) throws(Reception.Refusal) {
         guard let continues = received.continues else { return }
         let device = received.fromDevice.lowercased
         let what = "version \(continues.streamVersion) of device \(device)'s stream (leaf \(continues.leaf.hex))"
@@ -192,15 +247,24 @@ public enum ReceivedProof {
             throw Reception.Refusal(
                 reason: "its records continue \(what), but the record held under that leaf is not it")
         }
+        if let recorder, held.referencedEarlier(continues, from: received.fromDevice, by: recorder) == false {
+            throw Reception.Refusal(
+                reason: "its records continue \(what), but no earlier reception from that device recorded by "
+                    + "device \(recorder.device.lowercased) in this inspection references that version: the "
+                    + "continuation is not the recorder's own, so the records before it are not proven to be "
+                    + "the ones its earlier receptions hold")
+        }
     }
 
     /// Checks the carried part; the size of the sender's checkpoint. A
     /// version-3 reception (versions s … k) is checked against `held`: the
     /// record it continues, and the inspection's template.
-    public static func verify(_ received: InspectionReceived, inspection: UUID, held: Held? = nil)
-        throws(Reception.Refusal) -> UInt64
-    {
-        try checkContinuation(received, inspection: inspection, held: held)
+    /// `recordedAs`: who recorded the reception and at which version, for
+    /// the continuation's check against that recorder's earlier receptions.
+    public static func verify(
+        _ received: InspectionReceived, inspection: UUID, held: Held? = nil, recordedAs: Held.Recorder? = nil
+    ) throws(Reception.Refusal) -> UInt64 {
+        try checkContinuation(received, inspection: inspection, held: held, recordedAs: recordedAs)
         func entry(_ carried: CarriedRecord, _ path: String) -> HandoverFile.Entry {
             // Only for the bundle's shape: a record that does not decode
             // fails the bundle's own check, named by its path.

@@ -180,10 +180,11 @@ public struct Reception {
         // The highest version of the sender's stream an earlier reception of
         // it references, with its leaf: where a version-3 reception continues.
         var held: InspectionReceived.Continuation?
+        let memo = StreamClosures()
         for record in stream {
             if record.type == InspectionEventType.started.rawValue { startedHere = record.id }
             guard record.type == InspectionEventType.received.rawValue,
-                case .received(let received) = try CarriedClosure.event(of: record, reader: reader)
+                case .received(let received) = try CarriedClosure.event(of: record, reader: reader, memo: memo)
             else { continue }
             if received.fileSHA256 == outcome.sha256 { sameFileBefore = true }
             startedHere = try startedHere ?? received.startedRecord()?.id

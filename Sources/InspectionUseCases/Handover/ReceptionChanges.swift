@@ -156,7 +156,7 @@ public struct ReceptionChanges: Sendable, Equatable {
             .init("nothing_new", .bool(isEmpty)), .init("answers", fields(answers)),
             .init("photos", .integer(photos)), .init("issues", .integer(issues)),
             .init("conflicts", fields(conflicts)), .init("submits", closings(submits)),
-            .init("discards", closings(discards)),
+            .init("discards", closings(discards)), .init("adoptions", closings(adoptions)),
             .init("status_before", .optional(statusBefore?.rawValue)),
             .init("status_after", .optional(statusAfter?.rawValue)),
         ])

@@ -276,12 +276,16 @@ public struct SenderTrust {
         let inspection = file.inspection
         var heldBytes: [UUID: [UInt8]] = [:]
         var heldStart: EventRecord?
+        // One closure and one visited set for the whole stream: a later
+        // reception carries the earlier ones again.
+        let memo = StreamClosures()
+        var seen: Set<[UInt8]> = []
         for record in stream {
-            let event = try CarriedClosure.event(of: record, reader: reader)
+            let event = try CarriedClosure.event(of: record, reader: reader, memo: memo)
             heldBytes[record.id] = record.encoded()
             if record.type == InspectionEventType.started.rawValue, heldStart == nil { heldStart = record }
             guard case .received(let received) = event else { continue }
-            for carried in try Self.everyRecord(of: received) {
+            for carried in try Self.everyRecord(of: received, seen: &seen) {
                 heldBytes[carried.record.id] = carried.bytes
                 if carried.record.type == InspectionEventType.started.rawValue, heldStart == nil {
                     heldStart = carried.record
@@ -310,8 +314,16 @@ public struct SenderTrust {
     /// each byte string once; walked with a list rather than recursion, so a file's
     /// nesting cannot exhaust the stack.
     static func everyRecord(of received: InspectionReceived) throws -> [(record: EventRecord, bytes: [UInt8])] {
-        var found: [(record: EventRecord, bytes: [UInt8])] = []
         var seen: Set<[UInt8]> = []
+        return try everyRecord(of: received, seen: &seen)
+    }
+
+    /// `everyRecord(of:)` over several receptions of one stream: what
+    /// `seen` holds (met through an earlier one) is not read again.
+    static func everyRecord(
+        of received: InspectionReceived, seen: inout Set<[UInt8]>
+    ) throws -> [(record: EventRecord, bytes: [UInt8])] {
+        var found: [(record: EventRecord, bytes: [UInt8])] = []
         var pending = [received]
         while let next = pending.popLast() {
             for bytes in try next.resolvedBytes() {

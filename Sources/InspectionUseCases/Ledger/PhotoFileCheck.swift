@@ -58,12 +58,13 @@ public enum PhotoFileCheck {
     /// the reception that brought it here).
     public static func named(reader: LedgerReader) throws -> [String: UInt64] {
         var named: [String: UInt64] = [:]
+        let memo = StreamClosures()
         try reader.forEachRecord { record in
             guard
                 record.type == InspectionEventType.photoCaptured.rawValue
                     || record.type == InspectionEventType.received.rawValue
             else { return true }
-            for captured in try CarriedClosure.event(of: record, reader: reader).photoCaptures() {
+            for captured in try CarriedClosure.event(of: record, reader: reader, memo: memo).photoCaptures() {
                 let hash = captured.photo.sha256.hex
                 if named[hash] == nil { named[hash] = record.position }
             }
