@@ -114,6 +114,8 @@ public final class SyncRun {
     let book = Mutex(SyncBook())
     /// Appends outcomes while the next request is in flight.
     let recorder: OutcomeRecorder
+    /// Held by the worker handing off what was decided under `book`'s lock (`handOff`).
+    let handing = Mutex(())
     /// Inspections whose creation may have reached the server unseen.
     let journal: InFlightJournal
 
@@ -178,6 +180,7 @@ public final class SyncRun {
             guard try ledger.outbox().contains(where: { isDue($0, at: now) }) else { break }
         }
         report.stop = stop
+        report.sessionRefusedBecause = book.withLock { $0.sessionRefusedBecause }
         if report.stop == nil, pullsReferenceData {
             try pullReferenceData(&report)
         }
@@ -215,10 +218,11 @@ public final class SyncRun {
     /// Sends the items of one wave, taken in outbox order by `concurrency`
     /// workers; answers, for each, whether it progressed.
     private func sendAll(_ wave: [WaveItem]) throws -> [Bool] {
+        try readAhead(wave)
         book.withLock { $0.startWave(of: wave.count) }
-        // The workers share only `book`; the closures the run was given
-        // (`shouldStop`, `progress`) are called with its lock held, one
-        // thread at a time, which the compiler cannot see: hence `nonisolated(unsafe)`.
+        // The workers share only `book`; the closures the run was given are
+        // called one thread at a time (`shouldStop` with `book`'s lock held,
+        // `progress` with `handing`'s), which the compiler cannot see: hence `nonisolated(unsafe)`.
         nonisolated(unsafe) let work = {
             while let index = self.takeNext(of: wave.count) {
                 do {
@@ -235,6 +239,8 @@ public final class SyncRun {
         } else {
             onThreads(workers) { work() }
         }
+        // What a worker decided before a failure ended the wave is still recorded.
+        try handOff()
         let ended = book.withLock { $0.wave }
         if let failure = ended.failure { throw failure }
         return ended.results
@@ -259,9 +265,11 @@ public final class SyncRun {
     /// whether anything was sent or recorded.
     private func send(_ item: WaveItem) throws -> Bool {
         var step = try book.withLock { book throws -> SendStep in try begin(item, &book) }
+        try handOff()
         while case .request(let call) = step {
             let answer = perform(call)
             step = try book.withLock { book throws -> SendStep in try settle(call, answer, item, &book) }
+            try handOff()
         }
         guard case .finished(let progressed) = step else { return false }
         return progressed
