@@ -86,8 +86,12 @@ import Synchronization
 ///
 /// **How it is built.** This file schedules: passes, waves, and the workers
 /// that take the wave's items in order. Everything the workers share is one
-/// `SyncBook` behind one `Mutex`: a worker holds it while it decides and
-/// records, and never while a request is on the network. Each kind has its
+/// `SyncBook` behind one `Mutex`, which guards memory only: a worker holds
+/// it while it decides, never while a request is on the network, a file is
+/// written or the ledger is read. A wave's states and keys are read in one
+/// snapshot before it (`readAhead`); the journal's notes, the outcomes for
+/// the recorder and the progress a sender decided are handed off once the
+/// lock is let go, in the order decided (`handOff`). Each kind has its
 /// sender (`SyncRun+Photos`, `+Inspections`, `+Issues`): it decides under the
 /// lock and names the request it wants as a `SyncCall`; the worker makes the
 /// call with the lock let go and hands the `SyncAnswer` back to the sender,
