@@ -99,8 +99,9 @@ let package = Package(
 
         // MARK: - Tests
         // Shared with ledger-bench, which runs its child processes through it;
-        // LedgerForger writes records with the LMDB layer, as a forger would.
-        .target(name: "LedgerTestSupport", dependencies: ["LedgerCore", "LMDB"]),
+        // LedgerForger writes records with the LMDB layer, as a forger would;
+        // ScriptedTransport is a server in memory for the sync tests.
+        .target(name: "LedgerTestSupport", dependencies: ["LedgerCore", "LMDB", "HTTPCore", "InspectionDomain"]),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
         .testTarget(
             name: "LedgerStoreTests",

@@ -151,6 +151,12 @@ public final class InspectionLedger: Sendable {
         try healing { try stateRead(of: id) }
     }
 
+    /// The inspection's current state, folded in the caller's read snapshot
+    /// (the sync run reads a wave's states in one before taking its lock).
+    public func state(of id: UUID, reader: LedgerReader) throws -> InspectionState? {
+        try InspectionFold.state(of: id, reader: reader, tables: tables)
+    }
+
     private func stateRead(of id: UUID) throws -> InspectionState? {
         try log.read { reader in try InspectionFold.state(of: id, reader: reader, tables: tables) }
     }

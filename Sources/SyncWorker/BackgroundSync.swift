@@ -69,8 +69,10 @@ public struct BackgroundSync: Sendable {
                         + "\(Int(next.seconds)) s at the latest")
             }
         case .loginRequired(let why):
-            waitingFor = Self.refusedLine(why)
-            next.lines.append(Self.refusedLine(why))
+            // The server's reason alone: `why` is a sentence that already says to log in.
+            let line = Self.refusedLine(report.sessionRefusedBecause ?? why)
+            waitingFor = line
+            next.lines.append(line)
             next.wakeOn = [.session, .config]
             next.seconds = Self.dayLong
         case .transportRefused(let why):

@@ -54,11 +54,21 @@ final class InFlightJournal: Sendable {
     /// Whether `item` may already exist on the server.
     func isAmbiguous(_ item: SyncItem) -> Bool { items.withLock { $0.contains(item) } }
 
+    /// Notes `item` as about to be sent, in memory (under the run's lock);
+    /// answers whether the note is new, and so must be written (`write`)
+    /// before the request goes out.
+    func note(_ item: SyncItem) -> Bool { items.withLock { $0.insert(item).inserted } }
+
     /// Notes `item` as about to be sent; throws when the note cannot be kept,
     /// since sending without it could make a second record after a crash.
     func willSend(_ item: SyncItem) throws(JournalError) {
-        let isNew = items.withLock { $0.insert(item).inserted }
-        guard isNew, let path else { return }
+        guard note(item) else { return }
+        try write(item)
+    }
+
+    /// Appends the note of `item` to the file (with the run's lock let go).
+    func write(_ item: SyncItem) throws(JournalError) {
+        guard let path else { return }
         let line = Data("\(item.kind.rawValue) \(item.id.lowercased)\n".utf8)
         if !FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])

@@ -1,6 +1,7 @@
 import Foundation
 import InspectionDomain
 import InspectionStore
+import LedgerCore
 
 /// Everything a sync run's workers share, as one value: the run's stop, its
 /// folded states, what it found and recorded, and the wave being sent.
@@ -9,6 +10,8 @@ import InspectionStore
 struct SyncBook: Sendable {
     /// Why the run stopped early, if it did (set by whichever worker found it).
     var stop: SyncReport.Stop?
+    /// The server's reason when it refused the session (`SyncReport.sessionRefusedBecause`).
+    var sessionRefusedBecause: String?
     /// Items found on the server by a look-up in this run, not sent again.
     var adopted: [SyncItem] = []
     /// Issues sent again after a lost answer in this run, the server's answer no replay.
@@ -21,6 +24,25 @@ struct SyncBook: Sendable {
     var order: [SyncItem] = []
     /// The wave being sent.
     var wave = Wave()
+    /// What waits for the lock to be let go: journal notes to write,
+    /// outcomes for the recorder, progress to tell (`SyncRun.handOff`).
+    var handoff = Handoff()
+
+    /// Work decided under the lock and done outside it, in the order decided.
+    struct Handoff: Sendable {
+        var journal: [SyncItem] = []
+        var outcomes: [PendingOutcome] = []
+        var progress: [SyncProgress] = []
+        var isEmpty: Bool { journal.isEmpty && outcomes.isEmpty && progress.isEmpty }
+    }
+
+    /// Outcomes of one inspection for the recorder, decided on `known`.
+    struct PendingOutcome: Sendable {
+        var outcomes: [SyncOutcome]
+        var inspection: UUID
+        var known: InspectionState?
+        var time: Timestamp
+    }
 
     /// One wave's progress: the next item to take, each item's result, and
     /// the first error that ends it.
@@ -127,13 +149,70 @@ extension SyncRun {
         }
     }
 
-    /// Tells the run's `progress` about an item's step (called with the lock held).
-    func tell(_ item: WaveItem, _ step: SyncProgress.Step) {
-        guard let progress else { return }
-        progress(
+    /// Queues an item's step for the run's `progress` (under the lock),
+    /// told once the lock is let go (`handOff`).
+    func tell(_ item: WaveItem, _ step: SyncProgress.Step, _ book: inout SyncBook) {
+        guard progress != nil else { return }
+        book.handoff.progress.append(
             SyncProgress(
                 item: item.row.item, inspectionID: item.row.inspectionID, index: item.position.index,
                 total: item.position.total, step: step))
+    }
+
+    /// Notes `item` as about to be sent (under the lock); the note is
+    /// written to the journal's file by `handOff`, before the request goes out.
+    func willSend(_ item: SyncItem, _ book: inout SyncBook) {
+        if journal.note(item) { book.handoff.journal.append(item) }
+    }
+
+    /// Does what the workers decided under the lock, with it let go and in
+    /// the order decided: writes the journal's notes, hands the outcomes to
+    /// the recorder, tells the progress. One worker at a time (`handing`),
+    /// so no outcome overtakes one decided before it.
+    func handOff() throws {
+        try handing.withLock { _ in
+            let work = book.withLock { book in
+                defer { book.handoff = SyncBook.Handoff() }
+                return book.handoff
+            }
+            guard !work.isEmpty else { return }
+            for item in work.journal { try journal.write(item) }
+            for pending in work.outcomes {
+                try recorder.record(
+                    pending.outcomes, on: pending.inspection, decidingOn: pending.known, by: actor, device: device,
+                    at: pending.time)
+            }
+            if let progress { work.progress.forEach(progress) }
+        }
+    }
+
+    /// Reads the states and idempotency keys of a wave's inspections (and
+    /// of their parents) not yet known, in one read snapshot, before the
+    /// lock is taken: the lock guards memory only.
+    func readAhead(_ wave: [WaveItem]) throws {
+        let known = book.withLock { book in (Set(book.states.keys), Set(book.keys.keys)) }
+        let wanted = Set(wave.map(\.row.inspectionID))
+        guard !wanted.subtracting(known.0).isEmpty || !wanted.subtracting(known.1).isEmpty else { return }
+        let (states, keys) = try ledger.log.read { reader in
+            var states: [UUID: InspectionState] = [:]
+            var keys: [UUID: IdempotencyKeys] = [:]
+            var queue = Array(wanted.subtracting(known.0))
+            while let id = queue.popLast() {
+                guard states[id] == nil, !known.0.contains(id),
+                    let state = try ledger.state(of: id, reader: reader)
+                else { continue }
+                states[id] = state
+                if let parent = state.parentInspectionID { queue.append(parent) }
+            }
+            for id in wanted.subtracting(known.1) {
+                keys[id] = try IdempotencyKeys(records: try reader.records(inStream: id), reader: reader)
+            }
+            return (states, keys)
+        }
+        book.withLock { book in
+            book.states.merge(states) { kept, _ in kept }
+            book.keys.merge(keys) { kept, _ in kept }
+        }
     }
 
     // MARK: - Reading the ledger

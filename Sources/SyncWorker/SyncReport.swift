@@ -99,6 +99,11 @@ public struct SyncReport: Sendable {
     /// Templates the pull skipped, each named with why.
     public internal(set) var referenceWarnings: [String] = []
     public internal(set) var stop: Stop?
+    /// The server's own reason for refusing the session (`HTTP 401: …`),
+    /// beside `stop`'s whole sentence: what a line that already says "the
+    /// server refused the session … log in again" quotes, so the sentence is
+    /// never said inside itself.
+    public internal(set) var sessionRefusedBecause: String?
     /// The earliest moment a retrying item is due again, if any.
     public internal(set) var nextAttemptAt: Timestamp?
     /// Passes made over the outbox (another pass runs while retries fall due).

@@ -12,7 +12,7 @@ extension SyncRun {
         let row = item.row
         // Every photo settled: uploaded, or failed for good (then sent as "").
         if let waiting = state.waitingReason(for: row.item) {
-            tell(item, .waiting(waiting))
+            tell(item, .waiting(waiting), &book)
             return .finished(progressed: false)
         }
         // A re-inspection of a server record carries its id; one of a record here waits for the parent's.
@@ -40,7 +40,8 @@ extension SyncRun {
             case .pending, .retrying:
                 tell(
                     item,
-                    .waiting("waiting for its parent inspection \(parentID.lowercased.prefix(8)) to reach the server"))
+                    .waiting("waiting for its parent inspection \(parentID.lowercased.prefix(8)) to reach the server"),
+                    &book)
                 return .finished(progressed: false)
             }
         }
@@ -53,16 +54,16 @@ extension SyncRun {
             // An earlier send may have created it, or another device may
             // have sent it (the submitter of an adopted copy, or a device
             // that adopted a shared one): look before sending.
-            tell(item, .lookingUp)
+            tell(item, .lookingUp, &book)
             return .request(.lookUpInspection(body: body, key: key))
         }
-        return try create(item, body: body, key: key)
+        return create(item, body: body, key: key, &book)
     }
 
     /// Notes the send in the journal (a crash from here on leaves it ambiguous) and asks for it.
-    private func create(_ item: WaveItem, body: JSONValue, key: String) throws -> SendStep {
-        try journal.willSend(item.row.item)
-        tell(item, .sending)
+    private func create(_ item: WaveItem, body: JSONValue, key: String, _ book: inout SyncBook) -> SendStep {
+        willSend(item.row.item, &book)
+        tell(item, .sending, &book)
         return .request(.createInspection(body: body, key: key))
     }
 
@@ -80,15 +81,16 @@ extension SyncRun {
                 // which no endpoint lists: each is sent (never lost) and,
                 // unless the answer is a replay, said to be possibly twice.
                 for issue in state.issues where state.sync.acceptedIssues[issue.id] == nil {
-                    try journal.willSend(SyncItem(kind: .issue, id: issue.id))
+                    willSend(SyncItem(kind: .issue, id: issue.id), &book)
                 }
-                tell(item, .sent("already on the server as id \(found) (another device sent it), not sent again"))
+                tell(
+                    item, .sent("already on the server as id \(found) (another device sent it), not sent again"), &book)
             } else {
-                tell(item, .sent("already on the server as id \(found), not sent again"))
+                tell(item, .sent("already on the server as id \(found), not sent again"), &book)
             }
             return .finished(progressed: true)
         case .found(nil):
-            return try create(item, body: body, key: key)
+            return create(item, body: body, key: key, &book)
         case .failed(let error):
             return .finished(progressed: try failed(item, error, state, &book))
         case .uploaded, .created:
@@ -103,7 +105,7 @@ extension SyncRun {
         case .created(let created):
             journal.settled(item.row.item)
             try record([.inspectionAccepted(InspectionAccepted(serverID: created.id))], item, &book)
-            tell(item, .sent("server id \(created.id)"))
+            tell(item, .sent("server id \(created.id)"), &book)
             return .finished(progressed: true)
         case .failed(let error):
             if !error.mayHaveBeenApplied { journal.settled(item.row.item) }

@@ -26,7 +26,9 @@ extension SyncRun {
                 httpStatus: nil, state, &book)
             return .finished(progressed: true)
         case .pending, .retrying:
-            tell(item, .waiting("waiting for its inspection \(state.id.lowercased.prefix(8)) to reach the server"))
+            tell(
+                item, .waiting("waiting for its inspection \(state.id.lowercased.prefix(8)) to reach the server"), &book
+            )
             return .finished(progressed: false)
         }
         var photoPath: String?
@@ -36,7 +38,7 @@ extension SyncRun {
             case .failed: photoPath = nil
             case .pending, .retrying:
                 let next = state.waitingReason(for: row.item)
-                tell(item, .waiting(next ?? "waiting for photo \(photoID.lowercased.prefix(8))"))
+                tell(item, .waiting(next ?? "waiting for photo \(photoID.lowercased.prefix(8))"), &book)
                 return .finished(progressed: false)
             }
         }
@@ -49,8 +51,8 @@ extension SyncRun {
         let sentBefore = journal.isAmbiguous(row.item) || Self.mayHaveBeenApplied(state.sync.failures[row.item])
         // Noted only now, right before the request: a run stopped before
         // this point never makes the issue look sent.
-        try journal.willSend(row.item)
-        tell(item, .sending)
+        willSend(row.item, &book)
+        tell(item, .sending, &book)
         return .request(.createIssue(body: body, issueID: issue.id, key: key, sentBefore: sentBefore))
     }
 
@@ -69,9 +71,9 @@ extension SyncRun {
                 ], item, &book)
             if again {
                 book.possiblySentTwice.append(item.row.item)
-                tell(item, .sent("server id \(created.id); \(InspectionState.possiblySentTwiceNote(issueID))"))
+                tell(item, .sent("server id \(created.id); \(InspectionState.possiblySentTwiceNote(issueID))"), &book)
             } else {
-                tell(item, .sent("server id \(created.id)"))
+                tell(item, .sent("server id \(created.id)"), &book)
             }
             return .finished(progressed: true)
         case .failed(let error):

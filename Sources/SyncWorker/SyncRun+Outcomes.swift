@@ -15,6 +15,7 @@ extension SyncRun {
             let message = error.description
             book.stop = .loginRequired(
                 message.contains("jqc login") ? message : message + " Log in again with 'jqc login'.")
+            book.sessionRefusedBecause = error.serverMessage
             return false
         case .transport(.stopped):
             // SIGINT/SIGTERM cut the request short: nothing is recorded; the next sync sends it again.
@@ -55,7 +56,7 @@ extension SyncRun {
                 .init(
                     item: row.item, inspectionID: row.inspectionID, error: error.serverMessage,
                     httpStatus: error.status, nextAttemptAt: next, attempts: failures))
-            tell(item, .willRetry(error.serverMessage))
+            tell(item, .willRetry(error.serverMessage), &book)
             if case .transport(.timedOut) = error {
                 // The next request would only wait out the same timeout.
                 book.stop = .serverUnreachable(
@@ -86,7 +87,7 @@ extension SyncRun {
             .init(
                 item: row.item, inspectionID: row.inspectionID, error: error, httpStatus: httpStatus,
                 nextAttemptAt: nil, attempts: (state.sync.failures[row.item]?.attempts ?? 0) + (attempted ? 1 : 0)))
-        tell(item, .gaveUp(error))
+        tell(item, .gaveUp(error), &book)
     }
 
     /// Appends one outcome in a write transaction of its own (through the
@@ -98,9 +99,10 @@ extension SyncRun {
         // recorded through the ledger's door at the time applied here.
         let outcomes = events.compactMap(SyncOutcome.init)
         precondition(outcomes.count == events.count, "the sync run records only sync outcomes: \(events)")
-        try recorder.record(
-            outcomes, on: row.inspectionID, decidingOn: book.states[row.inspectionID], by: actor, device: device,
-            at: now)
+        // Handed to the recorder once the lock is let go (`handOff`), in the order decided.
+        book.handoff.outcomes.append(
+            SyncBook.PendingOutcome(
+                outcomes: outcomes, inspection: row.inspectionID, known: book.states[row.inspectionID], time: now))
         if var state = book.states[row.inspectionID] {
             for event in events { state.apply(event, recordedAt: now, actor: actor) }
             book.states[row.inspectionID] = state

@@ -44,7 +44,7 @@ extension SyncRun {
         }
         let upload = SyncRequests.upload(photo, bytes: bytes)
         let key = try idempotencyKey(for: row, &book)
-        tell(item, .sending)
+        tell(item, .sending, &book)
         return .request(.uploadPhoto(upload, key: key))
     }
 
@@ -55,7 +55,7 @@ extension SyncRun {
         case .uploaded(let path):
             guard let photo = state.photo(id: item.row.item.id) else { return .finished(progressed: false) }
             try record([.photoUploaded(PhotoUploaded(photoID: photo.photo.photoID, serverPath: path))], item, &book)
-            tell(item, .sent("uploaded"))
+            tell(item, .sent("uploaded"), &book)
             return .finished(progressed: true)
         case .failed(let error):
             return .finished(progressed: try failed(item, error, state, &book))

@@ -12,6 +12,7 @@ extension SyncRun {
             pulled = try ReferencePull.fetch(session)
         } catch .loginRequired(let message) {
             report.stop = .loginRequired(APIError.loginRequired(message).description)
+            report.sessionRefusedBecause = APIError.loginRequired(message).serverMessage
             return
         } catch .transport(.stopped) {
             report.stop = .interrupted

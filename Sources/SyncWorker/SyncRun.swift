@@ -86,8 +86,12 @@ import Synchronization
 ///
 /// **How it is built.** This file schedules: passes, waves, and the workers
 /// that take the wave's items in order. Everything the workers share is one
-/// `SyncBook` behind one `Mutex`: a worker holds it while it decides and
-/// records, and never while a request is on the network. Each kind has its
+/// `SyncBook` behind one `Mutex`, which guards memory only: a worker holds
+/// it while it decides, never while a request is on the network, a file is
+/// written or the ledger is read. A wave's states and keys are read in one
+/// snapshot before it (`readAhead`); the journal's notes, the outcomes for
+/// the recorder and the progress a sender decided are handed off once the
+/// lock is let go, in the order decided (`handOff`). Each kind has its
 /// sender (`SyncRun+Photos`, `+Inspections`, `+Issues`): it decides under the
 /// lock and names the request it wants as a `SyncCall`; the worker makes the
 /// call with the lock let go and hands the `SyncAnswer` back to the sender,
@@ -114,6 +118,8 @@ public final class SyncRun {
     let book = Mutex(SyncBook())
     /// Appends outcomes while the next request is in flight.
     let recorder: OutcomeRecorder
+    /// Held by the worker handing off what was decided under `book`'s lock (`handOff`).
+    let handing = Mutex(())
     /// Inspections whose creation may have reached the server unseen.
     let journal: InFlightJournal
 
@@ -178,6 +184,7 @@ public final class SyncRun {
             guard try ledger.outbox().contains(where: { isDue($0, at: now) }) else { break }
         }
         report.stop = stop
+        report.sessionRefusedBecause = book.withLock { $0.sessionRefusedBecause }
         if report.stop == nil, pullsReferenceData {
             try pullReferenceData(&report)
         }
@@ -215,10 +222,11 @@ public final class SyncRun {
     /// Sends the items of one wave, taken in outbox order by `concurrency`
     /// workers; answers, for each, whether it progressed.
     private func sendAll(_ wave: [WaveItem]) throws -> [Bool] {
+        try readAhead(wave)
         book.withLock { $0.startWave(of: wave.count) }
-        // The workers share only `book`; the closures the run was given
-        // (`shouldStop`, `progress`) are called with its lock held, one
-        // thread at a time, which the compiler cannot see: hence `nonisolated(unsafe)`.
+        // The workers share only `book`; the closures the run was given are
+        // called one thread at a time (`shouldStop` with `book`'s lock held,
+        // `progress` with `handing`'s), which the compiler cannot see: hence `nonisolated(unsafe)`.
         nonisolated(unsafe) let work = {
             while let index = self.takeNext(of: wave.count) {
                 do {
@@ -235,6 +243,8 @@ public final class SyncRun {
         } else {
             onThreads(workers) { work() }
         }
+        // What a worker decided before a failure ended the wave is still recorded.
+        try handOff()
         let ended = book.withLock { $0.wave }
         if let failure = ended.failure { throw failure }
         return ended.results
@@ -259,9 +269,11 @@ public final class SyncRun {
     /// whether anything was sent or recorded.
     private func send(_ item: WaveItem) throws -> Bool {
         var step = try book.withLock { book throws -> SendStep in try begin(item, &book) }
+        try handOff()
         while case .request(let call) = step {
             let answer = perform(call)
             step = try book.withLock { book throws -> SendStep in try settle(call, answer, item, &book) }
+            try handOff()
         }
         guard case .finished(let progressed) = step else { return false }
         return progressed

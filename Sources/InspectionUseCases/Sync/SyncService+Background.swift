@@ -144,7 +144,7 @@ extension SyncService {
             status.lastError = TerminalText.singleLine(why)
         case .loginRequired(let why):
             status.state = .waitingForLogin
-            status.detail = BackgroundSync.refusedLine(why)
+            status.detail = BackgroundSync.refusedLine(report.sessionRefusedBecause ?? why)
             status.until = nil
         case .transportRefused(let why):
             status.state = .waiting

@@ -114,7 +114,8 @@ public final class SyncService {
         let started = ContinuousClock.now
         let report = try run.run()
         let seconds = BackgroundSync.seconds(ContinuousClock.now - started)
-        if case .loginRequired(let why) = report.stop { try learnRefusal(why) }
+        // The server's reason is kept, not the sentence around it: `status` and `whoami` word it themselves.
+        if case .loginRequired(let why) = report.stop { try learnRefusal(report.sessionRefusedBecause ?? why) }
         return Pass(report: report, seconds: seconds, witness: witness?.outcome, restoreWarning: warning)
     }
 

@@ -2,13 +2,35 @@ import Foundation
 import HTTPCore
 import InspectionDomain
 import LedgerCore
-import LedgerTestSupport
 
-/// A fake of the server for in-process tests: answers like the contract by
-/// default, follows a script of faults when told, and records every request.
-final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
+/// A scripted server for in-process tests of the sync worker, as swift-nio
+/// ships `EmbeddedChannel` for its handlers: an `HTTPTransport` that answers
+/// like the server contract (`docs/architecture/sync.md`) from memory, with
+/// no socket and no process, so a test drives a `SyncRun` or an `APIClient`
+/// and then reads what was asked of it.
+///
+/// - By default it answers every endpoint of the contract in small: login
+///   and token refresh (with the refresh grace period), reference data from
+///   `SampleReference`, photo uploads, inspections and issues created with
+///   increasing ids, `GET /inspections` paged, and idempotent replays
+///   (`Idempotent-Replayed: true`) of a write whose `Idempotency-Key` it saw.
+/// - `behavesLikeTheReferenceBackend()` switches to the reference backend's
+///   shapes: tokens-only login, facilities without areas, templates without
+///   versions, no idempotency and no `client_id`.
+/// - `script(_:_:)` answers the next requests to a path with a failure, a
+///   transport error, or a commit whose answer is lost, in order;
+///   `delays(_:)` puts every request on a slow network; `expireTokens()` and
+///   `refusesRefresh(_:)` play a server that revokes a session.
+/// - `exchanges` and `paths` are what was asked, in order, with each
+///   exchange's status and its place among the others (`began`, `ended`);
+///   `concurrencySeen` is the most requests in flight at once.
+///
+/// Its state is guarded by one lock (hence `@unchecked Sendable`: every
+/// field is touched only under `lock`), held while a request is answered
+/// but not during its latency, so several requests can be in flight.
+public final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     /// What to answer instead of the default.
-    enum Answer {
+    public enum Answer {
         /// A failure response in the envelope, with an optional `Retry-After`.
         case status(Int, String, retryAfter: Int? = nil)
         /// No response at all.
@@ -18,16 +40,16 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     }
 
     /// One request and how it ended (a status, or nil for a transport error).
-    struct Exchange {
-        var request: HTTPRequest
-        var status: Int?
+    public struct Exchange {
+        public var request: HTTPRequest
+        public var status: Int?
         /// When it began and ended, on one counter of events: an exchange
         /// that began after another ended was sent after its answer came.
-        var began = 0
-        var ended = 0
-        var path: String { URL(string: request.url)?.path ?? request.url }
-        var idempotencyKey: String? { request.headers["Idempotency-Key"] }
-        var json: JSONValue? {
+        public var began = 0
+        public var ended = 0
+        public var path: String { URL(string: request.url)?.path ?? request.url }
+        public var idempotencyKey: String? { request.headers["Idempotency-Key"] }
+        public var json: JSONValue? {
             guard case .bytes(let bytes, _) = request.body else { return nil }
             return try? JSONValue(parsing: bytes)
         }
@@ -40,13 +62,13 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     private var latency: Duration = .zero
     private var clock = 0
     private var inFlight = 0
-    private(set) var mostInFlight = 0
+    public private(set) var mostInFlight = 0
     private var log: [Exchange] = []
     private var nextID = 1
     private var tokenGeneration = 1
     /// Responses remembered by idempotency key, as the server replays them.
     private var remembered: [String: HTTPResponse] = [:]
-    private(set) var refuseRefresh = false
+    public private(set) var refuseRefresh = false
     /// The pair each spent refresh token was answered with: within the grace
     /// period the server answers a spent token with the same pair again.
     private var rotated: [String: (access: String, refresh: String)] = [:]
@@ -60,57 +82,61 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     private var extraTemplates: [JSONValue] = []
     private let reference: JSONValue
 
-    init() throws {
+    /// A server holding `SampleReference`'s data, answering as the contract says.
+    public init() throws {
         reference = try JSONValue(
             parsing: [UInt8](try Data(contentsOf: URL(fileURLWithPath: SampleReference.path))))
     }
 
     /// The access token the fake accepts now.
-    var accessToken: String { locked { "access-\(tokenGeneration)" } }
-    var refreshToken: String { locked { "refresh-\(tokenGeneration)" } }
+    public var accessToken: String { locked { "access-\(tokenGeneration)" } }
+    public var refreshToken: String { locked { "refresh-\(tokenGeneration)" } }
 
     /// Answers the next requests whose path ends with `path` with `answers`, in order.
-    func script(_ path: String, _ answers: [Answer]) {
+    public func script(_ path: String, _ answers: [Answer]) {
         locked { scripts.append((path, answers)) }
     }
 
     /// Every request takes `latency` before it is answered (several may wait at once).
-    func delays(_ latency: Duration) {
+    public func delays(_ latency: Duration) {
         locked { self.latency = latency }
     }
 
     /// The most requests that were in flight at one moment.
-    var concurrencySeen: Int { locked { mostInFlight } }
+    public var concurrencySeen: Int { locked { mostInFlight } }
 
     /// Every access token issued so far is refused from now on (until a refresh).
-    func expireTokens() {
+    public func expireTokens() {
         locked { tokenGeneration += 1 }
     }
 
-    func refusesRefresh(_ refuse: Bool) {
+    /// Refuses every refresh from now on (`refuse`), or stops refusing.
+    public func refusesRefresh(_ refuse: Bool) {
         locked { refuseRefresh = refuse }
     }
 
     /// Answers from now on with the reference backend's shapes.
-    func behavesLikeTheReferenceBackend() {
+    public func behavesLikeTheReferenceBackend() {
         locked { referenceBackend = true }
     }
 
     /// Lists `template` too (a template this jqc may not be able to use).
-    func listsTemplate(_ template: JSONValue) {
+    public func listsTemplate(_ template: JSONValue) {
         locked { extraTemplates.append(template) }
     }
 
-    var exchanges: [Exchange] { locked { log } }
+    /// Every request so far, in order.
+    public var exchanges: [Exchange] { locked { log } }
 
     /// The paths of the writes and reads, in order, without the base.
-    var paths: [String] {
+    public var paths: [String] {
         exchanges.map { $0.request.method.rawValue + " " + $0.path.replacingOccurrences(of: "/api/v1", with: "") }
     }
 
     // MARK: - HTTPTransport
 
-    func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    /// Answers `request` after the latency set, as the script or the contract says.
+    public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         let (began, wait) = locked { () -> (Int, Duration) in
             clock += 1
             inFlight += 1
@@ -162,6 +188,22 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     // MARK: - The contract, in small
 
     private func answerNormally(_ request: HTTPRequest, _ path: String) -> HTTPResponse {
+        if let answer = answerSigningIn(request, path) { return answer }
+        guard request.headers["Authorization"] == "Bearer access-\(tokenGeneration)" else {
+            return HTTPResponse(status: 401, body: Self.failure("access token expired"))
+        }
+        if !referenceBackend, let key = request.headers["Idempotency-Key"], var replay = remembered[key] {
+            // As the contract says: the first response, marked as its replay.
+            replay.headers.append("Idempotent-Replayed", "true")
+            return replay
+        }
+        let response = answerAuthorized(request, path)
+        if let key = request.headers["Idempotency-Key"], response.isSuccess { remembered[key] = response }
+        return response
+    }
+
+    /// Login and refresh, which need no access token; nil for any other request.
+    private func answerSigningIn(_ request: HTTPRequest, _ path: String) -> HTTPResponse? {
         switch (request.method, path) {
         case (.post, "/auth/refresh"):
             guard !refuseRefresh else { return HTTPResponse(status: 401, body: Self.failure("refresh refused")) }
@@ -191,16 +233,12 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
             ])
             return Self.ok(.object(tokens.map { .init($0.0, $0.1) } + [.init("user", user)]))
         default:
-            break
+            return nil
         }
-        guard request.headers["Authorization"] == "Bearer access-\(tokenGeneration)" else {
-            return HTTPResponse(status: 401, body: Self.failure("access token expired"))
-        }
-        if !referenceBackend, let key = request.headers["Idempotency-Key"], var replay = remembered[key] {
-            // As the contract says: the first response, marked as its replay.
-            replay.headers.append("Idempotent-Replayed", "true")
-            return replay
-        }
+    }
+
+    /// The requests that need the current access token.
+    private func answerAuthorized(_ request: HTTPRequest, _ path: String) -> HTTPResponse {
         let response: HTTPResponse
         switch (request.method, path) {
         case (.get, "/facilities"):
@@ -252,22 +290,24 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         default:
             response = HTTPResponse(status: 404, body: Self.failure("not found"))
         }
-        if let key = request.headers["Idempotency-Key"], response.isSuccess { remembered[key] = response }
         return response
     }
 
-    static func without(_ key: String, _ value: JSONValue) -> JSONValue {
+    /// `value` without its member `key` (the reference backend's shapes).
+    public static func without(_ key: String, _ value: JSONValue) -> JSONValue {
         guard case .object(let members) = value else { return value }
         return .object(members.filter { $0.key != key })
     }
 
-    static func ok(_ data: JSONValue, status: Int = 200) -> HTTPResponse {
+    /// A success in the contract's envelope.
+    public static func ok(_ data: JSONValue, status: Int = 200) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: ["Content-Type": "application/json"],
             body: Array(JSONValue.object(["ok": .bool(true), "data": data, "error": .null]).serialized().utf8))
     }
 
-    static func failure(_ message: String) -> [UInt8] {
+    /// A failure's body in the contract's envelope.
+    public static func failure(_ message: String) -> [UInt8] {
         Array(JSONValue.object(["ok": .bool(false), "data": .null, "error": .string(message)]).serialized().utf8)
     }
 
