@@ -30,7 +30,7 @@ import Testing
     static func record(_ path: String, on receiver: Device, continuing continuation: InspectionReceived.Continuation?)
         throws
     {
-        let bytes = try Reception.read(path)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         let sha256 = SHA256Hasher().digest(bytes)
         let file = try HandoverFile(decoding: bytes)
         let verified = try HandoverVerification.verify(file)
