@@ -76,6 +76,6 @@ public struct HeadMapFinding: Hashable, Sendable, CustomStringConvertible {
             case .extra: "is stored, but the records make no node there"
             }
         return
-            "the map of stream heads' entry \(key) \(what): the heads table was changed outside jqc. Every record is intact, but a checkpoint signed from this store carries a map root no record supports; restore the store from a backup"
+            "the map of stream heads' entry \(key) \(what): the heads table was changed outside jqc, or a jqc older than the map recorded here. Every record is intact, but a checkpoint signed from this store carries a map root no record supports; restore the store from a backup"
     }
 }

@@ -5,7 +5,8 @@ import LedgerCore
 /// What a forger with the ledger's files can do that no single-record check
 /// catches: rewrite the log from some position on, recomputing every later
 /// chain hash, every per-stream back-link and (on the next writable open, as
-/// the format-1 upgrade derives it) the whole Merkle tree, so the log is
+/// the format-1 upgrade derives it) the whole Merkle tree and the map of
+/// stream heads, so the log is
 /// consistent in itself. Only a checkpoint taken before the rewrite, or a
 /// witness holding one, tells.
 public enum LedgerForger {
@@ -34,6 +35,7 @@ public enum LedgerForger {
         unlink((store as NSString).deletingLastPathComponent + "/store-head")
         guard let events = try env.table("events"), let tree = try env.table("merkle"), let meta = try env.table("meta")
         else { throw ForgeryError(message: "the store at \(store) has no events, merkle or meta table") }
+        let heads = try env.table("heads", create: false)
         try env.write { txn in
             let chain = HashChain()
             var previous = Digest256.zero
@@ -58,6 +60,9 @@ public enum LedgerForger {
             if treeHandling == .rederived {
                 try txn.empty(tree)
                 try txn.put(meta, Array("format".utf8), Array("inspection-ledger/1".utf8))
+                // The map of stream heads too (a store before it): the next
+                // writable open builds it from the forged records.
+                if let heads { try txn.remove(heads) }
             }
         }
     }

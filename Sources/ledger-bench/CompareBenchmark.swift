@@ -63,7 +63,12 @@ struct CompareBenchmark {
         // The domain ledger's drafts have a free-text Notes field.
         let writes: [(String, [String], String)] =
             draft.map { [("set", ["set", $0, "Notes=compare"], "/dev/null")] } ?? []
-        return (all + writes).filter { only.isEmpty || only.contains($0.0) }.map {
+        // What a checkpoint and a proof cost (the map of stream heads: its
+        // root read for the `jqc-heads` line, a head proof per bundle).
+        let proofs: [(String, [String], String)] = [
+            ("checkpoint", ["checkpoint"], "/dev/null"), ("prove", ["prove", inspection], "/dev/null"),
+        ]
+        return (all + proofs + writes).filter { only.isEmpty || only.contains($0.0) }.map {
             (name: $0.0, arguments: $0.1, stdout: $0.2)
         }
     }

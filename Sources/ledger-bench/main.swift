@@ -36,7 +36,8 @@ let usage = """
                  alternating old/new (ABBA) for --rounds N rounds (default 6):
                  medians of wall and CPU time, new÷old, fastest runs, spread;
                  --only picks commands (version, show, audit, inspections,
-                 log, verify-full, rebuild, set: one answer to the first draft,
+                 log, verify-full, rebuild, checkpoint, prove (the inspection of
+                 show), set: one answer to the first draft,
                  an event appended per run); --cold evicts the store before each run;
                  --release adds the previous release's jqc to every round and
                  prints a table of new÷release after the old/new one

@@ -84,4 +84,32 @@ import Testing
         let finding = object?["finding"] as? [String: Any]
         #expect(finding?["key"] as? String == key, "\(name): \(json.stdout)")
     }
+
+    /// `jqc backup` copies the table and verifies the copy with it (step 8):
+    /// a damaged table is refused and no copy kept; `jqc salvage`, which
+    /// appends the records to a new store through the normal door, makes
+    /// the map afresh: the salvaged ledger's root is the one before the damage.
+    @Test func aBackupRefusesADamagedTableAndASalvageRebuildsIt() throws {
+        let id = try sample.start()
+        try ok(jqc("--as", "Dana", "set", id, "Floors", "4"))
+        let root = try headsLine()
+        #expect(root != nil)
+        let good = sample.directory.appending("good-backup")
+        try ok(jqc("backup", good))
+        #expect(try HeadMapSurgery.hasTable(store: good + "/store"))
+        try ok(JQCRunner(ledger: good)("verify", "--full"))
+        try HeadMapSurgery.changeRoot(store: store)
+        let refused = try jqc("backup", sample.directory.appending("bad-backup"))
+        #expect(refused.status == 1, "\(refused.stdout)")
+        #expect(
+            refused.stderr.contains("does not verify (the map of stream heads' entry heads[0/"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sample.directory.appending("bad-backup/store")))
+        let salvaged = JQCRunner(ledger: sample.directory.appending("salvaged"), environment: ["JQC_AS_TEST": "1"])
+        try ok(jqc("salvage", sample.directory.appending("salvaged")))
+        try ok(salvaged("verify", "--full"))
+        let log = try EventLog(directory: sample.directory.appending("salvaged/store"))
+        let stored = try log.read { reader in try reader.headMapRoot() }
+        log.close()
+        #expect(stored.map { "jqc-heads " + Data($0.bytes).base64EncodedString() } == root)
+    }
 }

@@ -114,7 +114,10 @@ import Testing
         let events = try #require(try env.table("events"))
         let tree = try #require(try env.table("merkle"))
         let meta = try #require(try env.table("meta"))
+        // And the map of stream heads, which the next writable open builds again.
+        let heads = try env.table("heads", create: false)
         try env.write { txn in
+            if let heads { try txn.remove(heads) }
             let chain = HashChain()
             var previous = Digest256.zero
             var leaves: [UUID: Digest256] = [:]

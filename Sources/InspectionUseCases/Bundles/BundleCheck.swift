@@ -162,7 +162,7 @@ public enum BundleCheck {
     }
 
     /// What a decoded bundle proves; `NotVerified` names the first check
-    /// that fails (steps 1–6 of the format page).
+    /// that fails (steps 1–7 of the format page, one function each).
     ///
     /// `continuing` (growth, #30 item 7: an `inspection.received` version 3
     /// re-checked by an audit) is the held record its first one continues:
@@ -172,8 +172,27 @@ public enum BundleCheck {
         _ bundle: Bundle, pinned: VerifierKey?, trusted: String?, detail: inout String?,
         continuing: (version: UInt64, leaf: Digest256)? = nil
     ) throws(NotVerified) -> Proven {
-        let first = (continuing?.version ?? 0) + 1
-        // 1. The key and the checkpoint.
+        let key = try signer(of: bundle, pinned: pinned)
+        let (size, root, heads) = try key.openCheckpointWithHeads(bundle.checkpoint, "the checkpoint")
+        let extends = try trustedExtension(trusted, of: bundle, key: key, size: size, root: root)
+        try checkKeyRecord(of: bundle, key: key, size: size, root: root, detail: &detail)
+        let (proven, captured) = try linkedRecords(
+            of: bundle, continuing: continuing, size: size, root: root, detail: &detail)
+        try checkPhotos(of: bundle, captured: captured)
+        let pinning = pinned != nil ? "pinned" : "not pinned: the bundle's own key"
+        let verdict =
+            "verified: inspection \(bundle.inspection), versions 1 to \(bundle.records.count) "
+            + "(\(plural(bundle.records.count, "record")), \(plural(bundle.photos.count, "photo"))), in the tree of "
+            + "\(plural(size, "record")) signed by \(shown(key.name)) (key id \(key.keyIDHex), \(pinning))\(extends)"
+        var complete: String?
+        if let head = bundle.head {
+            complete = try checkHead(head, of: bundle, last: proven.last, size: size, heads: heads)
+        }
+        return Proven(verdict: verdict, key: key, size: size, root: root, records: proven, complete: complete)
+    }
+
+    /// 1. The bundle's key, the pinned one if one was given.
+    static func signer(of bundle: Bundle, pinned: VerifierKey?) throws(NotVerified) -> VerifierKey {
         let key: VerifierKey
         do {
             key = try VerifierKey(bundle.publicKey)
@@ -184,50 +203,57 @@ public enum BundleCheck {
             throw NotVerified(
                 "the bundle is signed by \(key.described), not by the pinned key \(pinned.described)")
         }
-        let (size, root, heads) = try key.openCheckpointWithHeads(bundle.checkpoint, "the checkpoint")
+        return key
+    }
 
-        // 2. The trusted checkpoint the auditor holds, if one was given.
-        var extends = ""
-        if let trusted {
-            let (m, trustedRoot) = try key.openCheckpoint(trusted, "the trusted checkpoint")
-            if m > size {
-                throw NotVerified(
-                    "the trusted checkpoint has \(m) records, the bundle's only \(size): the log was truncated, or "
-                        + "the bundle is older")
-            }
-            if m == size, trustedRoot != root {
-                throw NotVerified(
-                    "the trusted checkpoint and the bundle's both have \(size) records but different roots: the "
-                        + "log was rewritten")
-            }
-            if m > 0, m < size {
-                guard let consistency = bundle.consistency else {
-                    throw NotVerified(
-                        "the bundle carries no consistency proof from the trusted checkpoint's \(m) records (jqc "
-                            + "prove --checkpoint TRUSTED adds it)")
-                }
-                if consistency.fromSize != m {
-                    throw NotVerified(
-                        "the bundle's consistency proof starts at \(consistency.fromSize) records, the trusted "
-                            + "checkpoint has \(m)")
-                }
-                var proof: [Digest256] = []
-                for (i, text) in consistency.proof.enumerated() {
-                    proof.append(try hash(text, "consistency.proof[\(i)]"))
-                }
-                guard
-                    !proof.isEmpty,
-                    Merkle.verifyConsistency(from: m, to: size, first: trustedRoot, second: root, proof: proof)
-                else {
-                    throw NotVerified(
-                        "the bundle's tree of \(size) records does not extend the trusted checkpoint of \(m) "
-                            + "records: a record at or before position \(m) was changed, removed or reordered")
-                }
-            }
-            extends = ", extending the trusted checkpoint of \(plural(m, "record"))"
+    /// 2. The trusted checkpoint the auditor holds, if one was given: the
+    /// verdict's ", extending …" (empty without one).
+    static func trustedExtension(
+        _ trusted: String?, of bundle: Bundle, key: VerifierKey, size: UInt64, root: Digest256
+    ) throws(NotVerified) -> String {
+        guard let trusted else { return "" }
+        let (m, trustedRoot) = try key.openCheckpoint(trusted, "the trusted checkpoint")
+        if m > size {
+            throw NotVerified(
+                "the trusted checkpoint has \(m) records, the bundle's only \(size): the log was truncated, or "
+                    + "the bundle is older")
         }
+        if m == size, trustedRoot != root {
+            throw NotVerified(
+                "the trusted checkpoint and the bundle's both have \(size) records but different roots: the "
+                    + "log was rewritten")
+        }
+        if m > 0, m < size {
+            guard let consistency = bundle.consistency else {
+                throw NotVerified(
+                    "the bundle carries no consistency proof from the trusted checkpoint's \(m) records (jqc "
+                        + "prove --checkpoint TRUSTED adds it)")
+            }
+            if consistency.fromSize != m {
+                throw NotVerified(
+                    "the bundle's consistency proof starts at \(consistency.fromSize) records, the trusted "
+                        + "checkpoint has \(m)")
+            }
+            var proof: [Digest256] = []
+            for (i, text) in consistency.proof.enumerated() {
+                proof.append(try hash(text, "consistency.proof[\(i)]"))
+            }
+            guard
+                !proof.isEmpty,
+                Merkle.verifyConsistency(from: m, to: size, first: trustedRoot, second: root, proof: proof)
+            else {
+                throw NotVerified(
+                    "the bundle's tree of \(size) records does not extend the trusted checkpoint of \(m) "
+                        + "records: a record at or before position \(m) was changed, removed or reordered")
+            }
+        }
+        return ", extending the trusted checkpoint of \(plural(m, "record"))"
+    }
 
-        // 4. The key record publishes the key, in the device's own stream.
+    /// 4. The key record publishes the key, in the device's own stream.
+    static func checkKeyRecord(
+        of bundle: Bundle, key: VerifierKey, size: UInt64, root: Digest256, detail: inout String?
+    ) throws(NotVerified) {
         let keyPath = bundle.keyRecord.path
         let keyRecord = try included(bundle.keyRecord, size: size, root: root, detail: &detail).record
         if keyRecord.type != "device.key_published" {
@@ -241,8 +267,15 @@ public enum BundleCheck {
         if keyRecord.payload[text: "key"] != .text(bundle.publicKey) {
             throw NotVerified("\(keyPath) publishes another key than \(bundle.at("public_key"))")
         }
+    }
 
-        // 5. The records: versions 1, 2, 3 … of the inspection, linked.
+    /// 5. The records: versions 1, 2, 3 … of the inspection (from the one
+    /// after `continuing`), linked; and the photos they capture.
+    static func linkedRecords(
+        of bundle: Bundle, continuing: (version: UInt64, leaf: Digest256)?, size: UInt64, root: Digest256,
+        detail: inout String?
+    ) throws(NotVerified) -> (records: [Proven.Record], captured: [Bundle.Photo]) {
+        let first = (continuing?.version ?? 0) + 1
         let inspection = bundle.inspection
         if !isLowerUUID(inspection) {
             throw NotVerified("\(bundle.at("inspection")) \"\(shown(inspection))\" is not a lower-case UUID")
@@ -295,8 +328,11 @@ public enum BundleCheck {
                 captured.append(Bundle.Photo(photoID: photoID, sha256: sha256, position: position))
             }
         }
+        return (proven, captured)
+    }
 
-        // 6. photos: exactly the records' photo captures, in record order.
+    /// 6. photos: exactly the records' photo captures, in record order.
+    static func checkPhotos(of bundle: Bundle, captured: [Bundle.Photo]) throws(NotVerified) {
         let photos = bundle.photos
         for j in 0..<max(photos.count, captured.count) {
             if j < photos.count, j < captured.count, photos[j] == captured[j] { continue }
@@ -314,17 +350,6 @@ public enum BundleCheck {
             }
             throw NotVerified("\(bundle.at("photos"))[\(j)] is out of the records' order or appears twice")
         }
-
-        let pinning = pinned != nil ? "pinned" : "not pinned: the bundle's own key"
-        let verdict =
-            "verified: inspection \(inspection), versions 1 to \(records.count) "
-            + "(\(plural(records.count, "record")), \(plural(photos.count, "photo"))), in the tree of "
-            + "\(plural(size, "record")) signed by \(shown(key.name)) (key id \(key.keyIDHex), \(pinning))\(extends)"
-        var complete: String?
-        if let head = bundle.head {
-            complete = try checkHead(head, of: bundle, last: proven.last, size: size, heads: heads)
-        }
-        return Proven(verdict: verdict, key: key, size: size, root: root, records: proven, complete: complete)
     }
 
     /// 7. (`jqc-proof-bundle/2`) The `head` member: the inspection's head in
