@@ -4,7 +4,7 @@ import Foundation
 
 let usage = """
     usage: ledger-bench [core] [domain] [sync] [daemon] [profile] [team [--old OLD_BIN_DIR]] [--events N] [--single N] [--inspections N] [--dir PATH]
-           ledger-bench compare OLD_BIN_DIR NEW_BIN_DIR --ledger D [--rounds N] [--only NAME,…] [--cold] [--inspection ID]
+           ledger-bench compare OLD_BIN_DIR NEW_BIN_DIR [--ledger D] [--rounds N] [--only NAME,…] [--cold] [--inspection ID]
                [--release RELEASE_BIN_DIR]
 
       core       the event log: batched and single appends, scan, verify,
@@ -38,7 +38,11 @@ let usage = """
                  --only picks commands (version, show, audit, inspections,
                  log, verify-full, rebuild, checkpoint, prove (the inspection of
                  show), set: one answer to the first draft,
-                 an event appended per run); --cold evicts the store before each run;
+                 an event appended per run; receive, without
+                 --ledger: two handover files, about 6.5 MB and 89 MB, each
+                 received into a fresh copy of one receiver ledger; show-long,
+                 likewise: jqc show of a 5,000- and a 20,000-record stream);
+                 --cold evicts the store before each run;
                  --release adds the previous release's jqc to every round and
                  prints a table of new÷release after the old/new one
     """
@@ -90,6 +94,31 @@ while let arg = args.next() {
 }
 if suites.isEmpty { suites = ["core", "domain"] }
 
+if suites == ["compare"], !only.isDisjoint(with: ["receive", "show-long"]) {
+    // These make ledgers of their own (receptions write; a long stream is
+    // generated), so they run without D.
+    guard compareBuilds.count == 2, rounds >= 1, only.isSubset(of: ["receive", "show-long"]) else {
+        FileHandle.standardError.write(
+            Data(
+                "ledger-bench: compare --only receive,show-long needs OLD_BIN_DIR NEW_BIN_DIR, and no other command\n"
+                    .utf8))
+        exit(2)
+    }
+    print("ledger-bench on \(MachineFacts.summary())")
+    do {
+        let compare = CompareBenchmark(
+            old: compareBuilds[0], new: compareBuilds[1], ledger: "", rounds: rounds, only: only, cold: false)
+        let directory = dir ?? (NSTemporaryDirectory() + "ledger-bench-own-\(getpid())")
+        if only.contains("receive") { try ReceiveCompare(compare: compare, directory: directory + "/receive").run() }
+        if only.contains("show-long") {
+            try LongStreamShow(compare: compare, directory: directory + "/show-long").run()
+        }
+    } catch {
+        FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 if suites == ["compare"] {
     // Two builds on a ledger an earlier run kept; writes nothing to it.
     guard compareBuilds.count == 2, let ledger = compareLedger, rounds >= 1 else {
