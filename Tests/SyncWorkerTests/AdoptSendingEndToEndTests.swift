@@ -130,6 +130,9 @@ import Testing
         // uploaded again; only the issue sent again (flagged) takes its photo.
         #expect(try server.count("photos") == sentPhotos + 1, "\(sync.stdout)")
         #expect(sync.stdout.contains("3 already on the server"), "\(sync.stdout)")
+        // Its field photos are synced at the submitter's paths, never "synced without photo".
+        let shown = try a.jqc("show", id.lowercased)
+        #expect(shown.status == 0 && !shown.stdout.contains("without photo"), "\(shown.stdout)")
         #expect(try a.jqc("sync").status == 0)
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("photos") == sentPhotos + 1)
