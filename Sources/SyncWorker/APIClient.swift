@@ -229,6 +229,23 @@ public struct APIClient: Sendable {
     public func lookUpInspection(
         like body: JSONValue, accessToken: String
     ) throws(APIError) -> InspectionMatch.Outcome {
+        InspectionMatch.outcome(of: body, in: try matchingRecords(like: body, accessToken: accessToken))
+    }
+
+    /// `findInspection`, answering the one matching record itself (its
+    /// `form_data` names the server paths of the photos sent with it), or
+    /// nil when none matches; more than one is `APIError.noUniqueMatch`.
+    public func findInspectionRecord(like body: JSONValue, accessToken: String) throws(APIError) -> JSONValue? {
+        let matching = try matchingRecords(like: body, accessToken: accessToken)
+        switch InspectionMatch.outcome(of: body, in: matching) {
+        case .none: return nil
+        case .unique(let id): return matching.first { Self.recordID($0["id"]) == id }
+        case .ambiguous(let ids): throw .noUniqueMatch(ids: ids)
+        }
+    }
+
+    /// The records of the history `InspectionMatch` matches with `body`.
+    private func matchingRecords(like body: JSONValue, accessToken: String) throws(APIError) -> [JSONValue] {
         let completed = body["completed_at"]?.stringValue.flatMap(Self.serverTime)
         var offset = 0
         let pageSize = 100
@@ -249,7 +266,7 @@ public struct APIClient: Sendable {
                 break
             }
         }
-        return InspectionMatch.outcome(of: body, in: matching)
+        return matching
     }
 
     /// A server's time, with or without its zone (a naive time is UTC).

@@ -16,6 +16,9 @@ struct SyncBook: Sendable {
     var adopted: [SyncItem] = []
     /// Issues sent again after a lost answer in this run, the server's answer no replay.
     var possiblySentTwice: [SyncItem] = []
+    /// Inspections another device may have sent, looked up before their
+    /// photos in this run: true once answered, false while in flight.
+    var lookedUpBeforePhotos: [UUID: Bool] = [:]
     /// Folded states of this pass, kept in step with what the run records.
     var states: [UUID: InspectionState] = [:]
     var keys: [UUID: IdempotencyKeys] = [:]
@@ -74,6 +77,8 @@ enum SendStep: Sendable {
 enum SyncCall: Sendable {
     case uploadPhoto(PhotoUpload, key: String)
     case lookUpInspection(body: JSONValue, key: String)
+    /// The look-up of a photo's inspection that another device may have sent, before any upload.
+    case lookUpBeforePhotos(body: JSONValue)
     case createInspection(body: JSONValue, key: String)
     /// `sentBefore`: an earlier send may have created it (a lost answer, or a crash in the journal).
     case createIssue(body: JSONValue, issueID: UUID, key: String, sentBefore: Bool)
@@ -83,6 +88,8 @@ enum SyncCall: Sendable {
 enum SyncAnswer: Sendable {
     case uploaded(path: String)
     case found(serverID: String?)
+    /// The one history record matching the inspection, or nil.
+    case foundRecord(JSONValue?)
     case created(APIClient.Created)
     case failed(APIError)
 }
@@ -118,6 +125,11 @@ extension SyncRun {
                     serverID: try session.authorized { token throws(APIError) in
                         try session.api.findInspection(like: body, accessToken: token)
                     })
+            case .lookUpBeforePhotos(let body):
+                return .foundRecord(
+                    try session.authorized { token throws(APIError) in
+                        try session.api.findInspectionRecord(like: body, accessToken: token)
+                    })
             case .createInspection(let body, let key):
                 return .created(
                     try session.authorized { token throws(APIError) in
@@ -143,6 +155,7 @@ extension SyncRun {
         case .uploadPhoto: return try settlePhoto(answer, item, state, &book)
         case .lookUpInspection(let body, let key):
             return try settleLookUp(answer, body: body, key: key, item, state, &book)
+        case .lookUpBeforePhotos: return try settleLookUpBeforePhotos(answer, item, state, &book)
         case .createInspection: return try settleInspection(answer, item, state, &book)
         case .createIssue(_, let issueID, _, let sentBefore):
             return try settleIssue(answer, issueID: issueID, sentBefore: sentBefore, item, state, &book)

@@ -93,7 +93,7 @@ extension SyncRun {
             return create(item, body: body, key: key, &book)
         case .failed(let error):
             return .finished(progressed: try failed(item, error, state, &book))
-        case .uploaded, .created:
+        case .uploaded, .created, .foundRecord:
             preconditionFailure("a look-up is answered with a server id or none")
         }
     }
@@ -110,7 +110,7 @@ extension SyncRun {
         case .failed(let error):
             if !error.mayHaveBeenApplied { journal.settled(item.row.item) }
             return .finished(progressed: try failed(item, error, state, &book))
-        case .uploaded, .found:
+        case .uploaded, .found, .foundRecord:
             preconditionFailure("a create is answered with what it created")
         }
     }

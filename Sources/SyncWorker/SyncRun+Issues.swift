@@ -80,7 +80,7 @@ extension SyncRun {
             // A clear answer (a 500, a refusal) settles the note only if no earlier send may have applied.
             if !error.mayHaveBeenApplied && !sentBefore { journal.settled(item.row.item) }
             return .finished(progressed: try failed(item, error, state, &book))
-        case .uploaded, .found:
+        case .uploaded, .found, .foundRecord:
             preconditionFailure("a create is answered with what it created")
         }
     }

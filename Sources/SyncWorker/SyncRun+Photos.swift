@@ -23,6 +23,10 @@ extension SyncRun {
             try giveUp(item, error: error, httpStatus: nil, state, &book)
             return .finished(progressed: true)
         }
+        if let lookUp = try lookUpFirst(state, &book) {
+            tell(item, .lookingUp)
+            return lookUp
+        }
         let hash = photo.photo.sha256.hex
         guard let data = ledger.photos.contents(sha256: hash) else {
             let error =
@@ -59,8 +63,92 @@ extension SyncRun {
             return .finished(progressed: true)
         case .failed(let error):
             return .finished(progressed: try failed(item, error, state, &book))
-        case .found, .created:
+        case .found, .foundRecord, .created:
             preconditionFailure("an upload is answered with a path")
         }
+    }
+
+    /// The look-up of the photo's inspection, when another device may have
+    /// sent it (an adopted submission whose submitter sent after all, or a
+    /// shared one another device adopted) and this run has not looked yet:
+    /// its photos must not go to the server twice. Nil: upload as usual.
+    /// While the look-up is in flight on another worker, the photo waits.
+    private func lookUpFirst(_ state: InspectionState, _ book: inout SyncBook) throws
+        -> SendStep?
+    {
+        guard state.mayBeSentElsewhere else { return nil }
+        switch state.sync.status(of: SyncItem(kind: .inspection, id: state.id)) {
+        case .pending, .retrying: return try lookUpFirstOnce(state, &book)
+        case .synced, .failed: return nil
+        }
+    }
+
+    /// The look-up's request, once per run and inspection (see `lookUpFirst`).
+    private func lookUpFirstOnce(_ state: InspectionState, _ book: inout SyncBook) throws -> SendStep? {
+        switch book.lookedUpBeforePhotos[state.id] {
+        case true?: return nil
+        case false?: return .finished(progressed: false)
+        case nil:
+            book.lookedUpBeforePhotos[state.id] = false
+            var parentServerID = state.parentServerID
+            if let parentID = state.parentInspectionID, parentServerID == nil {
+                parentServerID = try self.state(of: parentID, &book)?.sync.serverID
+            }
+            let body = SyncRequests.inspection(
+                state, photoPath: { state.sync.uploadedPhotos[$0] }, parentServerID: parentServerID)
+            return .request(.lookUpBeforePhotos(body: body))
+        }
+    }
+
+    /// Settles the look-up before the photos. Found: the inspection is
+    /// recorded as accepted under that id (as the look-up before sending
+    /// does), and each of its photos whose field the record holds as an
+    /// uploaded path is recorded as uploaded there, not uploaded again.
+    /// Issue photos are not: no endpoint lists issues, so an issue is sent
+    /// again (and said to be possibly twice) with its photo.
+    func settleLookUpBeforePhotos(
+        _ answer: SyncAnswer, _ item: WaveItem, _ state: InspectionState, _ book: inout SyncBook
+    ) throws -> SendStep {
+        switch answer {
+        case .foundRecord(let record?):
+            book.lookedUpBeforePhotos[state.id] = true
+            guard let serverID = APIClient.recordID(record["id"]) else { return .finished(progressed: false) }
+            let inspection = SyncItem(kind: .inspection, id: state.id)
+            try recordFoundElsewhere(
+                inspection, [.inspectionAccepted(InspectionAccepted(serverID: serverID))], item, &book)
+            let form = record["form_data"]
+            for photo in state.photos where photo.issueID == nil {
+                guard state.sync.uploadedPhotos[photo.photo.photoID] == nil, let field = photo.fieldID,
+                    let path = form?[field.rawValue]?.stringValue, !path.isEmpty
+                else { continue }
+                try recordFoundElsewhere(
+                    SyncItem(kind: .photo, id: photo.photo.photoID),
+                    [.photoUploaded(PhotoUploaded(photoID: photo.photo.photoID, serverPath: path))], item, &book)
+            }
+            // Its issues go out as after the look-up before sending: each sent, never lost, flagged.
+            for issue in state.issues where state.sync.acceptedIssues[issue.id] == nil {
+                try journal.willSend(SyncItem(kind: .issue, id: issue.id))
+            }
+            tell(item, .sent("already on the server with inspection id \(serverID) (another device sent it)"))
+            return .finished(progressed: true)
+        case .foundRecord(nil):
+            book.lookedUpBeforePhotos[state.id] = true
+            return try beginPhoto(item, try self.state(of: state.id, &book) ?? state, &book)
+        case .failed(let error):
+            book.lookedUpBeforePhotos[state.id] = nil
+            return .finished(progressed: try failed(item, error, state, &book))
+        case .uploaded, .found, .created:
+            preconditionFailure("a look-up before the photos is answered with a record or none")
+        }
+    }
+
+    /// Records an outcome of `found`, another item of the photo's inspection, as found on the server.
+    private func recordFoundElsewhere(
+        _ found: SyncItem, _ events: [InspectionEvent], _ item: WaveItem, _ book: inout SyncBook
+    ) throws {
+        var row = item.row
+        row.item = found
+        try record(events, WaveItem(row: row, position: item.position), &book)
+        book.adopted.append(found)
     }
 }

@@ -66,7 +66,10 @@ import Synchronization
 /// looked up in `GET /inspections` (same `client_id`, else what the summary
 /// carries: `InspectionMatch`) before it is sent again, and the id found is
 /// adopted; several alike records adopt nothing and send nothing (a failed
-/// attempt naming them, `APIError.noUniqueMatch`). Issues cannot be looked up: no endpoint of the
+/// attempt naming them, `APIError.noUniqueMatch`). A copy another device may
+/// have sent (`InspectionState.mayBeSentElsewhere`) is looked up before its
+/// first photo upload (`SyncRun+Photos`): a record found settles it and the
+/// field photos it names, so the submitter's photos are not uploaded twice. Issues cannot be looked up: no endpoint of the
 /// reference backend returns issues, so exactly-once for an issue whose
 /// answer was lost after the server committed it is impossible there. The
 /// window is kept small (the journal notes an issue only right before its

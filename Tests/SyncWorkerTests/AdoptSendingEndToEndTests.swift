@@ -114,6 +114,8 @@ import Testing
         let (a, b, id) = try Self.submittedOnB(server)
         #expect(try b.jqc("sync").status == 0)
         #expect(try server.count("inspections") == 1)
+        let sentPhotos = try server.count("photos")
+        #expect(sentPhotos == 3, "B's 2 field photos and its issue's photo")
         let sent = try #require(try Self.json(b, "show", id.lowercased)["sync"]?["server_id"]?.stringValue)
 
         #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
@@ -124,8 +126,16 @@ import Testing
         #expect(try Self.json(a, "show", id.lowercased)["sync"]?["server_id"]?.stringValue == sent)
         let issues = try #require(try Self.json(a, "issues").arrayValue)
         #expect(issues.map { $0["possibly_sent_twice"]?.boolValue } == [true], "no endpoint lists issues")
+        // A's look-up came before its uploads: B's field photos are not
+        // uploaded again; only the issue sent again (flagged) takes its photo.
+        #expect(try server.count("photos") == sentPhotos + 1, "\(sync.stdout)")
+        #expect(sync.stdout.contains("3 already on the server"), "\(sync.stdout)")
+        // Its field photos are synced at the submitter's paths, never "synced without photo".
+        let shown = try a.jqc("show", id.lowercased)
+        #expect(shown.status == 0 && !shown.stdout.contains("without photo"), "\(shown.stdout)")
         #expect(try a.jqc("sync").status == 0)
         #expect(try server.count("inspections") == 1)
+        #expect(try server.count("photos") == sentPhotos + 1)
         // B learns that A adopted it (`receive --json` lists the adoption);
         // neither sends it again.
         let file = a.directory.appending("a1.json")
