@@ -68,6 +68,36 @@ extension CBORValue {
     }
 }
 
+// MARK: - Keys
+
+extension InspectionEventType {
+    /// The keys of this type's payload map, in its `Key` enum's order: the
+    /// switch is exhaustive, so no type is added without one (a test compares
+    /// each set with what the type's encoder writes).
+    var payloadKeys: [String] {
+        switch self {
+        case .started: InspectionStarted.Key.names
+        case .templatePinned: TemplatePinned.Key.names
+        case .fieldSet: FieldAnswer.Key.names
+        case .fieldCleared: FieldCleared.Key.names
+        case .photoCaptured: PhotoCaptured.Key.names
+        case .issueFlagged: IssueFlagged.Key.names
+        case .submitted: InspectionSubmitted.Key.names
+        case .discarded: InspectionDiscarded.Key.names
+        case .photoUploaded: PhotoUploaded.Key.names
+        case .inspectionAccepted: InspectionAccepted.Key.names
+        case .issueAccepted: IssueAccepted.Key.names
+        case .syncAttemptFailed: SyncAttemptFailed.Key.names
+        case .syncGaveUp: SyncGaveUp.Key.names
+        case .syncRetryRequested: SyncRetryRequested.Key.names
+        case .syncDismissed: SyncDismissed.Key.names
+        case .handedOver: InspectionHandedOver.Key.names
+        case .received: InspectionReceived.Key.names
+        case .sendAdopted: InspectionSendAdopted.Key.names
+        }
+    }
+}
+
 // MARK: - Decoding
 
 extension InspectionEvent {

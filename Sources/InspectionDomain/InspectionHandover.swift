@@ -305,58 +305,117 @@ extension InspectionEvent {
 
 // MARK: - Payloads
 
+// Each payload map's keys are its `Key` enum (the handover's, the
+// reception's, a carried record's, a carried reference's, a continuation's),
+// which its CBOR, its JSON, its decoder and its messages share, as for every
+// other event (`InspectionEvent+CBOR.swift`). The decoders walk the bytes
+// with `PayloadReader`, checking each value's type where it is read and
+// naming the path of the one that fails (`records[3].leaf`).
+
+extension HandoverMode {
+    static func read(from r: inout PayloadReader) throws(DomainError) -> HandoverMode {
+        let raw = try r.text()
+        guard let known = HandoverMode(rawValue: raw) else { throw r.malformed("unknown mode \"\(raw)\"") }
+        return known
+    }
+}
+
+extension PayloadReader {
+    /// A log position (counted from 1) at `path`.
+    mutating func position(at path: String) throws(DomainError) -> UInt64 {
+        let position: UInt64
+        do { position = try reader.readUnsigned() } catch { throw malformed("\(path) is not a position: \(error)") }
+        guard position >= 1 else { throw malformed("\(path) is not a position: 0 (positions count from 1)") }
+        return position
+    }
+
+    /// A byte string at `path`.
+    mutating func byteString(at path: String) throws(DomainError) -> [UInt8] {
+        do { return try reader.readBytes() } catch { throw malformed("\(path) is not bytes: \(error)") }
+    }
+
+    /// A 32-byte hash as bytes at `path`.
+    mutating func hash(at path: String) throws(DomainError) -> Digest256 {
+        let bytes = try byteString(at: path)
+        guard let digest = Digest256(bytes: bytes) else {
+            throw malformed("\(path) is not a 32-byte hash: it holds \(bytes.count) bytes")
+        }
+        return digest
+    }
+
+    /// An inclusion proof (an array of 32-byte hashes) at `path`.
+    mutating func inclusion(at path: String) throws(DomainError) -> [Digest256] {
+        let count: Int
+        do { count = try reader.readArrayHeader() } catch { throw malformed("\(path) is not an array: \(error)") }
+        var hashes: [Digest256] = []
+        hashes.reserveCapacity(count)
+        for index in 0..<count { hashes.append(try hash(at: "\(path)[\(index)]")) }
+        return hashes
+    }
+
+    /// The value of `key` of the map at `path`, which must be present.
+    func required<T, Key: PayloadKey>(_ value: T?, _ key: Key, in path: String) throws(DomainError) -> T {
+        guard let value else { throw malformed("the key \"\(path).\(key.rawValue)\" is missing") }
+        return value
+    }
+}
+
 extension CarriedRecord {
+    enum Key: String, PayloadKey {
+        case position, record, inclusion
+        static let encodedKeys = encode()
+    }
+
     var cbor: CBORValue {
-        .textMap([
-            ("position", .unsigned(position)), ("record", .bytes(record)),
-            ("inclusion", .array(inclusion.map { .bytes($0.bytes) })),
+        Key.map([
+            (.position, .unsigned(position)), (.record, .bytes(record)),
+            (.inclusion, .array(inclusion.map { .bytes($0.bytes) })),
         ])
     }
 
     var json: JSONValue {
-        .object([
-            .init("position", .integer(position)),
-            .init("record", .string(Data(record).base64EncodedString())),
-            .init("inclusion", .array(inclusion.map { .string(Data($0.bytes).base64EncodedString()) })),
+        Key.object([
+            (.position, .integer(position)), (.record, .string(Data(record).base64EncodedString())),
+            (.inclusion, .array(inclusion.map { .string(Data($0.bytes).base64EncodedString()) })),
         ])
     }
 
-    static func read(_ value: CBORValue, _ key: String, _ r: PayloadReader) throws(DomainError) -> CarriedRecord {
-        guard case .unsigned(let position)? = value["position"], position >= 1 else {
-            throw r.malformed("\(key).position is not a position")
-        }
-        guard case .bytes(let record)? = value["record"] else { throw r.malformed("\(key).record is not bytes") }
-        return CarriedRecord(position: position, record: record, inclusion: try inclusion(value, key, r))
-    }
-
-    static func inclusion(_ value: CBORValue, _ key: String, _ r: PayloadReader) throws(DomainError) -> [Digest256] {
-        guard case .array(let hashes)? = value["inclusion"] else {
-            throw r.malformed("\(key).inclusion is not an array")
-        }
-        var inclusion: [Digest256] = []
-        for hash in hashes {
-            guard case .bytes(let bytes) = hash, let digest = Digest256(bytes: bytes) else {
-                throw r.malformed("\(key).inclusion holds something other than a 32-byte hash")
+    /// Reads the map at `path` (`key_record`, `records[3]`, ...).
+    static func read(from r: inout PayloadReader, at path: String) throws(DomainError) -> CarriedRecord {
+        var position: UInt64?
+        var record: [UInt8]?
+        var inclusion: [Digest256]?
+        for _ in 0..<(try r.mapCount()) {
+            switch try r.key(Key.self) {
+            case .position?: position = try r.position(at: "\(path).\(Key.position.rawValue)")
+            case .record?: record = try r.byteString(at: "\(path).\(Key.record.rawValue)")
+            case .inclusion?: inclusion = try r.inclusion(at: "\(path).\(Key.inclusion.rawValue)")
+            case nil: try r.skip()
             }
-            inclusion.append(digest)
         }
-        return inclusion
+        return CarriedRecord(
+            position: try r.required(position, Key.position, in: path),
+            record: try r.required(record, Key.record, in: path),
+            inclusion: try r.required(inclusion, Key.inclusion, in: path))
     }
 }
 
 extension InspectionHandedOver {
+    enum Key: String, PayloadKey {
+        case mode, to, toDevice = "to_device"
+        static let encodedKeys = encode()
+    }
+
     /// Version 2: `to_device` always written (null when unbound).
     var cbor: CBORValue {
-        .textMap([
-            ("mode", .text(mode.rawValue)), ("to", .optionalText(to)),
-            ("to_device", .optionalText(toDevice?.lowercased)),
+        Key.map([
+            (.mode, .text(mode.rawValue)), (.to, .optionalText(to)), (.toDevice, .optionalText(toDevice?.lowercased)),
         ])
     }
 
     var json: JSONValue {
-        .object([
-            .init("mode", .string(mode.rawValue)), .init("to", .optional(to)),
-            .init("to_device", .optional(toDevice?.lowercased)),
+        Key.object([
+            (.mode, .string(mode.rawValue)), (.to, .optional(to)), (.toDevice, .optional(toDevice?.lowercased)),
         ])
     }
 
@@ -366,127 +425,178 @@ extension InspectionHandedOver {
         var to: String??
         var toDevice: UUID?
         for _ in 0..<(try r.mapCount()) {
-            switch try r.text() {
-            case "mode":
-                let raw = try r.text()
-                guard let known = HandoverMode(rawValue: raw) else { throw r.malformed("unknown mode \"\(raw)\"") }
-                mode = known
-            case "to": to = .some(try r.nullableText())
-            case "to_device" where r.schemaVersion >= 2: toDevice = try r.nullableUUID("to_device")
-            default: _ = try r.skip()
+            switch try r.key(Key.self) {
+            case .mode?: mode = try HandoverMode.read(from: &r)
+            case .to?: to = .some(try r.nullableText())
+            case .toDevice? where r.schemaVersion >= 2: toDevice = try r.nullableUUID(Key.toDevice)
+            case .toDevice?, nil: try r.skip()
             }
         }
         return InspectionHandedOver(
-            mode: try r.required(mode, "mode"), to: try r.required(to, "to"), toDevice: toDevice)
+            mode: try r.required(mode, Key.mode), to: try r.required(to, Key.to), toDevice: toDevice)
     }
 }
 
 extension CarriedReference {
+    enum Key: String, PayloadKey {
+        case position, leaf, inclusion
+        static let encodedKeys = encode()
+    }
+
     var cbor: CBORValue {
-        .textMap([
-            ("position", .unsigned(position)), ("leaf", .bytes(leaf.bytes)),
-            ("inclusion", .array(inclusion.map { .bytes($0.bytes) })),
+        Key.map([
+            (.position, .unsigned(position)), (.leaf, .bytes(leaf.bytes)),
+            (.inclusion, .array(inclusion.map { .bytes($0.bytes) })),
         ])
     }
 
     var json: JSONValue {
-        .object([
-            .init("position", .integer(position)), .init("leaf", .string(leaf.hex)),
-            .init("inclusion", .array(inclusion.map { .string(Data($0.bytes).base64EncodedString()) })),
+        Key.object([
+            (.position, .integer(position)), (.leaf, .string(leaf.hex)),
+            (.inclusion, .array(inclusion.map { .string(Data($0.bytes).base64EncodedString()) })),
         ])
     }
 
-    static func read(_ value: CBORValue, _ key: String, _ r: PayloadReader) throws(DomainError) -> CarriedReference {
-        guard case .unsigned(let position)? = value["position"], position >= 1 else {
-            throw r.malformed("\(key).position is not a position")
+    /// Reads the map at `path` (`records[3]`).
+    static func read(from r: inout PayloadReader, at path: String) throws(DomainError) -> CarriedReference {
+        var position: UInt64?
+        var leaf: Digest256?
+        var inclusion: [Digest256]?
+        for _ in 0..<(try r.mapCount()) {
+            switch try r.key(Key.self) {
+            case .position?: position = try r.position(at: "\(path).\(Key.position.rawValue)")
+            case .leaf?: leaf = try r.hash(at: "\(path).\(Key.leaf.rawValue)")
+            case .inclusion?: inclusion = try r.inclusion(at: "\(path).\(Key.inclusion.rawValue)")
+            case nil: try r.skip()
+            }
         }
-        guard case .bytes(let bytes)? = value["leaf"], let leaf = Digest256(bytes: bytes) else {
-            throw r.malformed("\(key).leaf is not a 32-byte hash")
+        return CarriedReference(
+            position: try r.required(position, Key.position, in: path),
+            leaf: try r.required(leaf, Key.leaf, in: path),
+            inclusion: try r.required(inclusion, Key.inclusion, in: path))
+    }
+}
+
+extension InspectionReceived.Continuation {
+    enum Key: String, PayloadKey {
+        case streamVersion = "stream_version", leaf
+        static let encodedKeys = encode()
+    }
+
+    var cbor: CBORValue { Key.map([(.leaf, .bytes(leaf.bytes)), (.streamVersion, .unsigned(streamVersion))]) }
+
+    var json: JSONValue { Key.object([(.streamVersion, .integer(streamVersion)), (.leaf, .string(leaf.hex))]) }
+
+    /// Reads `continues`: null, or `{stream_version, leaf}`.
+    static func read(from r: inout PayloadReader) throws(DomainError) -> Self? {
+        guard !(try r.isNull()) else { return nil }
+        let path = InspectionReceived.Key.continues.rawValue
+        var version: UInt64?
+        var leaf: Digest256?
+        for _ in 0..<(try r.mapCount()) {
+            switch try r.key(Key.self) {
+            case .streamVersion?: version = try r.position(at: "\(path).\(Key.streamVersion.rawValue)")
+            case .leaf?: leaf = try r.hash(at: "\(path).\(Key.leaf.rawValue)")
+            case nil: try r.skip()
+            }
         }
-        return CarriedReference(position: position, leaf: leaf, inclusion: try CarriedRecord.inclusion(value, key, r))
+        return Self(
+            streamVersion: try r.required(version, Key.streamVersion, in: path),
+            leaf: try r.required(leaf, Key.leaf, in: path))
     }
 }
 
 extension InspectionReceived {
+    enum Key: String, PayloadKey {
+        case fromDevice = "from_device", mode, checkpoint, publicKey = "public_key", keyRecord = "key_record"
+        case templateRecord = "template_record", records, continues, fileSHA256 = "file_sha256"
+        static let encodedKeys = encode()
+    }
+
     /// Version 3: the records by reference (`CarriedReference`), and
     /// `continues` (null, or `{stream_version, leaf}`).
     var cbor: CBORValue {
-        let continued: CBORValue =
-            continues.map {
-                .textMap([("leaf", .bytes($0.leaf.bytes)), ("stream_version", .unsigned($0.streamVersion))])
-            } ?? .null
-        return .textMap([
-            ("from_device", .text(fromDevice.lowercased)), ("mode", .text(mode.rawValue)),
-            ("checkpoint", .text(checkpoint)), ("public_key", .text(publicKey)), ("key_record", keyRecord.cbor),
-            ("template_record", templateRecord.cbor), ("records", .array(records.map(\.cbor))),
-            ("continues", continued), ("file_sha256", .text(fileSHA256.hex)),
+        Key.map([
+            (.fromDevice, .text(fromDevice.lowercased)), (.mode, .text(mode.rawValue)),
+            (.checkpoint, .text(checkpoint)), (.publicKey, .text(publicKey)), (.keyRecord, keyRecord.cbor),
+            (.templateRecord, templateRecord.cbor), (.records, .array(records.map(\.cbor))),
+            (.continues, continues?.cbor ?? .null), (.fileSHA256, .text(fileSHA256.hex)),
         ])
     }
 
     var json: JSONValue {
-        .object([
-            .init("from_device", .string(fromDevice.lowercased)), .init("mode", .string(mode.rawValue)),
-            .init("checkpoint", .string(checkpoint)), .init("public_key", .string(publicKey)),
-            .init("key_record", keyRecord.json), .init("template_record", templateRecord.json),
-            .init("records", .array(records.map(\.json))),
-            .init(
-                "continues",
-                continues.map {
-                    .object([
-                        .init("stream_version", .integer($0.streamVersion)), .init("leaf", .string($0.leaf.hex)),
-                    ])
-                } ?? .null),
-            .init("file_sha256", .string(fileSHA256.hex)),
+        Key.object([
+            (.fromDevice, .string(fromDevice.lowercased)), (.mode, .string(mode.rawValue)),
+            (.checkpoint, .string(checkpoint)), (.publicKey, .string(publicKey)),
+            (.keyRecord, keyRecord.json), (.templateRecord, templateRecord.json),
+            (.records, .array(records.map(\.json))), (.continues, continues?.json ?? .null),
+            (.fileSHA256, .string(fileSHA256.hex)),
         ])
     }
 
-    /// Reads version 2, or version 1 (each record's bytes embedded: they are
-    /// kept in `carried` under their leaves, so both read alike).
+    /// Reads version 3, 2 (no `continues`: the records start at version 1),
+    /// or 1 (each record's bytes embedded: they are kept in `carried` under
+    /// their leaves, so every version reads alike).
     static func read(from r: inout PayloadReader) throws(DomainError) -> InspectionReceived {
-        let value = try r.value()
-        func text(_ key: String) throws(DomainError) -> String {
-            guard case .text(let text)? = value[key] else { throw r.malformed("\(key) is not a text") }
-            return text
-        }
-        guard let fromDevice = UUID(uuidString: try text("from_device")) else {
-            throw r.malformed("from_device is not a UUID")
-        }
-        guard let mode = HandoverMode(rawValue: try text("mode")) else { throw r.malformed("unknown mode") }
-        guard let digest = Digest256(hex: try text("file_sha256")) else {
-            throw r.malformed("file_sha256 is not a SHA-256 in hex")
-        }
-        guard let keyRecord = value["key_record"], let templateRecord = value["template_record"],
-            case .array(let records)? = value["records"]
-        else { throw r.malformed("key_record, template_record or records is missing") }
-        var references: [CarriedReference] = []
+        var fromDevice: UUID?
+        var mode: HandoverMode?
+        var checkpoint: String?
+        var publicKey: String?
+        var keyRecord: CarriedRecord?
+        var templateRecord: CarriedRecord?
+        var records: [CarriedReference]?
+        var continues: Continuation??
+        var fileSHA256: Digest256?
         var carried = CarriedRecords()
-        for (index, record) in records.enumerated() {
+        for _ in 0..<(try r.mapCount()) {
+            switch try r.key(Key.self) {
+            case .fromDevice?: fromDevice = try r.uuid(Key.fromDevice)
+            case .mode?: mode = try HandoverMode.read(from: &r)
+            case .checkpoint?: checkpoint = try r.text()
+            case .publicKey?: publicKey = try r.text()
+            case .keyRecord?: keyRecord = try CarriedRecord.read(from: &r, at: Key.keyRecord.rawValue)
+            case .templateRecord?: templateRecord = try CarriedRecord.read(from: &r, at: Key.templateRecord.rawValue)
+            case .records?: records = try readRecords(from: &r, into: &carried)
+            case .continues? where r.schemaVersion >= 3: continues = .some(try Continuation.read(from: &r))
+            case .fileSHA256?: fileSHA256 = try r.digest(Key.fileSHA256)
+            case .continues?, nil: try r.skip()
+            }
+        }
+        var received = InspectionReceived(
+            fromDevice: try r.required(fromDevice, Key.fromDevice), mode: try r.required(mode, Key.mode),
+            checkpoint: try r.required(checkpoint, Key.checkpoint), publicKey: try r.required(publicKey, Key.publicKey),
+            keyRecord: try r.required(keyRecord, Key.keyRecord),
+            templateRecord: try r.required(templateRecord, Key.templateRecord),
+            records: try r.required(records, Key.records), fileSHA256: try r.required(fileSHA256, Key.fileSHA256),
+            carried: carried)
+        // Version 3 always writes `continues` (null when the records start at 1).
+        if r.schemaVersion >= 3 { received.continues = try r.required(continues, Key.continues) }
+        return received
+    }
+
+    /// `records`: references (version 2 on), or the records themselves
+    /// (version 1), whose bytes go into `carried`.
+    static func readRecords(from r: inout PayloadReader, into carried: inout CarriedRecords) throws(DomainError)
+        -> [CarriedReference]
+    {
+        let count: Int
+        do { count = try r.reader.readArrayHeader() } catch {
+            throw r.malformed("\(Key.records.rawValue) is not an array: \(error)")
+        }
+        var references: [CarriedReference] = []
+        references.reserveCapacity(count)
+        for index in 0..<count {
+            let path = "\(Key.records.rawValue)[\(index)]"
             if r.schemaVersion == 1 {
-                let embedded = try CarriedRecord.read(record, "records[\(index)]", r)
+                let embedded = try CarriedRecord.read(from: &r, at: path)
                 references.append(
                     CarriedReference(
                         position: embedded.position, leaf: carried.insert(embedded.record),
                         inclusion: embedded.inclusion))
             } else {
-                references.append(try CarriedReference.read(record, "records[\(index)]", r))
+                references.append(try CarriedReference.read(from: &r, at: path))
             }
         }
-        var received = InspectionReceived(
-            fromDevice: fromDevice, mode: mode, checkpoint: try text("checkpoint"), publicKey: try text("public_key"),
-            keyRecord: try CarriedRecord.read(keyRecord, "key_record", r),
-            templateRecord: try CarriedRecord.read(templateRecord, "template_record", r), records: references,
-            fileSHA256: digest, carried: carried)
-        if r.schemaVersion >= 3 {
-            switch value["continues"] {
-            case .null?: break
-            case let continued?:
-                guard case .unsigned(let version)? = continued["stream_version"], version >= 1,
-                    case .bytes(let bytes)? = continued["leaf"], let leaf = Digest256(bytes: bytes)
-                else { throw r.malformed("continues is not {stream_version, leaf}") }
-                received.continues = Continuation(streamVersion: version, leaf: leaf)
-            case nil: throw r.malformed("continues is missing")
-            }
-        }
-        return received
+        return references
     }
 }

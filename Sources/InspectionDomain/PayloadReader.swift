@@ -198,6 +198,9 @@ protocol PayloadKey: RawRepresentable<String>, CaseIterable {
 extension PayloadKey {
     static func encode() -> [[UInt8]] { allCases.map { Array($0.rawValue.utf8) } }
 
+    /// Every case's raw value, in `allCases` order.
+    static var names: [String] { allCases.map(\.rawValue) }
+
     /// A CBOR map of these keys (encoded in deterministic order whatever the order here).
     static func map(_ pairs: [(Self, CBORValue)]) -> CBORValue {
         .textMap(pairs.map { ($0.0.rawValue, $0.1) })
