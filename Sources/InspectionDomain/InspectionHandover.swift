@@ -174,7 +174,7 @@ public struct HandOff: Hashable, Sendable {
 }
 
 /// Where a received inspection came from.
-public struct Reception: Hashable, Sendable {
+public struct ReceptionOrigin: Hashable, Sendable {
     public var fromDevice: UUID
     public var mode: HandoverMode
     public var at: Timestamp

@@ -197,7 +197,7 @@ extension InspectionState {
             // whether it records: after a reception, it does.
             handedOver = nil
             receivedFrom.append(
-                Reception(
+                ReceptionOrigin(
                     fromDevice: received.fromDevice, mode: received.mode, at: recordedAt, by: actor,
                     records: Int(received.firstVersion) - 1 + received.records.count,
                     addressedTo: received.addressedTo))

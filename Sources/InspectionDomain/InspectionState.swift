@@ -57,7 +57,7 @@ public struct InspectionState: Hashable, Sendable {
     /// went (with mode `handover`, nothing more is recorded here).
     public var handedOver: HandOff?
     /// Every `inspection.received` of the stream, in order.
-    public var receivedFrom: [Reception] = []
+    public var receivedFrom: [ReceptionOrigin] = []
     /// The ids of the other devices' events folded from receptions.
     public var carriedEventIDs: Set<UUID> = []
 

@@ -158,7 +158,7 @@ public enum ReceivedProof {
         /// device they came from: where a version-3 reception's
         /// continuation must be referenced. Nil: not known (only that the
         /// continued record is held is checked).
-        public var receptions: [Pair: [Reception]]?
+        public var receptions: [Pair: [HeldReception]]?
 
         /// A device that recorded receptions, and the device they came from.
         public struct Pair: Hashable, Sendable {
@@ -168,7 +168,7 @@ public enum ReceivedProof {
 
         /// The reception recorded at `version` of its recorder's stream,
         /// carrying the sender's versions `firstVersion …` (their leaves).
-        public struct Reception: Sendable {
+        public struct HeldReception: Sendable {
             public var version: UInt64
             public var firstVersion: UInt64
             public var leaves: [Digest256]
@@ -195,11 +195,11 @@ public enum ReceivedProof {
             self.init(templateHash: timeline.state.templateHash.isEmpty ? nil : timeline.state.templateHash) {
                 carried.record($0)
             }
-            var receptions: [Pair: [Reception]] = [:]
+            var receptions: [Pair: [HeldReception]] = [:]
             for entry in timeline.entries {
                 guard case .received(let received)? = entry.event, let record = entry.record else { continue }
                 receptions[Pair(recorder: record.device, from: received.fromDevice), default: []].append(
-                    Reception(
+                    HeldReception(
                         version: record.streamVersion, firstVersion: received.firstVersion,
                         leaves: received.records.map(\.leaf)))
             }
