@@ -24,7 +24,7 @@ extension SyncRun {
             return .finished(progressed: true)
         }
         if let lookUp = try lookUpFirst(state, &book) {
-            tell(item, .lookingUp)
+            tell(item, .lookingUp, &book)
             return lookUp
         }
         let hash = photo.photo.sha256.hex
@@ -127,9 +127,9 @@ extension SyncRun {
             }
             // Its issues go out as after the look-up before sending: each sent, never lost, flagged.
             for issue in state.issues where state.sync.acceptedIssues[issue.id] == nil {
-                try journal.willSend(SyncItem(kind: .issue, id: issue.id))
+                willSend(SyncItem(kind: .issue, id: issue.id), &book)
             }
-            tell(item, .sent("already on the server with inspection id \(serverID) (another device sent it)"))
+            tell(item, .sent("already on the server with inspection id \(serverID) (another device sent it)"), &book)
             return .finished(progressed: true)
         case .foundRecord(nil):
             book.lookedUpBeforePhotos[state.id] = true
