@@ -35,6 +35,25 @@ public enum HeadMapSurgery {
         }
     }
 
+    /// Runs `body` (which records, e.g. through the built `jqc`) and puts
+    /// the `heads` table back as it was before, size entry included: the
+    /// store is then one a jqc older than the map appended to, which leaves
+    /// the table alone.
+    public static func recordingAsOlderJQC(store: String, _ body: () throws -> Void) throws {
+        var before: [([UInt8], [UInt8])] = []
+        try withHeads(store) { txn, heads in
+            try txn.forEach(heads) { key, value in
+                before.append((key, value))
+                return true
+            }
+        }
+        try body()
+        try withHeads(store) { txn, heads in
+            try txn.empty(heads)
+            for (key, value) in before { try txn.put(heads, key, value) }
+        }
+    }
+
     /// Whether the store has a `heads` table.
     public static func hasTable(store: String) throws -> Bool {
         let env = try Environment(directory: store)
