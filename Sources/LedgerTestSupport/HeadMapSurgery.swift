@@ -54,6 +54,19 @@ public enum HeadMapSurgery {
         }
     }
 
+    /// Sets the table's `size` entry (the records the map says it holds)
+    /// to `size`, or removes it (nil: a table built before the entry).
+    public static func setSize(store: String, to size: UInt64?) throws {
+        let key = Array("size".utf8)
+        try withHeads(store) { txn, heads in
+            guard let size else {
+                _ = try txn.delete(heads, key)
+                return
+            }
+            try txn.put(heads, key, (0..<8).map { UInt8(truncatingIfNeeded: size >> UInt64(56 - 8 * $0)) })
+        }
+    }
+
     /// Whether the store has a `heads` table.
     public static func hasTable(store: String) throws -> Bool {
         let env = try Environment(directory: store)

@@ -119,6 +119,37 @@ import Testing
         #expect(!clean.contains("note:"), "\(clean)")
     }
 
+    /// A table without its size entry (a map built before the entry) is
+    /// used by no read-only open and built again, verified and said, by the
+    /// next writable one; a size past the log's end is damage for `verify --full`.
+    @Test(arguments: [false, true]) func aTableThatDoesNotSayItsSizeOrSaysTooMuch(_ tooMuch: Bool) throws {
+        let id = try sample.start()
+        try ok(jqc("--as", "Dana", "set", id, "Floors", "4"))
+        // The first checkpoint records the device's key (a writing open): taken before.
+        #expect(try headsLine() != nil)
+        let size = try logSize()
+        try HeadMapSurgery.setSize(store: store, to: tooMuch ? size + 5 : nil)
+        #expect(try headsLine() == nil)
+        if tooMuch {
+            let found = try jqc("verify", "--full")
+            let said = found.stdout + found.stderr
+            #expect(found.status == 1, "\(said)")
+            #expect(
+                said.contains("heads[size] says the map holds \(size + 5) records, more than the log's \(size)"),
+                "\(said)")
+            return
+        }
+        #expect(try ok(jqc("verify", "--full")).stdout.contains("its table does not say which records it holds"))
+        let first = try ok(jqc("--as", "Dana", "set", id, "Floors", "3"))
+        let rebuilt = "did not say it held the log's \(size) records; built it again from the log ("
+        #expect(first.stderr.contains(rebuilt), "\(first.stderr)")
+        #expect(first.stderr.contains("streams, verified)"), "\(first.stderr)")
+        let log = try EventLog(directory: store)
+        let fresh = try log.read { reader in try reader.headMap(size: try reader.treeSize()).root }
+        log.close()
+        #expect(try headsLine() == "jqc-heads " + Data(fresh.bytes).base64EncodedString())
+    }
+
     /// Each damage to the table, and the key `verify --full` names.
     static let damages: [(name: String, damage: @Sendable (String) throws -> Void, key: String)] = [
         ("the root changed", HeadMapSurgery.changeRoot, "heads[0/" + String(repeating: "00", count: 32) + "]"),
