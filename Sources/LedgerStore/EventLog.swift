@@ -108,6 +108,8 @@ public final class EventLog: Sendable {
             if options.readOnly, storedFormat != Self.format { opened.tree = nil }
             if opened.heads == nil, !options.readOnly {
                 opened.heads = try Self.buildHeadMap(environment: environment, tables: opened)
+            } else if let heads = opened.heads, !options.readOnly {
+                try Self.catchUpHeadMap(environment: environment, tables: opened, table: heads)
             }
             tables = opened
             // Read before the snapshot is taken: a commit made meanwhile
@@ -155,6 +157,29 @@ public final class EventLog: Sendable {
                 "jqc: built the map of stream heads of this store (\(streams) streams, verified): its checkpoints now prove each inspection complete to its last record\n"
                     .utf8))
         return table
+    }
+
+    /// Brings the map of stream heads up to the log when a jqc older than
+    /// the map appended records without it (its size entry behind the
+    /// log's): from the records after it, in one write transaction, said
+    /// once on stderr. A table that does not say its size is built again
+    /// from the log, verified. One that says more records than the log has
+    /// is left as it is: that is damage (records lost), for `verify --full`
+    /// to report, and no snapshot uses such a map.
+    static func catchUpHeadMap(environment: Environment, tables: Tables, table: Table) throws {
+        let said: String? = try environment.write { txn in
+            guard let lag = try LedgerReader(transaction: txn, tables: tables).headMapLag() else { return nil }
+            if let mapSize = lag.mapSize {
+                guard mapSize < lag.logSize else { return nil }
+                try HeadMapTable.catchUp(txn, tables: tables, into: table, from: mapSize)
+                return
+                    "jqc: the map of stream heads was behind the log (an older jqc wrote records \(mapSize + 1)..\(lag.logSize)); brought up to date\n"
+            }
+            let streams = try HeadMapTable.build(txn, tables: tables, into: table)
+            return
+                "jqc: the map of stream heads did not say it held the log's \(lag.logSize) records; built it again from the log (\(streams) streams, verified)\n"
+        }
+        if let said { FileHandle.standardError.write(Data(said.utf8)) }
     }
 
     /// The one place the stored format marker is checked. A store of another

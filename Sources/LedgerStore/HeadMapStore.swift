@@ -4,10 +4,56 @@ import LedgerCore
 
 /// The `heads` table: the map of stream heads (`HeadMap`), one entry per
 /// non-empty node, key `HeadMapPosition.key` (depth ‖ prefix), value
-/// `HeadMapSlot.encoded`. Each append sets its stream's head in the same
-/// write transaction, so in every snapshot the map is that of exactly the
-/// records the snapshot's tree holds.
+/// `HeadMapSlot.encoded`, and one more entry, `size` (`sizeKey`): the
+/// position of the last record the map holds (8 bytes, big-endian). Each
+/// append sets its stream's head and the size in the same write
+/// transaction, so the map is that of exactly the first `size` records. A
+/// jqc older than the map appends without touching the table: its size then
+/// stays behind the log's, which every snapshot checks (`usableHeads`) and
+/// the next writable open mends (`EventLog.catchUpHeadMap`).
 enum HeadMapTable {
+    /// The size entry's key: 4 bytes, where every node's key is 33.
+    static let sizeKey = Array("size".utf8)
+
+    /// The size the map was last brought up to; nil when the table has no
+    /// size entry (written by the map's first build, before the entry).
+    static func size(_ transaction: Transaction, _ table: Table) throws -> UInt64? {
+        guard let bytes = try transaction.get(table, sizeKey) else { return nil }
+        guard let size = BigEndian.uint64(bytes) else {
+            throw HeadMapError.badMath(
+                "the map of stream heads' size entry is not 8 bytes: the store was changed outside jqc. Run 'jqc verify --full'."
+            )
+        }
+        return size
+    }
+
+    static func setSize(_ size: UInt64, _ transaction: Transaction, _ table: Table) throws {
+        try transaction.put(table, sizeKey, BigEndian.bytes(size))
+    }
+
+    /// Brings the map from the first `lag.mapSize` records to all
+    /// `lag.logSize`: each later record's head set in order (a stream's
+    /// later version replaces its earlier), then the size.
+    static func catchUp(_ transaction: Transaction, tables: EventLog.Tables, into table: Table, from mapSize: UInt64)
+        throws
+    {
+        let reader = LedgerReader(transaction: transaction, tables: tables)
+        let hasher = SHA256Hasher()
+        let logSize = try reader.treeSize()
+        var position = mapSize + 1
+        while position <= logSize {
+            guard let record = try reader.record(at: position) else {
+                throw LedgerError.corruptRecord(
+                    position: position, .malformed("the record at \(position) is missing: run 'jqc verify --full'"))
+            }
+            let leaf = try reader.leafHash(at: position, hasher: hasher)
+            try set(
+                StreamHead(stream: record.event.stream.bytes, version: record.streamVersion, leaf: leaf), transaction,
+                table, hasher)
+            position += 1
+        }
+        try setSize(logSize, transaction, table)
+    }
     static func get(_ transaction: Transaction, _ table: Table, _ position: HeadMapPosition) throws -> HeadMapSlot? {
         guard let bytes = try transaction.get(table, position.key) else { return nil }
         guard let slot = HeadMapSlot(decoding: bytes) else {
@@ -56,6 +102,7 @@ enum HeadMapTable {
             return true
         }
         try flush()
+        try setSize(try reader.treeSize(), transaction, table)
         let stored = try HeadMap.root(get: { try get(transaction, table, $0) })
         guard stored == memory.root else {
             throw HeadMapError.badMath(
@@ -65,11 +112,48 @@ enum HeadMapTable {
     }
 }
 
+/// The map of stream heads holds fewer records than the log: a jqc older
+/// than the map recorded `mapSize + 1 ... logSize` (or the table has no
+/// size entry). Not damage: the next writable open brings it up to date;
+/// until then this snapshot has no usable map.
+public struct HeadMapLag: Hashable, Sendable, CustomStringConvertible {
+    /// The size the map was last brought up to; nil when it does not say.
+    public var mapSize: UInt64?
+    /// The log's size in the snapshot.
+    public var logSize: UInt64
+
+    public var description: String {
+        let held =
+            mapSize.map { "it holds records 1..\($0); an older jqc wrote records \($0 + 1)..\(logSize)" }
+            ?? "its table does not say which records it holds"
+        return
+            "the map of stream heads is behind the log (\(held)). Every record is intact; until any writing jqc command (this version) brings the map up to date, checkpoints carry no jqc-heads line and 'jqc prove' writes bundles that cannot prove an inspection complete"
+    }
+}
+
 extension LedgerReader {
-    /// The root of the map of stream heads of this snapshot's records; nil
-    /// when the store has no map (a read-only store written before it).
-    public func headMapRoot() throws -> Digest256? {
+    /// The `heads` table when it is the map of exactly this snapshot's
+    /// records (its size entry is the tree's size); nil when the store has
+    /// none or it is behind (`headMapLag`).
+    func usableHeads() throws -> Table? {
         guard let table = tables.heads else { return nil }
+        return try HeadMapTable.size(transaction, table) == (try treeSize()) ? table : nil
+    }
+
+    /// How far the `heads` table is behind this snapshot's log; nil when it
+    /// is not (or the store has no table at all).
+    public func headMapLag() throws -> HeadMapLag? {
+        guard let table = tables.heads else { return nil }
+        let mapSize = try HeadMapTable.size(transaction, table)
+        let logSize = try treeSize()
+        return mapSize == logSize ? nil : HeadMapLag(mapSize: mapSize, logSize: logSize)
+    }
+
+    /// The root of the map of stream heads of this snapshot's records; nil
+    /// when the store has no map (a read-only store written before it) or
+    /// its map is behind the log (`headMapLag`).
+    public func headMapRoot() throws -> Digest256? {
+        guard let table = try usableHeads() else { return nil }
         let transaction = transaction
         return try HeadMap.root(get: { try HeadMapTable.get(transaction, table, $0) })
     }
@@ -81,7 +165,7 @@ extension LedgerReader {
     public func headProof(of stream: UUID, size: UInt64) throws -> (
         head: StreamHead, siblings: [Digest256], root: Digest256
     )? {
-        if size == (try treeSize()), let table = tables.heads {
+        if size == (try treeSize()), let table = try usableHeads() {
             let transaction = transaction
             let get = { (position: HeadMapPosition) throws -> HeadMapSlot? in
                 try HeadMapTable.get(transaction, table, position)

@@ -142,6 +142,7 @@ public final class LedgerWriter {
         if let heads = tables.heads {
             try HeadMapTable.set(
                 StreamHead(stream: event.stream.bytes, version: version, leaf: leaf), transaction, heads, chain.hasher)
+            try HeadMapTable.setSize(position, transaction, heads)
         }
         headPosition = position
         headHash = hash

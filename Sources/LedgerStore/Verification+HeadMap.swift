@@ -6,11 +6,16 @@ extension EventLog {
     /// of the map of stream heads that `heads` (each stream's last version
     /// and leaf, from the walk) make, byte for byte. Nil when it does, or
     /// when the store has no table (a read-only open of a store written
-    /// before the map: nothing to check).
+    /// before the map: nothing to check), or when the map is behind the log
+    /// (`HeadMapLag`, reported beside the verdict, not damage).
     static func headMapFinding(_ reader: LedgerReader, heads: [StreamHead], records last: UInt64) throws
         -> HeadMapFinding?
     {
-        guard let table = reader.tables.heads else { return nil }
+        guard let table = try reader.usableHeads() else {
+            // A map that says it holds more records than the log has: records were lost after it.
+            guard let lag = try reader.headMapLag(), let size = lag.mapSize, size > lag.logSize else { return nil }
+            return HeadMapFinding(problem: .pastTheLog(size), storedKey: HeadMapTable.sizeKey, position: last + 1)
+        }
         var memory = HeadMapInMemory()
         for head in heads { try memory.set(head) }
         var made: [[UInt8]: [UInt8]] = [:]
@@ -19,6 +24,8 @@ extension EventLog {
         var finding: HeadMapFinding?
         var matched = 0
         try reader.transaction.forEach(table) { key, value in
+            // The size entry was checked by `usableHeads`: it is no node.
+            if key == HeadMapTable.sizeKey { return true }
             guard let expected = made[key] else {
                 finding = HeadMapFinding(problem: .extra, storedKey: key, position: last + 1)
                 return false
@@ -54,6 +61,8 @@ public struct HeadMapFinding: Hashable, Sendable, CustomStringConvertible {
         case missing
         /// Stored; the records make no node there.
         case extra
+        /// The `size` entry says the map holds this many records, more than the log has.
+        case pastTheLog(UInt64)
     }
 
     public var problem: Problem
@@ -64,6 +73,7 @@ public struct HeadMapFinding: Hashable, Sendable, CustomStringConvertible {
 
     /// `heads[<depth>/<prefix hex>]`, or `heads[<hex>]` for a key of another length.
     public var key: String {
+        if storedKey == HeadMapTable.sizeKey { return "heads[size]" }
         guard storedKey.count == 33 else { return "heads[\(Hex.encode(storedKey))]" }
         return "heads[\(storedKey[0])/\(Hex.encode(Array(storedKey[1...])))]"
     }
@@ -74,6 +84,8 @@ public struct HeadMapFinding: Hashable, Sendable, CustomStringConvertible {
             case .changed: "holds other bytes than the node the records make"
             case .missing: "is missing, though the records make that node"
             case .extra: "is stored, but the records make no node there"
+            case .pastTheLog(let size):
+                "says the map holds \(size) records, more than the log's \(position - 1): records after the log's end were lost"
             }
         return
             "the map of stream heads' entry \(key) \(what): the heads table was changed outside jqc, or a jqc older than the map recorded here. Every record is intact, but a checkpoint signed from this store carries a map root no record supports; restore the store from a backup"

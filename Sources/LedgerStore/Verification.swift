@@ -29,7 +29,9 @@ extension EventLog {
     ///    walked once);
     /// 8. the `heads` table is the map of stream heads the records make
     ///    (each stream's last version and leaf, kept by the second thread
-    ///    for the back-links anyway, so no second pass over the log).
+    ///    for the back-links anyway, so no second pass over the log); a map
+    ///    behind the log (an older jqc appended) is not compared but
+    ///    reported as `headMapLag`, beside an intact verdict.
     ///
     /// The first problem is reported.
     public func verify(
@@ -75,7 +77,8 @@ extension EventLog {
         }
         progress?(last, total)
         return VerificationReport(
-            checked: last, head: LedgerDigest(position: last, head: walk.previous), digest: digest, finding: finding)
+            checked: last, head: LedgerDigest(position: last, head: walk.previous), digest: digest, finding: finding,
+            headMapLag: finding == nil ? try reader.headMapLag() : nil)
     }
 
     /// Where the walk along the chain got to.
@@ -152,54 +155,11 @@ extension EventLog {
         let (restFinding, tree) = try TreeCheck.running(checkpoint: checkpoint) { feed in
             try TreeNodes.withCursor(tables.tree, in: transaction) { nodes -> TreeNodeFinding? in
                 try reader.forEachStoredRecord(from: 1) { position, value in
-                    let expected = walk.next
-                    if position != expected {
-                        walk.finding =
-                            position > expected
-                            ? .missing(position: expected, next: position)
-                            : .reordered(position: position, claims: expected)
-                        return false
-                    }
-                    guard value.byteCount > 32 else {
-                        walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
-                        return false
-                    }
-                    // The header the quick way (the same header when the
-                    // record's own check passes); handed over with the
-                    // record, whose chain link decides first on the other
-                    // thread. When the quick read fails, the check says why.
-                    let header: RecordKeys
-                    do throws(RecordError) {
-                        header = try EventRecord.keys(ofEncoded: value, at: 32)
-                    } catch {
-                        feed.check(record: value, keys: nil)
-                        do throws(RecordError) {
-                            _ = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
-                            walk.finding = .malformed(position: position, reason: "\(error)")
-                        } catch {
-                            walk.finding = Self.finding(error, at: position)
-                        }
-                        return false
-                    }
-                    feed.check(record: value, keys: header)
-                    if header.position != position {
-                        walk.finding = .reordered(position: position, claims: header.position)
-                        return false
-                    }
-                    // The stored chain hash: the recomputed one wherever the
-                    // links hold (the other thread stops the walk where not).
-                    let stored = Digest256(value) ?? .zero
-                    if let digest, digest.position == position {
-                        walk.digestChecked = true
-                        if stored != digest.head {
-                            walk.finding = .digestMismatch(position: position, expected: digest.head, found: stored)
-                            return false
-                        }
-                    }
-                    if walk.indexFinding == nil {
-                        walk.indexFinding = try entries(of: header, in: transaction, tables: tables, keys: &keys)
-                        if walk.indexFinding != nil { walk.indexFindingAt = position }
-                    }
+                    guard
+                        let stored = try checkRecord(
+                            value, at: position, walk: &walk, feed: &feed, digest: digest, reader: reader,
+                            keys: &keys)
+                    else { return false }
                     try feed.append { level, index in
                         // After the first key finding the walk reads no further nodes.
                         guard !keyFinding else { return .unchecked }
@@ -226,6 +186,67 @@ extension EventLog {
             try walk.stopped(at: position, by: finding, reader: reader)
         }
         return walk
+    }
+
+    /// One record of the walk, before its tree nodes: its position in
+    /// sequence, its header read the quick way (handed over with the record
+    /// to the other thread, `TreeCheck`), the digest at its position, and its
+    /// index entries (the first index problem kept, the walk going on).
+    /// Returns the record's stored chain hash; nil, with `walk.finding`
+    /// set, where the walk stops.
+    static func checkRecord(
+        _ value: RawSpan, at position: UInt64, walk: inout ChainWalk, feed: inout TreeCheck.Feed,
+        digest: LedgerDigest?, reader: LedgerReader, keys: inout IndexKeys
+    ) throws -> Digest256? {
+        let expected = walk.next
+        if position != expected {
+            walk.finding =
+                position > expected
+                ? .missing(position: expected, next: position)
+                : .reordered(position: position, claims: expected)
+            return nil
+        }
+        guard value.byteCount > 32 else {
+            walk.finding = .unreadable(position: position, reason: "only \(value.byteCount) bytes stored")
+            return nil
+        }
+        // The header the quick way (the same header when the record's own
+        // check passes); handed over with the record, whose chain link
+        // decides first on the other thread. When the quick read fails,
+        // the check says why.
+        let header: RecordKeys
+        do throws(RecordError) {
+            header = try EventRecord.keys(ofEncoded: value, at: 32)
+        } catch {
+            feed.check(record: value, keys: nil)
+            do throws(RecordError) {
+                _ = try EventRecord.checkedHeader(ofEncoded: value, at: 32)
+                walk.finding = .malformed(position: position, reason: "\(error)")
+            } catch {
+                walk.finding = Self.finding(error, at: position)
+            }
+            return nil
+        }
+        feed.check(record: value, keys: header)
+        if header.position != position {
+            walk.finding = .reordered(position: position, claims: header.position)
+            return nil
+        }
+        // The stored chain hash: the recomputed one wherever the links hold
+        // (the other thread stops the walk where not).
+        let stored = Digest256(value) ?? .zero
+        if let digest, digest.position == position {
+            walk.digestChecked = true
+            if stored != digest.head {
+                walk.finding = .digestMismatch(position: position, expected: digest.head, found: stored)
+                return nil
+            }
+        }
+        if walk.indexFinding == nil {
+            walk.indexFinding = try entries(of: header, in: reader.transaction, tables: reader.tables, keys: &keys)
+            if walk.indexFinding != nil { walk.indexFindingAt = position }
+        }
+        return stored
     }
 
     /// What a record that fails its own check is.

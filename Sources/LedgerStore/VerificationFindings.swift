@@ -291,6 +291,9 @@ public struct VerificationReport: Sendable {
     public var digest: LedgerDigest?
     /// The first problem found; nil means the log is intact.
     public var finding: TamperFinding?
+    /// The map of stream heads is behind the log (not damage: what to do
+    /// is in its description); nil when it is not, or when there is a finding.
+    public var headMapLag: HeadMapLag? = nil
 
     public var isIntact: Bool { finding == nil }
 }

@@ -35,6 +35,38 @@ public enum HeadMapSurgery {
         }
     }
 
+    /// Runs `body` (which records, e.g. through the built `jqc`) and puts
+    /// the `heads` table back as it was before, size entry included: the
+    /// store is then one a jqc older than the map appended to, which leaves
+    /// the table alone.
+    public static func recordingAsOlderJQC(store: String, _ body: () throws -> Void) throws {
+        var before: [([UInt8], [UInt8])] = []
+        try withHeads(store) { txn, heads in
+            try txn.forEach(heads) { key, value in
+                before.append((key, value))
+                return true
+            }
+        }
+        try body()
+        try withHeads(store) { txn, heads in
+            try txn.empty(heads)
+            for (key, value) in before { try txn.put(heads, key, value) }
+        }
+    }
+
+    /// Sets the table's `size` entry (the records the map says it holds)
+    /// to `size`, or removes it (nil: a table built before the entry).
+    public static func setSize(store: String, to size: UInt64?) throws {
+        let key = Array("size".utf8)
+        try withHeads(store) { txn, heads in
+            guard let size else {
+                _ = try txn.delete(heads, key)
+                return
+            }
+            try txn.put(heads, key, (0..<8).map { UInt8(truncatingIfNeeded: size >> UInt64(56 - 8 * $0)) })
+        }
+    }
+
     /// Whether the store has a `heads` table.
     public static func hasTable(store: String) throws -> Bool {
         let env = try Environment(directory: store)

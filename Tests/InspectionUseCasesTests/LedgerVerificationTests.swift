@@ -68,7 +68,7 @@ import Testing
         Choice(
             name: "the walk alone", checkpoint: false, inspection: false, full: true, anchoringLines: [],
             walkLines: ["intact: 5 records verified, chain head jqc-digest-v1:5:"],
-            keys: ["intact", "checked", "head", "digest", "finding"]),
+            keys: ["intact", "checked", "head", "digest", "finding", "head_map_behind"]),
         Choice(
             name: "a checkpoint, no walk", checkpoint: true, inspection: false, full: false,
             anchoringLines: ["intact: the log (5 records) extends the checkpoint of 5 records signed by jqc/"],
@@ -84,7 +84,7 @@ import Testing
             walkLines: [
                 "intact: 5 records verified, chain head ",
                 "extends the checkpoint: the first 5 records have its root, recomputed from the records",
-            ], keys: ["checkpoint", "inspection", "intact", "checked", "head", "digest", "finding"]),
+            ], keys: ["checkpoint", "inspection", "intact", "checked", "head", "digest", "finding", "head_map_behind"]),
     ]
 
     static func starts(_ lines: [String], _ prefixes: [String]) -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 import LedgerCore
 import LedgerStore
 import LedgerTestSupport
@@ -59,6 +60,94 @@ import Testing
         let now = try proven(id, "new.json")
         #expect(now.format == "jqc-proof-bundle/2")
         #expect(now.verdict?.hasPrefix("complete: version ") == true, "\(now)")
+    }
+
+    /// The log's size, read in this process through a read-only open (a
+    /// writable one would bring the map up to date itself), closed again.
+    func logSize() throws -> UInt64 {
+        var options = Environment.Options()
+        options.readOnly = true
+        let log = try EventLog(directory: store, options: options)
+        defer { log.close() }
+        return try log.read { reader in try reader.treeSize() }
+    }
+
+    /// A jqc older than the map appends to an upgraded store (the table put
+    /// back as it was around real appends): read-only opens use no map and
+    /// `verify --full` says it is behind, not damaged; the next writing
+    /// command brings it up to date from the records after it, said once,
+    /// and the next checkpoint's root is the map built afresh.
+    @Test func aMapLeftBehindByAnOlderJQCIsNoticedAndBroughtUpToDate() throws {
+        let id = try sample.start()
+        try ok(jqc("--as", "Dana", "set", id, "Floors", "4"))
+        #expect(try headsLine() != nil)
+        let mapSize = try logSize()
+        try HeadMapSurgery.recordingAsOlderJQC(store: store) {
+            try ok(jqc("--as", "Dana", "set", id, "Floors", "5"))
+            _ = try sample.start()
+        }
+        let size = try logSize()
+        #expect(size > mapSize + 1)
+        let behind = "an older jqc wrote records \(mapSize + 1)..\(size)"
+        // Read-only: no map root, a /1 bundle, verify intact with a note.
+        #expect(try headsLine() == nil)
+        let old = try proven(id, "old.json")
+        #expect(old.format == "jqc-proof-bundle/1")
+        #expect(old.verdict?.hasPrefix("not proven: that the inspection had no version after") == true, "\(old)")
+        let verified = try ok(jqc("verify", "--full")).stdout
+        #expect(verified.contains("note: the map of stream heads is behind the log"), "\(verified)")
+        #expect(verified.contains(behind), "\(verified)")
+        let json = try ok(jqc("--json", "verify", "--full")).stdout
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let lag = object?["head_map_behind"] as? [String: Any]
+        #expect((lag?["map_size"] as? NSNumber)?.uint64Value == mapSize, "\(json)")
+        #expect((lag?["log_size"] as? NSNumber)?.uint64Value == size, "\(json)")
+        // The next writing command catches up, says so once; the one after says nothing.
+        let first = try ok(jqc("--as", "Dana", "set", id, "Odor", "acceptable"))
+        let said = "the map of stream heads was behind the log (\(behind)); brought up to date"
+        #expect(first.stderr.components(separatedBy: said).count == 2, "\(first.stderr)")
+        let second = try ok(jqc("--as", "Dana", "set", id, "Floors", "3"))
+        #expect(!second.stderr.contains("the map of stream heads"), "\(second.stderr)")
+        let log = try EventLog(directory: store)
+        let fresh = try log.read { reader in try reader.headMap(size: try reader.treeSize()).root }
+        log.close()
+        #expect(try headsLine() == "jqc-heads " + Data(fresh.bytes).base64EncodedString())
+        let now = try proven(id, "new.json")
+        #expect(now.format == "jqc-proof-bundle/2")
+        #expect(now.verdict?.hasPrefix("complete: version ") == true, "\(now)")
+        let clean = try ok(jqc("verify", "--full")).stdout
+        #expect(!clean.contains("note:"), "\(clean)")
+    }
+
+    /// A table without its size entry (a map built before the entry) is
+    /// used by no read-only open and built again, verified and said, by the
+    /// next writable one; a size past the log's end is damage for `verify --full`.
+    @Test(arguments: [false, true]) func aTableThatDoesNotSayItsSizeOrSaysTooMuch(_ tooMuch: Bool) throws {
+        let id = try sample.start()
+        try ok(jqc("--as", "Dana", "set", id, "Floors", "4"))
+        // The first checkpoint records the device's key (a writing open): taken before.
+        #expect(try headsLine() != nil)
+        let size = try logSize()
+        try HeadMapSurgery.setSize(store: store, to: tooMuch ? size + 5 : nil)
+        #expect(try headsLine() == nil)
+        if tooMuch {
+            let found = try jqc("verify", "--full")
+            let said = found.stdout + found.stderr
+            #expect(found.status == 1, "\(said)")
+            #expect(
+                said.contains("heads[size] says the map holds \(size + 5) records, more than the log's \(size)"),
+                "\(said)")
+            return
+        }
+        #expect(try ok(jqc("verify", "--full")).stdout.contains("its table does not say which records it holds"))
+        let first = try ok(jqc("--as", "Dana", "set", id, "Floors", "3"))
+        let rebuilt = "did not say it held the log's \(size) records; built it again from the log ("
+        #expect(first.stderr.contains(rebuilt), "\(first.stderr)")
+        #expect(first.stderr.contains("streams, verified)"), "\(first.stderr)")
+        let log = try EventLog(directory: store)
+        let fresh = try log.read { reader in try reader.headMap(size: try reader.treeSize()).root }
+        log.close()
+        #expect(try headsLine() == "jqc-heads " + Data(fresh.bytes).base64EncodedString())
     }
 
     /// Each damage to the table, and the key `verify --full` names.

@@ -100,11 +100,16 @@ public struct LedgerVerification {
                     "key": .optional(finding.key),
                 ])
             } ?? .null
+        step.members["head_map_behind"] =
+            report.headMapLag.map { lag in
+                .object(["map_size": lag.mapSize.map(JSONValue.integer) ?? .null, "log_size": .integer(lag.logSize)])
+            } ?? .null
         if let finding = report.finding {
             step.failure = LedgerVerificationFailure(finding: "\(finding)")
             return step
         }
         step.lines.append("intact: \(report.checked) records verified, chain head \(report.head)")
+        if let lag = report.headMapLag { step.lines.append("note: \(lag)") }
         if let digest { step.lines.append("extends the digest \(digest)") }
         if let signed {
             step.lines.append(
