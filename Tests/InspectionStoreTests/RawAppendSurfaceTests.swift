@@ -65,7 +65,9 @@ import Testing
 
     /// Who may import the SPI: the store's own modules, a salvage, the benchmarks.
     @Test func onlyTheStoreASalvageAndTheBenchmarksImportTheRawAppend() throws {
-        let allowed = ["InspectionStore/", "LedgerStore/", "InspectionUseCases/Ledger/LedgerSalvage.swift", "ledger-bench/"]
+        let allowed = [
+            "InspectionStore/", "LedgerStore/", "InspectionUseCases/Ledger/LedgerSalvage.swift", "ledger-bench/",
+        ]
         let sources = Products.repositoryFile("Sources")
         let enumerator = try #require(FileManager.default.enumerator(atPath: sources))
         var importers: [String] = []
