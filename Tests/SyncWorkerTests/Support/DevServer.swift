@@ -42,7 +42,10 @@ final class DevServer: @unchecked Sendable {
     let profile: Profile
 
     /// Starts a server; `arguments` are extra flags (`--latency-ms 50`).
-    init(_ arguments: [String] = [], profile: Profile = .contract, lifetime: Int = 120) throws {
+    /// The lifetime is a backstop for a test that crashes (the value's
+    /// deinit kills the server first): long enough for the slowest test on
+    /// a loaded 2-core machine.
+    init(_ arguments: [String] = [], profile: Profile = .contract, lifetime: Int = 600) throws {
         self.profile = profile
         extraArguments = ["--profile", profile.rawValue] + arguments
         self.lifetime = lifetime
@@ -71,7 +74,9 @@ final class DevServer: @unchecked Sendable {
         process.standardError = FileHandle(forWritingAtPath: log)
         try process.run()
         self.process = process
-        let deadline = Date().addingTimeInterval(15)
+        // Python's start-up (imports, the database) took over 15 s when the
+        // whole suite ran beside five builds; the wait ends early if it dies.
+        let deadline = Date().addingTimeInterval(90)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
                 let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
