@@ -108,6 +108,12 @@ public struct WitnessEvidence: Sendable {
     public var cosigning: String?
     /// Whether the quorum of configured witnesses cosigned a checkpoint this log extends.
     public var quorumMet: Bool?
+    /// The last fork of this device a C2SP witness reported (both
+    /// checkpoints), as the device's stream records it; said after the line.
+    public var fork: String?
+    /// With `--witness`: each configured witness's answer asked now
+    /// (`CosignedCheckpointProbe`), in the report's words.
+    public var askedNow: [AskedWitness] = []
 
     public init(acknowledgedSize: UInt64?, acknowledgedAt: Timestamp?, server: String?, lastOutcome: String?) {
         self.acknowledgedSize = acknowledgedSize
@@ -115,6 +121,10 @@ public struct WitnessEvidence: Sendable {
         self.server = server
         self.lastOutcome = lastOutcome
     }
+
+    /// The report's lines: the witness line, then a fork a witness
+    /// reported, then each witness asked now.
+    public var lines: [String] { [line] + (fork.map { [$0] } ?? []) + askedNow.map(\.line) }
 
     /// One line for the report.
     public var line: String {
@@ -126,6 +136,27 @@ public struct WitnessEvidence: Sendable {
         }
         return "witness: the history was NOT witnessed"
             + (lastOutcome.map { " (\($0))" } ?? " (no server has acknowledged a checkpoint of this log)")
+    }
+}
+
+/// One witness asked now what it last cosigned of this device (`jqc audit --witness`).
+public struct AskedWitness: Sendable, Equatable {
+    /// The witness's name.
+    public var name: String
+    /// `still_holds`, `advanced_as_recorded`, `forked` or `not_asked`.
+    public var answer: String
+    /// The size it holds, when its answer names one.
+    public var size: UInt64?
+    /// The answer in the report's words.
+    public var line: String
+    /// Whether it shows a fork of this device.
+    public var isFork: Bool { answer == "forked" }
+
+    public init(name: String, answer: String, size: UInt64?, line: String) {
+        self.name = name
+        self.answer = answer
+        self.size = size
+        self.line = line
     }
 }
 

@@ -73,7 +73,7 @@ extension AuditReport {
         } else {
             out += "<p id=\"digest\">Checked against the digest: none was given.</p>\n"
         }
-        if let witness = chain.witness { out += "<p id=\"witness\">\(Self.escape(witness.line))</p>\n" }
+        if let witness = chain.witness { out += Self.witnessHTML(witness) }
         return out
     }
 
@@ -89,7 +89,7 @@ extension AuditReport {
         out += "<p class=\"subject\">Audit of inspection <code>\(Self.escape(inspectionID.lowercased))</code></p>\n"
         if let proof = chain.proof {
             for line in proofLines(proof) { out += "<p class=\"proof\">\(Self.escape(line))</p>\n" }
-            if let witness = chain.witness { out += "<p id=\"witness\">\(Self.escape(witness.line))</p>\n" }
+            if let witness = chain.witness { out += Self.witnessHTML(witness) }
         } else {
             out += chainHTML
         }

@@ -131,3 +131,17 @@ extension AuditReport {
 
         """
 }
+
+extension AuditReport {
+    /// The witness's paragraphs: the line, a fork a witness reported, and
+    /// with `--witness` each witness asked now (a fork marked as one).
+    static func witnessHTML(_ witness: WitnessEvidence) -> String {
+        var out = "<p id=\"witness\">\(escape(witness.line))</p>\n"
+        if let fork = witness.fork { out += "<p id=\"witness-fork\" class=\"broken\">\(escape(fork))</p>\n" }
+        for asked in witness.askedNow {
+            let kind = asked.isFork ? " broken" : ""
+            out += "<p class=\"witness-asked\(kind)\">\(escape(asked.line))</p>\n"
+        }
+        return out
+    }
+}

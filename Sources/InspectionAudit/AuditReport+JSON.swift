@@ -112,6 +112,16 @@ extension AuditReport {
             .init("server", .optional(witness.server)), .init("last_outcome", .optional(witness.lastOutcome)),
             .init("cosigned", .optional(witness.cosigning)),
             .init("quorum_met", witness.quorumMet.map { .bool($0) } ?? .null),
+            .init("fork", .optional(witness.fork)),
+            .init(
+                "asked_now",
+                .array(
+                    witness.askedNow.map { asked in
+                        .object([
+                            .init("name", .string(asked.name)), .init("answer", .string(asked.answer)),
+                            .init("size", asked.size.map { .integer($0) } ?? .null), .init("line", .string(asked.line)),
+                        ])
+                    })),
         ])
     }
 

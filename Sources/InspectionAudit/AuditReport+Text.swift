@@ -47,7 +47,7 @@ extension AuditReport {
         var lines: [String] = []
         if let proof = chain.proof {
             lines += proofLines(proof)
-            if let witness = chain.witness { lines.append(witness.line) }
+            if let witness = chain.witness { lines += witness.lines }
             return lines
         }
         switch chain.result {
@@ -68,7 +68,7 @@ extension AuditReport {
         } else if chain.isIntact {
             lines.append("digest: none given (pass --digest to prove nothing before it was rewritten)")
         }
-        if let witness = chain.witness { lines.append(witness.line) }
+        if let witness = chain.witness { lines += witness.lines }
         return lines
     }
 

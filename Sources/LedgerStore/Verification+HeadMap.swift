@@ -6,25 +6,40 @@ extension EventLog {
     /// of the map of stream heads that `heads` (each stream's last version
     /// and leaf, from the walk) make, byte for byte. Nil when it does, or
     /// when the store has no table (a read-only open of a store written
-    /// before the map: nothing to check), or when the map is behind the log
-    /// (`HeadMapLag`, reported beside the verdict, not damage).
+    /// before the map: nothing to check). A map behind the log (`HeadMapLag`,
+    /// reported beside the verdict, not damage) is checked against the map
+    /// of the records it says it holds: the catch-up builds on those nodes,
+    /// so a damaged one is found before it is built on.
     static func headMapFinding(_ reader: LedgerReader, heads: [StreamHead], records last: UInt64) throws
         -> HeadMapFinding?
     {
         guard let table = try reader.usableHeads() else {
+            guard let table = reader.tables.heads, let lag = try reader.headMapLag(), let size = lag.mapSize else {
+                return nil
+            }
             // A map that says it holds more records than the log has: records were lost after it.
-            guard let lag = try reader.headMapLag(), let size = lag.mapSize, size > lag.logSize else { return nil }
-            return HeadMapFinding(problem: .pastTheLog(size), storedKey: HeadMapTable.sizeKey, position: last + 1)
+            if size > lag.logSize {
+                return HeadMapFinding(problem: .pastTheLog(size), storedKey: HeadMapTable.sizeKey, position: last + 1)
+            }
+            return try compare(reader, table: table, with: try reader.headMap(size: size), records: last)
         }
         var memory = HeadMapInMemory()
         for head in heads { try memory.set(head) }
+        return try compare(reader, table: table, with: memory, records: last)
+    }
+
+    /// The first node where the stored `table` and the map `memory` differ
+    /// (stored with other bytes, stored but not made, made but not
+    /// stored); nil when they hold the same nodes. The size entry is no node.
+    static func compare(_ reader: LedgerReader, table: Table, with memory: HeadMapInMemory, records last: UInt64)
+        throws -> HeadMapFinding?
+    {
         var made: [[UInt8]: [UInt8]] = [:]
         made.reserveCapacity(memory.nodes.count)
         for (position, slot) in memory.nodes { made[position.key] = slot.encoded }
         var finding: HeadMapFinding?
         var matched = 0
         try reader.transaction.forEach(table) { key, value in
-            // The size entry was checked by `usableHeads`: it is no node.
             if key == HeadMapTable.sizeKey { return true }
             guard let expected = made[key] else {
                 finding = HeadMapFinding(problem: .extra, storedKey: key, position: last + 1)

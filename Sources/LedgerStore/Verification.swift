@@ -30,8 +30,9 @@ extension EventLog {
     /// 8. the `heads` table is the map of stream heads the records make
     ///    (each stream's last version and leaf, kept by the second thread
     ///    for the back-links anyway, so no second pass over the log); a map
-    ///    behind the log (an older jqc appended) is not compared but
-    ///    reported as `headMapLag`, beside an intact verdict.
+    ///    behind the log (an older jqc appended) is compared with the map of
+    ///    the records it says it holds (what the catch-up builds on) and,
+    ///    whole, reported as `headMapLag`, beside an intact verdict.
     ///
     /// The first problem is reported.
     public func verify(

@@ -141,10 +141,41 @@ public final class CheckpointWitness {
             return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
         }
         let heldSize = held["size"]?.integerValue.map { UInt64(max(0, $0)) }
-        let device = self.device
         let heldRoot = held["root"]?.stringValue.flatMap { Data(base64Encoded: $0) }
-        let (note, size, root, proof, upToDate) = try ledger.log.read {
-            reader -> (String, UInt64, Digest256, [Digest256], Bool) in
+        let (note, size, root, proof, upToDate) = try prepare(
+            ledger: ledger, key: key, held: heldSize.map { ($0, heldRoot) })
+        if upToDate, let heldSize {
+            self.outcome = .upToDate(size: heldSize)
+            return .upToDate(size: heldSize)
+        }
+        let body = JSONValue.object([
+            "checkpoint": .string(note), "key": .string(key.verifierKey),
+            "consistency": .array(proof.map { .string(Data($0.bytes).base64EncodedString()) }),
+        ])
+        let answer: JSONValue
+        do {
+            answer = try call(session, .post, "/ledger/checkpoints", json: body)
+        } catch {
+            return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
+        }
+        // An acknowledgement names the very checkpoint sent; anything else
+        // (another size, root or note, or none) is the witness failing.
+        let sentRoot = Data(root.bytes).base64EncodedString()
+        if let wrong = Self.mismatch(answer, note: note, size: size, root: sentRoot) {
+            return try finish(.wrongAnswer(wrong), ledger: ledger, api: api, clock: clock)
+        }
+        return try finish(
+            .acknowledged(size: size, previous: heldSize), ledger: ledger, api: api, clock: clock, root: sentRoot)
+    }
+
+    /// Today's signed checkpoint and the consistency proof from the held
+    /// size, or `upToDate` when only the acknowledgement of the held
+    /// checkpoint came after it (and the log still has its root there).
+    private func prepare(ledger: InspectionLedger, key: NoteKey, held: (size: UInt64, root: Data?)?) throws
+        -> (note: String, size: UInt64, root: Digest256, proof: [Digest256], upToDate: Bool)
+    {
+        let (device, name, heldSize, heldRoot) = (self.device, key.name, held?.size, held?.root)
+        return try ledger.log.read { reader -> (String, UInt64, Digest256, [Digest256], Bool) in
             let size = try reader.treeSize()
             // Only the acknowledgement of the held checkpoint came after it, and
             // today's tree at the held size has the held root: nothing to witness.
@@ -177,28 +208,6 @@ public final class CheckpointWitness {
             }
             return (try checkpoint.signed(by: key), size, checkpoint.root, proof, false)
         }
-        if upToDate, let heldSize {
-            self.outcome = .upToDate(size: heldSize)
-            return .upToDate(size: heldSize)
-        }
-        let body = JSONValue.object([
-            "checkpoint": .string(note), "key": .string(key.verifierKey),
-            "consistency": .array(proof.map { .string(Data($0.bytes).base64EncodedString()) }),
-        ])
-        let answer: JSONValue
-        do {
-            answer = try call(session, .post, "/ledger/checkpoints", json: body)
-        } catch {
-            return try finish(Self.classify(error), ledger: ledger, api: api, clock: clock)
-        }
-        // An acknowledgement names the very checkpoint sent; anything else
-        // (another size, root or note, or none) is the witness failing.
-        let sentRoot = Data(root.bytes).base64EncodedString()
-        if let wrong = Self.mismatch(answer, note: note, size: size, root: sentRoot) {
-            return try finish(.wrongAnswer(wrong), ledger: ledger, api: api, clock: clock)
-        }
-        return try finish(
-            .acknowledged(size: size, previous: heldSize), ledger: ledger, api: api, clock: clock, root: sentRoot)
     }
 
     /// Why `answer` does not acknowledge the checkpoint sent (`note` of `size`

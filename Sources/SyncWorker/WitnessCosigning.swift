@@ -19,8 +19,9 @@ import LedgerStore
 /// believed; a 409 (`text/x.tlog.size`) is re-proven once from the size it
 /// names; a 409 or 422 after that, or a size larger than this log, is a fork:
 /// the witness cosigned a history of this device that this ledger does not
-/// extend. Each verified cosignature is recorded (`checkpoint.cosigned`) and
-/// the cosigned note kept in `cosigned-checkpoint`.
+/// extend, recorded as a `sync.checkpoint_witnessed` refusal naming both
+/// checkpoints (`WitnessFork`). Each verified cosignature is recorded
+/// (`checkpoint.cosigned`) and the cosigned note kept in `cosigned-checkpoint`.
 public final class WitnessCosigning {
     public let list: WitnessList
     let directory: LedgerDirectory
@@ -62,13 +63,14 @@ public final class WitnessCosigning {
                 quorum: list.effectiveQuorum)
         }
         let signed = try sign(ledger: ledger, anchor: held.max { $0.size < $1.size })
+        let submission = Submission(signed: signed, ledger: ledger, transport: transport, recorded: held)
         var results: [WitnessResult] = []
         for (index, (entry, key)) in keys.enumerated() {
             let witness = WitnessTarget(url: entry.url, key: key)
-            results.append(
-                try submit(signed, to: witness, old: last[index]?.size ?? 0, ledger: ledger, transport: transport))
+            results.append(try submit(submission, to: witness, old: last[index]?.size ?? 0))
         }
         try keep(results, signed: signed, ledger: ledger, clock: clock)
+        try recordForks(results, ledger: ledger, clock: clock)
         return WitnessRound(results: results, quorum: list.effectiveQuorum, checkpoint: signed.checkpoint)
     }
 
@@ -121,12 +123,23 @@ public final class WitnessCosigning {
         return Signed(checkpoint: checkpoint, note: try checkpoint.signed(by: key))
     }
 
+    /// What every submission of a round shares.
+    struct Submission {
+        var signed: Signed
+        var ledger: InspectionLedger
+        var transport: any HTTPTransport
+        /// The cosignatures this log recorded (a fork names the witness's root from them when it can).
+        var recorded: [DeviceStreamEvent.CheckpointCosigned]
+    }
+
     /// One witness: the submission from `old`, and once more from the size
     /// a 409 names.
-    private func submit(
-        _ signed: Signed, to witness: WitnessTarget, old: UInt64, ledger: InspectionLedger,
-        transport: any HTTPTransport
-    ) throws -> WitnessResult {
+    private func submit(_ round: Submission, to witness: WitnessTarget, old: UInt64) throws -> WitnessResult {
+        let (signed, ledger, transport) = (round.signed, round.ledger, round.transport)
+        func forked(_ held: UInt64) throws -> WitnessResult {
+            .forked(
+                try WitnessFork.found(witness, held: held, signed: signed, ledger: ledger, recorded: round.recorded))
+        }
         let size = signed.checkpoint.size
         var from = min(old, size)
         for attempt in 0..<2 {
@@ -147,11 +160,9 @@ public final class WitnessCosigning {
                 }
                 // A witness ahead of this log, or a second conflict after
                 // re-proving from the size it named: another history.
-                if held > size || attempt == 1 || held == from {
-                    return .forked(witness, heldSize: held, ours: signed.checkpoint, note: signed.note)
-                }
+                if held > size || attempt == 1 || held == from { return try forked(held) }
                 from = held
-            case 422: return .forked(witness, heldSize: from, ours: signed.checkpoint, note: signed.note)
+            case 422: return try forked(from)
             case 404:
                 return .unknownLog(witness, origin: signed.checkpoint.origin, logKey: try signingKey().verifierKey)
             default: return .refused(witness, status: answer.status, why: WitnessTarget.text(answer))

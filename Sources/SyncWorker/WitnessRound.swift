@@ -11,8 +11,8 @@ public enum WitnessResult: Sendable, Equatable {
     case unknownLog(WitnessTarget, origin: String, logKey: String)
     /// It cosigned a history of this device that this ledger does not extend:
     /// a size larger than this log, or a conflict (409) or a proof it could not
-    /// verify (422) from the size it holds.
-    case forked(WitnessTarget, heldSize: UInt64, ours: Checkpoint, note: String)
+    /// verify (422) from the size it holds. Both checkpoints are in the fork.
+    case forked(WitnessFork)
     /// It answered 200 without a cosignature by its configured key that verifies.
     case badCosignature(WitnessTarget, why: String)
     /// Another refusal (403, 400, 5xx…), `why` from its answer.
@@ -54,11 +54,10 @@ public enum WitnessResult: Sendable, Equatable {
         case .unknownLog(let witness, let origin, let key):
             return "witness \(witness.key.name) (\(witness.url)): this witness does not know log \(origin); enrol it "
                 + "with the witness's operator: origin \(origin), key \(key)"
-        case .forked(let witness, let held, let ours, _):
-            return "WITNESS \(witness.key.name) (\(witness.url)) REFUSED this device's checkpoint: it cosigned a "
-                + "checkpoint of \(held) records of log \(ours.origin) that this ledger does not extend; this "
-                + "ledger's checkpoint has \(ours.size) records, root \(Data(ours.root.bytes).base64EncodedString()). "
-                + "Another copy of this device recorded its own history (a backup used as a second device?): a "
+        case .forked(let fork):
+            return "WITNESS \(fork.witness.key.name) (\(fork.witness.url)) REFUSED this device's checkpoint: it "
+                + "cosigned a checkpoint of \(fork.heldSize) records of log \(fork.ours.origin) that this ledger does "
+                + "not extend (\(fork.checkpoints)). Another copy of this device recorded its own history (a backup used as a second device?): a "
                 + "FORK of this device. Keep both ledgers as they are and report it."
         case .badCosignature(let witness, let why):
             return "WITNESS \(witness.key.name) (\(witness.url)) FAILED: \(why); its answer was not believed and "

@@ -174,6 +174,27 @@ import Testing
         #expect(finding?["key"] as? String == key, "\(name): \(json.stdout)")
     }
 
+    /// A map both behind the log (an older jqc appended) and damaged in the
+    /// part the catch-up builds on: `verify --full` checks the nodes against
+    /// the map of the records the table says it holds, so the damage is
+    /// found (status 1, the key named), not reported only as behind.
+    @Test(arguments: damages.indices) func verifyFullFindsADamagedTableThatIsBehind(_ index: Int) throws {
+        let (name, damage, key) = Self.damages[index]
+        let id = try sample.start()
+        try ok(jqc("--as", "Dana", "set", id, "Floors", "4"))
+        #expect(try headsLine() != nil)
+        try HeadMapSurgery.recordingAsOlderJQC(store: store) { _ = try sample.start() }
+        #expect(try ok(jqc("verify", "--full")).stdout.contains("the map of stream heads is behind the log"))
+        try damage(store)
+        let found = try jqc("verify", "--full")
+        let said = found.stdout + found.stderr
+        #expect(found.status == 1, "\(name): \(said)")
+        #expect(said.contains("the map of stream heads' entry \(key)"), "\(name): \(said)")
+        let json = try jqc("--json", "verify", "--full")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((object?["finding"] as? [String: Any])?["key"] as? String == key, "\(name): \(json.stdout)")
+    }
+
     /// `jqc backup` copies the table and verifies the copy with it (step 8):
     /// a damaged table is refused and no copy kept; `jqc salvage`, which
     /// appends the records to a new store through the normal door, makes

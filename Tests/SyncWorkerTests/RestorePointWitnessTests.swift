@@ -143,4 +143,41 @@ import Testing
         let third = try copy("start", "--template", "11", "--facility", "101")
         #expect(third.status == 0 && !third.stderr.contains("warning"), "\(third.stderr)")
     }
+
+    /// (step, the ledger it runs on, the `state` then, whether it is still a restored backup).
+    static let jsonSteps: [(step: String, state: String?, restored: Bool)] = [
+        ("the original", nil, false), ("the backup, not yet checked", "unchecked", true),
+        ("after a recording command said it cannot be checked", "uncheckable", true),
+        ("after restore-point clear", nil, false),
+    ]
+
+    /// `jqc restore-point --json` (and `clear --json`) say what the text
+    /// says, in the shape `Schemas/cli/jqc-json.schema.json` defines.
+    @Test func restorePointSaysItsStateInJSON() throws {
+        let sample = try SampleLedger(serverURL: "http://127.0.0.1:9")
+        let path = sample.directory.appending("backup")
+        let backup = try sample.jqc("--json", "backup", path)
+        try #require(backup.status == 0, "\(backup.stderr)")
+        let events = try #require(try JSONValue(parsing: Array(backup.stdout.utf8))["events"]?.integerValue)
+        let copy = JQCRunner(ledger: path, environment: ["JQC_ACTOR": "Dana"])
+        for (index, step) in Self.jsonSteps.enumerated() {
+            if index == 2 { try #require(try copy("start", "--template", "11", "--facility", "101").status == 0) }
+            if index == 3 {
+                let clear = try copy("--json", "restore-point", "clear")
+                #expect(clear.status == 0, "\(clear.stderr)")
+                #expect(try JSONSchemaCheck.validate("restore_point_clear", clear.stdout).status == 0)
+                #expect(try JSONValue(parsing: Array(clear.stdout.utf8))["cleared"]?.boolValue == true)
+            }
+            let shown = try (index == 0 ? sample.jqc("--json", "restore-point") : copy("--json", "restore-point"))
+            #expect(shown.status == 0, "\(step.step): \(shown.stderr)")
+            let check = try JSONSchemaCheck.validate("restore_point", shown.stdout)
+            #expect(check.status == 0, "\(step.step): \(check.stderr)")
+            let json = try JSONValue(parsing: Array(shown.stdout.utf8))
+            #expect(json["restored_backup"]?.boolValue == step.restored, "\(step.step)")
+            #expect(json["state"]?.stringValue == step.state, "\(step.step): \(shown.stdout)")
+            #expect(json["records"]?.integerValue == (step.restored ? events : nil), "\(step.step)")
+            let text = try (index == 0 ? sample.jqc("restore-point") : copy("restore-point"))
+            #expect(json["message"]?.stringValue == text.stdout.trimmingCharacters(in: .newlines), "\(step.step)")
+        }
+    }
 }

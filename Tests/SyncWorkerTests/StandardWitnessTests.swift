@@ -187,6 +187,73 @@ import Testing
         #expect(try witness.heldSize(try device.origin()) == original)
     }
 
+    /// (drafts the copy starts, whether it then holds as many records as the
+    /// witness cosigned of the original): one draft is another history at
+    /// the very size the witness holds (its second 409), two are a longer one
+    /// (a 422 from that size).
+    static let forks: [(drafts: Int, sameSize: Bool)] = [(1, true), (2, false)]
+
+    /// A copy recording its own history: the witness's refusal is recorded
+    /// once in the copy's device stream (`sync.checkpoint_witnessed`,
+    /// refused, the witness's size) and said by `witness sync`, `status` and
+    /// `audit` as a fork naming both checkpoints.
+    @Test(arguments: forks.indices)
+    func aCopysForkIsRecordedOnceAndNamedWithBothCheckpoints(index: Int) throws {
+        let (drafts, sameSize) = Self.forks[index]
+        let witness = try SpecWitness()
+        let device = try Device()
+        try device.add(witness)
+        #expect(try device.jqc("witness", "sync").status == 0)
+        let copy = device.directory.appending("copy")
+        #expect(try ProcessRun.run("/bin/cp", ["-a", device.path, copy]).status == 0)
+        try device.record()
+        #expect(try device.jqc("witness", "sync").status == 0)
+        let held = try #require(try witness.heldSize(try device.origin()))
+        let other = JQCRunner(ledger: copy, environment: ["JQC_ACTOR": "Dana"])
+        var id = ""
+        for _ in 0..<drafts {
+            let started = try other("--json", "start", "--template", "11", "--facility", "101")
+            id = try #require(try JSONValue(parsing: Array(started.stdout.utf8))["id"]?.stringValue)
+        }
+        let ours = try JSONValue(parsing: Array(try other("--json", "checkpoint").stdout.utf8))
+        let (size, root) = (try #require(ours["size"]?.integerValue), try #require(ours["root"]?.stringValue))
+        #expect((size == held) == sameSize)
+        let both =
+            "the witness's checkpoint: \(held) records, root not this ledger's; this ledger's root at \(held) "
+            + "records: " + (sameSize ? root + "; " : "")
+        let checkpoint = "this ledger's checkpoint: \(size) records, root \(root)"
+        for attempt in 0..<2 {
+            let refused = try other("witness", "sync")
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("FORK of this device"), "\(refused.stderr)")
+            #expect(refused.stderr.contains(both), "\(refused.stderr)")
+            // The second submission is of a checkpoint one record longer: the fork's own record.
+            #expect(refused.stderr.contains(checkpoint) == (attempt == 0), "\(refused.stderr)")
+        }
+        // Recorded once, though seen twice.
+        let recorded = try other("--json", "log").stdout.split(separator: "\n").compactMap { line in
+            let event = try JSONValue(parsing: Array(line.utf8))
+            return event["type"]?.stringValue == "sync.checkpoint_witnessed" ? event["payload"] : nil
+        }
+        #expect(recorded.count == 1)
+        #expect(recorded.first?["outcome"]?.stringValue == "refused")
+        #expect(recorded.first?["server"]?.stringValue == witness.url)
+        #expect(recorded.first?["size"]?.integerValue == held)
+        #expect(recorded.first?["message"]?.stringValue?.hasPrefix("FORK of this device") == true)
+        let status = try other("status")
+        #expect(status.stdout.contains("FORK of this device"), "\(status.stdout)")
+        #expect(status.stdout.contains(both) && status.stdout.contains(checkpoint), "\(status.stdout)")
+        let audit = try other("audit", id)
+        #expect(audit.stdout.contains("witness: FORK of this device"), "\(audit.stdout)")
+        #expect(audit.stdout.contains(both) && audit.stdout.contains(checkpoint), "\(audit.stdout)")
+        let json = try other("audit", id, "--format", "json")
+        let fork = try JSONValue(parsing: Array(json.stdout.utf8))["verification"]?["witness"]?["fork"]?.stringValue
+        #expect(fork?.contains(both) == true, "\(json.stdout)")
+        #expect(try JSONSchemaCheck.validate("audit", json.stdout).status == 0)
+        // The original, whose history the witness holds, has no fork to say.
+        #expect(!(try device.jqc("status").stdout.contains("FORK")))
+    }
+
     /// (key given, what the refusal says): nothing is added.
     static let refusedKeys: [(String, String)] = [
         ("witness.example/w1+00000000+", "does not match the key"),

@@ -330,6 +330,10 @@ public final class AuditorLedger {
             evidence.cosigning = missing
             evidence.quorumMet = false
         }
+        // A fork a witness reported stays said, whatever was cosigned before or since.
+        if !list.witnesses.isEmpty, let fork = try WitnessCosigning.recordedFork(in: log, device: config.deviceID) {
+            evidence.fork = "witness: " + WitnessCosigning.forkLine(fork)
+        }
         return evidence
     }
 

@@ -147,7 +147,8 @@ public enum RestorePointCheck {
     ) throws -> Outcome {
         let round = try cosigning.run(ledger: ledger, transport: transport, clock: clock, always: true)
         let forks = round.results.compactMap { result -> String? in
-            guard case .forked(let witness, let held, let ours, _) = result else { return nil }
+            guard case .forked(let fork) = result else { return nil }
+            let (witness, held, ours) = (fork.witness, fork.heldSize, fork.ours)
             let root = Data(ours.root.bytes).base64EncodedString()
             let what =
                 held > ours.size

@@ -142,7 +142,10 @@ struct AuditCommand: RunnableCommand {
         let auditor = try invocation.auditorLedger()
         defer { auditor.close() }
         let inspection = try auditor.resolveInspection(id)
-        let report = try makeReport(inspection, auditor: auditor, invocation: invocation, embedPhotos: format == .html)
+        var report = try makeReport(inspection, auditor: auditor, invocation: invocation, embedPhotos: format == .html)
+        // Asked before rendering, so every format carries the answers.
+        let asked = witness ? try askWitnesses(auditor, invocation) : []
+        report.chain.witness?.askedNow = asked
 
         let rendered: String =
             switch format {
@@ -160,7 +163,7 @@ struct AuditCommand: RunnableCommand {
         } else {
             invocation.stdout.write(rendered.hasSuffix("\n") ? rendered : rendered + "\n")
         }
-        if witness, try askWitnesses(auditor, invocation) {
+        if asked.contains(where: \.isFork) {
             throw JQCError.verificationFailed("a witness asked now shows a fork of this device (above)")
         }
         if let failure = report.failure { throw failure }
@@ -172,10 +175,10 @@ struct AuditCommand: RunnableCommand {
     }
 
     /// `--witness` with C2SP witnesses: each asked now what it last cosigned
-    /// of this device (`CosignedCheckpointProbe`), said on standard error;
-    /// true when one shows a fork.
-    func askWitnesses(_ auditor: AuditorLedger, _ invocation: Invocation) throws -> Bool {
-        guard try Self.cosigning(invocation) else { return false }
+    /// of this device (`CosignedCheckpointProbe`), in the report's words
+    /// (the witness lines of every format).
+    func askWitnesses(_ auditor: AuditorLedger, _ invocation: Invocation) throws -> [AskedWitness] {
+        guard try Self.cosigning(invocation) else { return [] }
         let config = try invocation.config()
         guard
             let stored = try CosignedCheckpoint.read(home: invocation.home, log: auditor.log, device: config.deviceID),
@@ -184,7 +187,7 @@ struct AuditCommand: RunnableCommand {
             invocation.stderr.line(
                 "jqc: witness: nothing to ask the witnesses about: no checkpoint of this log was cosigned yet "
                     + "('jqc witness sync' submits it)")
-            return false
+            return []
         }
         let probe = try CosignedCheckpointProbe(list: try WitnessList.load(invocation.home))
         let answers = probe.ask(
@@ -192,11 +195,19 @@ struct AuditCommand: RunnableCommand {
             logSize: try auditor.log.read { try $0.treeSize() },
             recorded: try WitnessCosigning.recorded(in: auditor.log, device: config.deviceID),
             transport: try invocation.httpClient(connections: 1))
-        for answer in answers {
-            let line = CosignedCheckpointProbe.line(answer, stored: stored.checkpoint.size)
-            invocation.stderr.line("jqc: " + TerminalText.singleLine(line))
+        return answers.map { Self.asked($0, stored: stored.checkpoint.size) }
+    }
+
+    /// An answer as the audit report carries it (`AskedWitness`), its line made safe for a terminal.
+    static func asked(_ answer: CosignedCheckpointProbe.Answer, stored: UInt64) -> AskedWitness {
+        let line = TerminalText.singleLine(CosignedCheckpointProbe.line(answer, stored: stored))
+        return switch answer {
+        case .stillHolds(let name, _): AskedWitness(name: name, answer: "still_holds", size: stored, line: line)
+        case .advancedAsRecorded(let name, let size):
+            AskedWitness(name: name, answer: "advanced_as_recorded", size: size, line: line)
+        case .forked(let name, let size, _): AskedWitness(name: name, answer: "forked", size: size, line: line)
+        case .notAsked(let name, _): AskedWitness(name: name, answer: "not_asked", size: nil, line: line)
         }
-        return answers.contains(where: \.isAlarm)
     }
 
     func makeReport(

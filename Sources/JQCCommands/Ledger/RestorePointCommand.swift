@@ -1,5 +1,6 @@
 import ArgumentParsing
 import Foundation
+import InspectionDomain
 import InspectionUseCases
 
 /// `jqc restore-point`: what the mark of a restored backup says
@@ -22,11 +23,27 @@ struct RestorePointCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()
-        guard let point = RestorePoint.load(invocation.home) else {
-            invocation.stdout.line("This ledger is not a restored backup waiting for a check.")
+        let point = RestorePoint.load(invocation.home)
+        let message =
+            point.map { $0.warning.replacingOccurrences(of: "warning: ", with: "", options: .anchored) }
+            ?? "This ledger is not a restored backup waiting for a check."
+        if invocation.json {
+            invocation.stdout.line(JSONOutput.render(Self.json(point, message: message)))
             return
         }
-        invocation.stdout.line(point.warning.replacingOccurrences(of: "warning: ", with: "", options: .anchored))
+        invocation.stdout.line(message)
+    }
+
+    /// `jqc restore-point --json` (`restore_point` in `Schemas/cli/jqc-json.schema.json`).
+    static func json(_ point: RestorePoint?, message: String) -> JSONValue {
+        // found: a witness showed another copy recording; uncheckable: said once that no witness could check it.
+        let state = point.map { $0.found != nil ? "found" : $0.uncheckable != nil ? "uncheckable" : "unchecked" }
+        return .object([
+            "restored_backup": .bool(point != nil), "state": .optional(state),
+            "made_at": .optional(point.flatMap { $0.madeAt.isEmpty ? nil : $0.madeAt }),
+            "records": point.map { .integer($0.records) } ?? .null, "found": .optional(point?.found),
+            "message": .string(message),
+        ])
     }
 }
 
@@ -46,7 +63,9 @@ struct RestorePointClearCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()
         guard let point = RestorePoint.load(invocation.home) else {
-            invocation.stdout.line("This ledger is not a restored backup waiting for a check: nothing to clear.")
+            say(
+                invocation, cleared: false,
+                "This ledger is not a restored backup waiting for a check: nothing to clear.")
             return
         }
         if let found = point.found {
@@ -54,8 +73,18 @@ struct RestorePointClearCommand: RunnableCommand {
                 "the mark stays: a witness showed another copy of this device recording after the backup (\(found))")
         }
         try RestorePoint.clear(invocation.home)
-        invocation.stdout.line(
-            "Confirmed: this ledger is the only copy of its device that records; it no longer warns before "
-                + "recording.")
+        say(
+            invocation, cleared: true,
+            "Confirmed: this ledger is the only copy of its device that records; it no longer warns before recording.")
+    }
+
+    /// The outcome as text, or with `--json` as `restore_point_clear` (`{cleared, message}`).
+    func say(_ invocation: Invocation, cleared: Bool, _ message: String) {
+        if invocation.json {
+            invocation.stdout.line(
+                JSONOutput.render(.object(["cleared": .bool(cleared), "message": .string(message)])))
+        } else {
+            invocation.stdout.line(message)
+        }
     }
 }

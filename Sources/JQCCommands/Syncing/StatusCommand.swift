@@ -28,11 +28,15 @@ struct StatusCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let config = try invocation.config()
         let standing = try invocation.reading { try SyncStanding.read($0) }
+        // The witnesses, and a fork of this device one of them reported (WitnessCosigning+Fork).
+        let witness = try invocation.reading {
+            try WitnessSetting.described(config, directory: invocation.home, log: $0.log)
+        }
         let saved = try invocation.session()
         var status = DeviceStatus(
             standing: standing, saved: saved, refusal: SessionRefusal.of(saved, in: invocation.home),
             offline: saved == nil ? try invocation.settings.inForce(.actor) : (nil, .none),
-            server: config.serverURL, witness: try WitnessSetting.described(config, directory: invocation.home),
+            server: config.serverURL, witness: witness,
             service: SyncServiceUnit(environment: invocation.environment).state())
         status.device = config.deviceID
         status.backgroundSync = SyncDaemonStatus.read(invocation.home)
