@@ -48,7 +48,9 @@ public struct StagedPhotoFile: Sendable {
 }
 
 /// Decodes one base64 string of a handover file as its bytes arrive, JSON
-/// escapes included (`\/`, `\u00XX`), into a staging file.
+/// escapes included (`\/`, `\u00XX`), into a staging file: the runs
+/// between escapes by libcrypto (`takeRun`), what needs judging (an escape,
+/// the padding, a byte not of the alphabet) a byte at a time (`take`).
 struct PhotoStager {
     let path: String
     private let handle: FileHandle
@@ -84,6 +86,37 @@ struct PhotoStager {
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         hasher.begin()
         buffer.reserveCapacity(HandoverFileReader.chunkSize)
+    }
+
+    /// Whether `takeRun` may be given the text that follows: the string
+    /// still reads as standard base64, no escape or padding begun.
+    var takesRuns: Bool { valid && escape == nil && pads == 0 }
+
+    /// Takes the characters `text[range]` (none of them a quote, backslash
+    /// or `=`: the caller stops a run there): the group left open before
+    /// them completed by hand, the whole groups after it decoded at once by
+    /// libcrypto (`Base64Block`), the rest opening the next group. Answers
+    /// how many it took: all, or fewer at a byte not of the alphabet, which
+    /// the caller gives to `take` with the rest, judged as before.
+    mutating func takeRun(_ text: [UInt8], _ range: Range<Int>) throws -> Int {
+        precondition(takesRuns)
+        var index = range.lowerBound
+        while count != 0, index < range.upperBound {
+            guard Self.values[Int(text[index])] != 0xFF else { return index - range.lowerBound }
+            try character(text[index])
+            index += 1
+        }
+        let whole = index..<index + (range.upperBound - index) / 4 * 4
+        guard Base64Block.decode(text, whole, appendingTo: &buffer) else { return index - range.lowerBound }
+        size += whole.count / 4 * 3
+        if buffer.count >= HandoverFileReader.chunkSize { try flush() }
+        index = whole.upperBound
+        while index < range.upperBound {
+            guard Self.values[Int(text[index])] != 0xFF else { return index - range.lowerBound }
+            try character(text[index])
+            index += 1
+        }
+        return range.count
     }
 
     /// One byte of the string's text as the file holds it.
