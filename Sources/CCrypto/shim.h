@@ -1,5 +1,6 @@
 // OpenSSL's libcrypto: SHA-256 (the hash chain, the Merkle tree, photo
-// hashes), Ed25519 (signed checkpoints) and the random bytes of a new key.
+// hashes), Ed25519 (signed checkpoints), the random bytes of a new key and
+// base64 decoding (EVP_DecodeBlock: a handover file's photos).
 #include <openssl/sha.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>

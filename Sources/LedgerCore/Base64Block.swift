@@ -17,16 +17,18 @@ public enum Base64Block {
     /// `int`); longer runs are decoded in pieces of this size (a multiple of 4).
     static let pieceSize = 1 << 24
 
-    /// Appends the bytes of `text[range]`, whole groups of four characters of
-    /// the standard alphabet without `=` (`range.count` a multiple of 4), to
-    /// `out`. False, with `out` as it was, when a byte is not of the alphabet.
-    public static func decode(_ text: [UInt8], _ range: Range<Int>, appendingTo out: inout [UInt8]) -> Bool {
+    /// Writes the bytes of `text[range]`, whole groups of four characters of
+    /// the standard alphabet without `=` (`range.count` a multiple of 4), into
+    /// `out` from `offset` on (`out` holds at least `range.count / 4 * 3`
+    /// bytes there: written in place, never grown, which a debug build would
+    /// do a byte at a time). False when a byte is not of the alphabet (what
+    /// was written then is garbage the caller does not count).
+    public static func decode(_ text: [UInt8], _ range: Range<Int>, into out: inout [UInt8], at offset: Int) -> Bool {
         precondition(range.count % 4 == 0 && range.lowerBound >= 0 && range.upperBound <= text.count)
-        let start = out.count
-        out.append(contentsOf: repeatElement(0, count: range.count / 4 * 3))
+        precondition(offset >= 0 && out.count - offset >= range.count / 4 * 3)
         var piece = range.lowerBound
-        var written = start
-        let decoded = text.withUnsafeBufferPointer { input in
+        var written = offset
+        return text.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
                 while piece < range.upperBound {
                     let length = min(pieceSize, range.upperBound - piece)
@@ -38,8 +40,6 @@ public enum Base64Block {
                 return true
             }
         }
-        if !decoded { out.removeSubrange(start...) }
-        return decoded
     }
 
     /// The one check of `EVP_DecodeBlock`'s answer: -1 is a byte outside the
