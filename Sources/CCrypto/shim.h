@@ -1,6 +1,5 @@
 // OpenSSL's libcrypto: SHA-256 (the hash chain, the Merkle tree, photo
-// hashes), Ed25519 (signed checkpoints), the random bytes of a new key and
-// base64 decoding (EVP_DecodeBlock: a handover file's photos).
+// hashes), Ed25519 (signed checkpoints) and the random bytes of a new key.
 #include <openssl/sha.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
