@@ -12,15 +12,18 @@ Exit status 0 (OK), 1 (UNREADABLE, NOT VERIFIED or NOT RECEIVED: what
 """
 import argparse
 import hashlib
+import json
 import os
 import stat
 import sys
+from pathlib import Path
 
 FORMATS = ["jqc-handover/1", "jqc-handover/2", "jqc-handover/3"]
 MAXIMUM_FILE_SIZE = 1 << 30  # Reception.maximumFileSize
 MAXIMUM_DEPTH = 256  # ReceptionWalk.maximumDepth
 MAXIMUM_RECORDS = 1_000_000  # ReceptionWalk.maximumRecords
 MAXIMUM_PHOTO = 50 << 20
+EVENT_SCHEMAS = Path(__file__).resolve().parent.parent / "Schemas" / "events"
 
 
 class Refused(Exception):
@@ -277,7 +280,7 @@ def walk(base, file):
 
 
 def check_bundle(base, file, receiver):
-    """Checks 1-5 and 6: the bundle as `verify-ledger --bundle` checks it, then what a handover adds."""
+    """Checks 1-6: the bundle as `verify-ledger --bundle` checks it, then what a handover adds."""
     bundle = file["bundle"]
     try:
         base.verify_bundle(bundle)
@@ -362,11 +365,46 @@ def check_bundle(base, file, receiver):
     if started != payload.get("template_hash"):
         raise refused(f"template_record pins template {payload.get('template_hash')}, the inspection started "
                       f"with {started}")
+    # 5. Every record reads as an event of its type.
+    for record in records:
+        problem = payload_problem(record)
+        if problem:
+            raise refused(f"the {record[5]} record at {record[1]} cannot be read: {problem}")
     # 6. Not the receiver's own id.
     if receiver is not None and receiver == file["from_device"]:
         raise Refused("NOT RECEIVED", f"this handover file of inspection {bundle['inspection']} names the receiver's own device "
                       "id as its sender: it was written by that ledger, or by another sharing its device id")
     return key, size, root, template, carried
+
+
+def payload_schema(kind, version):
+    """The JSON Schema of a payload of type `kind`, schema version `version`
+    (Schemas/events: `<type>.schema.json` when its x-schema-version is that
+    version, else `<type>.v<N>.schema.json`), or None when jqc reads none."""
+    for name in (f"{kind}.schema.json", f"{kind}.v{version}.schema.json"):
+        path = EVENT_SCHEMAS / name
+        if "/" in kind or not path.is_file():
+            continue
+        schema = json.loads(path.read_text(encoding="utf-8"))
+        if name.endswith(f".v{version}.schema.json") or schema.get("x-schema-version") == version:
+            return schema
+    return None
+
+
+def payload_problem(record):
+    """Check 5: why the record's payload does not read as an event of its
+    type and version (as jqc's decoders read it: every key the schema
+    requires present, keys it does not know skipped), or None."""
+    schema = payload_schema(record[5], record[6])
+    if schema is None:
+        return f"no event type {record[5]} of schema version {record[6]} is known"
+    payload = record[11]
+    if not isinstance(payload, dict) or not all(isinstance(k, str) for k in payload):
+        return "the payload is not a map with text keys"
+    missing = [k for k in schema.get("required", []) if k not in payload]
+    if missing:
+        return f'the key "{missing[0]}" is missing'
+    return None
 
 
 def rule_break(base, record, template):

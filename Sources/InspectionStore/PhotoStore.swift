@@ -121,25 +121,38 @@ public struct PhotoStore: Sendable {
     /// every recording command pay for the size of the photo store).
     public var stagingDirectory: String { directory + "/" + LedgerLayout.photoStaging }
 
-    /// Removes the temporary files (`NAME.tmp-PID.RANDOM`) that a capture killed
-    /// mid-write left behind in `stagingDirectory`, where process PID is no
-    /// longer running. Answers the names removed.
+    /// Removes the temporary files (`NAME.tmp-PID.RANDOM`) that a capture or
+    /// a reception killed mid-write left behind in `stagingDirectory`
+    /// (`staleTemporaries`). Answers the names removed.
     @discardableResult
     public func removeStaleTemporaries() -> [String] {
-        // No staging directory: no capture ever started, nothing to remove.
+        staleTemporaries().map(\.name).filter { unlink(stagingDirectory + "/" + $0) == 0 }
+    }
+
+    /// A temporary file whose writer is gone: its name, and the process
+    /// that wrote it.
+    public struct StaleTemporary: Equatable, Sendable {
+        public var name: String
+        public var pid: Int32
+    }
+
+    /// The temporary files of `stagingDirectory` whose process PID (in
+    /// their name, `NAME.tmp-PID.RANDOM`) is no longer running: what a
+    /// capture or a reception killed mid-write (kill -9, a power cut) left.
+    /// A running writer's files are never among them.
+    public func staleTemporaries() -> [StaleTemporary] {
+        // No staging directory: no capture ever started, nothing stale.
         let names = (try? FileManager.default.contentsOfDirectory(atPath: stagingDirectory)) ?? []
-        var removed: [String] = []
-        for name in names {
+        var stale: [StaleTemporary] = []
+        for name in names.sorted() {
             // `NAME.tmp-PID.RANDOM` (or `NAME.tmp-PID`, as earlier builds named them).
             guard let marker = name.range(of: ".tmp-", options: .backwards),
                 let pid = Int32(name[marker.upperBound...].prefix { $0 != "." }), pid > 0
             else { continue }
             // ESRCH: no such process. A live writer's file is left alone.
-            if kill(pid, 0) != 0 && errno == ESRCH, unlink(stagingDirectory + "/" + name) == 0 {
-                removed.append(name)
-            }
+            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(StaleTemporary(name: name, pid: pid)) }
         }
-        return removed
+        return stale
     }
 
     /// The stored photo files (names of 64 hex digits), sorted. A photo

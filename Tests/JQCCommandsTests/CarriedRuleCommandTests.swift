@@ -9,7 +9,8 @@ import Testing
 /// hash, back-link and the Merkle tree derived again, then signed over by its
 /// key), so the file verifies, and only the template's rules can tell. The
 /// receiver refuses it whole, naming the record, its device, the field and
-/// the rule, and records nothing (`docs/domain.md` § Sharing and merging).
+/// the rule, and records nothing (`docs/domain.md` § Sharing and merging);
+/// `Tools/verify-ledger --handover` refuses each alike (check 10).
 @Suite struct CarriedRuleCommandTests {
     let directory = TemporaryDirectory(prefix: "carried-rule")
 
@@ -77,5 +78,18 @@ import Testing
         }
         #expect(try events(c).count == before)
         #expect(try c("show", inspection).status != 0)
+
+        // The outside verifier, given the receiver's device id, refuses it alike: the same class, the same record.
+        let config = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: c.ledger + "/config.json")))
+                as? [String: Any])
+        let receiver = try #require(config["device_id"] as? String).lowercased()
+        let checked = try ProcessRun.run(
+            "/usr/bin/env",
+            ["python3", Products.repositoryFile("Tools/verify-ledger"), "--handover", file, "--receiver", receiver])
+        #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
+        #expect(refused.stderr.contains("NOT RECEIVED: "), "\(refused.stderr)")
+        #expect(checked.stdout.hasPrefix("NOT RECEIVED: "), "\(checked.stdout)")
+        #expect(checked.stdout.contains(record) && checked.stdout.contains("position \(position)"), "\(checked.stdout)")
     }
 }

@@ -1,7 +1,7 @@
 """`Tools/verify-ledger --handover` against `jqc receive`: for every case of
 the handover refusal tests that a file can be built for here (a genuine file,
 a second one, the same file, one byte changed in each part, JSON that is no
-handover file, a member in another case, the receiver's own file, a forged key
+handover file, a member in another case, the receiver's own file (check 6), a forged key
 under a known device id, `--key` that does not match, a backup used as a
 second device: a fork), the tool is given what the receiver holds (the files
 it took: `--held`; its device id: `--receiver`) and must accept exactly what
@@ -92,8 +92,9 @@ def agree(receiver, file, held=(), key=None):
     assert checked.returncode in (0, 1), checked.stderr
     assert (checked.returncode == 0) == (received.returncode == 0), \
         f"tool: {checked.stdout}{checked.stderr}\njqc: {received.stdout}{received.stderr}"
-    # jqc names no class for a file of its own device id (check 6): the tool says NOT RECEIVED.
-    if received.returncode and verdict_class(received.stderr) in CLASSES:
+    # Every refusal has its class on both sides (the receiver's own file too: NOT RECEIVED).
+    if received.returncode:
+        assert verdict_class(received.stderr) in CLASSES, received.stderr
         assert verdict_class(checked.stdout) == verdict_class(received.stderr), \
             f"tool: {checked.stdout}\njqc: {received.stderr}"
     return checked, received
@@ -168,7 +169,10 @@ def test_the_genuine_file_again_and_the_senders_own_are_judged_alike(sender, tmp
     c = ledger(tmp_path, "c")
     assert agree(c, original)[0].returncode == 0
     assert agree(c, original, held=[original])[0].returncode == 0
-    assert agree(x, original)[0].returncode == 1
+    checked, received = agree(x, original)
+    # Check 6: the sender's own file, received by the sender, is NOT RECEIVED to both, saying why.
+    assert checked.stdout.startswith("NOT RECEIVED: ") and "own device id" in checked.stdout
+    assert verdict_class(received.stderr) == "NOT RECEIVED" and "own device id" in received.stderr
 
 
 def test_a_forged_key_under_a_known_device_and_a_key_not_given_are_refused_by_both(sender, tmp_path):
@@ -204,3 +208,38 @@ def test_a_backup_used_as_a_second_device_is_a_fork_to_both(sender, tmp_path):
     assert agree(c, genuine, held=[first])[0].returncode == 0
     checked, received = agree(c, forked, held=[first, genuine])
     assert "two histories" in checked.stdout and "two histories" in received.stderr
+
+
+def handover_module():
+    """The tool's module with the verify-ledger script as its `base`, for checks on one record."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("verify_ledger", str(TOOL))
+    base = importlib.util.module_from_spec(importlib.util.spec_from_loader("verify_ledger", loader))
+    loader.exec_module(base)
+    spec = importlib.util.spec_from_file_location("handover", REPO / "Tools" / "verify_ledger_handover.py")
+    handover = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(handover)
+    return base, handover
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda r: None, None),
+    (lambda r: r[11].pop("value"), 'the key "value" is missing'),
+    (lambda r: r.__setitem__(11, ["not", "a", "map"]), "not a map with text keys"),
+    (lambda r: r.__setitem__(6, 9), "no event type inspection.field_set of schema version 9"),
+    (lambda r: r.__setitem__(5, "inspection.unheard_of"), "no event type inspection.unheard_of"),
+    (lambda r: r.__setitem__(5, "../envelope"), "no event type ../envelope"),
+])
+def test_check_5_reads_each_record_as_an_event_of_its_type(sender, change, problem):
+    """Check 5 as jqc's decoders make it: a record of the genuine file reads; one whose payload lacks a key
+    its type requires, is no map, or whose type or version jqc does not know, does not."""
+    _, _, _, original = sender
+    base, handover = handover_module()
+    file = json.loads(original.read_text())
+    raw = base64.b64decode(next(e["record"] for e in file["bundle"]["records"]
+                                if e["type"] == "inspection.field_set"))
+    record = base.decode_record(raw)
+    change(record)
+    found = handover.payload_problem(record)
+    assert (found is None) if problem is None else (found is not None and problem in found), found

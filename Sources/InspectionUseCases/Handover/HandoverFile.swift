@@ -120,20 +120,7 @@ public struct HandoverFile: Sendable {
     }
 
     init(strict json: JSONValue, staged: [String: StagedPhotoFile] = [:]) throws(BundleUnreadable) {
-        var version = 1
-        if case .object(let members) = json {
-            try StrictJSON.checkNames(members, "the file")
-            if let format = members.first(where: { $0.key == "format" })?.value {
-                guard case .string(let text) = format else { throw BundleUnreadable("format must be a string") }
-                guard Self.formats.contains(text) else {
-                    throw BundleUnreadable(
-                        "the file's format is \"\(BundleCheck.shown(text))\", not "
-                            + "\(Self.formats.dropLast().joined(separator: ", ")) or \(Self.format)"
-                    )
-                }
-                version = Self.formats.firstIndex(of: text).map { $0 + 1 } ?? 1
-            }
-        }
+        let version = try Self.formatVersion(of: json)
         formatVersion = version
         let top = try StrictObject(
             json,
@@ -176,19 +163,42 @@ public struct HandoverFile: Sendable {
         }
         self.photos = photos
         templateRecord = try Self.entry(try Bundle.entry(top.value("template_record"), "template_record"))
-        var files: [(sha256: Digest256, data: PhotoBytes)] = []
-        for (index, value) in try top.array("photo_files").enumerated() {
-            let file = try StrictObject(value, ["sha256", "data"], at: "photo_files[\(index)]", root: "")
-            files.append(
-                (
-                    try Self.digest(try file.string("sha256"), file.at("sha256")),
-                    try Self.photoBytes(file, staged: staged[file.path])
-                ))
-        }
-        photoFiles = files
+        photoFiles = try Self.photoFiles(try top.array("photo_files"), staged: staged)
         carriedRecords = try Self.carried(version >= 2 ? try top.array("carried_records") : nil, records: records)
         carriedPhotoFiles = try Self.carriedPhotos(
             version >= 3 ? try top.array("carried_photo_files") : [], staged: staged)
+    }
+
+    /// The format a file names (1, 2 or 3; 1 when it names none, as the
+    /// first format had no member for it), its top-level names checked first.
+    static func formatVersion(of json: JSONValue) throws(BundleUnreadable) -> Int {
+        guard case .object(let members) = json else { return 1 }
+        try StrictJSON.checkNames(members, "the file")
+        guard let format = members.first(where: { $0.key == "format" })?.value else { return 1 }
+        guard case .string(let text) = format else { throw BundleUnreadable("format must be a string") }
+        guard let index = Self.formats.firstIndex(of: text) else {
+            throw BundleUnreadable(
+                "the file's format is \"\(BundleCheck.shown(text))\", not "
+                    + "\(Self.formats.dropLast().joined(separator: ", ")) or \(Self.format)")
+        }
+        return index + 1
+    }
+
+    /// `photo_files`, strictly: each `{sha256, data}`, in the order of the
+    /// bundle's photos (whose files they are is `HandoverVerification`'s check 2).
+    static func photoFiles(_ entries: [JSONValue], staged: [String: StagedPhotoFile]) throws(BundleUnreadable)
+        -> [(sha256: Digest256, data: PhotoBytes)]
+    {
+        var files: [(sha256: Digest256, data: PhotoBytes)] = []
+        for (index, value) in entries.enumerated() {
+            let file = try StrictObject(value, ["sha256", "data"], at: "photo_files[\(index)]", root: "")
+            files.append(
+                (
+                    try digest(try file.string("sha256"), file.at("sha256")),
+                    try photoBytes(file, staged: staged[file.path])
+                ))
+        }
+        return files
     }
 
     /// An entry's `data`: the staged file the reader decoded it into, or

@@ -48,12 +48,19 @@ public struct StagedPhotoFile: Sendable {
 }
 
 /// Decodes one base64 string of a handover file as its bytes arrive, JSON
-/// escapes included (`\/`, `\u00XX`), into a staging file.
+/// escapes included (`\/`, `\u00XX`), into a staging file: the runs
+/// between escapes by libcrypto (`takeRun`), what needs judging (an escape,
+/// the padding, a byte not of the alphabet) a byte at a time (`take`).
 struct PhotoStager {
     let path: String
     private let handle: FileHandle
     private let hasher = SHA256Hasher()
-    private var buffer: [UInt8] = []
+    /// Decoded bytes not yet written: `buffer[0..<filled]`. Allocated once,
+    /// room for a chunk's worth past the flushing point, and written in
+    /// place (libcrypto decodes into it).
+    private var buffer: [UInt8]
+    private var filled = 0
+    static let bufferSize = 2 * HandoverFileReader.chunkSize
     /// The values of the group being read (6 bits each), and how many.
     private var group: UInt32 = 0
     private var count = 0
@@ -83,7 +90,43 @@ struct PhotoStager {
         else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         hasher.begin()
-        buffer.reserveCapacity(HandoverFileReader.chunkSize)
+        buffer = [UInt8](repeating: 0, count: Self.bufferSize)
+    }
+
+    /// Whether `takeRun` may be given the text that follows: the string
+    /// still reads as standard base64, no escape or padding begun.
+    var takesRuns: Bool { valid && escape == nil && pads == 0 }
+
+    /// Takes the characters `text[range]` (none of them a quote, backslash
+    /// or `=`: the caller stops a run there): the group left open before
+    /// them completed by hand, the whole groups after it decoded at once by
+    /// libcrypto (`Base64Block`), the rest opening the next group. Answers
+    /// how many it took: all, or fewer at a byte not of the alphabet, which
+    /// the caller gives to `take` with the rest, judged as before.
+    mutating func takeRun(_ text: [UInt8], _ range: Range<Int>) throws -> Int {
+        precondition(takesRuns)
+        var index = range.lowerBound
+        while count != 0, index < range.upperBound {
+            guard Self.values[Int(text[index])] != 0xFF else { return index - range.lowerBound }
+            try character(text[index])
+            index += 1
+        }
+        let whole = index..<index + (range.upperBound - index) / 4 * 4
+        if filled + whole.count / 4 * 3 > buffer.count { try flush() }
+        // A run longer than the buffer holds is taken in parts that fit it.
+        let part = whole.prefix((buffer.count - filled) / 3 * 4)
+        guard Base64Block.decode(text, part, into: &buffer, at: filled) else { return index - range.lowerBound }
+        size += part.count / 4 * 3
+        filled += part.count / 4 * 3
+        if filled >= HandoverFileReader.chunkSize { try flush() }
+        guard part.upperBound == whole.upperBound else { return part.upperBound - range.lowerBound }
+        index = whole.upperBound
+        while index < range.upperBound {
+            guard Self.values[Int(text[index])] != 0xFF else { return index - range.lowerBound }
+            try character(text[index])
+            index += 1
+        }
+        return range.count
     }
 
     /// One byte of the string's text as the file holds it.
@@ -127,22 +170,28 @@ struct PhotoStager {
         count += 1
         if count == 4 {
             size += 3
-            buffer.append(UInt8(truncatingIfNeeded: group >> 16))
-            buffer.append(UInt8(truncatingIfNeeded: group >> 8))
-            buffer.append(UInt8(truncatingIfNeeded: group))
+            put(UInt8(truncatingIfNeeded: group >> 16))
+            put(UInt8(truncatingIfNeeded: group >> 8))
+            put(UInt8(truncatingIfNeeded: group))
             group = 0
             count = 0
-            if buffer.count >= HandoverFileReader.chunkSize { try flush() }
+            if filled >= HandoverFileReader.chunkSize { try flush() }
         }
+    }
+
+    /// One decoded byte into the buffer (flushed before it is full).
+    private mutating func put(_ byte: UInt8) {
+        buffer[filled] = byte
+        filled += 1
     }
 
     private mutating func flush() throws {
         // Hashed whole, so a photo too large is refused as too large (by
         // `load`) rather than as another photo's file; written only up to
         // the largest photo the store takes.
-        hasher.add(buffer[...])
-        if size <= PhotoStore.maximumSize { try handle.write(contentsOf: buffer) }
-        buffer.removeAll(keepingCapacity: true)
+        hasher.add(buffer[0..<filled])
+        if size <= PhotoStore.maximumSize { try handle.write(contentsOf: buffer[0..<filled]) }
+        filled = 0
     }
 
     /// The string ended: the last group judged as `StrictBase64` and the
@@ -159,12 +208,12 @@ struct PhotoStager {
         if escape != nil || unused != 0 { valid = false }
         if valid, count == 2 {
             size += 1
-            buffer.append(UInt8(truncatingIfNeeded: group >> 4))
+            put(UInt8(truncatingIfNeeded: group >> 4))
         }
         if valid, count == 3 {
             size += 2
-            buffer.append(UInt8(truncatingIfNeeded: group >> 10))
-            buffer.append(UInt8(truncatingIfNeeded: group >> 2))
+            put(UInt8(truncatingIfNeeded: group >> 10))
+            put(UInt8(truncatingIfNeeded: group >> 2))
         }
         try flush()
         try handle.close()

@@ -1,4 +1,5 @@
 import Foundation
+import InspectionDomain
 import LedgerCore
 
 /// Reads a handover file in chunks, judging each chunk as it arrives, so a
@@ -64,7 +65,7 @@ enum HandoverFileReader {
 
     /// Where the value being read lies, as far as telling a photo's
     /// `data` goes: the open containers, each object's last member name
-    /// (as its bytes, unescaped names never match) and each array's index.
+    /// (its escapes read) and each array's index.
     struct Path {
         struct Frame {
             var isObject: Bool
@@ -106,19 +107,34 @@ enum HandoverFileReader {
             }
         }
 
-        /// A byte inside a string (a name's kept, up to a length no member
-        /// that matters exceeds).
-        mutating func inString(_ byte: UInt8, escaped: Bool) {
+        /// The longest member name kept, as the file writes it: the longest
+        /// name looked for (`carried_photo_files`) with every character
+        /// escaped as `\u00XX` fits.
+        static let longestName = 6 * 19
+
+        /// A byte inside a string, as the file holds it (a name's kept, up
+        /// to `longestName` bytes: a longer one is never one looked for).
+        mutating func inString(_ byte: UInt8) {
             guard var text = name else { return }
             text.append(byte)
-            // An escape in a name, or a long name: never one looked for.
-            name = escaped || byte == UInt8(ascii: "\\") || text.count > 32 ? [0] : text
+            name = text.count > Self.longestName ? [0] : text
         }
 
+        /// A name ends: kept as the name it stands for, its escapes read as
+        /// the strict reading reads them (`"d\u0061ta"` is `data`, and its
+        /// base64 is staged like the plain name's, never decoded in memory).
         mutating func closed() {
             guard let text = name, let last = frames.indices.last else { return }
-            frames[last].name = text
+            frames[last].name = Self.unescaped(text)
             name = nil
+        }
+
+        static func unescaped(_ text: [UInt8]) -> [UInt8] {
+            guard text.contains(UInt8(ascii: "\\")) else { return text }
+            let quoted = [UInt8(ascii: "\"")] + text + [UInt8(ascii: "\"")]
+            // A name that does not read (a bad escape) is refused by the strict reading anyway.
+            guard case .string(let name)? = try? JSONValue(parsing: quoted, .asTheBundleToolsRead) else { return [0] }
+            return Array(name.utf8)
         }
     }
 
@@ -156,6 +172,24 @@ enum HandoverFileReader {
         return reading.result()
     }
 
+    /// Where a run of a photo's base64 that needs no judging byte by byte
+    /// ends in a chunk: at its next quote, backslash or `=`. The quote and
+    /// backslash found are kept for the next run of the chunk, so a string
+    /// with an escape every few characters (`\/`) is searched once, not
+    /// once per run.
+    struct PlainRun {
+        private var quote = -1
+        private var backslash = -1
+
+        mutating func end(in chunk: [UInt8], from index: Int) -> Int {
+            if quote < index { quote = Base64Block.firstIndex(of: UInt8(ascii: "\""), in: chunk, index..<chunk.count) }
+            if backslash < index {
+                backslash = Base64Block.firstIndex(of: UInt8(ascii: "\\"), in: chunk, index..<quote)
+            }
+            return Base64Block.firstIndex(of: UInt8(ascii: "="), in: chunk, index..<min(quote, backslash))
+        }
+    }
+
     /// The state of one read between chunks.
     struct Reading {
         let staging: String
@@ -177,32 +211,53 @@ enum HandoverFileReader {
             hasher.add(chunk[...])
             size += chunk.count
             var copied = 0
-            for index in chunk.indices {
-                let place = try scan.take(chunk[index])
-                if stager != nil {
-                    // Mutated in place (never copied out): its buffer is not copied per byte.
-                    if place == .closingQuote {
-                        staged[entry] = try stager?.finish()
-                        stager = nil
-                        copied = index
-                    } else {
-                        try stager?.take(chunk[index])
-                    }
-                    continue
+            var index = 0
+            var run = PlainRun()
+            while index < chunk.count {
+                if stager?.takesRuns == true {
+                    // A photo's base64 between escapes: decoded by libcrypto a
+                    // run at a time, the scanner only told how far it went
+                    // (inside a string, no quote or backslash among it).
+                    let end = run.end(in: chunk, from: index)
+                    let taken = try stager?.takeRun(chunk, index..<end) ?? 0
+                    scan.offset += taken
+                    index += taken
+                    guard index < chunk.count else { break }
                 }
-                switch place {
-                case .outside:
-                    path.outside(chunk[index])
-                    if chunk[index] == UInt8(ascii: "\""), let photo = path.photoEntry {
-                        document += chunk[copied...index]
-                        entry = photo
-                        stager = try PhotoStager(directory: staging, number: staged.count)
-                    }
-                case .inString, .escaped: path.inString(chunk[index], escaped: place == .escaped)
-                case .closingQuote: path.closed()
-                }
+                try take(chunk, at: index, copied: &copied)
+                index += 1
             }
             if stager == nil { document += chunk[copied...] }
+        }
+
+        /// One byte judged, and given to the photo being staged or to the path.
+        private mutating func take(_ chunk: [UInt8], at index: Int, copied: inout Int) throws {
+            let place = try scan.take(chunk[index])
+            if stager != nil {
+                // Mutated in place (never copied out): its buffer is not copied per byte.
+                if place == .closingQuote {
+                    // A second `data` of one entry (refused by the strict
+                    // reading): the first one's file is not left behind.
+                    if let earlier = staged[entry] { unlink(earlier.path) }
+                    staged[entry] = try stager?.finish()
+                    stager = nil
+                    copied = index
+                } else {
+                    try stager?.take(chunk[index])
+                }
+                return
+            }
+            switch place {
+            case .outside:
+                path.outside(chunk[index])
+                if chunk[index] == UInt8(ascii: "\""), let photo = path.photoEntry {
+                    document += chunk[copied...index]
+                    entry = photo
+                    stager = try PhotoStager(directory: staging, number: staged.count)
+                }
+            case .inString, .escaped: path.inString(chunk[index])
+            case .closingQuote: path.closed()
+            }
         }
 
         func abandon() {

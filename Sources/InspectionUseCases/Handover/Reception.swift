@@ -57,7 +57,9 @@ public struct Reception {
         public var description: String { "NOT VERIFIED: \(reason); nothing was recorded." }
     }
 
-    /// Why a file that verifies cannot be taken here.
+    /// Why a file that verifies cannot be taken here: `NOT RECEIVED`, the
+    /// class `Tools/verify-ledger --handover` says it with (a file that
+    /// verifies, refused for what this ledger holds).
     public enum Conflict: Error, CustomStringConvertible {
         case ownFile(UUID)
         case sharedDeviceID(UUID, device: UUID)
@@ -66,18 +68,18 @@ public struct Reception {
         public var description: String {
             switch self {
             case .ownFile(let id):
-                "this handover file of inspection \(id.lowercased) names this ledger's own device id as its sender: "
+                "NOT RECEIVED: this handover file of inspection \(id.lowercased) names this ledger's own device id as its sender: "
                     + "it was written by this device, or by another ledger that shares this device id (a backup "
                     + "restored or copied beside the ledger it was taken from); nothing was recorded. Two ledgers "
                     + "must never share a device id: a backup is a restore point, not a second device; another "
                     + "device starts with its own 'jqc init'. Receive the file on the other device."
             case .sharedDeviceID(let id, let device):
-                "this handover file of inspection \(id.lowercased) names this device's own id "
+                "NOT RECEIVED: this handover file of inspection \(id.lowercased) names this device's own id "
                     + "\(device.lowercased) as its sender, yet holds records this device never wrote: two ledgers "
                     + "share a device id (a copied or restored ledger used as a second device); nothing was recorded. "
                     + "Give one of them a device of its own before exchanging files."
             case .otherInspection(let id):
-                "this handover file's inspection \(id.lowercased) was started by another record than the one this "
+                "NOT RECEIVED: this handover file's inspection \(id.lowercased) was started by another record than the one this "
                     + "device holds under that id; nothing was recorded."
             }
         }

@@ -7,16 +7,19 @@ import LedgerStore
 /// `jqc check --photos`: the files in `photos/` against the photos the log
 /// names (captures, and those a reception carries): a file no event names
 /// (left by a capture that did not commit), a named file that is missing,
-/// and one whose contents no longer hash to its name. Nothing is changed;
+/// and one whose contents no longer hash to its name; and a staging file in
+/// `photos/.incoming` whose writer is gone (a capture or `receive` killed
+/// mid-write), which the next recording command removes. Nothing is changed;
 /// each finding says what to do.
 public enum PhotoFileCheck {
     public struct Finding: Equatable, Sendable {
         public enum Kind: String, Sendable {
-            case unreferenced, missing, altered
+            case unreferenced, missing, altered, staging
         }
 
         public var kind: Kind
-        /// The file's name: the SHA-256 the log names it by.
+        /// The file's name: the SHA-256 the log names it by (a staging
+        /// file's own name).
         public var sha256: String
         public var message: String
     }
@@ -33,6 +36,14 @@ public enum PhotoFileCheck {
                     kind: .unreferenced, sha256: hash,
                     message: "photos/\(hash): no event names this file (left by a capture that did not commit). "
                         + "It can be deleted."))
+        }
+        for stale in photos.staleTemporaries() {
+            findings.append(
+                Finding(
+                    kind: .staging, sha256: stale.name,
+                    message: "photos/\(LedgerLayout.photoStaging)/\(stale.name): a staging file left by a capture or "
+                        + "receive that was interrupted (its process \(stale.pid) is gone); no event names it. The next "
+                        + "recording command removes it, or delete it."))
         }
         for (hash, position) in named.sorted(by: { $0.value < $1.value }) {
             if !stored.contains(hash) {
