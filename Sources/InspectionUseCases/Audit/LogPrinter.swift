@@ -14,9 +14,13 @@ import LedgerStore
 /// of its inspection needs the template. The template itself is looked up
 /// only for what it names: fields (in text) and old payloads to upcast.
 /// Lines are formatted as bytes into one reused buffer.
-public struct LogPrinter<Output: LogOutput> {
+///
+/// Not generic over its output on purpose: called from another module, a
+/// generic printer ran unspecialised, looking up its own field layout in
+/// the runtime's metadata for every record (a few percent of a listing).
+public struct LogPrinter {
     let auditor: AuditorLedger
-    let output: Output
+    let output: any LogOutput
     let filter: LogFilter
     /// This ledger's device id: a record of another device's id in this log
     /// (a store that changed identity) names its actor as a claim.
@@ -43,7 +47,7 @@ public struct LogPrinter<Output: LogOutput> {
     private var block: [UInt8] = []
     private static var blockSize: Int { 1 << 16 }
 
-    public init(auditor: AuditorLedger, output: Output, filter: LogFilter, ownDevice: UUID? = nil) {
+    public init(auditor: AuditorLedger, output: any LogOutput, filter: LogFilter, ownDevice: UUID? = nil) {
         self.auditor = auditor
         self.output = output
         self.filter = filter
@@ -97,6 +101,8 @@ public struct LogPrinter<Output: LogOutput> {
         }
     }
 
+    /// Prints `record` if the filter admits it (`decoded`: its payload as
+    /// the reading thread decoded it), else keeps what it says of templates.
     public mutating func print(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
         // Against the stream's record seen before this one (a filtered
         // listing may not have seen the one just before it).
@@ -115,23 +121,12 @@ public struct LogPrinter<Output: LogOutput> {
         printed += 1
         // Only an old payload needs the template to be read at all.
         let upcasts = needsUpcast(record)
-        var template = upcasts ? try template(of: record) : nil
+        let template = upcasts ? try template(of: record) : nil
         let event: InspectionEvent
         do {
             event = try decoded ?? EventUpcaster.decode(record, template: template)
         } catch {
-            // Shown as stored, so a damaged or newer event is never hidden.
-            let stored = InspectionEvent.unrecognized(
-                StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
-            if output.json {
-                output.note(
-                    "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
-                        + "read: \(TerminalText.singleLine("\(error)"))")
-                emit { EventExport.appendJSONLine(for: record, event: stored, to: &$0) }
-            } else {
-                let summary = "(unreadable \(record.type) event: \(error))"
-                emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
-            }
+            printUnreadable(record, error)
             return
         }
         switch event {
@@ -146,32 +141,62 @@ public struct LogPrinter<Output: LogOutput> {
             break
         }
         if output.json {
-            let claim = isClaim(record)
-            emit { out in
-                let start = out.count
-                EventExport.appendJSONLine(for: record, event: event, to: &out)
-                if claim { Self.markClaim(record, in: &out, from: start) }
-            }
-            // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
-            if wentBack {
-                flush()
-                output.note(
-                    "jqc: position \(record.position): \(TimelineEntry.clockWentBack) of inspection "
-                        + "\(record.stream.lowercased.prefix(8))")
-            }
+            printJSON(record, event, wentBack: wentBack)
         } else {
-            if !upcasts, Self.namesFields(event) { template = try self.template(of: record) }
-            var hash: String?
-            if case .started(let started) = event, let template, let matches = hashMatches[started.templateHash],
-                templates[started.templateHash] == template
-            {
-                hash = matches ? started.templateHash : nil
-            }
-            var summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
-            if wentBack { summary += "  " + TimelineEntry.clockWentBack }
-            let claim = isClaim(record) ? record.device : nil
-            emit { LogFilter.appendLine(for: record, summary: summary, claimedBy: claim, to: &$0) }
+            try printText(record, event, template: upcasts ? template : nil, read: upcasts, wentBack: wentBack)
         }
+    }
+
+    /// A payload that cannot be decoded, shown as stored, so a damaged or
+    /// newer event is never hidden.
+    private mutating func printUnreadable(_ record: EventRecord, _ error: any Error) {
+        let stored = InspectionEvent.unrecognized(
+            StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
+        if output.json {
+            output.note(
+                "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
+                    + "read: \(TerminalText.singleLine("\(error)"))")
+            emit { EventExport.appendJSONLine(for: record, event: stored, to: &$0) }
+        } else {
+            let summary = "(unreadable \(record.type) event: \(error))"
+            emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
+        }
+    }
+
+    /// One event as its exported JSON line.
+    private mutating func printJSON(_ record: EventRecord, _ event: InspectionEvent, wentBack: Bool) {
+        let claim = isClaim(record)
+        emit { out in
+            let start = out.count
+            EventExport.appendJSONLine(for: record, event: event, to: &out)
+            if claim { Self.markClaim(record, in: &out, from: start) }
+        }
+        // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
+        if wentBack {
+            flush()
+            output.note(
+                "jqc: position \(record.position): \(TimelineEntry.clockWentBack) of inspection "
+                    + "\(record.stream.lowercased.prefix(8))")
+        }
+    }
+
+    /// One event in words; `read`: whether `template` was looked up already
+    /// (for an upcast).
+    private mutating func printText(
+        _ record: EventRecord, _ event: InspectionEvent, template known: Template?, read: Bool, wentBack: Bool
+    ) throws {
+        var template = known
+        if !read, Self.namesFields(event) { template = try self.template(of: record) }
+        var hash: String?
+        if case .started(let started) = event, let template, let matches = hashMatches[started.templateHash],
+            templates[started.templateHash] == template
+        {
+            hash = matches ? started.templateHash : nil
+        }
+        var summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
+        if wentBack { summary += "  " + TimelineEntry.clockWentBack }
+        let claim = isClaim(record) ? record.device : nil
+        emit { LogFilter.appendLine(for: record, summary: summary, claimedBy: claim, to: &$0) }
     }
 
     /// Adds `"actor_verified":false,"recorded_by_device":"…"` to the actor
