@@ -35,8 +35,11 @@ public struct LogPrinter {
     /// Whether each template held under a hash has that content hash
     /// (computed once per template, not once per start that names it).
     private var hashMatches: [String: Bool] = [:]
-    /// Each stream's template once found (emptied when templates change).
-    private var resolved: [UUID: Template] = [:]
+    /// Each stream's template once found, with its field names (emptied
+    /// when templates change), and those names by template hash, shared by
+    /// the streams of one template.
+    private var resolved: [UUID: EventWording.FieldNames] = [:]
+    private var namesByHash: [String: EventWording.FieldNames] = [:]
     /// When each stream's last record seen was recorded, to mark a record
     /// recorded before it (`TimelineEntry.recordedBeforePrevious`).
     private var previousTimes: [UUID: Timestamp] = [:]
@@ -121,7 +124,8 @@ public struct LogPrinter {
         printed += 1
         // Only an old payload needs the template to be read at all.
         let upcasts = needsUpcast(record)
-        let template = upcasts ? try template(of: record) : nil
+        let names = upcasts ? try names(of: record) : nil
+        let template = names?.template
         let event: InspectionEvent
         do {
             event = try decoded ?? EventUpcaster.decode(record, template: template)
@@ -143,7 +147,7 @@ public struct LogPrinter {
         if output.json {
             printJSON(record, event, wentBack: wentBack)
         } else {
-            try printText(record, event, template: upcasts ? template : nil, read: upcasts, wentBack: wentBack)
+            try printText(record, event, names: names, read: upcasts, wentBack: wentBack)
         }
     }
 
@@ -180,20 +184,23 @@ public struct LogPrinter {
         }
     }
 
-    /// One event in words; `read`: whether `template` was looked up already
-    /// (for an upcast).
+    /// One event in words; `read`: whether the template was looked up
+    /// already (for an upcast), with `names` what was found.
     private mutating func printText(
-        _ record: EventRecord, _ event: InspectionEvent, template known: Template?, read: Bool, wentBack: Bool
+        _ record: EventRecord, _ event: InspectionEvent, names known: EventWording.FieldNames?, read: Bool,
+        wentBack: Bool
     ) throws {
-        var template = known
-        if !read, Self.namesFields(event) { template = try self.template(of: record) }
+        var names = known
+        if !read, Self.namesFields(event) { names = try self.names(of: record) }
+        let template = names?.template
         var hash: String?
         if case .started(let started) = event, let template, let matches = hashMatches[started.templateHash],
             templates[started.templateHash] == template
         {
             hash = matches ? started.templateHash : nil
         }
-        var summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
+        var summary = EventWording.describe(
+            event, stream: record.stream, template: template, templateHash: hash, names: names)
         if wentBack { summary += "  " + TimelineEntry.clockWentBack }
         let claim = isClaim(record) ? record.device : nil
         emit { LogFilter.appendLine(for: record, summary: summary, claimedBy: claim, to: &$0) }
@@ -264,6 +271,7 @@ public struct LogPrinter {
     private mutating func remember(_ template: Template, as hash: String) {
         templates[hash] = template
         hashMatches[hash] = template.contentHash == hash
+        namesByHash[hash] = nil
         resolved.removeAll(keepingCapacity: true)
     }
 
@@ -271,12 +279,18 @@ public struct LogPrinter {
     /// this run, else from the stream's first events (read through its
     /// index), else from the views (accepted only if it hashes right).
     /// Decoding failures here only leave fields unnamed; the event itself is
-    /// decoded, and its failure shown, by `print`.
-    private mutating func template(of record: EventRecord) throws -> Template? {
+    /// decoded, and its failure shown, by `print`. With the template, its
+    /// field names, kept for every stream of that template.
+    private mutating func names(of record: EventRecord) throws -> EventWording.FieldNames? {
         if let known = resolved[record.stream] { return known }
-        let found = try findTemplate(of: record)
-        if let found { resolved[record.stream] = found }
-        return found
+        guard let found = try findTemplate(of: record), let hash = streamTemplates[record.stream] else { return nil }
+        // `findTemplate` answers `templates[hash]`, and every change of it
+        // drops the names kept for that hash.
+        let names = namesByHash[hash] ?? EventWording.FieldNames(found)
+        assert(names.template == found, "the field names kept for template \(hash) are of another template")
+        namesByHash[hash] = names
+        resolved[record.stream] = names
+        return names
     }
 
     private mutating func findTemplate(of record: EventRecord) throws -> Template? {
@@ -298,6 +312,7 @@ public struct LogPrinter {
         if let viewed = try auditor.ledger?.pinnedTemplate(hash: hash), viewed.contentHash == hash {
             templates[hash] = viewed
             hashMatches[hash] = true
+            namesByHash[hash] = nil
             resolved.removeAll(keepingCapacity: true)
             return viewed
         }
