@@ -22,15 +22,17 @@ public enum EventWording {
     ///   - templateHash: `template.contentHash` when the caller has already
     ///     computed it (hashing a template is costly; a listing of the log
     ///     names thousands of starts of a few templates).
+    ///   - names: the field names of `template` as worded before (a
+    ///     listing of the log names the same few fields a million times).
     public static func describe(
         _ event: InspectionEvent, stream: UUID, template: Template?, before: InspectionState? = nil,
-        templateHash: String? = nil
+        templateHash: String? = nil, names: FieldNames? = nil
     ) -> String {
         switch event {
         case .started(let e):
             return started(e, template: template, templateHash: templateHash)
         case .templatePinned, .fieldSet, .fieldCleared, .photoCaptured, .issueFlagged, .submitted, .discarded:
-            return inspecting(event, template: template, before: before)
+            return inspecting(event, template: template, before: before, names: names)
         case .photoUploaded, .inspectionAccepted, .issueAccepted, .syncAttemptFailed, .syncGaveUp, .syncRetryRequested,
             .syncDismissed, .sendAdopted:
             return syncOutcome(event, stream: stream)
@@ -64,7 +66,12 @@ public enum EventWording {
     }
 
     /// The events of filling in and closing an inspection.
-    static func inspecting(_ event: InspectionEvent, template: Template?, before: InspectionState?) -> String {
+    static func inspecting(
+        _ event: InspectionEvent, template: Template?, before: InspectionState?, names: FieldNames? = nil
+    ) -> String {
+        func fieldName(_ id: FieldID, template: Template?) -> String {
+            names?.name(id) ?? EventWording.fieldName(id, template: template)
+        }
         switch event {
         case .templatePinned(let e):
             return
@@ -270,6 +277,24 @@ public enum EventWording {
 
     /// A SHA-256 shortened for reading: its first twelve hex digits and `…`.
     public static func shortHash(_ hex: String) -> String { String(hex.prefix(12)) + "…" }
+
+    /// `fieldName(_:template:)` of one template, each field worded once.
+    /// A class: the listing that keeps it shares one for the streams of
+    /// that template.
+    public final class FieldNames {
+        public let template: Template
+        private var names: [FieldID: String] = [:]
+
+        public init(_ template: Template) { self.template = template }
+
+        /// `fieldName(id, template: template)`.
+        public func name(_ id: FieldID) -> String {
+            if let known = names[id] { return known }
+            let name = EventWording.fieldName(id, template: template)
+            names[id] = name
+            return name
+        }
+    }
 
     /// A field as `Label (id)`, or `field id` when the template is unknown.
     public static func fieldName(_ id: FieldID, template: Template?) -> String {

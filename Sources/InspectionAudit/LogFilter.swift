@@ -123,9 +123,7 @@ public struct LogFilter: Sendable {
     public static func appendLine(
         for record: EventRecord, summary: String, claimedBy device: UUID? = nil, to out: inout [UInt8]
     ) {
-        let position = String(record.position)
-        for _ in position.utf8.count..<max(7, position.utf8.count) { out.append(UInt8(ascii: " ")) }
-        out.append(contentsOf: position.utf8)
+        appendPosition(record.position, to: &out)
         out.append(contentsOf: "  ".utf8)
         record.recordedAt.appendISO8601(to: &out)
         out.append(contentsOf: "  ".utf8)
@@ -137,10 +135,54 @@ public struct LogFilter: Sendable {
             out.append(
                 contentsOf: EventWording.claimed(record.actor, by: device, markingUnverified: true).utf8)
         } else {
-            out.append(contentsOf: TerminalText.singleLine(record.actor.name).utf8)
+            appendSingleLine(record.actor.name, to: &out)
             if !record.actor.verified { out.append(contentsOf: " (unverified)".utf8) }
         }
         out.append(contentsOf: ": ".utf8)
-        out.append(contentsOf: TerminalText.singleLine(summary).utf8)
+        appendSingleLine(summary, to: &out)
+    }
+
+    /// The position right-aligned in seven columns (wider when it is
+    /// longer), its digits written in place rather than through a `String`.
+    static func appendPosition(_ position: UInt64, to out: inout [UInt8]) {
+        var digits = 1
+        var rest = position / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        for _ in digits..<max(7, digits) { out.append(UInt8(ascii: " ")) }
+        let start = out.count
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        var value = position
+        for index in stride(from: start + digits - 1, through: start, by: -1) {
+            out[index] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+        }
+    }
+
+    /// Appends the UTF-8 of `TerminalText.singleLine(text)`. Nearly every
+    /// name and summary of a listing has nothing to show otherwise: no
+    /// byte below 0x20 (so no line break or tab) and no scalar
+    /// `TerminalText.needsEscape` names, decided here on the bytes and,
+    /// past ASCII, the scalars; then `singleLine` would return the text
+    /// unchanged, and it is appended as it is. Summaries hold `…` and `→`,
+    /// which sent `singleLine` down its slow path, character by character.
+    static func appendSingleLine(_ text: String, to out: inout [UInt8]) {
+        var ascii = true
+        let bytes = text.utf8.span
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == 0x7F {
+                out.append(contentsOf: TerminalText.singleLine(text).utf8)
+                return
+            }
+            if byte >= 0x80 { ascii = false }
+        }
+        if !ascii, text.unicodeScalars.contains(where: TerminalText.needsEscape) {
+            out.append(contentsOf: TerminalText.singleLine(text).utf8)
+            return
+        }
+        out.append(contentsOf: text.utf8)
     }
 }

@@ -106,7 +106,12 @@ public final class ReadAhead: Sendable {
                     batch.append((entry, prepared))
                     if batch.count == Self.batchSize {
                         batch.reverse()
-                        guard push(batch) else { return false }
+                        guard push(batch) else {
+                            // Not pushed again after the scan: a cancelled
+                            // queue has no free place left to wait for.
+                            batch = []
+                            return false
+                        }
                         batch = []
                         batch.reserveCapacity(Self.batchSize)
                     }

@@ -36,7 +36,7 @@ let usage = """
                  alternating old/new (ABBA) for --rounds N rounds (default 6):
                  medians of wall and CPU time, new÷old, fastest runs, spread;
                  --only picks commands (version, show, audit, inspections,
-                 log, verify-full, rebuild, checkpoint, prove (the inspection of
+                 log, log-json (--json log), verify-full, rebuild, checkpoint, prove (the inspection of
                  show), set: one answer to the first draft,
                  an event appended per run; receive, without
                  --ledger: two handover files, about 6.5 MB and 89 MB, each

@@ -5,6 +5,7 @@ import LMDB
 import LedgerCore
 import LedgerStore
 import LedgerTestSupport
+import Synchronization
 import Testing
 
 /// `EventLog.scanAhead` reads on a thread of its own: it must hand over
@@ -77,5 +78,39 @@ import Testing
         #expect(try log.environment.activeReaders() == 0)
         // The write lock is free too: the next append goes through.
         _ = try log.append([SampleEvents.event(stream: UUID(), at: clock.now())])
+    }
+
+    /// Stopped while the reader waits for a place in its full queue: the
+    /// batch it then holds is refused, and must not be offered again once
+    /// its scan ends, when no place will ever come. It was, and both
+    /// threads waited for good (`jqc log --limit 400000` of a large log
+    /// hung so, the reader being ahead).
+    @Test func stoppingWhileTheQueueIsFullReturns() throws {
+        // The reader's batches are 1,024 records and it queues 8: once it
+        // has prepared 10 batches' worth while `body` holds the first, it
+        // waits on a full queue (or is about to).
+        let log = try logWith(events: 12_000)
+        defer { log.close() }
+        let prepared = Mutex(0)
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let ended = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let result = Result {
+                try log.scanAhead(prepare: { _ in
+                    prepared.withLock { $0 += 1 }
+                    return .pass(nil)
+                }) { _, _ in
+                    // Bounded: a reader that never gets that far fails the expectation below.
+                    for _ in 0..<30_000 where prepared.withLock({ $0 }) < 10 * 1_024 { usleep(1_000) }
+                    return false
+                }
+            }
+            outcome.withLock { $0 = result }
+            ended.signal()
+        }
+        #expect(ended.wait(timeout: .now() + 60) == .success, "scanAhead did not return once stopped")
+        #expect(prepared.withLock { $0 } >= 10 * 1_024)
+        #expect(throws: Never.self) { try outcome.withLock { $0 }?.get() }
+        #expect(try log.environment.activeReaders() == 0)
     }
 }

@@ -51,7 +51,7 @@ public struct LogListing {
         return printer.printed
     }
 
-    private func print<Output>(stream id: UUID, _ printer: inout LogPrinter<Output>) throws {
+    private func print(stream id: UUID, _ printer: inout LogPrinter) throws {
         for entry in try auditor.history(of: id) {
             guard printer.wantsMore else { break }
             switch entry {
@@ -78,10 +78,10 @@ public struct LogListing {
     /// The scan hands over damaged records and gaps as entries, so they are
     /// shown as such and the listing goes on. Records are read and their
     /// payloads decoded on a thread of their own, ahead of the formatting.
-    private func printLog<Output>(_ printer: inout LogPrinter<Output>) throws {
+    private func printLog(_ printer: inout LogPrinter) throws {
         let filter = self.filter
         try auditor.log.scanAhead(
-            from: filter.firstPosition, prepare: LogPrinter<Output>.preparation(for: filter)
+            from: filter.firstPosition, prepare: LogPrinter.preparation(for: filter)
         ) { entry, decoded in
             guard printer.wantsMore else { return false }
             switch entry {

@@ -14,9 +14,13 @@ import LedgerStore
 /// of its inspection needs the template. The template itself is looked up
 /// only for what it names: fields (in text) and old payloads to upcast.
 /// Lines are formatted as bytes into one reused buffer.
-public struct LogPrinter<Output: LogOutput> {
+///
+/// Not generic over its output on purpose: called from another module, a
+/// generic printer ran unspecialised, looking up its own field layout in
+/// the runtime's metadata for every record (a few percent of a listing).
+public struct LogPrinter {
     let auditor: AuditorLedger
-    let output: Output
+    let output: any LogOutput
     let filter: LogFilter
     /// This ledger's device id: a record of another device's id in this log
     /// (a store that changed identity) names its actor as a claim.
@@ -31,8 +35,11 @@ public struct LogPrinter<Output: LogOutput> {
     /// Whether each template held under a hash has that content hash
     /// (computed once per template, not once per start that names it).
     private var hashMatches: [String: Bool] = [:]
-    /// Each stream's template once found (emptied when templates change).
-    private var resolved: [UUID: Template] = [:]
+    /// Each stream's template once found, with its field names (emptied
+    /// when templates change), and those names by template hash, shared by
+    /// the streams of one template.
+    private var resolved: [UUID: EventWording.FieldNames] = [:]
+    private var namesByHash: [String: EventWording.FieldNames] = [:]
     /// When each stream's last record seen was recorded, to mark a record
     /// recorded before it (`TimelineEntry.recordedBeforePrevious`).
     private var previousTimes: [UUID: Timestamp] = [:]
@@ -43,7 +50,7 @@ public struct LogPrinter<Output: LogOutput> {
     private var block: [UInt8] = []
     private static var blockSize: Int { 1 << 16 }
 
-    public init(auditor: AuditorLedger, output: Output, filter: LogFilter, ownDevice: UUID? = nil) {
+    public init(auditor: AuditorLedger, output: any LogOutput, filter: LogFilter, ownDevice: UUID? = nil) {
         self.auditor = auditor
         self.output = output
         self.filter = filter
@@ -97,6 +104,8 @@ public struct LogPrinter<Output: LogOutput> {
         }
     }
 
+    /// Prints `record` if the filter admits it (`decoded`: its payload as
+    /// the reading thread decoded it), else keeps what it says of templates.
     public mutating func print(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
         // Against the stream's record seen before this one (a filtered
         // listing may not have seen the one just before it).
@@ -115,23 +124,13 @@ public struct LogPrinter<Output: LogOutput> {
         printed += 1
         // Only an old payload needs the template to be read at all.
         let upcasts = needsUpcast(record)
-        var template = upcasts ? try template(of: record) : nil
+        let names = upcasts ? try names(of: record) : nil
+        let template = names?.template
         let event: InspectionEvent
         do {
             event = try decoded ?? EventUpcaster.decode(record, template: template)
         } catch {
-            // Shown as stored, so a damaged or newer event is never hidden.
-            let stored = InspectionEvent.unrecognized(
-                StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
-            if output.json {
-                output.note(
-                    "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
-                        + "read: \(TerminalText.singleLine("\(error)"))")
-                emit { EventExport.appendJSONLine(for: record, event: stored, to: &$0) }
-            } else {
-                let summary = "(unreadable \(record.type) event: \(error))"
-                emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
-            }
+            printUnreadable(record, error)
             return
         }
         switch event {
@@ -146,32 +145,65 @@ public struct LogPrinter<Output: LogOutput> {
             break
         }
         if output.json {
-            let claim = isClaim(record)
-            emit { out in
-                let start = out.count
-                EventExport.appendJSONLine(for: record, event: event, to: &out)
-                if claim { Self.markClaim(record, in: &out, from: start) }
-            }
-            // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
-            if wentBack {
-                flush()
-                output.note(
-                    "jqc: position \(record.position): \(TimelineEntry.clockWentBack) of inspection "
-                        + "\(record.stream.lowercased.prefix(8))")
-            }
+            printJSON(record, event, wentBack: wentBack)
         } else {
-            if !upcasts, Self.namesFields(event) { template = try self.template(of: record) }
-            var hash: String?
-            if case .started(let started) = event, let template, let matches = hashMatches[started.templateHash],
-                templates[started.templateHash] == template
-            {
-                hash = matches ? started.templateHash : nil
-            }
-            var summary = EventWording.describe(event, stream: record.stream, template: template, templateHash: hash)
-            if wentBack { summary += "  " + TimelineEntry.clockWentBack }
-            let claim = isClaim(record) ? record.device : nil
-            emit { LogFilter.appendLine(for: record, summary: summary, claimedBy: claim, to: &$0) }
+            try printText(record, event, names: names, read: upcasts, wentBack: wentBack)
         }
+    }
+
+    /// A payload that cannot be decoded, shown as stored, so a damaged or
+    /// newer event is never hidden.
+    private mutating func printUnreadable(_ record: EventRecord, _ error: any Error) {
+        let stored = InspectionEvent.unrecognized(
+            StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
+        if output.json {
+            output.note(
+                "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
+                    + "read: \(TerminalText.singleLine("\(error)"))")
+            emit { EventExport.appendJSONLine(for: record, event: stored, to: &$0) }
+        } else {
+            let summary = "(unreadable \(record.type) event: \(error))"
+            emit { LogFilter.appendLine(for: record, summary: summary, to: &$0) }
+        }
+    }
+
+    /// One event as its exported JSON line.
+    private mutating func printJSON(_ record: EventRecord, _ event: InspectionEvent, wentBack: Bool) {
+        let claim = isClaim(record)
+        emit { out in
+            let start = out.count
+            EventExport.appendJSONLine(for: record, event: event, to: &out)
+            if claim { Self.markClaim(record, in: &out, from: start) }
+        }
+        // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
+        if wentBack {
+            flush()
+            output.note(
+                "jqc: position \(record.position): \(TimelineEntry.clockWentBack) of inspection "
+                    + "\(record.stream.lowercased.prefix(8))")
+        }
+    }
+
+    /// One event in words; `read`: whether the template was looked up
+    /// already (for an upcast), with `names` what was found.
+    private mutating func printText(
+        _ record: EventRecord, _ event: InspectionEvent, names known: EventWording.FieldNames?, read: Bool,
+        wentBack: Bool
+    ) throws {
+        var names = known
+        if !read, Self.namesFields(event) { names = try self.names(of: record) }
+        let template = names?.template
+        var hash: String?
+        if case .started(let started) = event, let template, let matches = hashMatches[started.templateHash],
+            templates[started.templateHash] == template
+        {
+            hash = matches ? started.templateHash : nil
+        }
+        var summary = EventWording.describe(
+            event, stream: record.stream, template: template, templateHash: hash, names: names)
+        if wentBack { summary += "  " + TimelineEntry.clockWentBack }
+        let claim = isClaim(record) ? record.device : nil
+        emit { LogFilter.appendLine(for: record, summary: summary, claimedBy: claim, to: &$0) }
     }
 
     /// Adds `"actor_verified":false,"recorded_by_device":"…"` to the actor
@@ -239,6 +271,7 @@ public struct LogPrinter<Output: LogOutput> {
     private mutating func remember(_ template: Template, as hash: String) {
         templates[hash] = template
         hashMatches[hash] = template.contentHash == hash
+        namesByHash[hash] = nil
         resolved.removeAll(keepingCapacity: true)
     }
 
@@ -246,12 +279,18 @@ public struct LogPrinter<Output: LogOutput> {
     /// this run, else from the stream's first events (read through its
     /// index), else from the views (accepted only if it hashes right).
     /// Decoding failures here only leave fields unnamed; the event itself is
-    /// decoded, and its failure shown, by `print`.
-    private mutating func template(of record: EventRecord) throws -> Template? {
+    /// decoded, and its failure shown, by `print`. With the template, its
+    /// field names, kept for every stream of that template.
+    private mutating func names(of record: EventRecord) throws -> EventWording.FieldNames? {
         if let known = resolved[record.stream] { return known }
-        let found = try findTemplate(of: record)
-        if let found { resolved[record.stream] = found }
-        return found
+        guard let found = try findTemplate(of: record), let hash = streamTemplates[record.stream] else { return nil }
+        // `findTemplate` answers `templates[hash]`, and every change of it
+        // drops the names kept for that hash.
+        let names = namesByHash[hash] ?? EventWording.FieldNames(found)
+        assert(names.template == found, "the field names kept for template \(hash) are of another template")
+        namesByHash[hash] = names
+        resolved[record.stream] = names
+        return names
     }
 
     private mutating func findTemplate(of record: EventRecord) throws -> Template? {
@@ -273,6 +312,7 @@ public struct LogPrinter<Output: LogOutput> {
         if let viewed = try auditor.ledger?.pinnedTemplate(hash: hash), viewed.contentHash == hash {
             templates[hash] = viewed
             hashMatches[hash] = true
+            namesByHash[hash] = nil
             resolved.removeAll(keepingCapacity: true)
             return viewed
         }
