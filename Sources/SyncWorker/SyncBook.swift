@@ -19,6 +19,11 @@ struct SyncBook: Sendable {
     /// Inspections another device may have sent, looked up before their
     /// photos in this run: true once answered, false while in flight.
     var lookedUpBeforePhotos: [UUID: Bool] = [:]
+    /// Inspections whose look-up before the photos found no record in this
+    /// run: their send needs no second look-up (one per run).
+    var foundNoneBeforePhotos: Set<UUID> = []
+    /// Items of `adopted` another device sent (`SyncReport.sentElsewhere`).
+    var sentElsewhere: [SyncReport.SentElsewhere] = []
     /// Folded states of this pass, kept in step with what the run records.
     var states: [UUID: InspectionState] = [:]
     var keys: [UUID: IdempotencyKeys] = [:]

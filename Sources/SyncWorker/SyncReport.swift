@@ -75,6 +75,10 @@ public struct SyncReport: Sendable {
     /// Items of `sent` that a look-up found already on the server (an
     /// earlier send's answer was lost), adopted instead of sent again.
     public internal(set) var adopted: [SyncItem] = []
+    /// Items of `adopted` that another device sent, not this one (the
+    /// look-up of a copy that may be sent elsewhere, with no earlier send
+    /// of this device's own in doubt), in the order found.
+    public internal(set) var sentElsewhere: [SentElsewhere] = []
     /// Issues of `sent` that were sent again after an earlier send's answer
     /// was lost, to a server that did not say it was a replay: it may hold
     /// them twice (no endpoint lists issues, so nothing could be checked).
@@ -110,6 +114,19 @@ public struct SyncReport: Sendable {
     public internal(set) var passes = 0
 
     public init() {}
+
+    /// An item found on the server that another device sent: the device,
+    /// when this device knows it (the submitter of a copy it adopted), or
+    /// nil (its own shared submission, adopted on a device it has not heard from).
+    public struct SentElsewhere: Sendable, Equatable {
+        public var item: SyncItem
+        public var device: UUID?
+
+        public init(item: SyncItem, device: UUID?) {
+            self.item = item
+            self.device = device
+        }
+    }
 
     /// Sent items of one kind.
     public func sentCount(_ kind: SyncItemKind) -> Int { sent.filter { $0.kind == kind }.count }

@@ -48,9 +48,9 @@ extension SyncRun {
         let body = SyncRequests.inspection(
             state, photoPath: { state.sync.uploadedPhotos[$0] }, parentServerID: parentServerID)
         let key = try idempotencyKey(for: row, &book)
-        if journal.isAmbiguous(row.item) || Self.mayHaveBeenApplied(state.sync.failures[row.item])
-            || state.mayBeSentElsewhere
-        {
+        // Looked up before its photos in this run and not found: once is enough.
+        let lookedUp = book.foundNoneBeforePhotos.contains(state.id)
+        if mayHaveSentItself(row.item, state) || (state.mayBeSentElsewhere && !lookedUp) {
             // An earlier send may have created it, or another device may
             // have sent it (the submitter of an adopted copy, or a device
             // that adopted a shared one): look before sending.
@@ -58,6 +58,21 @@ extension SyncRun {
             return .request(.lookUpInspection(body: body, key: key))
         }
         return create(item, body: body, key: key, &book)
+    }
+
+    /// Whether an earlier send of this device may have created `item` unseen
+    /// (a crash in the journal, or a failure with no complete answer).
+    func mayHaveSentItself(_ item: SyncItem, _ state: InspectionState) -> Bool {
+        journal.isAmbiguous(item) || Self.mayHaveBeenApplied(state.sync.failures[item])
+    }
+
+    /// Notes `item`, found on the server by a look-up, as sent by another
+    /// device when only another could have sent it (see `SyncReport.sentElsewhere`).
+    func noteSentElsewhere(_ item: SyncItem, _ state: InspectionState, ownDoubt: Bool, _ book: inout SyncBook) {
+        guard state.mayBeSentElsewhere, !ownDoubt else { return }
+        // The submitter of a copy adopted here; a device that adopted this one's is not known here.
+        let device = state.adoptedHere ? state.standingSubmit?.stamp.device : nil
+        book.sentElsewhere.append(SyncReport.SentElsewhere(item: item, device: device))
     }
 
     /// Notes the send in the journal (a crash from here on leaves it ambiguous) and asks for it.
@@ -73,6 +88,7 @@ extension SyncRun {
     ) throws -> SendStep {
         switch answer {
         case .found(let found?):
+            noteSentElsewhere(item.row.item, state, ownDoubt: mayHaveSentItself(item.row.item, state), &book)
             journal.settled(item.row.item)
             book.adopted.append(item.row.item)
             try record([.inspectionAccepted(InspectionAccepted(serverID: found))], item, &book)

@@ -114,16 +114,19 @@ extension SyncRun {
             book.lookedUpBeforePhotos[state.id] = true
             guard let serverID = APIClient.recordID(record["id"]) else { return .finished(progressed: false) }
             let inspection = SyncItem(kind: .inspection, id: state.id)
+            let ownDoubt = mayHaveSentItself(inspection, state)
             try recordFoundElsewhere(
                 inspection, [.inspectionAccepted(InspectionAccepted(serverID: serverID))], item, &book)
+            noteSentElsewhere(inspection, state, ownDoubt: ownDoubt, &book)
             let form = record["form_data"]
             for photo in state.photos where photo.issueID == nil {
                 guard state.sync.uploadedPhotos[photo.photo.photoID] == nil, let field = photo.fieldID,
                     let path = form?[field.rawValue]?.stringValue, !path.isEmpty
                 else { continue }
+                let found = SyncItem(kind: .photo, id: photo.photo.photoID)
                 try recordFoundElsewhere(
-                    SyncItem(kind: .photo, id: photo.photo.photoID),
-                    [.photoUploaded(PhotoUploaded(photoID: photo.photo.photoID, serverPath: path))], item, &book)
+                    found, [.photoUploaded(PhotoUploaded(photoID: photo.photo.photoID, serverPath: path))], item, &book)
+                noteSentElsewhere(found, state, ownDoubt: ownDoubt, &book)
             }
             // Its issues go out as after the look-up before sending: each sent, never lost, flagged.
             for issue in state.issues where state.sync.acceptedIssues[issue.id] == nil {
@@ -133,6 +136,7 @@ extension SyncRun {
             return .finished(progressed: true)
         case .foundRecord(nil):
             book.lookedUpBeforePhotos[state.id] = true
+            book.foundNoneBeforePhotos.insert(state.id)
             return try beginPhoto(item, try self.state(of: state.id, &book) ?? state, &book)
         case .failed(let error):
             book.lookedUpBeforePhotos[state.id] = nil

@@ -69,7 +69,8 @@ import Synchronization
 /// attempt naming them, `APIError.noUniqueMatch`). A copy another device may
 /// have sent (`InspectionState.mayBeSentElsewhere`) is looked up before its
 /// first photo upload (`SyncRun+Photos`): a record found settles it and the
-/// field photos it names, so the submitter's photos are not uploaded twice. Issues cannot be looked up: no endpoint of the
+/// field photos it names, so the submitter's photos are not uploaded twice;
+/// none found, and the inspection goes without a second look-up (one per run). Issues cannot be looked up: no endpoint of the
 /// reference backend returns issues, so exactly-once for an issue whose
 /// answer was lost after the server committed it is impossible there. The
 /// window is kept small (the journal notes an issue only right before its
@@ -193,10 +194,11 @@ public final class SyncRun {
         }
         try journal.save()
         if report.stop == nil { try witness?.run(ledger: ledger, session: session, clock: clock) }
-        let ended = book.withLock { ($0.outcomes, $0.order, $0.adopted, $0.possiblySentTwice) }
+        let ended = book.withLock { ($0.outcomes, $0.order, $0.adopted, $0.possiblySentTwice, $0.sentElsewhere) }
         report.finish(outcomes: ended.0, order: ended.1, remaining: try ledger.outbox())
         report.adopted = ended.2
         report.possiblySentTwice = ended.3
+        report.sentElsewhere = ended.4
         return report
     }
 

@@ -43,6 +43,29 @@ import Testing
         #expect(summary.warnings.isEmpty)
     }
 
+    /// Items found on the server are worded by who sent them: this
+    /// device (its answer lost), the named submitter of a copy adopted
+    /// here, or a device unknown here that adopted this one's submission.
+    @Test(arguments: [
+        (device: UUID?.none, by: "another device, which adopted the sending of this device's shared submission"),
+        (
+            device: UUID(uuidString: "DDDDDDDD-1111-2222-3333-444444444444"),
+            by: "device dddddddd-1111-2222-3333-444444444444 (its submitter; this device had adopted the sending)"
+        ),
+    ])
+    func aRecordAnotherDeviceSentIsWordedAsThatDevices(device: UUID?, by: String) {
+        var report = SyncReport()
+        let found = [SyncItem(kind: .inspection, id: Self.inspection), SyncItem(kind: .photo, id: Self.photo)]
+        report.adopted = found + [SyncItem(kind: .inspection, id: Self.issue)]
+        report.sentElsewhere = found.map { SyncReport.SentElsewhere(item: $0, device: device) }
+        #expect(
+            Self.summary(report).lines == [
+                "Sent 0; failed 0; will retry 0; skipped 0 [1.23 s]",
+                "  1 already on the server (an earlier answer was lost), not sent again: inspection cccccccc",
+                "  2 already on the server, sent by \(by), not sent again: inspection aaaaaaaa, photo bbbbbbbb",
+            ])
+    }
+
     @Test func eachThingThatNeedsAWordHasItsLine() {
         var report = SyncReport()
         report.adopted = [SyncItem(kind: .inspection, id: Self.inspection)]

@@ -224,3 +224,94 @@ import Testing
         #expect(help.stdout.contains("Make this device the sender of a submission"), "\(help.stdout)")
     }
 }
+
+extension AdoptSendingEndToEndTests {
+    /// Which device syncs last and finds the record the other sent.
+    enum Finder: String, CaseIterable, CustomStringConvertible {
+        /// A adopted B's submission; B sent it after all.
+        case adopter
+        /// B shared its submission; A adopted it and sent it.
+        case submitter
+
+        var description: String { rawValue }
+    }
+
+    /// The record another device sent is said to be that device's, never
+    /// "an earlier answer was lost" (this device sent nothing): the
+    /// adopter names the submitter, the submitter says another device
+    /// adopted its shared submission. The inspection and its 2 field photos.
+    @Test(arguments: Finder.allCases)
+    func aRecordAnotherDeviceSentIsSaidToBeThatDevices(finder: Finder) throws {
+        let server = try DevServer(profile: .reference)
+        let (a, b, id) = try Self.submittedOnB(server)
+        let (first, last) = finder == .adopter ? (b, a) : (a, b)
+        #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
+        #expect(try first.jqc("sync").status == 0)
+        let sync = try last.jqc("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(try server.count("inspections") == 1)
+        let by =
+            finder == .adopter
+            ? "device \(b.device.lowercased) (its submitter; this device had adopted the sending)"
+            : "another device, which adopted the sending of this device's shared submission"
+        #expect(
+            sync.stdout.contains("  3 already on the server, sent by \(by), not sent again: inspection "),
+            "\(sync.stdout)")
+        #expect(!sync.stdout.contains("an earlier answer was lost"), "\(sync.stdout)")
+    }
+
+    /// A submitter that shared its submitted copy looks the inspection up
+    /// once per sync run (before its photos), not again before sending it;
+    /// one that did not share sends without looking. Counted on the server.
+    @Test(arguments: [(shared: true, lookUps: 1), (shared: false, lookUps: 0)])
+    func aSharedSubmissionIsLookedUpOncePerRun(shared: Bool, lookUps: Int) throws {
+        let server = try DevServer(profile: .reference)
+        let a = try SampleLedger(serverURL: server.baseURL)
+        let b = try SampleLedger(serverURL: server.baseURL)
+        try a.login()
+        try b.login()
+        let id = try b.completedInspection()
+        if shared { try Self.share(id, from: b, to: a, name: "b1") }
+        let before = try server.requests("GET /api/v1/inspections", status: "200")
+        let sync = try b.jqc("sync")
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("Sent 5 (3 photos, 1 inspection, 1 issue)"), "\(sync.stdout)")
+        #expect(try server.requests("GET /api/v1/inspections", status: "200") - before == lookUps)
+        #expect(try server.count("inspections") == 1)
+    }
+
+    /// The submitter's record went without its field-10 photo (its file was
+    /// lost on B): A's look-up before the photos finds a record whose
+    /// `form_data` has no path for field 10, so A does not upload it (nothing
+    /// there would point to it) and gives it up as gone without it; field
+    /// 11's photo is taken as at B's path.
+    @Test func aFieldPhotoTheFoundRecordLacksIsGivenUpAsGoneWithoutIt() throws {
+        let server = try DevServer(profile: .reference)
+        let (a, b, id) = try Self.submittedOnB(server)
+        let state = try #require(try b.ledger.state(of: id))
+        let lost = try #require(state.photos.first { $0.fieldID?.rawValue == "10" })
+        try FileManager.default.removeItem(atPath: b.directory.appending("ledger/photos/\(lost.photo.sha256.hex)"))
+        // Exit 1: the lost file's photo failed for good (its record went without it).
+        #expect(try b.jqc("sync").status == 1)
+        #expect(try server.count("photos") == 2, "field 11's and the issue's")
+        let record = try #require(try Self.json(b, "history")["inspections"]?.arrayValue?.first)
+        #expect(record["form_data"]?["10"]?.stringValue == "", "\(record)")
+
+        #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
+        let sync = try a.jqc("sync")
+        #expect(sync.status == 1, "the photo failed for good: \(sync.stderr)")
+        let short = lost.photo.photoID.lowercased.prefix(8)
+        #expect(
+            sync.stdout.contains(
+                "failed: photo \(short) of inspection \(id.lowercased.prefix(8)): The inspection "
+                    + "already went to the server without this photo, so it was not uploaded"), "\(sync.stdout)")
+        #expect(try server.count("inspections") == 1)
+        #expect(try server.count("photos") == 3, "only the issue sent again takes its photo")
+        let shown = try a.jqc("show", id.lowercased)
+        #expect(shown.stdout.contains("synced without photo \(short)"), "\(shown.stdout)")
+        // A second sync neither uploads it nor sends anything again.
+        #expect(try a.jqc("sync").status == 0)
+        #expect(try server.count("photos") == 3)
+        #expect(try server.count("inspections") == 1)
+    }
+}

@@ -33,12 +33,7 @@ public struct SyncSummary: Sendable, Equatable {
             "\(prefix)Sent \(report.sent.count)" + (kinds.isEmpty ? "" : " (\(kinds.joined(separator: ", ")))")
                 + "; failed \(report.gaveUp.count); will retry \(report.retrying.count); skipped \(report.skipped.count)"
                 + String(format: " [%.2f s]", seconds))
-        if !report.adopted.isEmpty {
-            lines.append(
-                "  \(report.adopted.count) already on the server (an earlier answer was lost), not sent again: "
-                    + report.adopted.map { "\($0.kind.rawValue) \($0.id.lowercased.prefix(8))" }.joined(separator: ", ")
-            )
-        }
+        lines += Self.foundLines(report)
         for item in report.possiblySentTwice {
             lines.append("  \(InspectionState.possiblySentTwiceNote(item.id))")
         }
@@ -79,6 +74,34 @@ public struct SyncSummary: Sendable, Equatable {
         case .interrupted?: lines.append(SyncReport.Stop.interrupted.description)
         case .loginRequired?, .transportRefused?, nil: break  // thrown as the command's error
         }
+    }
+
+    /// The items a look-up found already on the server, by who sent them:
+    /// this device, whose answer was lost, or another device (the submitter
+    /// of a copy adopted here, named; a device that adopted this one's
+    /// shared submission, not known here). Never "an answer was lost" for
+    /// a record this device did not send.
+    static func foundLines(_ report: SyncReport) -> [String] {
+        func named(_ items: [SyncItem]) -> String {
+            items.map { "\($0.kind.rawValue) \($0.id.lowercased.prefix(8))" }.joined(separator: ", ")
+        }
+        let elsewhere = Set(report.sentElsewhere.map(\.item))
+        let lost = report.adopted.filter { !elsewhere.contains($0) }
+        var lines: [String] = []
+        if !lost.isEmpty {
+            lines.append(
+                "  \(lost.count) already on the server (an earlier answer was lost), not sent again: \(named(lost))")
+        }
+        var senders: [UUID?] = []
+        for found in report.sentElsewhere where !senders.contains(found.device) { senders.append(found.device) }
+        for sender in senders {
+            let items = report.sentElsewhere.filter { $0.device == sender }.map(\.item)
+            let by =
+                sender.map { "device \($0.lowercased) (its submitter; this device had adopted the sending)" }
+                ?? "another device, which adopted the sending of this device's shared submission"
+            lines.append("  \(items.count) already on the server, sent by \(by), not sent again: \(named(items))")
+        }
+        return lines
     }
 
     /// `jqc sync --watch`'s offline stretches, reported once: a run that
