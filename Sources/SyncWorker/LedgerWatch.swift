@@ -57,7 +57,7 @@ public struct LedgerWatch: Sendable {
     }
 
     /// The file's modification time (ns), size and inode; "absent" when there is none.
-    static func stamp(_ path: String) -> String {
+    public static func stamp(_ path: String) -> String {
         var info = stat()
         guard stat(path, &info) == 0 else { return "absent" }
         return "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec) \(info.st_size) \(info.st_ino)"

@@ -35,6 +35,8 @@ struct SyncBook: Sendable {
     /// What waits for the lock to be let go: journal notes to write,
     /// outcomes for the recorder, progress to tell (`SyncRun.handOff`).
     var handoff = Handoff()
+    /// Whether the run's caller asked for progress (else none is queued).
+    var tellsProgress = false
 
     /// Work decided under the lock and done outside it, in the order decided.
     struct Handoff: Sendable {
@@ -58,10 +60,12 @@ struct SyncBook: Sendable {
         var next = 0
         var results: [Bool] = []
         var failure: (any Error)?
+        /// Where its progress is queued for the run's thread.
+        var told = ProgressQueue()
     }
 
-    mutating func startWave(of count: Int) {
-        wave = Wave(next: 0, results: Array(repeating: false, count: count), failure: nil)
+    mutating func startWave(of count: Int, telling told: ProgressQueue) {
+        wave = Wave(next: 0, results: Array(repeating: false, count: count), failure: nil, told: told)
     }
 }
 
@@ -170,7 +174,7 @@ extension SyncRun {
     /// Queues an item's step for the run's `progress` (under the lock),
     /// told once the lock is let go (`handOff`).
     func tell(_ item: WaveItem, _ step: SyncProgress.Step, _ book: inout SyncBook) {
-        guard progress != nil else { return }
+        guard book.tellsProgress else { return }
         book.handoff.progress.append(
             SyncProgress(
                 item: item.row.item, inspectionID: item.row.inspectionID, index: item.position.index,
@@ -189,9 +193,9 @@ extension SyncRun {
     /// so no outcome overtakes one decided before it.
     func handOff() throws {
         try handing.withLock { _ in
-            let work = book.withLock { book in
+            let (work, told) = book.withLock { book in
                 defer { book.handoff = SyncBook.Handoff() }
-                return book.handoff
+                return (book.handoff, book.wave.told)
             }
             guard !work.isEmpty else { return }
             for item in work.journal { try journal.write(item) }
@@ -200,7 +204,8 @@ extension SyncRun {
                     pending.outcomes, on: pending.inspection, decidingOn: pending.known, by: actor, device: device,
                     at: pending.time)
             }
-            if let progress { work.progress.forEach(progress) }
+            // Queued with `handing` held, so the run's thread tells the steps in the order decided.
+            told.post(work.progress)
         }
     }
 

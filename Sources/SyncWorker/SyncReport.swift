@@ -228,7 +228,17 @@ public struct SyncProgress: Sendable {
 extension SyncReport.Failure {
     /// The failure in one line: the item, its inspection and the error.
     public var summary: String {
-        "\(item.kind.rawValue) \(item.id.lowercased.prefix(8)) of inspection "
-            + "\(inspectionID.lowercased.prefix(8)): \(TerminalText.singleLine(error))"
+        "\(item.named(inInspection: inspectionID)): \(TerminalText.singleLine(error))"
+    }
+}
+
+extension SyncItem {
+    /// The item with its inspection, as a line names it ("photo 3d15a2b0 of
+    /// inspection c73923c2"); an inspection's own item once ("inspection
+    /// c73923c2", not "inspection c73923c2 of inspection c73923c2").
+    public func named(inInspection inspection: UUID) -> String {
+        let own = "\(kind.rawValue) \(id.lowercased.prefix(8))"
+        guard id != inspection else { return own }
+        return own + " of inspection \(inspection.lowercased.prefix(8))"
     }
 }

@@ -102,19 +102,16 @@ import Synchronization
 /// under the lock again, to be settled (`SyncRun+Outcomes`).
 ///
 /// One value makes one run: its report covers what that run did.
-public final class SyncRun {
+public final class SyncRun: Sendable {
     let ledger: InspectionLedger
     let session: ServerSession
     let device: UUID
     let clock: any LedgerClock
     let policy: RetryPolicy
     let pullsReferenceData: Bool
-    let unitRandom: () -> Double
-    let shouldStop: () -> Bool
-    let progress: ((SyncProgress) -> Void)?
+    let unitRandom: @Sendable () -> Double
+    let shouldStop: @Sendable () -> Bool
     let actor: Actor
-    /// Sends the device's checkpoint to the server after the outbox (`CheckpointWitness`), when set.
-    public var witness: CheckpointWitness?
 
     /// Requests in flight at once (`--concurrency`; 1 is one at a time).
     let concurrency: Int
@@ -131,8 +128,8 @@ public final class SyncRun {
     ///   - device: the ledger's device id, recorded in every outcome event.
     ///   - clock: recorded-at times, and what "due" means for retries.
     ///   - random: numbers in 0..<1 that place each delay within the jitter.
-    ///   - shouldStop: asked before each item (SIGINT/SIGTERM in `--watch`).
-    ///   - progress: told about each item as it goes.
+    ///   - shouldStop: asked before each item (SIGINT/SIGTERM in `--watch`),
+    ///     by whichever worker takes it.
     ///   - concurrency: how many requests may be in flight at once; the
     ///     transport must allow as many (`CurlHTTPClient(connections:)`).
     ///   - journalPath: where the in-flight journal is kept between runs
@@ -140,9 +137,8 @@ public final class SyncRun {
     public init(
         ledger: InspectionLedger, session: ServerSession, device: UUID, clock: any LedgerClock,
         policy: RetryPolicy = .standard, pullsReferenceData: Bool = true,
-        random: @escaping () -> Double = { Double.random(in: 0..<1) },
-        shouldStop: @escaping () -> Bool = { false }, progress: ((SyncProgress) -> Void)? = nil,
-        journalPath: String? = nil, concurrency: Int = 1
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        shouldStop: @escaping @Sendable () -> Bool = { false }, journalPath: String? = nil, concurrency: Int = 1
     ) throws {
         self.concurrency = max(1, concurrency)
         self.ledger = ledger
@@ -153,18 +149,24 @@ public final class SyncRun {
         self.pullsReferenceData = pullsReferenceData
         self.unitRandom = random
         self.shouldStop = shouldStop
-        self.progress = progress
         let user = session.user
         actor = Actor(id: user.id, name: user.displayName, verified: true)
         recorder = OutcomeRecorder(ledger: ledger)
         journal = try InFlightJournal(path: journalPath)
     }
 
-    /// Sends what is due, records every outcome, pulls reference data, and
-    /// reports. Throws only when the ledger itself cannot be read or written.
-    public func run() throws -> SyncReport {
+    /// Sends what is due, records every outcome, pulls reference data,
+    /// sends the device's checkpoint to `witness` when one is given
+    /// (`CheckpointWitness`), and reports. `progress` is told about each
+    /// item as it goes, always on the thread that called `run` (the workers
+    /// queue their steps for it: `ProgressQueue`), so it need not be
+    /// `Sendable`. Throws only when the ledger itself cannot be read or written.
+    public func run(witness: CheckpointWitness? = nil, progress: ((SyncProgress) -> Void)? = nil) throws
+        -> SyncReport
+    {
+        book.withLock { $0.tellsProgress = progress != nil }
         do {
-            return try runPasses()
+            return try runPasses(witness: witness, progress: progress ?? { _ in })
         } catch {
             // Whatever failed, no append may still be running once `run` returns.
             recorder.waitUntilIdle()
@@ -174,13 +176,13 @@ public final class SyncRun {
 
     private var stop: SyncReport.Stop? { book.withLock { $0.stop } }
 
-    private func runPasses() throws -> SyncReport {
+    private func runPasses(witness: CheckpointWitness?, progress: (SyncProgress) -> Void) throws -> SyncReport {
         var report = SyncReport()
         // Transient failures are retried for as long as they last, so with
         // a backoff scale of 0 (tests) passes would never end by themselves.
         while report.passes < Self.maximumPasses {
             report.passes += 1
-            let progressed = try pass(try ledger.outbox())
+            let progressed = try pass(try ledger.outbox(), progress: progress)
             // The next reads of the ledger must see every outcome of this pass.
             try recorder.drain()
             guard stop == nil, progressed else { break }
@@ -208,7 +210,7 @@ public final class SyncRun {
     /// that is ready (up to `concurrency` at a time); the items that waited
     /// for something sent in that wave go in the next. Answers whether
     /// anything was sent or recorded.
-    private func pass(_ outbox: [OutboxItem]) throws -> Bool {
+    private func pass(_ outbox: [OutboxItem], progress: (SyncProgress) -> Void) throws -> Bool {
         book.withLock { $0.states = [:] }
         let now = clock.now()
         var wave = outbox.enumerated().filter { isDue($0.element, at: now) }.map {
@@ -216,7 +218,7 @@ public final class SyncRun {
         }
         var progressed = false
         while !wave.isEmpty {
-            let results = try sendAll(wave)
+            let results = try sendAll(wave, progress: progress)
             if results.contains(true) { progressed = true }
             guard stop == nil, results.contains(true) else { break }
             wave = zip(wave, results).filter { !$0.1 }.map(\.0)
@@ -225,34 +227,34 @@ public final class SyncRun {
     }
 
     /// Sends the items of one wave, taken in outbox order by `concurrency`
-    /// workers; answers, for each, whether it progressed.
-    private func sendAll(_ wave: [WaveItem]) throws -> [Bool] {
+    /// workers on threads of their own, while this thread tells `progress`
+    /// what they queue; answers, for each, whether it progressed.
+    private func sendAll(_ wave: [WaveItem], progress: (SyncProgress) -> Void) throws -> [Bool] {
         try readAhead(wave)
-        book.withLock { $0.startWave(of: wave.count) }
-        // The workers share only `book`; the closures the run was given are
-        // called one thread at a time (`shouldStop` with `book`'s lock held,
-        // `progress` with `handing`'s), which the compiler cannot see: hence `nonisolated(unsafe)`.
-        nonisolated(unsafe) let work = {
-            while let index = self.takeNext(of: wave.count) {
-                do {
-                    let progressed = try self.send(wave[index])
-                    self.book.withLock { $0.wave.results[index] = progressed }
-                } catch {
-                    self.book.withLock { $0.wave.failure = $0.wave.failure ?? error }
-                }
-            }
-        }
-        let workers = min(concurrency, wave.count)
-        if workers <= 1 {
-            work()
-        } else {
-            onThreads(workers) { work() }
-        }
+        let told = ProgressQueue()
+        book.withLock { $0.startWave(of: wave.count, telling: told) }
+        // The workers share only this run (`Sendable`: its state is `book`,
+        // the rest constants) and `told`, where they queue progress for this thread.
+        onThreads(min(concurrency, wave.count), delivering: told, to: progress) { [self] in work(wave) }
         // What a worker decided before a failure ended the wave is still recorded.
         try handOff()
+        told.take().forEach(progress)
         let ended = book.withLock { $0.wave }
         if let failure = ended.failure { throw failure }
         return ended.results
+    }
+
+    /// One worker: takes the wave's items in order until none is left, the
+    /// wave failed or the run stops.
+    private func work(_ wave: [WaveItem]) {
+        while let index = takeNext(of: wave.count) {
+            do {
+                let progressed = try send(wave[index])
+                book.withLock { $0.wave.results[index] = progressed }
+            } catch {
+                book.withLock { $0.wave.failure = $0.wave.failure ?? error }
+            }
+        }
     }
 
     /// The wave's next item for a worker, or nil when the wave is over or the run stops.

@@ -3,6 +3,8 @@ import InspectionDomain
 import LedgerTestSupport
 import Testing
 
+@testable import SyncWorker
+
 /// "skipped" is never a bare count: every item a sync leaves in the outbox
 /// is listed with why and when it is tried next; the history prints scores
 /// in one form whatever the server sent.
@@ -21,7 +23,8 @@ import Testing
 
         #expect(first.stdout.contains("will retry 1; skipped 1"), "\(first.stdout)")
         let waiting = try #require(first.stdout.split(separator: "\n").first { $0.contains("skipped: inspection") })
-        #expect(waiting.hasPrefix("  skipped: inspection \(short) of inspection \(short): waiting for photo "))
+        // The inspection's own item is named once (issue #33 item 8: no "inspection X of inspection X").
+        #expect(waiting.hasPrefix("  skipped: inspection \(short): waiting for photo "), "\(waiting)")
         #expect(waiting.contains("HTTP 500: internal server error (injected fault)"))
         #expect(waiting.hasSuffix("; it goes once that is on the server"), "\(waiting)")
 
@@ -55,5 +58,21 @@ import Testing
             try JSONValue(parsing: try sample.jqc("--json", "history").stdout)["inspections"]?.arrayValue?.first?[
                 "overall_score"]?.doubleValue)
         #expect(row.contains(" \(String(format: "%.2f", score)) "), "\(row)")
+    }
+
+    static let inspection = UUID(uuidString: "c73923c2-0000-7000-8000-000000000001")!
+    static let other = UUID(uuidString: "3d15a2b0-0000-7000-8000-000000000002")!
+
+    /// A failure's line names the inspection's own item once; a photo or an
+    /// issue with the inspection it belongs to (issue #33 item 8).
+    @Test(arguments: [
+        (SyncItem(kind: .inspection, id: inspection), "inspection c73923c2: timed out"),
+        (SyncItem(kind: .photo, id: other), "photo 3d15a2b0 of inspection c73923c2: timed out"),
+        (SyncItem(kind: .issue, id: other), "issue 3d15a2b0 of inspection c73923c2: timed out"),
+    ])
+    func aFailuresLineNamesTheInspectionOnce(item: SyncItem, line: String) {
+        let failure = SyncReport.Failure(
+            item: item, inspectionID: Self.inspection, error: "timed out", httpStatus: nil, nextAttemptAt: nil)
+        #expect(failure.summary == line)
     }
 }

@@ -34,6 +34,29 @@ import Testing
         #expect(daemon.isRunning, "\(daemon.stderr)")
     }
 
+    /// How the idle daemon learns of a submit: woken by inotify (the
+    /// default) or looking once a second (`JQC_SYNC_WATCH=poll`).
+    static let wakeModes: [[String: String]] = [[:], ["JQC_SYNC_WATCH": "poll"]]
+
+    /// A submit made while the daemon sleeps after its first pass (the
+    /// issue's "5 s after start"), with the periodic pass a minute away:
+    /// only the wake can send it, within 2 s.
+    @Test(arguments: wakeModes)
+    func aSubmitWhileTheDaemonIsIdleIsSentWithinTwoSeconds(_ environment: [String: String]) throws {
+        let server = try DevServer(profile: .reference)
+        let sample = try SampleLedger(serverURL: server.baseURL)
+        try sample.login()
+        let daemon = try BackgroundJQC(
+            JQCRunner(ledger: sample.path, environment: environment), ["sync", "--daemon", "--interval", "60"])
+        defer { daemon.send(SIGKILL) }
+        #expect(
+            eventually { Self.daemonFile(sample)?["state"]?.stringValue == "idle" }, "the first pass: \(daemon.stderr)")
+        let id = try sample.completedInspection(photos: 0, issues: 0)
+        #expect(eventually(timeout: 2) { (try? server.count("inspections")) == 1 }, "\(daemon.stderr)")
+        #expect(try eventually { try sample.ledger.state(of: id)?.sync.serverID != nil })
+        #expect(daemon.isRunning, "\(daemon.stderr)")
+    }
+
     @Test func syncWithADaemonBackingOffAfterAnOutageAsksItAndExitsZero() throws {
         let server = try DevServer(profile: .reference)
         let sample = try SampleLedger(serverURL: server.baseURL)

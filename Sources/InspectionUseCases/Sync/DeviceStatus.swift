@@ -170,11 +170,7 @@ public struct DeviceStatus: Sendable {
     /// An outbox item as the status names it: its kind and the short ids of
     /// it and its inspection; an inspection's own item only once
     /// ("inspection c73923c2", not "inspection c73923c2 of inspection c73923c2").
-    public static func name(_ item: OutboxItem) -> String {
-        let own = "\(item.item.kind.rawValue) \(item.item.id.lowercased.prefix(8))"
-        guard item.item.id != item.inspectionID else { return own }
-        return own + " of inspection \(item.inspectionID.lowercased.prefix(8))"
-    }
+    public static func name(_ item: OutboxItem) -> String { item.item.named(inInspection: item.inspectionID) }
 
     /// `1 photo`, `2 photos`.
     public static func count(_ n: Int, _ noun: String) -> String { Plural.of(n, noun) }

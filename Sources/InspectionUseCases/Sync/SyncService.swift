@@ -87,6 +87,12 @@ public final class SyncService {
 
     let ledger: InspectionLedger
     let surroundings: Surroundings
+    /// The restore-point mark (and the witnesses it is checked against) as
+    /// the last check left them, with that check's outcome: while they stay
+    /// so, a pass does not ask the witnesses again (each would be a round
+    /// trip to every witness at every interval of `--watch` or the
+    /// background sync, with the same answer).
+    var checkedMark: (stamp: String, outcome: RestorePointCheck.Outcome?)?
 
     public init(ledger: InspectionLedger, _ surroundings: Surroundings) {
         self.ledger = ledger
@@ -108,11 +114,10 @@ public final class SyncService {
         let run = try SyncRun(
             ledger: ledger, session: session, device: config.deviceID, clock: surroundings.clock,
             policy: try RetryPolicy.standard(surroundings.environment), pullsReferenceData: pullsReferenceData,
-            shouldStop: surroundings.stopRequested, progress: progress, journalPath: home.syncInflightPath,
+            shouldStop: surroundings.stopRequested, journalPath: home.syncInflightPath,
             concurrency: surroundings.concurrency)
-        run.witness = witness
         let started = ContinuousClock.now
-        let report = try run.run()
+        let report = try run.run(witness: witness, progress: progress)
         let seconds = BackgroundSync.seconds(ContinuousClock.now - started)
         // The server's reason is kept, not the sentence around it: `status` and `whoami` word it themselves.
         if case .loginRequired(let why) = report.stop { try learnRefusal(report.sessionRefusedBecause ?? why) }
@@ -144,16 +149,39 @@ public final class SyncService {
 
     /// A restored backup asks the witnesses first (`RestorePointCheck`):
     /// a refusal when another copy of the device recorded after the
-    /// backup; the warning of a check that could not be made, once.
+    /// backup; the warning of a check that could not be made, once. Asked
+    /// once per service start, and again only when the mark or what names
+    /// its witnesses changed (`markStamp`): a backup restored over it, a
+    /// witness added, another server configured, the mark cleared.
     func checkRestorePoint(config: LedgerConfig, session: ServerSession) throws -> String? {
-        let outcome = try RestorePointCheck.run(
-            home: surroundings.home, config: config, ledger: ledger, session: session, key: surroundings.deviceKey,
-            clock: surroundings.clock)
+        let home = surroundings.home
+        let outcome: RestorePointCheck.Outcome?
+        if let checked = checkedMark, checked.stamp == Self.markStamp(home) {
+            outcome = checked.outcome
+            // What it found stands; a check that could not be made was said when it was made.
+            if case .couldNotCheck? = outcome { return nil }
+        } else {
+            outcome = try RestorePointCheck.run(
+                home: home, config: config, ledger: ledger, session: session, key: surroundings.deviceKey,
+                clock: surroundings.clock)
+            // Taken after the check, which rewrites the mark with what it found.
+            checkedMark = (Self.markStamp(home), outcome)
+        }
         switch outcome {
         case .newerHistory(let message)?: throw Refusal.restoredOverNewerHistory(message)
         case .couldNotCheck(let message)?: return TerminalText.singleLine(message)
         case .passed?, .stillUnchecked?, nil: return nil
         }
+    }
+
+    /// What the restore-point check depends on, as one string that changes
+    /// with any of it: the mark's file (its inode, time and bytes), the
+    /// C2SP witness list's and the config's (the legacy witness, the server).
+    static func markStamp(_ home: LedgerDirectory) -> String {
+        [home.restorePointPath, home.witnessesPath, home.configPath].map { path in
+            let bytes = FileManager.default.contents(atPath: path).map { $0.base64EncodedString() } ?? ""
+            return LedgerWatch.stamp(path) + " " + bytes
+        }.joined(separator: "\n")
     }
 
     /// Keeps the server's refusal of the saved session, so `whoami` and

@@ -47,8 +47,7 @@ public struct SyncSummary: Sendable, Equatable {
         }
         for skipped in report.skippedItems {
             lines.append(
-                "  skipped: \(skipped.item.kind.rawValue) \(skipped.item.id.lowercased.prefix(8)) of inspection "
-                    + "\(skipped.inspectionID.lowercased.prefix(8)): \(skipped.wording)")
+                "  skipped: \(skipped.item.named(inInspection: skipped.inspectionID)): \(skipped.wording)")
         }
         if !report.leftOut.isEmpty {
             lines.append(

@@ -16,9 +16,9 @@ enum SyncProgressMode: String, CaseIterable {
 
 /// Draws a run's progress: the counts so far and the item at hand.
 ///
-/// Told about each step by the `SyncRun`, which calls it from one worker at
-/// a time once that worker has let the run's lock go (`SyncRun.handOff`),
-/// so the steps of concurrent requests arrive one at a time, in order.
+/// Told about each step by the `SyncRun` on the thread that runs the sync,
+/// in the order its workers decided them (`ProgressQueue`), so the steps
+/// of concurrent requests arrive one at a time, in order.
 final class SyncProgressOutput {
     let mode: SyncProgressMode
     let invocation: Invocation

@@ -2,6 +2,7 @@ import Foundation
 import InspectionDomain
 import InspectionStore
 import LedgerCore
+import SyncWorker
 
 /// What the background sync (`jqc sync --daemon`) decides between runs:
 /// whether a run pulls reference data (the first, then at most every 15
@@ -9,7 +10,9 @@ import LedgerCore
 /// (offline: 5 s doubling to 5 minutes, woken early by a network change;
 /// a refused session: until a new login or config), and what to say, one
 /// line per outcome and nothing when idle. A wait is said once, not at
-/// every look.
+/// every look. The decisions and their words are the service's
+/// (`SyncService.runInBackground`); what it waits on and looks at is the
+/// worker's (`LedgerWakeups`, `LedgerWatch`).
 public struct BackgroundSync: Sendable {
     /// The longest wait between runs, in seconds.
     public let interval: Int

@@ -5,6 +5,7 @@ import LedgerCore
 import LedgerTestSupport
 import Testing
 
+@testable import InspectionUseCases
 @testable import SyncWorker
 
 /// What the background sync decides between runs, without a server or
