@@ -313,8 +313,8 @@ public final class InspectionView: Projection, Sendable {
                 break  // TemplatesRebuilder
             default:
                 // Key order makes LMDB's inserts appends to the right page.
-                for id in fold.states.keys.sorted(by: { $0.bytes.lexicographicallyPrecedes($1.bytes) }) {
-                    try view.write(fold.states[id]!, context, tables)
+                for (_, state) in fold.states.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
+                    try view.write(state, context, tables)
                 }
                 if view.kind == .inspections {
                     for (parent, children) in fold.children {

@@ -156,42 +156,50 @@ public enum JQC {
             stdout.line("jqc \(version)")
             return ExitStatus.success
         case .command(let parsed):
-            guard let type = commands.first(where: { $0.path == parsed.path }) else {
-                stderr.line("jqc: '\(parsed.path.joined(separator: " "))' needs a subcommand. See 'jqc help'.")
-                return ExitStatus.usage
-            }
-            let command: any RunnableCommand
-            let globals: Globals
-            do {
-                command = try type.init(parsed)
-                globals = try Globals(parsed)
-            } catch {
-                stderr.line("jqc: \(error.message)")
-                stderr.line("usage: \(error.usage)")
-                return ExitStatus.usage
-            }
-            let invocation = Invocation(
-                home: LedgerDirectory.resolve(option: globals.ledger, environment: environment),
-                environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: globals.json,
-                actingAs: globals.actingAs)
-            invocation.verbose = globals.verbose
-            do {
-                try command.run(invocation)
-            } catch {
-                // A failure after SIGINT/SIGTERM is the stop's doing: say that, not its details.
-                if let stopped = StopSignals.release(commandFailed: true) {
-                    stderr.line("jqc: \(stopped)")
-                    return ExitStatus.refused
-                }
-                stderr.line("jqc: \(TerminalText.safe(message(for: error)))")
-                return (error as? CommandExit)?.status ?? ExitStatus.refused
-            }
-            if let stopped = StopSignals.release(commandFailed: false) {
+            return run(parsed, environment: environment, stdout: stdout, stderr: stderr, clock: clock)
+        }
+    }
+
+    /// Runs the command `parsed` names and returns the exit status.
+    static func run(
+        _ parsed: ParsedCommand, environment: [String: String], stdout: TextOutput, stderr: TextOutput,
+        clock: LedgerClock
+    ) -> Int32 {
+        guard let type = commands.first(where: { $0.path == parsed.path }) else {
+            stderr.line("jqc: '\(parsed.path.joined(separator: " "))' needs a subcommand. See 'jqc help'.")
+            return ExitStatus.usage
+        }
+        let command: any RunnableCommand
+        let globals: Globals
+        do {
+            command = try type.init(parsed)
+            globals = try Globals(parsed)
+        } catch {
+            stderr.line("jqc: \(error.message)")
+            stderr.line("usage: \(error.usage)")
+            return ExitStatus.usage
+        }
+        let invocation = Invocation(
+            home: LedgerDirectory.resolve(option: globals.ledger, environment: environment),
+            environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: globals.json,
+            actingAs: globals.actingAs)
+        invocation.verbose = globals.verbose
+        do {
+            try command.run(invocation)
+        } catch {
+            // A failure after SIGINT/SIGTERM is the stop's doing: say that, not its details.
+            if let stopped = StopSignals.release(commandFailed: true) {
                 stderr.line("jqc: \(stopped)")
                 return ExitStatus.refused
             }
-            return ExitStatus.success
+            stderr.line("jqc: \(TerminalText.safe(message(for: error)))")
+            return (error as? CommandExit)?.status ?? ExitStatus.refused
         }
+        if let stopped = StopSignals.release(commandFailed: false) {
+            stderr.line("jqc: \(stopped)")
+            return ExitStatus.refused
+        }
+        return ExitStatus.success
     }
 
     /// A usage error's message, except that a stray word typed after `login`

@@ -31,6 +31,12 @@ public final class Environment: @unchecked Sendable {
     /// allocating memory or disk for the rest), 1 GiB on 32-bit ones.
     public static let defaultMapSize = MemoryLayout<Int>.size == 8 ? 1 << 40 : 1 << 30
 
+    /// The name LMDB gives the data file inside an environment's directory
+    /// (fixed by LMDB itself; `LedgerLayout.storeData` refers to it).
+    public static let dataFileName = "data.mdb"
+    /// The name LMDB gives the lock file (`LedgerLayout.storeLock`).
+    public static let lockFileName = "lock.mdb"
+
     /// How to open an environment.
     public struct Options: Sendable {
         /// The map size in bytes: the most the store can ever hold. Fixed for
@@ -108,12 +114,12 @@ public final class Environment: @unchecked Sendable {
                 throw LMDBError(
                     code: ENOENT, operation: "opening the store at \(directory)",
                     message: exists && isDirectory.boolValue
-                        ? "data.mdb does not exist" : "the directory does not exist")
+                        ? "\(Self.dataFileName) does not exist" : "the directory does not exist")
             }
         case .failure(.unreadable(let code)):
-            throw LMDBError(code: code, operation: "reading \(directory)/data.mdb")
+            throw LMDBError(code: code, operation: "reading \(directory)/\(Self.dataFileName)")
         case .failure(.damaged(let what)):
-            throw LMDBError(code: MDB_CORRUPTED, operation: "checking \(directory)/data.mdb", message: what)
+            throw LMDBError(code: MDB_CORRUPTED, operation: "checking \(directory)/\(Self.dataFileName)", message: what)
         }
         if !options.noLock {
             try Self.reserveLockFile(directory)
@@ -162,7 +168,7 @@ public final class Environment: @unchecked Sendable {
     /// through its map would be a SIGBUS instead of "no space". One made
     /// here that cannot be reserved is removed again.
     private static func reserveLockFile(_ directory: String) throws(LMDBError) {
-        let lockPath = directory + "/lock.mdb"
+        let lockPath = directory + "/" + Self.lockFileName
         var made = false
         var fd = open(lockPath, O_RDWR | O_CLOEXEC, 0o600)
         if fd < 0 && errno == ENOENT {
@@ -188,16 +194,16 @@ public final class Environment: @unchecked Sendable {
     /// The size of `data.mdb` (0 when there is none yet).
     private static func fileSize(_ directory: String) -> Int {
         var status = stat()
-        return stat(directory + "/data.mdb", &status) == 0 ? Int(status.st_size) : 0
+        return stat(directory + "/" + Self.dataFileName, &status) == 0 ? Int(status.st_size) : 0
     }
 
     /// Removes what a failed creation made (an empty store directory, a lock
     /// file and an empty `data.mdb`), so a full disk leaves nothing half-made.
     private static func removeIfEmpty(_ directory: String) {
         var status = stat()
-        if stat(directory + "/data.mdb", &status) == 0, status.st_size > 0 { return }
-        unlink(directory + "/data.mdb")
-        unlink(directory + "/lock.mdb")
+        if stat(directory + "/" + Self.dataFileName, &status) == 0, status.st_size > 0 { return }
+        unlink(directory + "/" + Self.dataFileName)
+        unlink(directory + "/" + Self.lockFileName)
         rmdir(directory)
     }
 
@@ -377,6 +383,6 @@ public final class Environment: @unchecked Sendable {
         try check(
             mdb_env_copy2(try env(), directory, UInt32(MDB_CP_COMPACT)), "copying the environment to \(directory)")
         // LMDB creates the copy with the umask's mode; a store is private.
-        chmod(directory + "/data.mdb", 0o600)
+        chmod(directory + "/" + Self.dataFileName, 0o600)
     }
 }

@@ -156,8 +156,12 @@ public enum StoreFaults {
             guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else {
                 continue
             }
-            if file == real + "/data.mdb" || file == directory + "/data.mdb" { data = (start, end) }
-            if file == real + "/lock.mdb" || file == directory + "/lock.mdb" { lockFile = (start, end) }
+            if file == real + "/" + Environment.dataFileName || file == directory + "/" + Environment.dataFileName {
+                data = (start, end)
+            }
+            if file == real + "/" + Environment.lockFileName || file == directory + "/" + Environment.lockFileName {
+                lockFile = (start, end)
+            }
         }
         lock.lock()
         slots[index].dataStart = data.0

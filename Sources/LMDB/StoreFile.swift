@@ -43,7 +43,7 @@ public enum StoreFile {
     /// Checks `directory/data.mdb`. A missing file is `.missing`; anything a
     /// healthy LMDB file would not show is `.damaged` with what is wrong.
     public static func check(directory: String) -> Result<Facts, Problem> {
-        let path = directory + "/data.mdb"
+        let path = directory + "/" + Environment.dataFileName
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             return .failure(errno == ENOENT ? .missing : .unreadable(code: errno))
@@ -52,10 +52,12 @@ public enum StoreFile {
         var status = stat()
         guard fstat(fd, &status) == 0 else { return .failure(.unreadable(code: errno)) }
         guard (status.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(.damaged("data.mdb is not a regular file"))
+            return .failure(.damaged("\(Environment.dataFileName) is not a regular file"))
         }
         var size = Int(status.st_size)
-        if size == 0 { return .failure(.damaged("data.mdb is empty (0 bytes): its contents were lost")) }
+        if size == 0 {
+            return .failure(.damaged("\(Environment.dataFileName) is empty (0 bytes): its contents were lost"))
+        }
         let first: Meta
         switch readMeta(fd, at: 0, fileSize: size) {
         case .success(let meta): first = meta
@@ -95,7 +97,7 @@ public enum StoreFile {
         guard UInt64(size) >= needed.partialValue else {
             return .failure(
                 .damaged(
-                    "data.mdb is \(size) bytes but its newest commit uses \(needed.partialValue) "
+                    "\(Environment.dataFileName) is \(size) bytes but its newest commit uses \(needed.partialValue) "
                         + "(\(newer.lastPage + 1) pages of \(pageSize)): the file was truncated"))
         }
         return .success(
@@ -110,8 +112,8 @@ public enum StoreFile {
 
         public var description: String {
             switch self {
-            case .missing: "data.mdb does not exist"
-            case .unreadable(let code): "data.mdb cannot be read: \(String(cString: strerror(code)))"
+            case .missing: "\(Environment.dataFileName) does not exist"
+            case .unreadable(let code): "\(Environment.dataFileName) cannot be read: \(String(cString: strerror(code)))"
             case .damaged(let what): what
             }
         }
@@ -122,13 +124,14 @@ public enum StoreFile {
         guard offset + length <= fileSize else {
             return .failure(
                 .damaged(
-                    "data.mdb is only \(fileSize) bytes, too short to hold meta page \(offset == 0 ? 0 : 1): "
+                    "\(Environment.dataFileName) is only \(fileSize) bytes, too short to hold meta page \(offset == 0 ? 0 : 1): "
                         + "the file was truncated"))
         }
         var buffer = [UInt8](repeating: 0, count: length)
         let read = buffer.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress, length, off_t(offset)) }
         guard read == length else {
-            return .failure(read < 0 ? .unreadable(code: errno) : .damaged("data.mdb ended inside a meta page"))
+            return .failure(
+                read < 0 ? .unreadable(code: errno) : .damaged("\(Environment.dataFileName) ended inside a meta page"))
         }
         func u16(_ at: Int) -> UInt16 {
             buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: at, as: UInt16.self) }
@@ -177,7 +180,7 @@ extension StoreFile {
     /// meta page needs if the file was truncated. The original is only read.
     /// Answers the directories made, each holding one `data.mdb`.
     public static func salvageCopies(of directory: String, into scratch: String) throws -> [String] {
-        let path = directory + "/data.mdb"
+        let path = directory + "/" + Environment.dataFileName
         guard let original = FileManager.default.contents(atPath: path) else { return [] }
         var bytes = [UInt8](original)
         let fileSize = bytes.count
@@ -211,7 +214,7 @@ extension StoreFile {
             copy.replaceSubrange(other..<(other + pageSize), with: page)
             let target = scratch + "/meta-\(number)"
             try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-            try Data(copy).write(to: URL(fileURLWithPath: target + "/data.mdb"))
+            try Data(copy).write(to: URL(fileURLWithPath: target + "/" + Environment.dataFileName))
             made.append(target)
         }
         bytes = []

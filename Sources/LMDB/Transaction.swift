@@ -51,6 +51,12 @@ public struct Transaction {
 
     /// The value stored under `key`, or nil.
     public func get(_ table: Table, _ key: [UInt8]) throws(LMDBError) -> [UInt8]? {
+        try found(table, key).map(Self.bytes)
+    }
+
+    /// The `MDB_val` LMDB points at for `key` (valid until the transaction
+    /// writes or ends), or nil when there is none.
+    private func found(_ table: Table, _ key: [UInt8]) throws(LMDBError) -> MDB_val? {
         var v = MDB_val()
         let rc = key.withUnsafeBytes { raw in
             var k = MDB_val(raw)
@@ -58,7 +64,7 @@ public struct Transaction {
         }
         if rc == MDB_NOTFOUND { return nil }
         try check(rc, "reading from \(table.name)", table: table.name)
-        return Self.bytes(v)
+        return v
     }
 
     public func put(_ table: Table, _ key: [UInt8], _ value: [UInt8], flags: PutFlags = []) throws(LMDBError) {
@@ -119,13 +125,7 @@ public struct Transaction {
     /// Lends the value stored under `key` to `body`, in place; nil when
     /// there is none.
     public func withValue<T>(_ table: Table, _ key: [UInt8], _ body: (RawSpan) throws -> T) throws -> T? {
-        var v = MDB_val()
-        let rc = key.withUnsafeBytes { raw in
-            var k = MDB_val(raw)
-            return TableInUse.during(table.label) { mdb_get(handle, table.dbi, &k, &v) }
-        }
-        if rc == MDB_NOTFOUND { return nil }
-        try check(rc, "reading from \(table.name)", table: table.name)
+        guard let v = try found(table, key) else { return nil }
         return try Self.lend(v, body)
     }
 

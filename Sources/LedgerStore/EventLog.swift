@@ -68,75 +68,95 @@ public final class EventLog: Sendable {
             throw LedgerError.from(error, store: directory)
         }
         self.environment = environment
-        let creates = options.create && !options.readOnly
         do {
-            // The marker first, opened without creating anything, so another
-            // program's environment is refused before a table is made in it.
-            let meta = try environment.table(TableName.meta, create: false)
-            let stored: [UInt8]? = try meta.flatMap { meta in
-                try environment.read { txn in try txn.get(meta, MetaKey.format) }
-            }
-            guard creates || stored != nil else {
-                throw LedgerError.notALedger(
-                    path: directory,
-                    why: meta == nil
-                        ? "its LMDB environment has no 'meta' table (it belongs to another program)"
-                        : "its 'meta' table has no format marker")
-            }
-            if let stored {
-                try Self.checkStoredFormat(stored, environment: environment)
-            }
-            func open(_ name: String) throws -> Table {
-                guard let table = try environment.table(name, create: creates) else {
-                    throw LedgerError.damagedStore(path: directory, what: "its '\(name)' table is missing")
-                }
-                return table
-            }
-            var opened = Tables(
-                events: try open(TableName.events), eventIDs: try open(TableName.eventIDs),
-                streamIndex: try open(TableName.streamIndex), meta: try open(TableName.meta),
-                // Absent from a `/1` store: a writable open creates it for the
-                // upgrade below; a read-only one leaves it absent.
-                tree: try environment.table(TableName.merkle, create: !options.readOnly),
-                carried: try environment.table(TableName.carried, create: !options.readOnly),
-                heads: try environment.table(TableName.heads, create: false))
-            let storedFormat = stored.map { String(decoding: $0, as: UTF8.self) }
-            // A new store is marked, a `/1` store gains its tree (writable
-            // opens only), any other format is refused.
-            try Self.upgradeFormat(
-                environment: environment, tables: opened, stored: storedFormat, readOnly: options.readOnly)
-            if options.readOnly, storedFormat != Self.format { opened.tree = nil }
-            if opened.heads == nil, !options.readOnly {
-                opened.heads = try Self.buildHeadMap(environment: environment, tables: opened)
-            } else if let heads = opened.heads, !options.readOnly {
-                try Self.catchUpHeadMap(environment: environment, tables: opened, table: heads)
-            }
+            let opened = try Self.openTables(environment: environment, directory: directory, options: options)
             tables = opened
-            // Read before the snapshot is taken: a commit made meanwhile
-            // moves the file only after the store, never ahead of the snapshot.
-            if let headFile, let recorded = StoreHead.read(headFile) {
-                let reader = opened
-                try environment.read { txn in
-                    let log = LedgerReader(transaction: txn, tables: reader)
-                    try recorded.check(
-                        storeHead: try log.head(), storedHash: { position in try log.storedHash(at: position) },
-                        store: directory, file: headFile)
-                }
-            }
-            if !creates && !options.readOnly {
-                // A cheap probe of the log's own tree and its newest record: a
-                // command that would write (or show views) on a damaged or
-                // changed head refuses here. Read-only opens skip it so that
-                // `verify` and audits can report the damage themselves.
-                let reader = opened
-                try environment.read { txn in try LedgerReader(transaction: txn, tables: reader).checkHead() }
-            }
+            try Self.checkOpened(
+                environment: environment, tables: opened, directory: directory, headFile: headFile,
+                options: options)
         } catch let error as LMDBError {
             environment.close()
             throw LedgerError.from(error, store: directory)
         } catch {
             environment.close()
             throw error
+        }
+    }
+
+    /// The tables of the log in `environment`, after its format marker is
+    /// checked (a `/1` store upgraded and the map of stream heads built or
+    /// brought up to date, on writable opens only).
+    private static func openTables(
+        environment: Environment, directory: String, options: Environment.Options
+    ) throws -> Tables {
+        let creates = options.create && !options.readOnly
+        // The marker first, opened without creating anything, so another
+        // program's environment is refused before a table is made in it.
+        let meta = try environment.table(TableName.meta, create: false)
+        let stored: [UInt8]? = try meta.flatMap { meta in
+            try environment.read { txn in try txn.get(meta, MetaKey.format) }
+        }
+        guard creates || stored != nil else {
+            throw LedgerError.notALedger(
+                path: directory,
+                why: meta == nil
+                    ? "its LMDB environment has no 'meta' table (it belongs to another program)"
+                    : "its 'meta' table has no format marker")
+        }
+        if let stored {
+            try Self.checkStoredFormat(stored, environment: environment)
+        }
+        func open(_ name: String) throws -> Table {
+            guard let table = try environment.table(name, create: creates) else {
+                throw LedgerError.damagedStore(path: directory, what: "its '\(name)' table is missing")
+            }
+            return table
+        }
+        var opened = Tables(
+            events: try open(TableName.events), eventIDs: try open(TableName.eventIDs),
+            streamIndex: try open(TableName.streamIndex), meta: try open(TableName.meta),
+            // Absent from a `/1` store: a writable open creates it for the
+            // upgrade below; a read-only one leaves it absent.
+            tree: try environment.table(TableName.merkle, create: !options.readOnly),
+            carried: try environment.table(TableName.carried, create: !options.readOnly),
+            heads: try environment.table(TableName.heads, create: false))
+        let storedFormat = stored.map { String(decoding: $0, as: UTF8.self) }
+        // A new store is marked, a `/1` store gains its tree (writable
+        // opens only), any other format is refused.
+        try Self.upgradeFormat(
+            environment: environment, tables: opened, stored: storedFormat, readOnly: options.readOnly)
+        if options.readOnly, storedFormat != Self.format { opened.tree = nil }
+        if opened.heads == nil, !options.readOnly {
+            opened.heads = try Self.buildHeadMap(environment: environment, tables: opened)
+        } else if let heads = opened.heads, !options.readOnly {
+            try Self.catchUpHeadMap(environment: environment, tables: opened, table: heads)
+        }
+        return opened
+    }
+
+    /// The checks of a just-opened log against its `store-head` file and,
+    /// on a writable open of an existing store, of its tree and newest record.
+    private static func checkOpened(
+        environment: Environment, tables: Tables, directory: String, headFile: String?,
+        options: Environment.Options
+    ) throws {
+        // Read before the snapshot is taken: a commit made meanwhile
+        // moves the file only after the store, never ahead of the snapshot.
+        if let headFile, let recorded = StoreHead.read(headFile) {
+            try environment.read { txn in
+                let log = LedgerReader(transaction: txn, tables: tables)
+                try recorded.check(
+                    storeHead: try log.head(), storedHash: { position in try log.storedHash(at: position) },
+                    store: directory, file: headFile)
+            }
+        }
+        let creates = options.create && !options.readOnly
+        if !creates && !options.readOnly {
+            // A cheap probe of the log's own tree and its newest record: a
+            // command that would write (or show views) on a damaged or
+            // changed head refuses here. Read-only opens skip it so that
+            // `verify` and audits can report the damage themselves.
+            try environment.read { txn in try LedgerReader(transaction: txn, tables: tables).checkHead() }
         }
     }
 

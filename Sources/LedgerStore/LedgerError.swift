@@ -84,16 +84,7 @@ public enum LedgerError: Error, CustomStringConvertible {
             "the ledger's store at \(path) cannot be opened: \(why). Nothing was changed. Raise the limit (or run "
                 + "jqc without one); the store itself is not damaged."
         case .rolledBack(let path, let headFile, let recorded, let found, let replaced):
-            (replaced
-                ? "the ledger's store at \(path) was replaced: its record at position \(recorded.position) is not "
-                    + "the one this device recorded there (\(headFile) holds \(recorded))"
-                : "the ledger's store at \(path) went back in time: it ends at position \(found.position), but this "
-                    + "device recorded up to \(recorded.position) (\(headFile)), so "
-                    + "\(recorded.position - found.position) record\(recorded.position - found.position == 1 ? " is" : "s are") "
-                    + "missing (the commits after it were lost, or an older copy of data.mdb was put in place)")
-                + ". Nothing was read or changed. Restore the latest backup (copy its whole directory, 'jqc backup' "
-                + "writes its own store-head), or copy what this store still holds into a new ledger with 'jqc "
-                + "salvage DEST'. If an older store was put here on purpose, remove \(headFile) to accept it."
+            Self.rolledBackText(path: path, headFile: headFile, recorded: recorded, found: found, replaced: replaced)
         case .brokenChain(let position, let what):
             "record \(position) fails its chain check (\(what)): the ledger was changed after it was written, "
                 + "so nothing is shown or recorded on top of it. Run 'jqc verify' to see the damage, then restore a "
@@ -113,17 +104,40 @@ public enum LedgerError: Error, CustomStringConvertible {
                 + "vm.overcommit_memory=2, forbids the map). Nothing was changed; the store is not damaged. Free "
                 + "some memory or close other programs, then run the command again."
         case .damagedView(let path, let table, let emptying):
-            emptying
-                ? "a page of the view table \(table) in the ledger's store at \(path) is damaged, so the rebuild "
-                    + "cannot clear that table in place; nothing was changed. The views hold nothing the log does not, "
-                    + "and the damage is in a view's table, not in the log's ('jqc verify' checks the log). Copy the "
-                    + "log into a new ledger with 'jqc salvage DEST' (its views are built fresh) and use that ledger."
-                : "a page of the view table \(table) in the ledger's store at \(path) is damaged; nothing was "
-                    + "changed. The views hold nothing the log does not, and the damage is in a view's table, not in "
-                    + "the log's ('jqc verify' checks the log): 'jqc rebuild' rebuilds the views from the log. If the "
-                    + "rebuild meets the damage too, copy the log into a new ledger with 'jqc salvage DEST' (its views "
-                    + "are built fresh)."
+            Self.damagedViewText(path: path, table: table, emptying: emptying)
         }
+    }
+
+    /// `rolledBack`'s text: a store replaced or gone back in time, and the
+    /// ways out (a backup, a salvage, or accepting it on purpose).
+    private static func rolledBackText(
+        path: String, headFile: String, recorded: LedgerDigest, found: LedgerDigest, replaced: Bool
+    ) -> String {
+        (replaced
+            ? "the ledger's store at \(path) was replaced: its record at position \(recorded.position) is not "
+                + "the one this device recorded there (\(headFile) holds \(recorded))"
+            : "the ledger's store at \(path) went back in time: it ends at position \(found.position), but this "
+                + "device recorded up to \(recorded.position) (\(headFile)), so "
+                + "\(recorded.position - found.position) record\(recorded.position - found.position == 1 ? " is" : "s are") "
+                + "missing (the commits after it were lost, or an older copy of data.mdb was put in place)")
+            + ". Nothing was read or changed. Restore the latest backup (copy its whole directory, 'jqc backup' "
+            + "writes its own store-head), or copy what this store still holds into a new ledger with 'jqc "
+            + "salvage DEST'. If an older store was put here on purpose, remove \(headFile) to accept it."
+    }
+
+    /// `damagedView`'s text: what a damaged page of a view's table means and
+    /// what to run, whether or not a rebuild met it.
+    private static func damagedViewText(path: String, table: String, emptying: Bool) -> String {
+        emptying
+            ? "a page of the view table \(table) in the ledger's store at \(path) is damaged, so the rebuild "
+                + "cannot clear that table in place; nothing was changed. The views hold nothing the log does not, "
+                + "and the damage is in a view's table, not in the log's ('jqc verify' checks the log). Copy the "
+                + "log into a new ledger with 'jqc salvage DEST' (its views are built fresh) and use that ledger."
+            : "a page of the view table \(table) in the ledger's store at \(path) is damaged; nothing was "
+                + "changed. The views hold nothing the log does not, and the damage is in a view's table, not in "
+                + "the log's ('jqc verify' checks the log): 'jqc rebuild' rebuilds the views from the log. If the "
+                + "rebuild meets the damage too, copy the log into a new ledger with 'jqc salvage DEST' (its views "
+                + "are built fresh)."
     }
 
     /// The ledger's reading of a storage failure in the store at `path`:

@@ -1,3 +1,5 @@
+import LMDB
+
 /// The names of the files and directories of a ledger directory
 /// (`Schemas/ledger-format.md` § The ledger directory), each spelled once.
 ///
@@ -10,9 +12,9 @@ public enum LedgerLayout {
     /// The LMDB environment's directory (0700).
     public static let store = "store"
     /// The LMDB data file, inside `store`.
-    public static let storeData = "data.mdb"
+    public static let storeData = Environment.dataFileName
     /// The LMDB lock file, inside `store`.
-    public static let storeLock = "lock.mdb"
+    public static let storeLock = Environment.lockFileName
     /// The lock a view rebuild holds exclusively (an `flock`), inside `store`.
     public static let rebuildLock = "rebuild.lock"
     /// The photo and signature files, named by their SHA-256.

@@ -25,3 +25,40 @@ public struct JQCRunner: Sendable {
             input: input)
     }
 }
+
+/// How a test of the built `jqc` sets up a ledger of its own, written once.
+extension JQCRunner {
+    /// A set-up step of a test (`init`, `pull`, reading the config) that did
+    /// not succeed, with what jqc said or what was missing.
+    public struct SetUpFailed: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A runner on a new ledger `name` in `directory` (`JQC_AS_TEST` set):
+    /// `jqc init`, then the sample reference data pulled; throws
+    /// `SetUpFailed` when either does not succeed.
+    public static func pulled(in directory: TemporaryDirectory, name: String) throws -> JQCRunner {
+        let jqc = JQCRunner(ledger: directory.appending(name), environment: ["JQC_AS_TEST": "1"])
+        for step in [["init"], ["pull", "--from", SampleReference.path]] {
+            let result = try jqc.run(step)
+            guard result.status == 0, !result.signalled else {
+                throw SetUpFailed(
+                    description: "jqc \(step.joined(separator: " ")) failed (status \(result.status)): "
+                        + result.stdout + result.stderr)
+            }
+        }
+        return jqc
+    }
+
+    /// The ledger's device id as its `config.json` records it, lowercased.
+    public var deviceID: String {
+        get throws {
+            let file = ledger + "/config.json"
+            let config = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file)))
+            guard let id = (config as? [String: Any])?["device_id"] as? String else {
+                throw SetUpFailed(description: "\(file) has no device_id: is it a ledger made by jqc init?")
+            }
+            return id.lowercased()
+        }
+    }
+}

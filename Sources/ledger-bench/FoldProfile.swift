@@ -15,8 +15,9 @@ struct FoldProfile {
     var ledgerPath: String
 
     func run() throws {
-        let storePath = ledgerPath + "/store"
-        guard FileManager.default.fileExists(atPath: storePath + "/data.mdb") else {
+        let directory = LedgerDirectory(path: ledgerPath)
+        let storePath = directory.storePath
+        guard FileManager.default.fileExists(atPath: directory.storeDataPath) else {
             throw BenchError(
                 "no generated ledger at \(ledgerPath): run 'ledger-bench domain --dir D' first, then 'profile --dir D'")
         }
@@ -70,7 +71,7 @@ struct FoldProfile {
         log.close()
 
         // The real rebuild: two threads, wall clock and the process's CPU.
-        let ledger = try InspectionLedger(storePath: storePath, photosPath: ledgerPath + "/photos")
+        let ledger = try InspectionLedger(storePath: storePath, photosPath: directory.photosPath)
         defer { ledger.close() }
         let cpuBefore = CPUTime.process()
         let wall = try Measure.seconds { _ = try ledger.views.rebuild() }

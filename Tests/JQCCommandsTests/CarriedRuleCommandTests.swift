@@ -14,13 +14,6 @@ import Testing
 @Suite struct CarriedRuleCommandTests {
     let directory = TemporaryDirectory(prefix: "carried-rule")
 
-    func ledger(_ name: String) throws -> JQCRunner {
-        let jqc = JQCRunner(ledger: directory.appending(name), environment: ["JQC_AS_TEST": "1"])
-        try JQCRunner.succeeded(jqc("init"))
-        try JQCRunner.succeeded(jqc("pull", "--from", SampleReference.path))
-        return jqc
-    }
-
     /// Every event of the ledger's log as `jqc --json log` prints it.
     func events(_ jqc: JQCRunner) throws -> [[String: Any]] {
         try JQCRunner.succeeded(jqc("--json", "log")).stdout.split(separator: "\n").map { line in
@@ -54,8 +47,8 @@ import Testing
 
     @Test(arguments: forgeries)
     func aCarriedAnswerTheTemplateForbidsIsRefusedWhole(_ forgery: Forgery) throws {
-        let x = try ledger("x")
-        let c = try ledger("c")
+        let x = try JQCRunner.pulled(in: directory, name: "x")
+        let c = try JQCRunner.pulled(in: directory, name: "c")
         let inspection = try x.startInspection("Restroom QC")
         try JQCRunner.succeeded(x("--as", "Dana", "set", inspection, forgery.field, forgery.typed))
         let answer = try #require(try events(x).last { $0["type"] as? String == "inspection.field_set" })

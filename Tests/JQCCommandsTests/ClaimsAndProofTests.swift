@@ -11,20 +11,6 @@ import Testing
 @Suite struct ClaimsAndProofTests {
     let directory = TemporaryDirectory(prefix: "claims")
 
-    func ledger(_ name: String) throws -> JQCRunner {
-        let jqc = JQCRunner(ledger: directory.appending(name), environment: ["JQC_AS_TEST": "1"])
-        try JQCRunner.succeeded(jqc("init"))
-        try JQCRunner.succeeded(jqc("pull", "--from", SampleReference.path))
-        return jqc
-    }
-
-    func deviceID(_ jqc: JQCRunner) throws -> String {
-        let config = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jqc.ledger + "/config.json")))
-                as? [String: Any])
-        return try #require(config["device_id"] as? String).lowercased()
-    }
-
     func object(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
@@ -51,8 +37,8 @@ import Testing
     /// B's start claims a logged-in "Supervisor" (its log rewritten
     /// consistently, so its handover verifies); A receives B's share.
     @Test func anotherDevicesActorIsAClaimInShowAndAudit() throws {
-        let b = try ledger("b")
-        let a = try ledger("a")
+        let b = try JQCRunner.pulled(in: directory, name: "b")
+        let a = try JQCRunner.pulled(in: directory, name: "a")
         let inspection = try b.startInspection("Restroom QC")
         let start = try position(of: "inspection.started", in: b)
         try LedgerForger.rewrite(store: b.ledger + "/store", from: start) {
@@ -64,7 +50,7 @@ import Testing
         #expect(onB.contains(" by Supervisor\n"), "\(onB)")
         #expect(try object(JQCRunner.succeeded(b("--json", "show", inspection)).stdout)["started_by_claim"] is NSNull)
         try share(inspection, from: b, to: a, "b1.json", as: "Al")
-        let bID = try deviceID(b)
+        let bID = try b.deviceID
         let claim = "Supervisor (as recorded by device jqc/\(bID.prefix(8)), not verified here)"
 
         let shown = try JQCRunner.succeeded(a("show", inspection)).stdout
@@ -88,7 +74,7 @@ import Testing
         #expect(carried.first?["actor_verified"] as? Bool == false)
         #expect(carried.first?["recorded_by_device"] as? String == bID)
         // A's own records keep their actor as recorded, with no claim.
-        let aID = try deviceID(a)
+        let aID = try a.deviceID
         let own = timeline.filter { $0["device"] as? String == aID }.compactMap { $0["actor"] as? [String: Any] }
         #expect(!own.isEmpty && own.allSatisfy { $0["actor_verified"] == nil && $0["recorded_by_device"] == nil })
         let form = try #require((report["inspection"] as? [String: Any])?["started_by"] as? [String: Any])
@@ -100,9 +86,9 @@ import Testing
     /// A log whose records another device id wrote (a ledger that took a
     /// new identity) lists their actors as claims, in text and JSON.
     @Test func aRecordOfAnotherDeviceIDInTheLogIsAClaim() throws {
-        let x = try ledger("x")
+        let x = try JQCRunner.pulled(in: directory, name: "x")
         let inspection = try x.startInspection("Restroom QC")
-        let before = try deviceID(x)
+        let before = try x.deviceID
         let ownLines = try JQCRunner.succeeded(x("log")).stdout
         #expect(!ownLines.contains("as recorded by device"), "\(ownLines)")
         let path = x.ledger + "/config.json"
@@ -129,8 +115,8 @@ import Testing
     /// part proven through the continuations; a third device's relay of
     /// them (nested version-3 receptions, its sender pinned here) too.
     @Test func receptionsThatContinueEarlierOnesAuditIntactOnBothDevices() throws {
-        let a = try ledger("a")
-        let b = try ledger("b")
+        let a = try JQCRunner.pulled(in: directory, name: "a")
+        let b = try JQCRunner.pulled(in: directory, name: "b")
         let inspection = try a.startInspection("Restroom QC")
         for trip in 1...3 {
             try JQCRunner.succeeded(a("--as", "Al", "set", inspection, "Floors", "\(trip)"))
@@ -160,7 +146,7 @@ import Testing
             #expect(audit.stdout.contains("RESULT: INTACT"), "\(audit.stdout)")
             #expect(audit.stdout.contains("continuing version"), "\(audit.stdout)")
         }
-        let c = try ledger("c")
+        let c = try JQCRunner.pulled(in: directory, name: "c")
         try share(inspection, from: b, to: c, "b4.json", as: "Cy")
         try JQCRunner.succeeded(c("--as", "Cy", "set", inspection, "Floors", "5"))
         try share(inspection, from: c, to: a, "c1.json", as: "Al")
@@ -171,9 +157,9 @@ import Testing
     /// A → B → C → A: on A, B's records arrive only inside C's reception,
     /// proven against a checkpoint under a key only C vouches for.
     @Test func aThreeDeviceCycleNamesTheEntriesMetOnlyInsideAnothersReception() throws {
-        let a = try ledger("a")
-        let b = try ledger("b")
-        let c = try ledger("c")
+        let a = try JQCRunner.pulled(in: directory, name: "a")
+        let b = try JQCRunner.pulled(in: directory, name: "b")
+        let c = try JQCRunner.pulled(in: directory, name: "c")
         let inspection = try a.startInspection("Restroom QC")
         try JQCRunner.succeeded(a("--as", "Al", "set", inspection, "Floors", "4"))
         try share(inspection, from: a, to: b, "a1.json", as: "Bea")
@@ -181,7 +167,7 @@ import Testing
         try share(inspection, from: b, to: c, "b1.json", as: "Cy")
         try JQCRunner.succeeded(c("--as", "Cy", "set", inspection, "Toilets and urinals", "5"))
         try share(inspection, from: c, to: a, "c1.json", as: "Al")
-        let (bID, cID) = (try deviceID(b), try deviceID(c))
+        let (bID, cID) = (try b.deviceID, try c.deviceID)
 
         let audit = try a("audit", inspection)
         #expect(audit.status == 1)

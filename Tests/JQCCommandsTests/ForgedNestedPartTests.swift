@@ -16,20 +16,6 @@ import Testing
 @Suite struct ForgedNestedPartTests {
     let directory = TemporaryDirectory(prefix: "forged-nested")
 
-    func ledger(_ name: String) throws -> JQCRunner {
-        let jqc = JQCRunner(ledger: directory.appending(name), environment: ["JQC_AS_TEST": "1"])
-        try JQCRunner.succeeded(jqc("init"))
-        try JQCRunner.succeeded(jqc("pull", "--from", SampleReference.path))
-        return jqc
-    }
-
-    func deviceID(_ jqc: JQCRunner) throws -> String {
-        let config = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jqc.ledger + "/config.json")))
-                as? [String: Any])
-        return try #require(config["device_id"] as? String).lowercased()
-    }
-
     /// Every event of the ledger's log as `jqc --json log` prints it.
     func events(_ jqc: JQCRunner) throws -> [[String: Any]] {
         try JQCRunner.succeeded(jqc("--json", "log")).stdout.split(separator: "\n").map { line in
@@ -58,7 +44,10 @@ import Testing
 
     @Test(arguments: [false, true])
     func aRelayedPartNotSignedByItsDeviceIsNamedUnproven(_ forged: Bool) throws {
-        let (a, b, c) = (try ledger("a"), try ledger("b"), try ledger("c"))
+        let (a, b, c) = (
+            try JQCRunner.pulled(in: directory, name: "a"), try JQCRunner.pulled(in: directory, name: "b"),
+            try JQCRunner.pulled(in: directory, name: "c")
+        )
         let inspection = try a.startInspection("Restroom QC")
         try JQCRunner.succeeded(a("--as", "Al", "set", inspection, "Floors", "4"))
         try share(inspection, from: a, to: b, "a1.json", as: "Bea")
@@ -68,7 +57,7 @@ import Testing
         try JQCRunner.succeeded(b("--as", "Bea", "set", inspection, "Toilets and urinals", "2"))
         let relayed = try #require(try events(b).last { $0["type"] as? String == "inspection.field_set" })
         try share(inspection, from: b, to: c, "b2.json", as: "Cy")
-        let (bID, cID) = (try deviceID(b), try deviceID(c))
+        let (bID, cID) = (try b.deviceID, try c.deviceID)
         if forged {
             let reception = try #require(try events(c).last { $0["type"] as? String == "inspection.received" })
             let position = try #require((reception["position"] as? NSNumber)?.uint64Value)

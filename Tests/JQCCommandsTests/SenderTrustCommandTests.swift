@@ -13,21 +13,6 @@ import Testing
 @Suite struct SenderTrustCommandTests {
     let directory = TemporaryDirectory(prefix: "sender-trust")
 
-    /// A ledger of its own in this test's directory.
-    func ledger(_ name: String) throws -> JQCRunner {
-        let jqc = JQCRunner(ledger: directory.appending(name), environment: ["JQC_AS_TEST": "1"])
-        try JQCRunner.succeeded(jqc("init"))
-        try JQCRunner.succeeded(jqc("pull", "--from", SampleReference.path))
-        return jqc
-    }
-
-    func deviceID(_ jqc: JQCRunner) throws -> String {
-        let config = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: jqc.ledger + "/config.json")))
-                as? [String: Any])
-        return try #require(config["device_id"] as? String).lowercased()
-    }
-
     /// The key `jqc key` shows in force.
     func keyInForce(_ jqc: JQCRunner) throws -> String {
         let shown = try #require(
@@ -55,8 +40,8 @@ import Testing
 
     /// Device X with a shared draft, received by C: X's key is pinned on C.
     func senderPinnedOnReceiver() throws -> (x: JQCRunner, c: JQCRunner, inspection: String) {
-        let x = try ledger("x")
-        let c = try ledger("c")
+        let x = try JQCRunner.pulled(in: directory, name: "x")
+        let c = try JQCRunner.pulled(in: directory, name: "c")
         let inspection = try x.startInspection("Restroom QC")
         try JQCRunner.succeeded(x("--as", "Dana", "set", inspection, "Floors", "4"))
         try JQCRunner.succeeded(c("--as", "Cy", "receive", try share(x, inspection, "x1.json")))
@@ -75,19 +60,19 @@ import Testing
         let configPath = forger.ledger + "/config.json"
         let config = try String(contentsOfFile: configPath, encoding: .utf8)
         let forgerID = try #require(config.range(of: #"[0-9A-F]{8}-[0-9A-F-]{27}"#, options: .regularExpression))
-        try config.replacingCharacters(in: forgerID, with: try deviceID(x).uppercased())
+        try config.replacingCharacters(in: forgerID, with: try x.deviceID.uppercased())
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         try FileManager.default.removeItem(atPath: forger.ledger + "/device.key")
         try JQCRunner.succeeded(forger("pull", "--from", SampleReference.path))
         let forged = try forger.startInspection("Restroom QC")
         let file = try share(forger, forged, "forged.json")
         let forgedKey = try keyInForce(forger)
-        #expect(forgedKey.hasPrefix("jqc/\(try deviceID(x))+") && forgedKey != pinned)
+        #expect(forgedKey.hasPrefix("jqc/\(try x.deviceID)+") && forgedKey != pinned)
 
         let before = try eventTypes(c)
         let refused = try c("--as", "Cy", "receive", file)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("NOT VERIFIED: the file names device \(try deviceID(x))"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("NOT VERIFIED: the file names device \(try x.deviceID)"), "\(refused.stderr)")
         #expect(refused.stderr.contains("signed by key \(keyID(forgedKey))"), "\(refused.stderr)")
         #expect(refused.stderr.contains("pinned key \(keyID(pinned))"), "\(refused.stderr)")
         #expect(refused.stderr.contains("nothing was recorded") && refused.stderr.contains("--key VKEY"))
@@ -99,7 +84,7 @@ import Testing
         let (x, c, inspection) = try senderPinnedOnReceiver()
         #expect(try eventTypes(c).filter { $0 == "device.key_pinned" }.count == 1)
         let listed = try JQCRunner.succeeded(c("devices")).stdout
-        #expect(listed.hasPrefix("\(try deviceID(x))  key \(keyID(try keyInForce(x)))  first "), "\(listed)")
+        #expect(listed.hasPrefix("\(try x.deviceID)  key \(keyID(try keyInForce(x)))  first "), "\(listed)")
         #expect(listed.contains(" records in 1 file"), "\(listed)")
         let json = try JQCRunner.succeeded(c("--json", "devices"))
         let check = try JSONSchemaCheck.validate("devices", json.stdout)
@@ -148,11 +133,11 @@ import Testing
 
     @Test(arguments: [true, false])
     func keyPinsExplicitlyAndRefusesAFileSignedByAnother(matching: Bool) throws {
-        let x = try ledger("x")
-        let c = try ledger("c")
+        let x = try JQCRunner.pulled(in: directory, name: "x")
+        let c = try JQCRunner.pulled(in: directory, name: "c")
         let inspection = try x.startInspection("Restroom QC")
         let file = try share(x, inspection, "x1.json")
-        let other = try ledger("other")
+        let other = try JQCRunner.pulled(in: directory, name: "other")
         // Signing makes and publishes the other ledger's key.
         try JQCRunner.succeeded(other("checkpoint"))
         let given = matching ? try keyInForce(x) : try keyInForce(other)
@@ -187,7 +172,7 @@ import Testing
         try JQCRunner.succeeded(c("--as", "Cy", "receive", genuine))
         let refused = try c("--as", "Cy", "receive", copied)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("device \(try deviceID(x)) has two histories"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("device \(try x.deviceID) has two histories"), "\(refused.stderr)")
         #expect(refused.stderr.contains("one size with two roots"), "\(refused.stderr)")
         #expect(refused.stderr.contains("the fork itself was recorded as evidence (device.fork_seen)"))
         let types = try eventTypes(c)
@@ -222,7 +207,7 @@ import Testing
     /// its `inspection.started` has the same event id, but other bytes
     /// (facility "Forged Facility"). Refused, the receiver's form unchanged.
     @Test func aForgedCopyOfTheReceiversOwnInspectionIsRefused() throws {
-        let r = try ledger("r")
+        let r = try JQCRunner.pulled(in: directory, name: "r")
         let inspection = try r.startInspection("Restroom QC")
         try JQCRunner.succeeded(r("--as", "Dana", "set", inspection, "Floors", "4"))
         let id = try #require(UUID(uuidString: try inspectionOf(r)))
@@ -237,10 +222,10 @@ import Testing
         }
         started.facilityName = "Forged Facility"
 
-        let forger = try ledger("forger")
+        let forger = try JQCRunner.pulled(in: directory, name: "forger")
         // A draft of its own pins the template in the forger's log, as the file needs.
         _ = try forger.startInspection("Restroom QC")
-        let forgerDevice = try #require(UUID(uuidString: try deviceID(forger)))
+        let forgerDevice = try #require(UUID(uuidString: try forger.deviceID))
         let log = try InspectionLedger(storePath: forger.ledger + "/store", photosPath: forger.ledger + "/photos")
         try log.append([
             InspectionEvent.started(started).pending(
@@ -263,8 +248,8 @@ import Testing
     /// A device that received R's copy answers with a record of its own that
     /// reuses the id of R's answer (other bytes): refused, naming the id.
     @Test func aRecordReusingTheIdOfOneHeldHereWithOtherBytesIsRefusedNamingIt() throws {
-        let r = try ledger("r")
-        let f = try ledger("f")
+        let r = try JQCRunner.pulled(in: directory, name: "r")
+        let f = try JQCRunner.pulled(in: directory, name: "f")
         let inspection = try r.startInspection("Restroom QC")
         try JQCRunner.succeeded(r("--as", "Dana", "set", inspection, "Floors", "4"))
         let id = try #require(UUID(uuidString: try inspectionOf(r)))
@@ -273,7 +258,7 @@ import Testing
         let held = try InspectionLedger(storePath: r.ledger + "/store", photosPath: r.ledger + "/photos")
         let answer = try #require(try held.log.records(inStream: id).first { $0.type == "inspection.field_set" })
         held.close()
-        let fDevice = try #require(UUID(uuidString: try deviceID(f)))
+        let fDevice = try #require(UUID(uuidString: try f.deviceID))
         let log = try InspectionLedger(storePath: f.ledger + "/store", photosPath: f.ledger + "/photos")
         try log.append([
             try InspectionEvent.decode(answer).pending(

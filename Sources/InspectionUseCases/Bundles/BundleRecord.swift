@@ -37,7 +37,7 @@ enum BundleCBOR: Equatable {
         init(_ reason: String) { self.reason = reason }
     }
 
-    /// The item at `i` and the offset after it.
+    /// The item at `start` and the offset after it.
     static func item(_ data: [UInt8], _ start: Int, depth: Int) throws(NotARecord) -> (BundleCBOR, Int) {
         guard depth <= StrictJSON.maximumDepth else { throw NotARecord("nests too deep") }
         guard start < data.count else { throw NotARecord("ends early") }
@@ -45,32 +45,8 @@ enum BundleCBOR: Equatable {
         let major = data[i] >> 5
         let info = data[i] & 0x1F
         i += 1
-        if major == 7 {
-            switch info {
-            case 20: return (.bool(false), i)
-            case 21: return (.bool(true), i)
-            case 22: return (.null, i)
-            case 25, 26, 27:
-                let width = 1 << Int(info - 24)
-                guard i + width <= data.count else { throw NotARecord("ends early") }
-                return (.float, i + width)
-            default: throw NotARecord("a simple value other than false, true, null or a float")
-            }
-        }
-        var value: UInt64
-        if info < 24 {
-            value = UInt64(info)
-        } else if info <= 27 {
-            let width = 1 << Int(info - 24)
-            guard i + width <= data.count else { throw NotARecord("ends early") }
-            value = 0
-            for byte in data[i..<i + width] { value = value << 8 | UInt64(byte) }
-            i += width
-            let shortest: UInt64 = width == 1 ? 24 : UInt64(1) << UInt64(4 * width)
-            if value < shortest { throw NotARecord("a length or integer not in its shortest form") }
-        } else {
-            throw NotARecord("an indefinite length or reserved head")
-        }
+        if major == 7 { return try simple(info, data, i) }
+        let value = try argument(info, data, &i)
         switch major {
         case 0: return (.unsigned(value), i)
         case 1:
@@ -90,28 +66,66 @@ enum BundleCBOR: Equatable {
                 i = next
             }
             return (.array(items), i)
-        case 5:
-            var pairs: [(BundleCBOR, BundleCBOR)] = []
-            var previous: ArraySlice<UInt8>?
-            for _ in 0..<value {
-                let keyStart = i
-                guard i < data.count, data[i] >> 5 == 0 || data[i] >> 5 == 3 else {
-                    throw NotARecord("a map key that is neither an unsigned integer nor text")
-                }
-                let (key, afterKey) = try item(data, i, depth: depth + 1)
-                let encoded = data[keyStart..<afterKey]
-                if let previous, !previous.lexicographicallyPrecedes(encoded) {
-                    throw NotARecord("map keys out of order or repeated")
-                }
-                previous = encoded
-                let (element, next) = try item(data, afterKey, depth: depth + 1)
-                pairs.append((key, element))
-                i = next
-            }
-            return (.map(pairs), i)
+        case 5: return try pairs(count: value, data, i, depth: depth)
         default:
             throw NotARecord("a tag")
         }
+    }
+
+    /// A simple value or float (major type 7) whose head's low bits are
+    /// `info`, its bytes from `i`.
+    private static func simple(_ info: UInt8, _ data: [UInt8], _ i: Int) throws(NotARecord) -> (BundleCBOR, Int) {
+        switch info {
+        case 20: return (.bool(false), i)
+        case 21: return (.bool(true), i)
+        case 22: return (.null, i)
+        case 25, 26, 27:
+            let width = 1 << Int(info - 24)
+            guard i + width <= data.count else { throw NotARecord("ends early") }
+            return (.float, i + width)
+        default: throw NotARecord("a simple value other than false, true, null or a float")
+        }
+    }
+
+    /// A head's argument (a length or an integer) in its shortest form;
+    /// `i` moves past the bytes it takes.
+    private static func argument(_ info: UInt8, _ data: [UInt8], _ i: inout Int) throws(NotARecord) -> UInt64 {
+        if info < 24 { return UInt64(info) }
+        guard info <= 27 else { throw NotARecord("an indefinite length or reserved head") }
+        let width = 1 << Int(info - 24)
+        guard i + width <= data.count else { throw NotARecord("ends early") }
+        var value: UInt64 = 0
+        for byte in data[i..<i + width] { value = value << 8 | UInt64(byte) }
+        i += width
+        let shortest: UInt64 = width == 1 ? 24 : UInt64(1) << UInt64(4 * width)
+        if value < shortest { throw NotARecord("a length or integer not in its shortest form") }
+        return value
+    }
+
+    /// A map of `count` pairs from `start`: keys unsigned integers or text,
+    /// in the bytewise order of their encodings, none repeated.
+    private static func pairs(
+        count: UInt64, _ data: [UInt8], _ start: Int, depth: Int
+    ) throws(NotARecord) -> (BundleCBOR, Int) {
+        var i = start
+        var pairs: [(BundleCBOR, BundleCBOR)] = []
+        var previous: ArraySlice<UInt8>?
+        for _ in 0..<count {
+            let keyStart = i
+            guard i < data.count, data[i] >> 5 == 0 || data[i] >> 5 == 3 else {
+                throw NotARecord("a map key that is neither an unsigned integer nor text")
+            }
+            let (key, afterKey) = try item(data, i, depth: depth + 1)
+            let encoded = data[keyStart..<afterKey]
+            if let previous, !previous.lexicographicallyPrecedes(encoded) {
+                throw NotARecord("map keys out of order or repeated")
+            }
+            previous = encoded
+            let (element, next) = try item(data, afterKey, depth: depth + 1)
+            pairs.append((key, element))
+            i = next
+        }
+        return (.map(pairs), i)
     }
 }
 

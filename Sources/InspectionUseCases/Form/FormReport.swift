@@ -95,6 +95,15 @@ public struct FormReport: Sendable {
 
     /// The form as text: every person-written part through `terminalSafe`.
     public var text: String {
+        let missing = Set(state.missingRequiredFields().map(\.id))
+        let lines = headerLines + [""] + fieldLines(missing: missing) + [""] + footerLines(missing: missing)
+        // Each person-written part is one line already; this also catches
+        // whatever a part not listed above (an id from a hostile log) holds.
+        return TerminalText.safe(lines.joined(separator: "\n"))
+    }
+
+    /// The lines above the fields: what the inspection is and what became of it.
+    private var headerLines: [String] {
         var lines: [String] = []
         let template = state.template
         lines.append("Inspection \(state.id.lowercased)  [\(state.status.rawValue)]")
@@ -126,9 +135,14 @@ public struct FormReport: Sendable {
                 "  read-only copy: the handover file was addressed to device \(owner.lowercased), which alone records "
                     + "and submits it")
         }
-        lines.append("")
-        let missing = Set(state.missingRequiredFields().map(\.id))
-        for field in template?.fields ?? [] {
+        return lines
+    }
+
+    /// One line per field of the template, `!` marking a required one still
+    /// empty (`missing`), `*` one filled.
+    private func fieldLines(missing: Set<FieldID>) -> [String] {
+        var lines: [String] = []
+        for field in state.template?.fields ?? [] {
             if field.type == .section {
                 lines.append("== \(field.label.terminalSafe)")
                 continue
@@ -143,7 +157,13 @@ public struct FormReport: Sendable {
                 " \(marker) [\(field.id.rawValue.terminalSafe)] \(field.label.terminalSafe) (\(field.type.rawValue)): \(value)"
             )
         }
-        lines.append("")
+        return lines
+    }
+
+    /// The lines below the fields: merges, what is still required, the
+    /// score, the follow-up, issues, photos and sync.
+    private func footerLines(missing: Set<FieldID>) -> [String] {
+        var lines: [String] = []
         let merged = MergeReport(state)
         if !merged.isEmpty { lines += merged.lines(sanitise: \.terminalSafe) + [""] }
         if !missing.isEmpty {
@@ -173,9 +193,7 @@ public struct FormReport: Sendable {
             "Sync: \(SyncState.of(state).rawValue)"
                 + (state.sync.serverID.map { " (server id \($0.terminalSafe))" } ?? ""))
         for note in state.syncNotes { lines.append("  \(TerminalText.singleLine(note))") }
-        // Each person-written part is one line already; this also catches
-        // whatever a part not listed above (an id from a hostile log) holds.
-        return TerminalText.safe(lines.joined(separator: "\n"))
+        return lines
     }
 }
 

@@ -27,21 +27,10 @@ public struct SalvageReading: Sendable {
     /// cleanly, is what it said (its last line of stderr, or how it ended).
     public init(output: Data, stopped: String?) {
         var salvage = SalvageReading()
-        var previous = Digest256.zero
-        var expected: UInt64 = 1
-        let chain = HashChain()
+        var link = Link()
         for line in output.split(separator: UInt8(ascii: "\n")) {
             if line.starts(with: Self.carriedPrefix.utf8) {
-                // Content-addressed: an entry is kept only when its bytes are
-                // its key's, whatever became of the events.
-                let fields = line.split(separator: UInt8(ascii: " "))
-                if fields.count == 3, let key = Self.hexBytes(fields[1]), let value = Self.hexBytes(fields[2]),
-                    CarriedRecords.leaf(of: value).bytes == key
-                {
-                    salvage.carried.insert(value)
-                } else {
-                    salvage.carriedLeftOut += 1
-                }
+                salvage.takeCarried(line)
                 continue
             }
             if salvage.firstBreak != nil {
@@ -54,55 +43,81 @@ public struct SalvageReading: Sendable {
             }
             if line.first == UInt8(ascii: "!") {
                 salvage.firstBreak =
-                    "the store could not be read past position \(expected - 1): "
+                    "the store could not be read past position \(link.expected - 1): "
                     + Self.reason(String(decoding: line.dropFirst(2), as: UTF8.self))
                 continue
             }
-            let fields = line.split(separator: UInt8(ascii: " "))
-            guard fields.count == 2, let position = UInt64(String(decoding: fields[0], as: UTF8.self)),
-                let value = Self.hexBytes(fields[1]), value.count > 32,
-                let stored = Digest256(bytes: Array(value[0..<32]))
-            else {
-                salvage.firstBreak = "the entry after position \(expected - 1) could not be read"
-                continue
-            }
-            guard position == expected else {
-                salvage.firstBreak = "position \(expected) is missing"
-                salvage.seenAfterBreak += 1
-                continue
-            }
-            guard chain.link(previous: previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count)) == stored
-            else {
-                salvage.firstBreak = "record \(position) fails its chain check (it was changed after it was written)"
-                salvage.seenAfterBreak += 1
-                continue
-            }
-            // Its link holds: the record is judged as `verify --full` judges it,
-            // and one the format does not define is not copied (nor laundered
-            // into a well-formed copy).
-            let record: EventRecord
-            do {
-                _ = try EventRecord.checkedHeader(ofEncoded: value.span.bytes, at: 32)
-                record = try EventRecord(decoding: value, at: 32)
-            } catch {
-                salvage.firstBreak = "record \(position) is not a record this program reads (\(error))"
-                salvage.seenAfterBreak += 1
-                continue
-            }
-            guard record.position == position else {
-                salvage.firstBreak = "record \(position) holds the record written as \(record.position)"
-                salvage.seenAfterBreak += 1
-                continue
-            }
-            salvage.events.append(record.event)
-            salvage.lastHash = stored
-            previous = stored
-            expected += 1
+            salvage.takeEntry(line, link: &link)
         }
         if salvage.firstBreak == nil, let stopped {
-            salvage.firstBreak = "the store could not be read past position \(expected - 1): " + Self.reason(stopped)
+            salvage.firstBreak =
+                "the store could not be read past position \(link.expected - 1): " + Self.reason(stopped)
         }
         self = salvage
+    }
+
+    /// Where the chain stands while the reader's entries are checked: the
+    /// hash of the last record kept and the position the next must hold.
+    private struct Link {
+        var previous = Digest256.zero
+        var expected: UInt64 = 1
+        let chain = HashChain()
+    }
+
+    /// Keeps a `carried KEY VALUE` line's entry if its bytes hash to its key.
+    private mutating func takeCarried(_ line: Data.SubSequence) {
+        // Content-addressed: an entry is kept only when its bytes are
+        // its key's, whatever became of the events.
+        let fields = line.split(separator: UInt8(ascii: " "))
+        if fields.count == 3, let key = Self.hexBytes(fields[1]), let value = Self.hexBytes(fields[2]),
+            CarriedRecords.leaf(of: value).bytes == key
+        {
+            carried.insert(value)
+        } else {
+            carriedLeftOut += 1
+        }
+    }
+
+    /// Checks one `POSITION HEX` entry against the chain: kept when it links,
+    /// else the first break (and, past an entry that was read, counted after it).
+    private mutating func takeEntry(_ line: Data.SubSequence, link: inout Link) {
+        let expected = link.expected
+        let fields = line.split(separator: UInt8(ascii: " "))
+        guard fields.count == 2, let position = UInt64(String(decoding: fields[0], as: UTF8.self)),
+            let value = Self.hexBytes(fields[1]), value.count > 32,
+            let stored = Digest256(bytes: Array(value[0..<32]))
+        else {
+            firstBreak = "the entry after position \(expected - 1) could not be read"
+            return
+        }
+        func broken(_ why: String) {
+            firstBreak = why
+            seenAfterBreak += 1
+        }
+        guard position == expected else { return broken("position \(expected) is missing") }
+        let chain = link.chain
+        guard
+            chain.link(previous: link.previous, leaf: chain.leaf(ofRecordIn: value, range: 32..<value.count)) == stored
+        else {
+            return broken("record \(position) fails its chain check (it was changed after it was written)")
+        }
+        // Its link holds: the record is judged as `verify --full` judges it,
+        // and one the format does not define is not copied (nor laundered
+        // into a well-formed copy).
+        let record: EventRecord
+        do {
+            _ = try EventRecord.checkedHeader(ofEncoded: value.span.bytes, at: 32)
+            record = try EventRecord(decoding: value, at: 32)
+        } catch {
+            return broken("record \(position) is not a record this program reads (\(error))")
+        }
+        guard record.position == position else {
+            return broken("record \(position) holds the record written as \(record.position)")
+        }
+        events.append(record.event)
+        lastHash = stored
+        link.previous = stored
+        link.expected += 1
     }
 
     /// How a reader prints an entry of the `carried` table: `carried KEY VALUE`

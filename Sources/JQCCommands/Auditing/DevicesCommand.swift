@@ -9,7 +9,7 @@ import LedgerCore
 /// with its pinned key, when it was first and last heard from, how many of
 /// its records are held, and whether it was seen with two histories
 /// (`DevicePins`).
-struct DevicesCommand: RunnableCommand {
+struct DevicesCommand: CommandWithoutArguments {
     static let path = ["devices"]
     static let spec = CommandSpec(
         "devices", abstract: "List the devices this ledger received files from, with the key pinned for each.",
@@ -21,8 +21,6 @@ struct DevicesCommand: RunnableCommand {
             as a pin of the key it was verified with.
             """,
         group: "Auditing")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let own = try invocation.config().deviceID

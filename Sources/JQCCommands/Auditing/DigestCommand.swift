@@ -8,7 +8,7 @@ import LedgerStore
 // MARK: - digest
 
 /// `jqc digest`: the current head, to hand to someone who will check later.
-struct DigestCommand: RunnableCommand {
+struct DigestCommand: CommandWithoutArguments {
     static let path = ["digest"]
     static let spec = CommandSpec(
         "digest", abstract: "Print the log's digest (position and chain hash) to check it against later.",
@@ -17,8 +17,6 @@ struct DigestCommand: RunnableCommand {
             record before it; when that fails, nothing is printed and the exit status is 1.
             """,
         group: "Auditing")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let auditor = try invocation.auditorLedger(views: false)

@@ -6,7 +6,7 @@ import LedgerCore
 import LedgerStore
 
 /// `jqc key`: the device's signing key in force and every key its log published.
-struct KeyCommand: RunnableCommand {
+struct KeyCommand: CommandWithoutArguments {
     static let path = ["key"]
     static let spec = CommandSpec(
         "key", abstract: "Show the device's signing key: the one in force, and every key its log published.",
@@ -16,8 +16,6 @@ struct KeyCommand: RunnableCommand {
             silently. 'jqc key rotate' records a new key.
             """,
         group: "Auditing")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let config = try invocation.config()

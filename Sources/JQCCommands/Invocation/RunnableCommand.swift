@@ -9,3 +9,13 @@ protocol RunnableCommand: Sendable {
     init(_ parsed: ParsedCommand) throws(UsageError)
     func run(_ invocation: Invocation) throws
 }
+
+/// A command that takes no arguments or options of its own (the global
+/// ones are read by `Globals`): built from nothing, whatever was parsed.
+protocol CommandWithoutArguments: RunnableCommand {
+    init()
+}
+
+extension CommandWithoutArguments {
+    init(_ parsed: ParsedCommand) throws(UsageError) { self.init() }
+}

@@ -20,7 +20,8 @@ import Synchronization
 /// views are built as for any append.
 struct SalvageCommand: RunnableCommand {
     static let path = ["salvage"]
-    static let destinationArgument = PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")
+    /// The same argument as `backup`'s: a new ledger directory.
+    static let destinationArgument = BackupCommand.destinationArgument
     static let spec = CommandSpec(
         "salvage",
         abstract:

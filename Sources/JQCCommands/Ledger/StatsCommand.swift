@@ -3,12 +3,10 @@ import Foundation
 import LedgerStore
 
 /// `jqc stats`: sizes of the log and the storage.
-struct StatsCommand: RunnableCommand {
+struct StatsCommand: CommandWithoutArguments {
     static let path = ["stats"]
     static let spec = CommandSpec(
         "stats", abstract: "Show the ledger's size: events, streams, storage.", group: "Ledger")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         // Read-only: stats works on an auditor's copy and never takes the writer lock.

@@ -10,14 +10,12 @@ import LedgerStore
 import SyncWorker
 
 /// `jqc logout`: tells the server (best effort), then forgets the session here.
-struct LogoutCommand: RunnableCommand {
+struct LogoutCommand: CommandWithoutArguments {
     static let path = ["logout"]
     static let spec = CommandSpec(
         "logout", abstract: "Log out: revoke the session on the server if it is reachable, and remove it here.",
         discussion: "Afterwards, recording needs a new login or --as NAME (recorded as unverified).",
         group: "Session")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let store = SessionStore(invocation.home)

@@ -7,7 +7,7 @@ import LedgerCore
 import SyncWorker
 
 /// `jqc config [list]`: every setting, its value in force and where it comes from.
-struct ConfigCommand: RunnableCommand {
+struct ConfigCommand: CommandWithoutArguments {
     static let path = ["config"]
     static let spec = CommandSpec(
         "config", abstract: "Show the ledger's settings (server, witness, actor); 'config set KEY VALUE' changes one.",
@@ -20,17 +20,13 @@ struct ConfigCommand: RunnableCommand {
             """,
         group: "Setup")
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
-
     func run(_ invocation: Invocation) throws { try ConfigListCommand.list(invocation) }
 }
 
 /// `jqc config list`.
-struct ConfigListCommand: RunnableCommand {
+struct ConfigListCommand: CommandWithoutArguments {
     static let path = ["config", "list"]
     static let spec = CommandSpec("list", abstract: "Show every setting, its value and where it comes from.")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws { try Self.list(invocation) }
 

@@ -6,12 +6,10 @@ import LedgerCore
 import LedgerStore
 
 /// `jqc facilities`.
-struct FacilitiesCommand: RunnableCommand {
+struct FacilitiesCommand: CommandWithoutArguments {
     static let path = ["facilities"]
     static let spec = CommandSpec(
         "facilities", abstract: "List the facilities and their areas (from the last pull).", group: "Setup")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let facilities = try invocation.reading { try $0.reference.allFacilities() }

@@ -6,13 +6,11 @@ import LedgerCore
 import LedgerStore
 
 /// `jqc templates` and `jqc templates show ID`.
-struct TemplatesCommand: RunnableCommand {
+struct TemplatesCommand: CommandWithoutArguments {
     static let path = ["templates"]
     static let spec = CommandSpec(
         "templates", abstract: "List the templates (from the last pull); 'templates show ID' draws one.",
         group: "Setup")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let templates = try invocation.reading { try $0.reference.allTemplates() }
