@@ -86,9 +86,18 @@ struct PhotoStager {
         path =
             "\(directory)/received-\(number).tmp-\(ProcessInfo.processInfo.processIdentifier)."
             + "\(UInt32.random(in: 0...UInt32.max))"
-        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        // Made in place by open(2), never by `FileManager.createFile`, which
+        // writes a `.dat.nosync…` file first and renames it: a kill between
+        // the two left a file no stale-staging check recognises.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(
+                .fileWriteUnknown,
+                userInfo: [
+                    NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
+                ])
+        }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         hasher.begin()
         buffer = [UInt8](repeating: 0, count: Self.bufferSize)
     }
