@@ -127,11 +127,7 @@ struct SyncCommand: RunnableCommand {
                 })
         }
         if watch, signals.stopRequested { invocation.stderr.line("jqc: sync stopped.") }
-        if anythingFailed {
-            throw JQCError.refused(
-                "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
-                    + "'jqc sync retry ID' once the cause is fixed.")
-        }
+        if anythingFailed { throw JQCError.refused(SyncService.Pass.failedForGoodAdvice) }
     }
 
     /// `--daemon`: the background sync (`SyncService.runInBackground`),
@@ -202,33 +198,16 @@ struct SyncCommand: RunnableCommand {
         return true
     }
 
-    /// What `jqc sync` would print of a pass and end with, for the
-    /// background sync to hand to a `jqc sync` that asked it for the pass.
+    /// What `jqc sync` would print of a pass and end with
+    /// (`SyncService.Answer`), for the background sync to hand to a `jqc
+    /// sync` that asked it for the pass.
     static func answer(_ pass: SyncService.Pass, _ invocation: Invocation) -> SyncService.Answer {
-        let report = pass.report
-        let summary = SyncSummary(
-            report, seconds: pass.seconds, watching: false, now: invocation.clock.now(),
-            unreachable: { why in ConnectionErrorLine.syncStop(why) })
-        var lines = summary.lines
-        var failure: String?
-        if let witness = pass.witness {
-            switch witness {
-            case .refused, .wrongAnswer: failure = TerminalText.singleLine(witness.description)
-            default: lines.append("  " + TerminalText.singleLine(witness.description))
-            }
-        }
-        switch report.stop {
-        case .loginRequired(let why), .transportRefused(let why): failure = failure ?? why
-        default: break
-        }
-        if failure == nil, report.needsAttention {
-            failure =
-                "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
-                + "'jqc sync retry ID' once the cause is fixed."
-        }
-        return SyncService.Answer(
-            lines: lines, warnings: summary.warnings, failure: failure,
-            document: report.jsonValue(elapsedSeconds: pass.seconds))
+        SyncService.Answer(
+            pass,
+            summary: SyncSummary(
+                pass.report, seconds: pass.seconds, watching: false, now: invocation.clock.now(),
+                unreachable: { why in ConnectionErrorLine.syncStop(why) }),
+            document: pass.report.jsonValue(elapsedSeconds: pass.seconds))
     }
 
     /// The witness step's outcome: a refusal loudly (on stderr, exit status 1), the rest as a line.
