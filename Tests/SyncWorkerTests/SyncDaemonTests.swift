@@ -107,11 +107,15 @@ import Testing
         server.stop()
         let id = try sample.completedInspection(photos: 1, issues: 1)
         let submitted = sample.clock.now()
-        // The pass that found the server gone began after the last record of the submit: nothing else wakes it.
+        // Settled: each record of the submit woke it for a pass within 0.3 s, so once it has been offline
+        // and written nothing for 2 s after the last one, the pass that found the server gone saw them all
+        // and nothing but the request can end its wait.
         #expect(
-            eventually {
-                guard let status = Self.runningStatus(sample), let pass = status.lastPass else { return false }
-                return status.state == .offline && pass.startedAt >= submitted
+            eventually(timeout: 30) {
+                guard let status = Self.runningStatus(sample), status.state == .offline else { return false }
+                let now = sample.clock.now().microsecondsSinceEpoch
+                return now - status.updatedAt.microsecondsSinceEpoch >= 2_000_000
+                    && now - submitted.microsecondsSinceEpoch >= 2_000_000
             }, "\(daemon.stderr)")
         #expect(daemon.stderr.contains("jqc sync: offline: "), "\(daemon.stderr)")
         #expect(daemon.stderr.contains("trying again on a network change or in 500 s at the latest"))
