@@ -123,7 +123,7 @@ struct SyncCommand: RunnableCommand {
                     if let warning = pass.restoreWarning { invocation.stderr.line("jqc: warning: " + warning) }
                     let quiet = offline.repeats(pass.report, watching: watch)
                     if !quiet { Self.summarize(pass.report, seconds: pass.seconds, watching: watch, invocation) }
-                    if let outcome = pass.witness { try Self.say(outcome, quiet: quiet, invocation) }
+                    try Self.sayWitness(of: pass, quiet: quiet, invocation)
                 })
         }
         if watch, signals.stopRequested { invocation.stderr.line("jqc: sync stopped.") }
@@ -210,14 +210,13 @@ struct SyncCommand: RunnableCommand {
             document: pass.report.jsonValue(elapsedSeconds: pass.seconds))
     }
 
-    /// The witness step's outcome: a refusal loudly (on stderr, exit status 1), the rest as a line.
-    static func say(_ outcome: CheckpointWitness.Outcome, quiet: Bool, _ invocation: Invocation) throws {
-        if !quiet, !invocation.json, case .cosigning = outcome {
-            for line in outcome.lines { invocation.stdout.line("  " + TerminalText.singleLine(line)) }
+    /// The witness step's outcome (`SyncService.Pass.witnessLines`): its
+    /// lines, then an alarm loudly (on stderr, exit status 1).
+    static func sayWitness(of pass: SyncService.Pass, quiet: Bool, _ invocation: Invocation) throws {
+        if !quiet, !invocation.json { for line in pass.witnessLines { invocation.stdout.line(line) } }
+        if let witness = pass.witness, witness.isAlarm {
+            throw JQCError.verificationFailed(TerminalText.singleLine(witness.description))
         }
-        if outcome.isAlarm { throw JQCError.verificationFailed(TerminalText.singleLine(outcome.description)) }
-        if case .cosigning = outcome { return }
-        if !quiet, !invocation.json { invocation.stdout.line("  " + TerminalText.singleLine(outcome.description)) }
     }
 
     // MARK: Output
