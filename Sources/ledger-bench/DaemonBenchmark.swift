@@ -1,5 +1,7 @@
 import Foundation
 import InspectionDomain
+import LedgerCore
+import LedgerStore
 import LedgerTestSupport
 
 /// The background sync at rest and at work (issue #33 item 5): `jqc sync
@@ -13,10 +15,18 @@ import LedgerTestSupport
 /// one core (target below 1 %), and the time from `jqc submit` returning to
 /// the ledger holding the server's id for it (target within a second),
 /// the median of `submits` submissions.
+///
+/// And "sync now" during a back-off (issue #33 item 2, `measureSyncNow`):
+/// the time from `jqc sync` starting to its return, the inspection on the
+/// server and its id in the ledger, when a daemon backing off after an
+/// outage makes the pass for it, against `jqc sync` making the same pass
+/// itself on a ledger with no daemon (the baseline), in turn, `rounds`
+/// times each.
 struct DaemonBenchmark {
     var directory: String
     var idleSeconds: Double = 60
     var submits = 5
+    var rounds = 5
 
     /// What one daemon did.
     struct Figures {
@@ -41,6 +51,20 @@ struct DaemonBenchmark {
         }
         let ratio = polled.idleCPUShare > 0 ? watched.idleCPUShare / polled.idleCPUShare : 0
         print(String(format: "  idle CPU, woken ÷ polling %8.2f        target: idle below 1 %% of a core", ratio))
+        let now = try measureSyncNow()
+        print("  jqc sync → its return, the inspection on the server (median of \(rounds), fastest):")
+        print(
+            String(
+                format: "    asking a daemon backing off after an outage %8.0f ms %8.0f ms", 1000 * median(now.asked),
+                1000 * (now.asked.min() ?? 0)))
+        print(
+            String(
+                format: "    syncing itself, no daemon (baseline)        %8.0f ms %8.0f ms", 1000 * median(now.alone),
+                1000 * (now.alone.min() ?? 0)))
+        print(
+            String(
+                format: "  asking ÷ itself %8.2f                        target: sent within 2 s",
+                median(now.asked) / median(now.alone)))
     }
 
     /// One daemon on a fresh ledger: idle, then `submits` submissions one after the other.
@@ -88,6 +112,121 @@ struct DaemonBenchmark {
             latencies.append(Date().timeIntervalSince(submitted))
         }
         return Figures(idleCPUShare: share, latencies: latencies)
+    }
+
+    /// `rounds` of "sync now" during a back-off, each beside the baseline:
+    /// the daemon's offline waits are stretched (500 s, `JQC_SYNC_BACKOFF_SCALE`),
+    /// so no pass but the one asked for can send; the server is stopped, an
+    /// inspection submitted, the daemon seen offline after it, the server
+    /// started again on its port, and `jqc sync` timed. The baseline is one
+    /// submitted inspection synced by `jqc sync` on a ledger of its own.
+    func measureSyncNow() throws -> (asked: [Double], alone: [Double]) {
+        let database = directory + "/server-now.sqlite"
+        var server = try BenchServer(fixtures: nil, database: database)
+        defer { server.stop() }
+        let asking = try Self.ledger(directory + "/ledger-now", server: server)
+        let alone = try Self.ledger(directory + "/ledger-alone", server: server)
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: Self.jqcPath)
+        daemon.arguments = ["--ledger", asking.path, "sync", "--daemon"]
+        daemon.environment = ProcessInfo.processInfo.environment.merging(["JQC_SYNC_BACKOFF_SCALE": "100"]) { $1 }
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        defer {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        try Self.waitFor("the daemon's first pass", seconds: 30) { asking.status()?["last_pass"]?.isNull == false }
+        var asked: [Double] = []
+        var itself: [Double] = []
+        func syncItself() throws {
+            let id = try alone.submitted()
+            let started = Date()
+            _ = try alone.run(["sync"])
+            itself.append(Date().timeIntervalSince(started))
+            try alone.requireSent(id)
+        }
+        func askDaemon() throws {
+            server.stop()
+            let id = try asking.submitted()
+            let submitted = SystemClock().now()
+            // Settled: each record of the submit wakes it within 0.3 s, so once it has been offline and
+            // written nothing for 2 s after the last one, its pass saw them all (SyncDaemonTests does the same).
+            try Self.waitFor("the daemon offline after the submit", seconds: 60) {
+                guard let status = asking.status(), status["state"]?.stringValue == "offline",
+                    let updated = status["updated_at"]?.stringValue.flatMap(Timestamp.init(iso8601:))
+                else { return false }
+                let now = SystemClock().now().microsecondsSinceEpoch
+                return now - updated.microsecondsSinceEpoch >= 2_000_000
+                    && now - submitted.microsecondsSinceEpoch >= 2_000_000
+            }
+            server = try BenchServer(fixtures: nil, database: database, port: server.port)
+            let started = Date()
+            let answer = try asking.run(["sync"], withStderr: true)
+            asked.append(Date().timeIntervalSince(started))
+            guard answer.contains("runs this sync") else {
+                throw BenchError("jqc sync did not ask the daemon: \(answer)")
+            }
+            try asking.requireSent(id)
+        }
+        // In turn, each first in every other round (ABBA), so a slow spell of the machine weighs on both.
+        for round in 0..<rounds {
+            if round % 2 == 0 {
+                try syncItself()
+                try askDaemon()
+            } else {
+                try askDaemon()
+                try syncItself()
+            }
+        }
+        return (asked, itself)
+    }
+
+    /// A ledger of this benchmark: `jqc` on it, its status file, its inspections.
+    struct BenchLedger {
+        var path: String
+
+        func run(_ arguments: [String], withStderr: Bool = false) throws -> String {
+            let result = try ProcessRun.run(DaemonBenchmark.jqcPath, ["--ledger", path] + arguments, timeout: 600)
+            guard result.status == 0 else {
+                throw BenchError("jqc \(arguments.joined(separator: " ")) failed: \(result.stderr)")
+            }
+            return withStderr ? result.stdout + result.stderr : result.stdout
+        }
+
+        /// A completed inspection, submitted; its id.
+        func submitted() throws -> String {
+            let id = try DaemonBenchmark.inspectionID(try run(DaemonBenchmark.start))
+            _ = try run(["set", id] + DaemonBenchmark.answers)
+            _ = try run(["submit", id])
+            return id
+        }
+
+        func requireSent(_ id: String) throws {
+            guard try run(["--json", "show", id]).contains("\"server_id\":null") == false else {
+                throw BenchError("inspection \(id) is not on the server after jqc sync")
+            }
+        }
+
+        /// `sync-daemon.json`, nil while there is none.
+        func status() -> JSONValue? {
+            FileManager.default.contents(atPath: path + "/sync-daemon.json").flatMap {
+                try? JSONValue(parsing: [UInt8]($0))
+            }
+        }
+    }
+
+    /// A new ledger on `server`, logged in, its reference data pulled.
+    static func ledger(_ path: String, server: BenchServer) throws -> BenchLedger {
+        try? FileManager.default.removeItem(atPath: path)
+        let ledger = BenchLedger(path: path)
+        _ = try ledger.run(["init", "--server", server.baseURL])
+        _ = try SyncBenchmark.run(
+            jqcPath, ["--ledger", path, "login", "--username", "inspector", "--password-stdin"],
+            input: "inspector-pass\n")
+        _ = try ledger.run(["pull"])
+        return ledger
     }
 
     static let start = [

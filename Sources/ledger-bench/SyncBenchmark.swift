@@ -370,8 +370,11 @@ struct SyncBenchmark {
 final class BenchServer {
     private let process = Process()
     let baseURL: String
+    let port: Int
 
-    init(fixtures: String?, database: String, latencyMilliseconds: Int = 0) throws {
+    /// `port` 0 lets the system choose one; another starts the server again
+    /// where a stopped one listened (the daemon benchmark's outage).
+    init(fixtures: String?, database: String, latencyMilliseconds: Int = 0, port: Int = 0) throws {
         let portFile = database + ".port"
         try? FileManager.default.removeItem(atPath: portFile)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -388,7 +391,7 @@ final class BenchServer {
             """
         process.arguments =
             [
-                "python3", "-c", noDelay, server, "--port", "0", "--port-file", portFile, "--db", database,
+                "python3", "-c", noDelay, server, "--port", "\(port)", "--port-file", portFile, "--db", database,
                 "--quiet", "--exit-after", "3600",
             ] + (fixtures.map { ["--fixtures", $0] } ?? [])
             + (latencyMilliseconds > 0 ? ["--latency-ms", "\(latencyMilliseconds)"] : [])
@@ -398,9 +401,10 @@ final class BenchServer {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
-                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                let bound = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
             {
-                baseURL = "http://127.0.0.1:\(port)/api/v1"
+                self.port = bound
+                baseURL = "http://127.0.0.1:\(bound)/api/v1"
                 return
             }
             usleep(20_000)

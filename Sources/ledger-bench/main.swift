@@ -19,7 +19,9 @@ let usage = """
                  the development server, and a plain keep-alive client
       daemon     jqc sync --daemon idle (CPU over --idle-seconds, default 60)
                  and from submit to server, woken by inotify and netlink
-                 against looking once a second (JQC_SYNC_WATCH=poll)
+                 against looking once a second (JQC_SYNC_WATCH=poll); then
+                 'jqc sync' asking a daemon backing off after an outage
+                 against 'jqc sync' with no daemon (--rounds N, default 5)
       team       audit and show of an inspection three devices shared over 30
                  exchanges, made by this build's jqc; --old OLD_BIN_DIR runs
                  OLD_BIN_DIR/jqc beside it (ABBA, --rounds N, default 6)
@@ -189,8 +191,13 @@ do {
         try TeamBenchmark(directory: base + "/team", old: teamOld, rounds: rounds).run()
     }
     if suites.contains("daemon") {
-        print("== daemon: jqc sync --daemon idle and from submit to server, woken by events against polling")
-        try DaemonBenchmark(directory: base + "/daemon", idleSeconds: idleSeconds).run()
+        print(
+            "== daemon: jqc sync --daemon idle and from submit to server, woken by events against polling; "
+                + "sync now during a back-off")
+        try DaemonBenchmark(
+            directory: base + "/daemon", idleSeconds: idleSeconds,
+            rounds: CommandLine.arguments.contains("--rounds") ? rounds : 5
+        ).run()
     }
 } catch {
     FileHandle.standardError.write(Data("ledger-bench: \(error)\n".utf8))

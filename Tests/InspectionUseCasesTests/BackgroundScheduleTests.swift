@@ -45,6 +45,22 @@ import Testing
         #expect(schedule.offlineStreak == 0)
     }
 
+    /// (`JQC_SYNC_BACKOFF_SCALE`, the offline waits): a scale above 1
+    /// stretches them, so a test can tell a wait cut by `jqc sync` from
+    /// one that ran out; a smaller one leaves them as in use.
+    static let stretches: [(scale: String?, waits: [Double])] = [
+        (nil, [5, 10, 20, 300]), ("0", [5, 10, 20, 300]), ("0.02", [5, 10, 20, 300]),
+        ("100", [500, 1000, 2000, 30_000]),
+    ]
+
+    @Test(arguments: stretches)
+    func aBackOffScaleAboveOneStretchesTheOfflineWaits(scale: String?, waits: [Double]) throws {
+        let policy = try RetryPolicy.standard(scale.map { ["JQC_SYNC_BACKOFF_SCALE": $0] } ?? [:])
+        var schedule = BackgroundSync(interval: 60, offlineStretch: BackgroundSync.offlineStretch(policy))
+        let seconds = (1...7).map { _ in ran(&schedule, Self.report(stop: .serverUnreachable("no route"))).seconds }
+        #expect([seconds[0], seconds[1], seconds[2], seconds[6]] == waits)
+    }
+
     @Test func aRefusedSessionWaitsForALoginAndIsSaidOnce() {
         var schedule = BackgroundSync(interval: 60)
         let refused = ran(&schedule, Self.report(stop: .loginRequired("HTTP 401: token revoked")))

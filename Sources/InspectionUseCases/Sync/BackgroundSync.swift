@@ -16,6 +16,10 @@ import SyncWorker
 public struct BackgroundSync: Sendable {
     /// The longest wait between runs, in seconds.
     public let interval: Int
+    /// Multiplies the offline waits: 1 in use. Tests stretch them with the
+    /// test-only `JQC_SYNC_BACKOFF_SCALE` (`offlineStretch(_:)`), so that
+    /// only a `jqc sync` asking for a pass can end a wait within the test.
+    public let offlineStretch: Double
     /// Runs in a row that found the server unreachable.
     public private(set) var offlineStreak = 0
     /// What the daemon waits for before it can run, said once; nil while it runs.
@@ -36,7 +40,16 @@ public struct BackgroundSync: Sendable {
         public var wakeOn: LedgerWatch.Changes
     }
 
-    public init(interval: Int) { self.interval = interval }
+    public init(interval: Int, offlineStretch: Double = 1) {
+        self.interval = interval
+        self.offlineStretch = offlineStretch
+    }
+
+    /// The stretch of the offline waits a retry policy asks for: its
+    /// `JQC_SYNC_BACKOFF_SCALE` when that lengthens them, else 1. Never
+    /// shorter than in use: the tests' usual scale of 0 (every retry due at
+    /// once) would have an offline daemon try again 20 times a second.
+    public static func offlineStretch(_ policy: RetryPolicy) -> Double { max(1, policy.scale) }
 
     /// No run can start until `until` changes; `why` says what to do.
     public mutating func cannotRun(_ why: String, until: LedgerWatch.Changes) -> Next {
@@ -65,7 +78,7 @@ public struct BackgroundSync: Sendable {
         switch report.stop {
         case .serverUnreachable(let why):
             offlineStreak += 1
-            next.seconds = min(Self.longestOfflineWait, 5 * pow(2, Double(offlineStreak - 1)))
+            next.seconds = min(Self.longestOfflineWait, 5 * pow(2, Double(offlineStreak - 1))) * offlineStretch
             if offlineStreak == 1 || !report.sent.isEmpty {
                 next.lines.append(
                     "offline: \(TerminalText.singleLine(why)); trying again on a network change or in "

@@ -47,8 +47,8 @@ extension SyncService {
         var status: SyncDaemonStatus
         /// The state before the pass under way, and since when: a state a pass leaves as it was keeps its time.
         var settled: (state: SyncDaemonStatus.State, since: Timestamp)
-        init(_ home: LedgerDirectory, interval: Int, now: Timestamp) {
-            schedule = BackgroundSync(interval: interval)
+        init(_ home: LedgerDirectory, interval: Int, offlineStretch: Double, now: Timestamp) {
+            schedule = BackgroundSync(interval: interval, offlineStretch: offlineStretch)
             watch = LedgerWatch(home)
             status = .thisProcess(at: now)
             settled = (status.state, now)
@@ -62,7 +62,8 @@ extension SyncService {
         let home = surroundings.home
         let asking = SyncNowSignal(waking: surroundings.wakeUp)
         // Armed before the first pass: whatever is recorded from here on is seen.
-        let life = Life(home, interval: interval, now: surroundings.clock.now())
+        let stretch = BackgroundSync.offlineStretch(try RetryPolicy.standard(surroundings.environment))
+        let life = Life(home, interval: interval, offlineStretch: stretch, now: surroundings.clock.now())
         let wakeups = LedgerWakeups(
             home, polling: surroundings.environment["JQC_SYNC_WATCH"] == "poll", onEvent: surroundings.wakeUp)
         try life.status.write(to: home)

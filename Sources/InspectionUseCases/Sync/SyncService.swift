@@ -92,7 +92,7 @@ public final class SyncService {
     /// so, a pass does not ask the witnesses again (each would be a round
     /// trip to every witness at every interval of `--watch` or the
     /// background sync, with the same answer).
-    var checkedMark: (stamp: String, outcome: RestorePointCheck.Outcome?)?
+    var checkedMark: (inputs: RestorePointInputs, outcome: RestorePointCheck.Outcome?)?
 
     public init(ledger: InspectionLedger, _ surroundings: Surroundings) {
         self.ledger = ledger
@@ -151,12 +151,14 @@ public final class SyncService {
     /// a refusal when another copy of the device recorded after the
     /// backup; the warning of a check that could not be made, once. Asked
     /// once per service start, and again only when the mark or what names
-    /// its witnesses changed (`markStamp`): a backup restored over it, a
-    /// witness added, another server configured, the mark cleared.
+    /// its witnesses changed (`RestorePointInputs`: their stamps looked at
+    /// each pass, their bytes read only when a stamp moved): a backup
+    /// restored over it, a witness added, another server configured, the
+    /// mark cleared.
     func checkRestorePoint(config: LedgerConfig, session: ServerSession) throws -> String? {
         let home = surroundings.home
         let outcome: RestorePointCheck.Outcome?
-        if let checked = checkedMark, checked.stamp == Self.markStamp(home) {
+        if let checked = checkedMark, checkedMark?.inputs.unchanged(in: home) == true {
             outcome = checked.outcome
             // What it found stands; a check that could not be made was said when it was made.
             if case .couldNotCheck? = outcome { return nil }
@@ -165,23 +167,13 @@ public final class SyncService {
                 home: home, config: config, ledger: ledger, session: session, key: surroundings.deviceKey,
                 clock: surroundings.clock)
             // Taken after the check, which rewrites the mark with what it found.
-            checkedMark = (Self.markStamp(home), outcome)
+            checkedMark = (RestorePointInputs.current(home), outcome)
         }
         switch outcome {
         case .newerHistory(let message)?: throw Refusal.restoredOverNewerHistory(message)
         case .couldNotCheck(let message)?: return TerminalText.singleLine(message)
         case .passed?, .stillUnchecked?, nil: return nil
         }
-    }
-
-    /// What the restore-point check depends on, as one string that changes
-    /// with any of it: the mark's file (its inode, time and bytes), the
-    /// C2SP witness list's and the config's (the legacy witness, the server).
-    static func markStamp(_ home: LedgerDirectory) -> String {
-        [home.restorePointPath, home.witnessesPath, home.configPath].map { path in
-            let bytes = FileManager.default.contents(atPath: path).map { $0.base64EncodedString() } ?? ""
-            return LedgerWatch.stamp(path) + " " + bytes
-        }.joined(separator: "\n")
     }
 
     /// Keeps the server's refusal of the saved session, so `whoami` and

@@ -54,6 +54,22 @@ public struct SyncStanding: Sendable, Equatable {
     /// the log says (and no copy it holds waits on another device).
     public var serverHasEverything: Bool { drafts == 0 && unsent == 0 && expectedElsewhere.isEmpty }
 
+    /// What `jqc outbox` says when it is empty: never that the server has
+    /// everything while a draft exists (a draft sends nothing until it is
+    /// submitted), nor with no server configured to have it.
+    public static func emptyOutboxLine(drafts: Int, serverConfigured: Bool) -> String {
+        if drafts > 0 {
+            return "The outbox is empty, but \(drafts) draft\(drafts == 1 ? " is" : "s are") only on this device: "
+                + "nothing of an inspection is sent before 'jqc submit ID' ('jqc status' counts what is not on the "
+                + "server)."
+        }
+        guard serverConfigured else {
+            return "The outbox is empty; no server is configured, so nothing has reached one ('jqc config set server "
+                + "URL'). 'jqc status' lists copies another device is expected to send."
+        }
+        return "The outbox is empty: the server has everything this device is to send."
+    }
+
     /// Reads the standing of `ledger`.
     public static func read(_ ledger: InspectionLedger) throws -> SyncStanding {
         let drafts = try ledger.summaries(.drafts)

@@ -58,20 +58,10 @@ struct OutboxCommand: RunnableCommand {
     /// This device's own items: the table, or why there are none.
     private func printOwn(_ items: [OutboxItem], _ invocation: Invocation) throws {
         guard !items.isEmpty else {
-            // Drafts send nothing until submitted: never say "everything" while one exists.
             let drafts = try invocation.reading { try $0.summaries(.drafts) }.count
-            // Nor with no server to have it.
-            let everything =
-                try invocation.config().serverURL == nil
-                ? "The outbox is empty; no server is configured, so nothing has reached one ('jqc config set server "
-                    + "URL'). 'jqc status' lists copies another device is expected to send."
-                : "The outbox is empty: the server has everything this device is to send."
             invocation.stdout.line(
-                drafts == 0
-                    ? everything
-                    : "The outbox is empty, but \(drafts) draft\(drafts == 1 ? " is" : "s are") only on this "
-                        + "device: nothing of an inspection is sent before 'jqc submit ID' ('jqc status' counts "
-                        + "what is not on the server).")
+                SyncStanding.emptyOutboxLine(drafts: drafts, serverConfigured: try invocation.config().serverURL != nil)
+            )
             return
         }
         invocation.stdout.line(

@@ -123,15 +123,11 @@ struct SyncCommand: RunnableCommand {
                     if let warning = pass.restoreWarning { invocation.stderr.line("jqc: warning: " + warning) }
                     let quiet = offline.repeats(pass.report, watching: watch)
                     if !quiet { Self.summarize(pass.report, seconds: pass.seconds, watching: watch, invocation) }
-                    if let outcome = pass.witness { try Self.say(outcome, quiet: quiet, invocation) }
+                    try Self.sayWitness(of: pass, quiet: quiet, invocation)
                 })
         }
         if watch, signals.stopRequested { invocation.stderr.line("jqc: sync stopped.") }
-        if anythingFailed {
-            throw JQCError.refused(
-                "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
-                    + "'jqc sync retry ID' once the cause is fixed.")
-        }
+        if anythingFailed { throw JQCError.refused(SyncService.Pass.failedForGoodAdvice) }
     }
 
     /// `--daemon`: the background sync (`SyncService.runInBackground`),
@@ -202,43 +198,25 @@ struct SyncCommand: RunnableCommand {
         return true
     }
 
-    /// What `jqc sync` would print of a pass and end with, for the
-    /// background sync to hand to a `jqc sync` that asked it for the pass.
+    /// What `jqc sync` would print of a pass and end with
+    /// (`SyncService.Answer`), for the background sync to hand to a `jqc
+    /// sync` that asked it for the pass.
     static func answer(_ pass: SyncService.Pass, _ invocation: Invocation) -> SyncService.Answer {
-        let report = pass.report
-        let summary = SyncSummary(
-            report, seconds: pass.seconds, watching: false, now: invocation.clock.now(),
-            unreachable: { why in ConnectionErrorLine.syncStop(why) })
-        var lines = summary.lines
-        var failure: String?
-        if let witness = pass.witness {
-            switch witness {
-            case .refused, .wrongAnswer: failure = TerminalText.singleLine(witness.description)
-            default: lines.append("  " + TerminalText.singleLine(witness.description))
-            }
-        }
-        switch report.stop {
-        case .loginRequired(let why), .transportRefused(let why): failure = failure ?? why
-        default: break
-        }
-        if failure == nil, report.needsAttention {
-            failure =
-                "Some items failed for good (listed above). See 'jqc outbox'; send them again with "
-                + "'jqc sync retry ID' once the cause is fixed."
-        }
-        return SyncService.Answer(
-            lines: lines, warnings: summary.warnings, failure: failure,
-            document: report.jsonValue(elapsedSeconds: pass.seconds))
+        SyncService.Answer(
+            pass,
+            summary: SyncSummary(
+                pass.report, seconds: pass.seconds, watching: false, now: invocation.clock.now(),
+                unreachable: { why in ConnectionErrorLine.syncStop(why) }),
+            document: pass.report.jsonValue(elapsedSeconds: pass.seconds))
     }
 
-    /// The witness step's outcome: a refusal loudly (on stderr, exit status 1), the rest as a line.
-    static func say(_ outcome: CheckpointWitness.Outcome, quiet: Bool, _ invocation: Invocation) throws {
-        if !quiet, !invocation.json, case .cosigning = outcome {
-            for line in outcome.lines { invocation.stdout.line("  " + TerminalText.singleLine(line)) }
+    /// The witness step's outcome (`SyncService.Pass.witnessLines`): its
+    /// lines, then an alarm loudly (on stderr, exit status 1).
+    static func sayWitness(of pass: SyncService.Pass, quiet: Bool, _ invocation: Invocation) throws {
+        if !quiet, !invocation.json { for line in pass.witnessLines { invocation.stdout.line(line) } }
+        if let witness = pass.witness, witness.isAlarm {
+            throw JQCError.verificationFailed(TerminalText.singleLine(witness.description))
         }
-        if outcome.isAlarm { throw JQCError.verificationFailed(TerminalText.singleLine(outcome.description)) }
-        if case .cosigning = outcome { return }
-        if !quiet, !invocation.json { invocation.stdout.line("  " + TerminalText.singleLine(outcome.description)) }
     }
 
     // MARK: Output

@@ -10,6 +10,8 @@ import LedgerTestSupport
 final class HostileServer: @unchecked Sendable {
     enum Mode: String, CaseIterable, Sendable {
         case stall, endless, hugeError = "huge-error", textID = "text-id", localUser = "local-user"
+        /// The history holds one record, 42, completed at the time given (`completedAt`).
+        case history
     }
 
     private let server: ScriptServer
@@ -24,13 +26,15 @@ final class HostileServer: @unchecked Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
-    init(_ mode: Mode, lifetime: Int = 60) throws {
+    /// `completedAt`: the history record's `completed_at`, as the server writes it (`.history`).
+    init(_ mode: Mode, lifetime: Int = 60, completedAt: String = "") throws {
         let script = directory.appending("hostile_server.py")
         try Data(Self.script.utf8).write(to: URL(fileURLWithPath: script))
         server = try ScriptServer(
             script: script,
             arguments: [
                 "--mode", mode.rawValue, "--log", directory.appending("requests.log"), "--lifetime", "\(lifetime)",
+                "--completed-at", completedAt,
             ])
     }
 
@@ -50,6 +54,10 @@ final class HostileServer: @unchecked Sendable {
           text-id      POST /inspections answers 201 with the id "abc-1" (not an integer);
                        the history (GET /inspections) is empty
           local-user   POST /auth/login answers tokens and the user id "local:Dan"
+          history      GET /inspections (the history) holds one record, 42, of the
+                       reference fixtures' template 11 at facility 101, area 1001 by
+                       its id only, as the reference backend's summary names it,
+                       completed at --completed-at as given (with a zone or not)
         """
 
         import argparse
@@ -66,6 +74,7 @@ final class HostileServer: @unchecked Sendable {
             protocol_version = "HTTP/1.1"
             mode = "stall"
             log = None
+            completed_at = ""
 
             def log_message(self, format, *args):
                 pass
@@ -105,6 +114,13 @@ final class HostileServer: @unchecked Sendable {
                     self.answer(201, {"ok": True, "data": {"id": "abc-1"}})
                 elif mode == "text-id" and self.path.startswith("/api/v1/inspections?"):
                     self.answer(200, {"ok": True, "data": {"inspections": [], "total": 0}})
+                elif mode == "history" and self.command == "GET" and self.path.startswith("/api/v1/inspections?"):
+                    self.answer(200, {"ok": True, "data": {"total": 1, "inspections": [{
+                        "id": 42, "template_id": 11, "template_name": "Restroom QC", "facility_id": 101,
+                        "facility_name": "Riverside Medical Center", "area_id": 1001, "area_name": None,
+                        "inspector_name": "Dana Inspector", "completed_at": Handler.completed_at,
+                        "overall_score": 80, "follow_up_required": False, "parent_inspection_id": None,
+                        "form_data": {"2": 4, "5": "pass"}}]}})
                 elif mode == "local-user" and self.path.endswith("/auth/login"):
                     self.answer(200, {"ok": True, "data": {
                         "access_token": "hostile-access-token", "refresh_token": "hostile-refresh-token",
@@ -126,12 +142,14 @@ final class HostileServer: @unchecked Sendable {
             parser.add_argument("--mode", required=True)
             parser.add_argument("--log", required=True)
             parser.add_argument("--lifetime", type=float, default=60)
+            parser.add_argument("--completed-at", default="")
             args = parser.parse_args()
             signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
             threading.Thread(target=exit_when_stdin_closes, daemon=True).start()
             threading.Timer(args.lifetime, lambda: os._exit(0)).start()
             Handler.mode = args.mode
             Handler.log = args.log
+            Handler.completed_at = args.completed_at
             open(args.log, "w").close()
             server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
             server.daemon_threads = True

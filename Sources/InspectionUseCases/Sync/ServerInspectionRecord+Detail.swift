@@ -1,11 +1,8 @@
 import Foundation
 import InspectionDomain
 import LedgerCore
+import SyncWorker
 
-/// One record of the server's history in detail, as `jqc history show`
-/// gives it: the lines of text (names made single-line, "—" for what the
-/// server left out, the form's answers by field id, numbers first) and the
-/// JSON object of the CLI's schema (`history_show`).
 /// What this device knows of a server record's ids that the server's
 /// summary leaves out (the reference backend sends an area's id, not its
 /// name): names from the reference data pulled here, each only where the
@@ -28,6 +25,12 @@ public struct ServerRecordNames: Sendable, Equatable {
     }
 }
 
+/// One record of the server's history in detail, as `jqc history show`
+/// gives it: the lines of text (names made single-line, "—" for what the
+/// server left out, the form's answers by field id, numbers first) and the
+/// JSON object of the CLI's schema (`history_show`). Wording, so a use case
+/// of its own: `SyncWorker` reads the record (`ServerInspectionRecord`),
+/// this says it.
 extension ServerInspectionRecord {
     /// The record as lines of text; `names` fills in what the server left
     /// out (an area's name, each answer's field label).

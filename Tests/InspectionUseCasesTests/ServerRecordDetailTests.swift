@@ -1,9 +1,9 @@
 import Foundation
 import InspectionDomain
+import InspectionUseCases
 import LedgerCore
+import SyncWorker
 import Testing
-
-@testable import SyncWorker
 
 /// `jqc history show`'s detail of a server record, from the record alone
 /// (no server, no `jqc`): every line, what the server left out, the form's
