@@ -94,7 +94,7 @@ public final class InspectionView: Projection, Sendable {
             }
             return
         }
-        let touched = try context.scratch.shared("touched:\(record.position)") {
+        let touched = try context.scratch.shared(TouchedInspections.self, at: record.position) {
             TouchedInspections()
         }.states(for: record, context: context, tables: tables)
         for state in touched {
@@ -164,7 +164,7 @@ public final class InspectionView: Projection, Sendable {
         if kind == .templates { return TemplatesRebuilder() }
         if kind == .drafts { return DraftsRebuilder() }
         if kind == .receptions { return ReceptionsRebuilder() }
-        return Rebuilder(view: self, fold: scratch.shared("inspection-fold") { InspectionFold(log: scratch.log) })
+        return Rebuilder(view: self, fold: scratch.shared(InspectionFold.self) { InspectionFold(log: scratch.log) })
     }
 
     /// The drafts view from record types alone: an inspection is a draft
@@ -368,7 +368,6 @@ final class TouchedInspections {
 /// append that records them: the state after a record is then the one the
 /// decision computed, not a fold of the stream read back from the log.
 final class DecidedStates {
-    static let key = "decided-states"
     private let states: [UUID: InspectionState]
 
     private init(_ states: [UUID: InspectionState]) { self.states = states }
@@ -379,12 +378,12 @@ final class DecidedStates {
         precondition(states.count == events.count, "a decision left \(states.count) states for \(events.count) events")
         var byEvent: [UUID: InspectionState] = [:]
         for (event, state) in zip(events, states) { byEvent[event.id] = state }
-        _ = scratch.shared(key) { DecidedStates(byEvent) }
+        _ = scratch.shared(DecidedStates.self) { DecidedStates(byEvent) }
     }
 
     /// The states lent to this append, if any.
     static func held(in scratch: ProjectionScratch) -> DecidedStates? {
-        scratch.existing(key, as: DecidedStates.self)
+        scratch.existing(DecidedStates.self)
     }
 
     /// The state after the event `id`, if the decision left it.

@@ -43,7 +43,15 @@ extension Projection {
 /// Working memory shared by the projections of one transaction or one
 /// rebuild, so that views derived from the same fold compute it once.
 public final class ProjectionScratch {
-    private var values: [String: AnyObject] = [:]
+    /// One object of each type, or of each type and position: a key made
+    /// without building a string, since the views ask for one per record
+    /// on the append path.
+    private struct Key: Hashable {
+        var type: ObjectIdentifier
+        var position: UInt64?
+    }
+
+    private var values: [Key: AnyObject] = [:]
     /// The log as the transaction of this append or this rebuild partition
     /// sees it (for what a fold reads beside the records: the `carried`
     /// table); set by whoever makes the scratch for a transaction.
@@ -53,11 +61,15 @@ public final class ProjectionScratch {
 
     init(log: LedgerReader) { self.log = log }
 
-    /// The object stored under `key`, if one was.
-    public func existing<T: AnyObject>(_ key: String, as type: T.Type = T.self) -> T? { values[key] as? T }
+    /// The object of type `T` stored (for `position`, when given), if one was.
+    public func existing<T: AnyObject>(_ type: T.Type = T.self, at position: UInt64? = nil) -> T? {
+        values[Key(type: ObjectIdentifier(type), position: position)] as? T
+    }
 
-    /// The object stored under `key`, made by `make` the first time.
-    public func shared<T: AnyObject>(_ key: String, make: () -> T) -> T {
+    /// The object of type `T` (for `position`, when given), made by `make`
+    /// the first time.
+    public func shared<T: AnyObject>(_ type: T.Type = T.self, at position: UInt64? = nil, make: () -> T) -> T {
+        let key = Key(type: ObjectIdentifier(type), position: position)
         if let existing = values[key] as? T { return existing }
         let made = make()
         values[key] = made
