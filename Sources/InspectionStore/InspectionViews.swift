@@ -51,7 +51,7 @@ public final class InspectionView: Projection, Sendable {
     /// templates, so a rebuild folds them in partitions, one per core.
     public var foldsByStream: Bool { true }
 
-    public var tableNames: [String] {
+    public var tableNames: [ViewTable] {
         let n = InspectionTables.names
         return switch kind {
         case .templates: [n.templates]
@@ -84,7 +84,8 @@ public final class InspectionView: Projection, Sendable {
             let event = try EventUpcaster.decode(record, template: nil)
             if case .templatePinned(let pinned) = event {
                 try context.put(
-                    tables.templates.name, Array(pinned.templateHash.utf8), pinned.template.canonicalCBOR.encoded())
+                    InspectionTables.names.templates, Array(pinned.templateHash.utf8),
+                    pinned.template.canonicalCBOR.encoded())
             }
             return
         }
@@ -103,7 +104,7 @@ public final class InspectionView: Projection, Sendable {
         if kind == .inspections, record.type == InspectionEventType.started.rawValue,
             let parent = touched.first?.parentInspectionID
         {
-            try context.put(tables.reinspections.name, parent.bytes + record.stream.bytes, [])
+            try context.put(InspectionTables.names.reinspections, parent.bytes + record.stream.bytes, [])
         }
     }
 
@@ -115,35 +116,36 @@ public final class InspectionView: Projection, Sendable {
             break
         case .inspections:
             guard state.status != .notStarted else { return }
-            try rows.put(tables.inspections.name, key, InspectionSummary(state).cbor.encoded())
+            try rows.put(InspectionTables.names.inspections, key, InspectionSummary(state).cbor.encoded())
         case .drafts:
             if state.isDraftHere {
-                try rows.put(tables.drafts.name, key, [])
+                try rows.put(InspectionTables.names.drafts, key, [])
             } else {
-                try rows.delete(tables.drafts.name, key)
+                try rows.delete(InspectionTables.names.drafts, key)
             }
         case .followups:
             if state.status == .completed && state.followUpOutstanding {
-                try rows.put(tables.followUps.name, key, [])
+                try rows.put(InspectionTables.names.followUps, key, [])
             } else {
-                try rows.delete(tables.followUps.name, key)
+                try rows.delete(InspectionTables.names.followUps, key)
             }
         case .issues:
             // A discarded draft's issues disappear from every view.
             let visible = state.status == .draft || state.status == .completed
             for issue in state.issues {
                 if visible {
-                    try rows.put(tables.issues.name, issue.id.bytes, IssueRow(issue, of: state).cbor.encoded())
+                    try rows.put(
+                        InspectionTables.names.issues, issue.id.bytes, IssueRow(issue, of: state).cbor.encoded())
                 } else {
-                    try rows.delete(tables.issues.name, issue.id.bytes)
+                    try rows.delete(InspectionTables.names.issues, issue.id.bytes)
                 }
             }
         case .outbox:
             for (rowKey, row) in OutboxItem.rows(of: state) {
                 if let row {
-                    try rows.put(tables.outbox.name, rowKey, row.cbor.encoded())
+                    try rows.put(InspectionTables.names.outbox, rowKey, row.cbor.encoded())
                 } else {
-                    try rows.delete(tables.outbox.name, rowKey)
+                    try rows.delete(InspectionTables.names.outbox, rowKey)
                 }
             }
             // Keyed by the standing submit's time, which a later reception
@@ -319,7 +321,7 @@ public final class InspectionView: Projection, Sendable {
                 if view.kind == .inspections {
                     for (parent, children) in fold.children {
                         for child in children {
-                            try context.put(tables.reinspections.name, parent.bytes + child.bytes, [])
+                            try context.put(InspectionTables.names.reinspections, parent.bytes + child.bytes, [])
                         }
                     }
                 }

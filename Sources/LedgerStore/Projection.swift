@@ -15,7 +15,7 @@ public protocol Projection: AnyObject, Sendable {
     /// another version is rebuilt when the ledger opens.
     var version: Int { get }
     /// The tables the projection owns; a rebuild empties them first.
-    var tableNames: [String] { get }
+    var tableNames: [ViewTable] { get }
 
     /// Applies one newly appended record inside the append's transaction.
     func apply(_ record: EventRecord, in context: ProjectionContext) throws
@@ -113,9 +113,9 @@ public struct ProjectionContext {
     let collector: RowCollector?
 
     /// One of the projection's own tables, by name.
-    public func table(_ name: String) -> Table {
-        guard let table = tables[name] else {
-            preconditionFailure("projection table \(name) was not declared in tableNames")
+    public func table(_ view: ViewTable) -> Table {
+        guard let table = tables[view.name] else {
+            preconditionFailure("projection table \(view) was not declared in tableNames")
         }
         return table
     }
@@ -123,23 +123,23 @@ public struct ProjectionContext {
     /// One of the projection's own tables, or nil when the store has none: a
     /// dry run (`ProjectionSet.compare`) on a read-only store written before
     /// that table existed, whose rows go to the collector, never the table.
-    public func existingTable(_ name: String) -> Table? { tables[name] }
+    public func existingTable(_ view: ViewTable) -> Table? { tables[view.name] }
 
     /// Writes a row into one of the projection's tables, sealed with its
     /// checksum (`ViewRowChecksum`); read it back with `ViewRowChecksum.open`.
-    public func put(_ table: String, _ key: [UInt8], _ value: [UInt8]) throws {
-        let sealed = ViewRowChecksum.seal(table: table, key: key, value: value)
+    public func put(_ table: ViewTable, _ key: [UInt8], _ value: [UInt8]) throws {
+        let sealed = ViewRowChecksum.seal(table: table.name, key: key, value: value)
         if let collector {
-            collector.rows[table, default: [:]][key] = sealed
+            collector.rows[table.name, default: [:]][key] = sealed
         } else {
             try transaction.put(self.table(table), key, sealed)
         }
     }
 
     /// Deletes a row of one of the projection's tables, if it is there.
-    public func delete(_ table: String, _ key: [UInt8]) throws {
+    public func delete(_ table: ViewTable, _ key: [UInt8]) throws {
         if let collector {
-            collector.rows[table]?[key] = nil
+            collector.rows[table.name]?[key] = nil
         } else {
             _ = try transaction.delete(self.table(table), key)
         }
@@ -190,8 +190,8 @@ public final class ProjectionSet: Sendable {
             // A read-only open of a store written before a view existed finds
             // no table for it: that view is stale (no stored state), and
             // counted as empty, until a writable open builds it.
-            for name in projection.tableNames {
-                if let table = try log.existingTable(name) { tables[name] = table }
+            for view in projection.tableNames {
+                if let table = try log.existingTable(view.name) { tables[view.name] = table }
             }
         }
         self.tables = tables
