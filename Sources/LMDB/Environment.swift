@@ -127,6 +127,7 @@ public final class Environment: Sendable {
         }
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
+        // mdb_env_create returned 0: it set `env`.
         let slot = StoreFaults.register(environment: env!, directory: directory)
         do {
             try check(mdb_env_set_assert(env, storeAssertion), "mdb_env_set_assert")
@@ -306,6 +307,7 @@ public final class Environment: Sendable {
             leave()
             throw LMDBError(code: rc, operation: operation)
         }
+        // mdb_txn_begin returned 0: it set `txn`.
         return txn!
     }
 

@@ -128,6 +128,7 @@ public enum HandoverVerification {
             throw .bundle(reason: error.reason, detail: detail)
         }
         let templateRecord = try decoded(included.raw, templateEntry.path)
+        // One that does not decode as a pin is refused as no pin, below.
         guard templateRecord.device == file.fromDevice,
             case .templatePinned(let pinned)? = try? InspectionEvent.decode(templateRecord)
         else { throw .templateRecordNotPinned }
@@ -136,6 +137,7 @@ public enum HandoverVerification {
         }
         var startedHash: String?
         for decoded in records where decoded.type == InspectionEventType.started.rawValue {
+            // A start that does not decode is refused by check 5 below.
             if case .started(let started)? = try? EventUpcaster.decode(decoded, template: nil) {
                 startedHash = started.templateHash
             }

@@ -240,6 +240,7 @@ public enum ReceivedProof {
         guard let held, let bytes = held.record(continues.leaf) else {
             throw .continuationNotHeld(continued)
         }
+        // A held record that does not decode is not the continued version: refused as such.
         guard let record = try? EventRecord(decoding: bytes), record.device == received.fromDevice,
             record.stream == inspection, record.streamVersion == continues.streamVersion
         else {

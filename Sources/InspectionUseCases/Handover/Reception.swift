@@ -330,6 +330,7 @@ public struct Reception {
         } catch {
             throw HandoverPathRefusal.failure(error, path: path)
         }
+        // Read only: a failed close loses nothing.
         defer { try? handle.close() }
         let data: HandoverFileReader.Read
         do {
