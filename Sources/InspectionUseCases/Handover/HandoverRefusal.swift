@@ -92,22 +92,6 @@ extension Reception {
         /// What failed, as a clause.
         public var reason: String {
             switch self {
-            case .bundle, .keyOfAnotherDevice, .recordOfAnotherDevice, .recordUnreadable, .recordNotDeterministic:
-                bundleReason
-            case .photoFileCount, .photoFileNotItsPhoto, .carriedPhotoFileUnnamed, .carriedPhotoFileMissing,
-                .photoFileRefused, .photoFileUncheckable:
-                photoReason
-            case .lastRecordNotHandedOver, .modeOrToDiffers, .toDeviceDiffers, .templateRecordNotPinned,
-                .templateHashDiffers, .noStart, .templateNotStarted, .eventUnreadable:
-                handoverReason
-            case .carriedReceptionUnreadable, .carriedRecords, .continuationNotHeld, .continuationNotThatRecord,
-                .continuationNotTheRecorders:
-                carriedReason
-            }
-        }
-
-        private var bundleReason: String {
-            switch self {
             case .bundle(let reason, let detail):
                 reason + (detail.map { " (\($0))" } ?? "")
             case .keyOfAnotherDevice(let key, let device):
@@ -118,13 +102,6 @@ extension Reception {
                 "\(path).record cannot be read: \(why)"
             case .recordNotDeterministic(let path):
                 "\(path).record is not in deterministic CBOR"
-            default:
-                preconditionFailure("not a refusal of the bundle: `reason` sends each case to its family")
-            }
-        }
-
-        private var photoReason: String {
-            switch self {
             case .photoFileCount(let files, let photos):
                 "photo_files has \(files) files for \(photos) photos"
             case .photoFileNotItsPhoto(let index, let photo):
@@ -139,13 +116,6 @@ extension Reception {
                 "\(path) (file \(sha256.hex)) \(refusedFile)"
             case .photoFileUncheckable(let path, let sha256, let why):
                 "\(path) (file \(sha256.hex)) cannot be checked: \(why)"
-            default:
-                preconditionFailure("not a refusal of a photo file: `reason` sends each case to its family")
-            }
-        }
-
-        private var handoverReason: String {
-            switch self {
             case .lastRecordNotHandedOver:
                 "the last record is not the sender's inspection.handed_over"
             case .modeOrToDiffers:
@@ -163,13 +133,6 @@ extension Reception {
                 "template_record pins template \(pinned), the inspection started with \(started)"
             case .eventUnreadable(let type, let position, let why):
                 "the \(type) record at \(position) cannot be read: \(why)"
-            default:
-                preconditionFailure("not a refusal of the handover: `reason` sends each case to its family")
-            }
-        }
-
-        private var carriedReason: String {
-            switch self {
             case .carriedReceptionUnreadable(let why):
                 "a reception it carries cannot be read: \(why)"
             case .carriedRecords(let why):
@@ -184,8 +147,6 @@ extension Reception {
                     + "device \(recorder.lowercased) in this inspection references that version: the "
                     + "continuation is not the recorder's own, so the records before it are not proven to be "
                     + "the ones its earlier receptions hold"
-            default:
-                preconditionFailure("not a refusal of the carried part: `reason` sends each case to its family")
             }
         }
     }
