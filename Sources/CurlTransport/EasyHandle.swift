@@ -263,22 +263,21 @@ final class EasyHandle: @unchecked Sendable {
     private func setCallbacks(context: UnsafeMutableRawPointer, _ operation: String) throws(TransportError) {
         try check(
             ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
-                let collector = Unmanaged<ResponseCollector>.fromOpaque(context!).takeUnretainedValue()
-                return collector.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                ResponseCollector.calledBack(context).receiveBody(
+                    UnsafeRawBufferPointer(start: buffer, count: size * count))
                     ? size * count : 0
             }, operation)
         try set(CURLOPT_WRITEDATA, pointer: context, operation)
         try check(
             ccurl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
-                let collector = Unmanaged<ResponseCollector>.fromOpaque(context!).takeUnretainedValue()
-                return collector.receiveHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+                ResponseCollector.calledBack(context).receiveHeader(
+                    UnsafeRawBufferPointer(start: buffer, count: size * count))
                     ? size * count : 0
             }, operation)
         try set(CURLOPT_HEADERDATA, pointer: context, operation)
         try check(
             ccurl_setopt_xferinfo_callback(handle, CURLOPT_XFERINFOFUNCTION) { context, _, _, _, _ in
-                let collector = Unmanaged<ResponseCollector>.fromOpaque(context!).takeUnretainedValue()
-                return collector.keepGoing() ? 0 : 1
+                ResponseCollector.calledBack(context).keepGoing() ? 0 : 1
             }, operation)
         try set(CURLOPT_XFERINFODATA, pointer: context, operation)
         // The progress callback is called only with the progress meter on.

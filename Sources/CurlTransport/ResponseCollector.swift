@@ -6,6 +6,13 @@ import HTTPCore
 /// object, unretained, kept alive by `EasyHandle.perform` for exactly the
 /// duration of `curl_easy_perform`.
 final class ResponseCollector {
+    /// The collector behind the `void *` a callback was given: the one
+    /// `EasyHandle.setCallbacks` set beside each callback, so never nil.
+    static func calledBack(_ context: UnsafeMutableRawPointer?) -> ResponseCollector {
+        guard let context else { preconditionFailure("libcurl called back without the data pointer set with it") }
+        return Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
+    }
+
     private(set) var body: [UInt8] = []
     private(set) var headers = HTTPHeaders()
     /// The most bytes of body kept; one more and the transfer is given up.
@@ -100,7 +107,8 @@ extension String {
     fileprivate func trimmingBlanks() -> String {
         let blanks: Set<Character> = [" ", "\t"]
         guard let first = firstIndex(where: { !blanks.contains($0) }) else { return "" }
-        let last = lastIndex(where: { !blanks.contains($0) })!
+        // The character at `first` is not a blank, so a last one is found.
+        let last = lastIndex(where: { !blanks.contains($0) }) ?? first
         return String(self[first...last])
     }
 }

@@ -108,6 +108,7 @@ public struct CarriedRecords: Hashable, Sendable {
     }
 
     static func positionText(_ record: [UInt8]) -> String {
+        // Only words for a message about the record: one that does not read has no position to give.
         (try? EventRecord(decoding: record)).map { String($0.position) } ?? "?"
     }
 }

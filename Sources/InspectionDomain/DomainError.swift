@@ -122,6 +122,29 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
     case upcastRequired(type: String, schemaVersion: Int)
 
     public var description: String {
+        // Each family words its own cases; this switch is the one that must
+        // name every case, so a new one cannot be left without words.
+        switch self {
+        case .invalidJSON, .invalidID, .invalidTemplate, .unknownFieldType, .invalidTemplateField:
+            inputText
+        case .unknownField, .ambiguousField, .valueRefused, .displayOnlyField, .photoFieldNeedsCapture, .notAPhotoField,
+            .invalidPhoto:
+            fieldText
+        case .handedOver, .handoverRefused, .readOnlyCopy, .carriedRecordRefused, .deviceStreamRefused,
+            .syncItemRefused, .adoptionRefused:
+            custodyText
+        case .inspectionNotStarted, .inspectionAlreadyStarted, .inspectionNotEditable, .requiredFieldsEmpty,
+            .discardNotDraft, .parentNotCompleted, .parentNeedsNoFollowUp, .serverParentNeedsNoFollowUp,
+            .templateNotPinned, .invalidStart, .unknownSeverity, .emptyIssueDescription, .unknownIssue, .unknownPhoto,
+            .duplicateID:
+            lifecycleText
+        case .malformedPayload, .unsupportedSchemaVersion, .upcastFailed, .upcastRequired:
+            storedEventText
+        }
+    }
+
+    /// The input and template texts.
+    private var inputText: String {
         switch self {
         case .invalidJSON(let reason):
             "The JSON could not be read: \(reason). Check the text is one complete JSON value."
@@ -133,6 +156,14 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
             "Template \(template) cannot be used: field \(field) \"\(label)\" has the type \"\(type)\", which this jqc does not know. Upgrade jqc."
         case .invalidTemplateField(let template, let field, let reason):
             "Template \(template) cannot be used: \(field) \(reason). Fix the template on the server and pull templates again."
+        default:
+            preconditionFailure("not an input or template error: `description` sends each case to its family")
+        }
+    }
+
+    /// The texts of a field and the value given for it.
+    private var fieldText: String {
+        switch self {
         case .unknownField(let reference, let template, let candidates):
             "No field \"\(reference)\" in template \(template): no field has that id or label."
                 + (Self.likely(reference, among: candidates).map { " Did you mean \"\($0.label)\" (\($0.id))?" } ?? "")
@@ -151,12 +182,14 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(field) does not hold photos: only image and signature fields do. Attach the photo to an image field, an issue or the inspection itself."
         case .invalidPhoto(let reason):
             "The photo cannot be recorded: \(reason). Capture it again."
-        case .inspectionNotStarted(let id):
-            "Inspection \(id.lowercased) has not been started. Start it first with 'jqc start'."
-        case .inspectionAlreadyStarted(let id):
-            "Inspection \(id.lowercased) was already started. Continue it instead of starting it again."
-        case .inspectionNotEditable(let id, let status):
-            "Inspection \(id.lowercased) cannot change: it is \(status), and only a draft can be edited: a submitted inspection stays as it was recorded."
+        default:
+            preconditionFailure("not a field error: `description` sends each case to its family")
+        }
+    }
+
+    /// The texts of who records an inspection: a handover, a copy, the sync outcomes, the device stream, an adoption.
+    private var custodyText: String {
+        switch self {
         case .handedOver(let id, let to, let at):
             "Inspection \(id.lowercased) was handed over to \(to) at \(at.iso8601) and is recorded there now: "
                 + "nothing more is recorded on it here. Continue it on that device."
@@ -179,6 +212,20 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "items and their states."
         case .adoptionRefused(let id, let refusal):
             "Inspection \(id.lowercased) cannot be adopted for sending: \(refusal.reason(id))."
+        default:
+            preconditionFailure("not a custody error: `description` sends each case to its family")
+        }
+    }
+
+    /// The texts of an inspection's lifecycle: start, edits, submit, discard, re-inspections, issues and photos.
+    private var lifecycleText: String {
+        switch self {
+        case .inspectionNotStarted(let id):
+            "Inspection \(id.lowercased) has not been started. Start it first with 'jqc start'."
+        case .inspectionAlreadyStarted(let id):
+            "Inspection \(id.lowercased) was already started. Continue it instead of starting it again."
+        case .inspectionNotEditable(let id, let status):
+            "Inspection \(id.lowercased) cannot change: it is \(status), and only a draft can be edited: a submitted inspection stays as it was recorded."
         case .requiredFieldsEmpty(let id, let missing):
             "Inspection \(id.lowercased) cannot be submitted: required fields are empty: \(missing.map(\.description).joined(separator: ", ")). Fill them in, then submit again."
         case .discardNotDraft(let id, let status):
@@ -205,6 +252,14 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
             "No photo \(id.lowercased) in this inspection. Capture it first with 'jqc photo'."
         case .duplicateID(let what, let id):
             "The \(what) id \(id.lowercased) is already used in this inspection. Use a new id."
+        default:
+            preconditionFailure("not a lifecycle error: `description` sends each case to its family")
+        }
+    }
+
+    /// The texts of stored events that cannot be read.
+    private var storedEventText: String {
+        switch self {
         case .malformedPayload(let type, let version, let reason):
             "A stored \(type) event (schema version \(version)) cannot be read: \(reason). Run 'jqc verify'; the record may be damaged."
         case .unsupportedSchemaVersion(let type, let version, let newest):
@@ -213,9 +268,10 @@ public enum DomainError: Error, Equatable, Sendable, CustomStringConvertible {
             "A stored \(type) event of schema version \(version) cannot be read as the current version: \(reason). Report it; the log is unchanged."
         case .upcastRequired(let type, let version):
             "A stored \(type) event has the old schema version \(version), which only EventUpcaster.decode reads (it needs the inspection's template). Decode through EventUpcaster."
+        default:
+            preconditionFailure("not a stored-event error: `description` sends each case to its family")
         }
     }
-
     /// The one field a person most likely meant by a label that matched
     /// none: the only label holding `reference`'s words, whole and next to
     /// each other ("Trash" or "emptied" for "Trash emptied"), ignoring case

@@ -265,6 +265,7 @@ extension InspectionState {
                 if record.device != device { carriedEventIDs.insert(record.id) }
                 continue
             }
+            // Undecodable: folded as a record without an event (`apply` is total, see above).
             let event = try? stack[top].received.event(of: record, template: template)
             if case .received(let nested)? = event {
                 stack[top].waiting = (record, event)

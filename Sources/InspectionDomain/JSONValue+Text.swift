@@ -247,6 +247,7 @@ private struct JSONParser {
         {
             let saved = index
             index += 2
+            // Not four hex digits: no low surrogate; the escape is read again on its own below.
             if let low = try? hex4(), (0xDC00...0xDFFF).contains(low),
                 let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
             {

@@ -96,7 +96,8 @@ public enum DeviceKeyFile {
         var info = stat()
         if lstat(path, &info) == 0 { throw DeviceKeyError.exists(path: path) }
         let key = try NoteKey.generate(name: name(device))
-        try FileStore.writeAtomically(Data((key.signerKey! + "\n").utf8), to: path, mode: 0o600)
+        guard let signer = key.signerKey else { preconditionFailure("a generated key holds its signer key") }
+        try FileStore.writeAtomically(Data((signer + "\n").utf8), to: path, mode: 0o600)
         return key
     }
 

@@ -59,11 +59,7 @@ extension InspectionLedger {
                 }
                 return events
             } catch LedgerError.versionConflict {
-                conflicts += 1
-                guard conflicts < Self.recordingAttempts else {
-                    throw RecordingError.keptChanging(inspection: device, attempts: conflicts)
-                }
-                usleep(UInt32.random(in: 500...4_000) * UInt32(conflicts))
+                try Self.waitToDecideAgain(after: &conflicts, on: device)
             }
         }
     }

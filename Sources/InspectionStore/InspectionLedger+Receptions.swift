@@ -21,7 +21,7 @@ extension InspectionLedger {
         guard let projection = views.projections.first(where: { $0.name == InspectionView.Kind.receptions.rawValue }),
             let state = try views.storedState(of: projection, in: reader.transaction),
             state.version == projection.version, state.position == head,
-            let table = try log.existingTable(TableName.View.receptions)
+            let table = try log.existingTable(TableName.View.receptions.name)
         else {
             // Not built, or behind the log: a read-only copy of a ledger that
             // an older jqc wrote. Its receptions by a walk, never a short list.

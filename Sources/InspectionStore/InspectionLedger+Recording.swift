@@ -76,6 +76,19 @@ extension InspectionLedger {
     /// recorded to the same inspection first.
     public static let recordingAttempts = 8
 
+    /// Counts one more attempt that another writer overtook on `stream`,
+    /// and pauses before the next, or refuses once `recordingAttempts` were
+    /// overtaken: the retry of every recording loop.
+    static func waitToDecideAgain(after conflicts: inout Int, on stream: UUID) throws(RecordingError) {
+        conflicts += 1
+        guard conflicts < recordingAttempts else {
+            throw .keptChanging(inspection: stream, attempts: conflicts)
+        }
+        // Random, growing pauses of a few milliseconds: the other writer's
+        // transaction is that short.
+        usleep(UInt32.random(in: 500...4_000) * UInt32(conflicts))
+    }
+
     /// What `record` recorded, and the state it leaves.
     public typealias Recorded = (events: [InspectionEvent], state: InspectionState)
 
@@ -167,13 +180,7 @@ extension InspectionLedger {
                     "an expected-version append landed at other stream versions than the decision read")
                 return recorded
             } catch LedgerError.versionConflict {
-                conflicts += 1
-                guard conflicts < Self.recordingAttempts else {
-                    throw RecordingError.keptChanging(inspection: id, attempts: conflicts)
-                }
-                // Random, growing pauses of a few milliseconds: the other
-                // writer's transaction is that short.
-                usleep(UInt32.random(in: 500...4_000) * UInt32(conflicts))
+                try Self.waitToDecideAgain(after: &conflicts, on: id)
             }
         }
     }

@@ -30,18 +30,18 @@ extension InspectionLedger {
     public static func describe(key: [UInt8], in table: String) -> String {
         let names = InspectionTables.names
         switch table {
-        case names.inspections, names.drafts, names.followUps, names.issues:
+        case names.inspections.name, names.drafts.name, names.followUps.name, names.issues.name:
             if let id = UUID(bytes: key) { return id.lowercased }
-        case names.reinspections:
+        case names.reinspections.name:
             if key.count == 32, let parent = UUID(bytes: Array(key[..<16])), let child = UUID(bytes: Array(key[16...]))
             {
                 return "\(parent.lowercased)→\(child.lowercased)"
             }
-        case names.templates:
+        case names.templates.name:
             if let text = String(bytes: key, encoding: .utf8) { return text }
-        case names.unreported:
+        case names.unreported.name:
             if key.count == 24, let id = UUID(bytes: Array(key[8...])) { return "submission of " + id.lowercased }
-        case names.outbox:
+        case names.outbox.name:
             if key.count == 25, let id = UUID(bytes: Array(key[9...])) {
                 let kind = ["photo", "inspection", "issue"]
                 return (key[0] < 3 ? kind[Int(key[0])] : "item") + " " + id.lowercased

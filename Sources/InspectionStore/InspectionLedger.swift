@@ -42,7 +42,7 @@ public final class InspectionLedger: Sendable {
             notice: notice)
         reference = try ReferenceCache(log: log)
         photos = PhotoStore(directory: photosPath)
-        tables = try InspectionTables({ try log.table($0) }, existing: { try log.existingTable($0) })
+        tables = try InspectionTables({ try log.table($0.name) }, existing: { try log.existingTable($0.name) })
         readOnly = options.readOnly
         self.notice = notice
         if !options.readOnly {

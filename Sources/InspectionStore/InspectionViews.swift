@@ -51,7 +51,7 @@ public final class InspectionView: Projection, Sendable {
     /// templates, so a rebuild folds them in partitions, one per core.
     public var foldsByStream: Bool { true }
 
-    public var tableNames: [String] {
+    public var tableNames: [ViewTable] {
         let n = InspectionTables.names
         return switch kind {
         case .templates: [n.templates]
@@ -84,7 +84,8 @@ public final class InspectionView: Projection, Sendable {
             let event = try EventUpcaster.decode(record, template: nil)
             if case .templatePinned(let pinned) = event {
                 try context.put(
-                    tables.templates.name, Array(pinned.templateHash.utf8), pinned.template.canonicalCBOR.encoded())
+                    InspectionTables.names.templates, Array(pinned.templateHash.utf8),
+                    pinned.template.canonicalCBOR.encoded())
             }
             return
         }
@@ -94,7 +95,7 @@ public final class InspectionView: Projection, Sendable {
             }
             return
         }
-        let touched = try context.scratch.shared("touched:\(record.position)") {
+        let touched = try context.scratch.shared(TouchedInspections.self, at: record.position) {
             TouchedInspections()
         }.states(for: record, context: context, tables: tables)
         for state in touched {
@@ -103,7 +104,7 @@ public final class InspectionView: Projection, Sendable {
         if kind == .inspections, record.type == InspectionEventType.started.rawValue,
             let parent = touched.first?.parentInspectionID
         {
-            try context.put(tables.reinspections.name, parent.bytes + record.stream.bytes, [])
+            try context.put(InspectionTables.names.reinspections, parent.bytes + record.stream.bytes, [])
         }
     }
 
@@ -115,35 +116,36 @@ public final class InspectionView: Projection, Sendable {
             break
         case .inspections:
             guard state.status != .notStarted else { return }
-            try rows.put(tables.inspections.name, key, InspectionSummary(state).cbor.encoded())
+            try rows.put(InspectionTables.names.inspections, key, InspectionSummary(state).cbor.encoded())
         case .drafts:
             if state.isDraftHere {
-                try rows.put(tables.drafts.name, key, [])
+                try rows.put(InspectionTables.names.drafts, key, [])
             } else {
-                try rows.delete(tables.drafts.name, key)
+                try rows.delete(InspectionTables.names.drafts, key)
             }
         case .followups:
             if state.status == .completed && state.followUpOutstanding {
-                try rows.put(tables.followUps.name, key, [])
+                try rows.put(InspectionTables.names.followUps, key, [])
             } else {
-                try rows.delete(tables.followUps.name, key)
+                try rows.delete(InspectionTables.names.followUps, key)
             }
         case .issues:
             // A discarded draft's issues disappear from every view.
             let visible = state.status == .draft || state.status == .completed
             for issue in state.issues {
                 if visible {
-                    try rows.put(tables.issues.name, issue.id.bytes, IssueRow(issue, of: state).cbor.encoded())
+                    try rows.put(
+                        InspectionTables.names.issues, issue.id.bytes, IssueRow(issue, of: state).cbor.encoded())
                 } else {
-                    try rows.delete(tables.issues.name, issue.id.bytes)
+                    try rows.delete(InspectionTables.names.issues, issue.id.bytes)
                 }
             }
         case .outbox:
             for (rowKey, row) in OutboxItem.rows(of: state) {
                 if let row {
-                    try rows.put(tables.outbox.name, rowKey, row.cbor.encoded())
+                    try rows.put(InspectionTables.names.outbox, rowKey, row.cbor.encoded())
                 } else {
-                    try rows.delete(tables.outbox.name, rowKey)
+                    try rows.delete(InspectionTables.names.outbox, rowKey)
                 }
             }
             // Keyed by the standing submit's time, which a later reception
@@ -164,7 +166,7 @@ public final class InspectionView: Projection, Sendable {
         if kind == .templates { return TemplatesRebuilder() }
         if kind == .drafts { return DraftsRebuilder() }
         if kind == .receptions { return ReceptionsRebuilder() }
-        return Rebuilder(view: self, fold: scratch.shared("inspection-fold") { InspectionFold(log: scratch.log) })
+        return Rebuilder(view: self, fold: scratch.shared(InspectionFold.self) { InspectionFold(log: scratch.log) })
     }
 
     /// The drafts view from record types alone: an inspection is a draft
@@ -319,7 +321,7 @@ public final class InspectionView: Projection, Sendable {
                 if view.kind == .inspections {
                     for (parent, children) in fold.children {
                         for child in children {
-                            try context.put(tables.reinspections.name, parent.bytes + child.bytes, [])
+                            try context.put(InspectionTables.names.reinspections, parent.bytes + child.bytes, [])
                         }
                     }
                 }
@@ -368,7 +370,6 @@ final class TouchedInspections {
 /// append that records them: the state after a record is then the one the
 /// decision computed, not a fold of the stream read back from the log.
 final class DecidedStates {
-    static let key = "decided-states"
     private let states: [UUID: InspectionState]
 
     private init(_ states: [UUID: InspectionState]) { self.states = states }
@@ -379,12 +380,12 @@ final class DecidedStates {
         precondition(states.count == events.count, "a decision left \(states.count) states for \(events.count) events")
         var byEvent: [UUID: InspectionState] = [:]
         for (event, state) in zip(events, states) { byEvent[event.id] = state }
-        _ = scratch.shared(key) { DecidedStates(byEvent) }
+        _ = scratch.shared(DecidedStates.self) { DecidedStates(byEvent) }
     }
 
     /// The states lent to this append, if any.
     static func held(in scratch: ProjectionScratch) -> DecidedStates? {
-        scratch.existing(key, as: DecidedStates.self)
+        scratch.existing(DecidedStates.self)
     }
 
     /// The state after the event `id`, if the decision left it.

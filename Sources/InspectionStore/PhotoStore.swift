@@ -126,7 +126,9 @@ public struct PhotoStore: Sendable {
     /// (`staleTemporaries`). Answers the names removed.
     @discardableResult
     public func removeStaleTemporaries() -> [String] {
-        staleTemporaries().map(\.name).filter { unlink(stagingDirectory + "/" + $0) == 0 }
+        // Housekeeping at a writable open, which a staging directory that
+        // cannot be listed must not stop: `jqc check --photos` names it.
+        ((try? staleTemporaries()) ?? []).map(\.name).filter { unlink(stagingDirectory + "/" + $0) == 0 }
     }
 
     /// A temporary file whose writer is gone: its name, and the process
@@ -139,10 +141,17 @@ public struct PhotoStore: Sendable {
     /// The temporary files of `stagingDirectory` whose process PID (in
     /// their name, `NAME.tmp-PID.RANDOM`) is no longer running: what a
     /// capture or a reception killed mid-write (kill -9, a power cut) left.
-    /// A running writer's files are never among them.
-    public func staleTemporaries() -> [StaleTemporary] {
+    /// A running writer's files are never among them. A staging directory
+    /// that cannot be listed is an error, never "nothing stale".
+    public func staleTemporaries() throws -> [StaleTemporary] {
         // No staging directory: no capture ever started, nothing stale.
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: stagingDirectory)) ?? []
+        guard FileManager.default.fileExists(atPath: stagingDirectory) else { return [] }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: stagingDirectory)
+        } catch {
+            throw Failure.unreadable(path: stagingDirectory, reason: "the staging directory cannot be listed")
+        }
         var stale: [StaleTemporary] = []
         for name in names.sorted() {
             // `NAME.tmp-PID.RANDOM` (or `NAME.tmp-PID`, as earlier builds named them).
@@ -200,6 +209,7 @@ public struct PhotoStore: Sendable {
         // O_NONBLOCK: opening a FIFO nobody writes to must not hang.
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK
         let fd =
+            // The path and its terminating zero: never empty, so never without an address.
             exactPath.map { bytes in
                 (bytes + [0]).withUnsafeBufferPointer { raw in
                     raw.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, flags) }

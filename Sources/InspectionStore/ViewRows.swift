@@ -27,7 +27,7 @@ struct InspectionTables: Sendable {
 
     /// `existing`: how to open a table that an older store may lack (nil
     /// then); by default `table`.
-    init(_ table: (String) throws -> Table, existing: ((String) throws -> Table?)? = nil) throws {
+    init(_ table: (ViewTable) throws -> Table, existing: ((ViewTable) throws -> Table?)? = nil) throws {
         inspections = try table(Self.names.inspections)
         reinspections = try table(Self.names.reinspections)
         templates = try table(Self.names.templates)
@@ -41,8 +41,8 @@ struct InspectionTables: Sendable {
     /// The view a table belongs to (`view:reinspections` is the inspections
     /// view's, `view:unreported_submissions` the outbox's).
     static func view(of table: String) -> String {
-        if table == names.reinspections { return InspectionView.Kind.inspections.rawValue }
-        if table == names.unreported { return InspectionView.Kind.outbox.rawValue }
+        if table == names.reinspections.name { return InspectionView.Kind.inspections.rawValue }
+        if table == names.unreported.name { return InspectionView.Kind.outbox.rawValue }
         return String(table.dropFirst(TableName.viewPrefix.count))
     }
 

@@ -19,14 +19,15 @@ import Foundation
 /// it, which the closure form guarantees (it cannot cross an `await`).
 /// Never use an environment in a child after `fork`.
 ///
-/// `@unchecked Sendable` because the `MDB_env *` is a C pointer the compiler
-/// cannot check. LMDB lets one environment be used by many threads at once
-/// (its reader table and writer mutex serialise them), which is how it is
-/// used here: with `MDB_NOTLS` a read transaction may run on any thread, and
-/// a write transaction begins, runs and ends inside one `write` call on one
-/// thread. The Swift state (the handle itself, the active-transaction count,
-/// the table cache) lives in `state`, a `ConditionLocked` that owns it.
-public final class Environment: @unchecked Sendable {
+/// `Sendable` as the compiler checks it: every stored property is a `let`
+/// of a `Sendable` type, the C pointer (`MDB_env *`) included, since it
+/// lives in `state`, a `ConditionLocked` that owns it with the rest of the
+/// Swift state (the active-transaction count, the table cache). LMDB lets
+/// one environment be used by many threads at once (its reader table and
+/// writer mutex serialise them), which is how it is used here: with
+/// `MDB_NOTLS` a read transaction may run on any thread, and a write
+/// transaction begins, runs and ends inside one `write` call on one thread.
+public final class Environment: Sendable {
     /// 1 TiB of address space on 64-bit systems (LMDB maps the file without
     /// allocating memory or disk for the rest), 1 GiB on 32-bit ones.
     public static let defaultMapSize = MemoryLayout<Int>.size == 8 ? 1 << 40 : 1 << 30
@@ -126,6 +127,7 @@ public final class Environment: @unchecked Sendable {
         }
         var env: OpaquePointer?
         try check(mdb_env_create(&env), "mdb_env_create")
+        // mdb_env_create returned 0: it set `env`.
         let slot = StoreFaults.register(environment: env!, directory: directory)
         do {
             try check(mdb_env_set_assert(env, storeAssertion), "mdb_env_set_assert")
@@ -305,6 +307,7 @@ public final class Environment: @unchecked Sendable {
             leave()
             throw LMDBError(code: rc, operation: operation)
         }
+        // mdb_txn_begin returned 0: it set `txn`.
         return txn!
     }
 

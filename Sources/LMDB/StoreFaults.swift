@@ -253,6 +253,7 @@ private func faultHandler(
                 free /= 10
                 count += 1
             } while free > 0
+            // A 24-byte buffer: never without an address.
             _ = write(2, digits.baseAddress! + (24 - count), count)
         }
         _ = write(2, slot.spaceAfter, slot.spaceAfterLength)

@@ -24,7 +24,7 @@ enum TableInUse {
         lock.lock()
         defer { lock.unlock() }
         if let pointer = interned[label] { return UInt(bitPattern: pointer) }
-        let pointer = strdup(label)!
+        guard let pointer = strdup(label) else { preconditionFailure("out of memory interning \(label)") }
         interned[label] = pointer
         return UInt(bitPattern: pointer)
     }

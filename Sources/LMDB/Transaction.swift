@@ -118,6 +118,7 @@ public struct Transaction {
         var cursor: OpaquePointer?
         try check(mdb_cursor_open(handle, table.dbi, &cursor), "opening a cursor on \(table.name)")
         defer { mdb_cursor_close(cursor) }
+        // mdb_cursor_open returned 0: it set `cursor`.
         var wrapped = Cursor(handle: cursor!, table: table)
         return try body(&wrapped)
     }

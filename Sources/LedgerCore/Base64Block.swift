@@ -32,6 +32,7 @@ public enum Base64Block {
             out.withUnsafeMutableBufferPointer { output in
                 while piece < range.upperBound {
                     let length = min(pieceSize, range.upperBound - piece)
+                    // Both buffers hold bytes here (a piece is left, and room for it, by the precondition).
                     let rc = EVP_DecodeBlock(output.baseAddress! + written, input.baseAddress! + piece, Int32(length))
                     guard decodedWhole(rc, length) else { return false }
                     piece += length

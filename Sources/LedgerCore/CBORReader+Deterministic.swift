@@ -133,6 +133,7 @@ extension CBORReader {
         if first.0 != first.1 { return first.0 < first.1 }
         return span.withUnsafeBytes { raw in
             let common = min(a.count, b.count)
+            // Compared only when both keys have bytes (common > 0), so the span has an address.
             let order =
                 common == 0 ? 0 : memcmp(raw.baseAddress! + a.lowerBound, raw.baseAddress! + b.lowerBound, common)
             return order < 0 || (order == 0 && a.count < b.count)

@@ -55,6 +55,8 @@ public struct CBORReader: ~Escapable {
     @inline(__always)
     public func bytes(_ range: Range<Int>, equal other: [UInt8]) -> Bool {
         guard range.count == other.count else { return false }
+        // Empty buffers may have no address at all: two empty runs are equal.
+        guard !other.isEmpty else { return true }
         return span.withUnsafeBytes { raw in
             other.withUnsafeBytes { o in memcmp(raw.baseAddress! + range.lowerBound, o.baseAddress!, range.count) == 0 }
         }

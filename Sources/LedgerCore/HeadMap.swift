@@ -122,6 +122,7 @@ public struct HeadMapPosition: Hashable, Sendable {
             let kept = max(0, min(8, depth - index * 8))
             bytes[index] &= kept == 8 ? 0xFF : ~(0xFF >> UInt8(kept))
         }
+        // 32 bytes: a digest's own, masked in place.
         self.prefix = Digest256(bytes: bytes)!
     }
 
@@ -130,6 +131,7 @@ public struct HeadMapPosition: Hashable, Sendable {
     public static func sibling(below depth: Int, on path: Digest256) -> HeadMapPosition {
         var bytes = path.bytes
         bytes[depth / 8] ^= 0x80 >> UInt8(depth % 8)
+        // 32 bytes: a digest's own, one bit flipped.
         return HeadMapPosition(depth: depth + 1, on: Digest256(bytes: bytes)!)
     }
 

@@ -40,6 +40,7 @@ extension EventRecord {
     {
         var header: RecordHeader?
         _ = try checkedLayout(ofEncoded: bytes, at: offset, header: &header)
+        // `checkedLayout` sets the header whenever it returns rather than throws.
         return header!
     }
 

@@ -158,6 +158,7 @@ public final class SHA256Hasher {
     private func finish() -> Digest256 {
         var out = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         var length: UInt32 = 0
+        // The bytes of a 32-byte tuple: never without an address.
         withUnsafeMutableBytes(of: &out) { raw in
             check(
                 EVP_DigestFinal_ex(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length),

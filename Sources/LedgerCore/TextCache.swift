@@ -33,6 +33,7 @@ public struct TextCache: Sendable {
 
     func lookup(_ text: UnsafeRawBufferPointer) -> String? {
         guard !slots.isEmpty, let entry = slots[Self.slot(text)], entry.bytes.count == text.count else { return nil }
+        // Compared only when the text has bytes, so both buffers have an address.
         let equal = entry.bytes.withUnsafeBytes { e in
             text.count == 0 || memcmp(text.baseAddress!, e.baseAddress!, text.count) == 0
         }

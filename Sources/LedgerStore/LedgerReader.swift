@@ -209,6 +209,7 @@ public struct LedgerReader {
     /// Whether lent bytes begin with `prefix`.
     static func starts(_ span: RawSpan, with prefix: [UInt8]) -> Bool {
         guard span.byteCount >= prefix.count else { return false }
+        // Compared only when the prefix has bytes, and the span as many: both have an address.
         return span.withUnsafeBytes { raw in
             prefix.withUnsafeBytes { p in p.count == 0 || memcmp(raw.baseAddress!, p.baseAddress!, p.count) == 0 }
         }

@@ -131,6 +131,7 @@ public struct CopyDestination: Sendable {
     /// it, else what it put into the empty directory it was given.
     public func remove() {
         let files = FileManager.default
+        // After a failure, which the caller reports: what cannot be removed is left for a person to see.
         if madeDirectory {
             try? files.removeItem(atPath: path)
         } else if let entries = try? files.contentsOfDirectory(atPath: path) {

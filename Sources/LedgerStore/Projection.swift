@@ -15,7 +15,7 @@ public protocol Projection: AnyObject, Sendable {
     /// another version is rebuilt when the ledger opens.
     var version: Int { get }
     /// The tables the projection owns; a rebuild empties them first.
-    var tableNames: [String] { get }
+    var tableNames: [ViewTable] { get }
 
     /// Applies one newly appended record inside the append's transaction.
     func apply(_ record: EventRecord, in context: ProjectionContext) throws
@@ -43,7 +43,15 @@ extension Projection {
 /// Working memory shared by the projections of one transaction or one
 /// rebuild, so that views derived from the same fold compute it once.
 public final class ProjectionScratch {
-    private var values: [String: AnyObject] = [:]
+    /// One object of each type, or of each type and position: a key made
+    /// without building a string, since the views ask for one per record
+    /// on the append path.
+    private struct Key: Hashable {
+        var type: ObjectIdentifier
+        var position: UInt64?
+    }
+
+    private var values: [Key: AnyObject] = [:]
     /// The log as the transaction of this append or this rebuild partition
     /// sees it (for what a fold reads beside the records: the `carried`
     /// table); set by whoever makes the scratch for a transaction.
@@ -53,11 +61,15 @@ public final class ProjectionScratch {
 
     init(log: LedgerReader) { self.log = log }
 
-    /// The object stored under `key`, if one was.
-    public func existing<T: AnyObject>(_ key: String, as type: T.Type = T.self) -> T? { values[key] as? T }
+    /// The object of type `T` stored (for `position`, when given), if one was.
+    public func existing<T: AnyObject>(_ type: T.Type = T.self, at position: UInt64? = nil) -> T? {
+        values[Key(type: ObjectIdentifier(type), position: position)] as? T
+    }
 
-    /// The object stored under `key`, made by `make` the first time.
-    public func shared<T: AnyObject>(_ key: String, make: () -> T) -> T {
+    /// The object of type `T` (for `position`, when given), made by `make`
+    /// the first time.
+    public func shared<T: AnyObject>(_ type: T.Type = T.self, at position: UInt64? = nil, make: () -> T) -> T {
+        let key = Key(type: ObjectIdentifier(type), position: position)
         if let existing = values[key] as? T { return existing }
         let made = make()
         values[key] = made
@@ -101,9 +113,9 @@ public struct ProjectionContext {
     let collector: RowCollector?
 
     /// One of the projection's own tables, by name.
-    public func table(_ name: String) -> Table {
-        guard let table = tables[name] else {
-            preconditionFailure("projection table \(name) was not declared in tableNames")
+    public func table(_ view: ViewTable) -> Table {
+        guard let table = tables[view.name] else {
+            preconditionFailure("projection table \(view) was not declared in tableNames")
         }
         return table
     }
@@ -111,23 +123,23 @@ public struct ProjectionContext {
     /// One of the projection's own tables, or nil when the store has none: a
     /// dry run (`ProjectionSet.compare`) on a read-only store written before
     /// that table existed, whose rows go to the collector, never the table.
-    public func existingTable(_ name: String) -> Table? { tables[name] }
+    public func existingTable(_ view: ViewTable) -> Table? { tables[view.name] }
 
     /// Writes a row into one of the projection's tables, sealed with its
     /// checksum (`ViewRowChecksum`); read it back with `ViewRowChecksum.open`.
-    public func put(_ table: String, _ key: [UInt8], _ value: [UInt8]) throws {
-        let sealed = ViewRowChecksum.seal(table: table, key: key, value: value)
+    public func put(_ table: ViewTable, _ key: [UInt8], _ value: [UInt8]) throws {
+        let sealed = ViewRowChecksum.seal(table: table.name, key: key, value: value)
         if let collector {
-            collector.rows[table, default: [:]][key] = sealed
+            collector.rows[table.name, default: [:]][key] = sealed
         } else {
             try transaction.put(self.table(table), key, sealed)
         }
     }
 
     /// Deletes a row of one of the projection's tables, if it is there.
-    public func delete(_ table: String, _ key: [UInt8]) throws {
+    public func delete(_ table: ViewTable, _ key: [UInt8]) throws {
         if let collector {
-            collector.rows[table]?[key] = nil
+            collector.rows[table.name]?[key] = nil
         } else {
             _ = try transaction.delete(self.table(table), key)
         }
@@ -178,8 +190,8 @@ public final class ProjectionSet: Sendable {
             // A read-only open of a store written before a view existed finds
             // no table for it: that view is stale (no stored state), and
             // counted as empty, until a writable open builds it.
-            for name in projection.tableNames {
-                if let table = try log.existingTable(name) { tables[name] = table }
+            for view in projection.tableNames {
+                if let table = try log.existingTable(view.name) { tables[view.name] = table }
             }
         }
         self.tables = tables

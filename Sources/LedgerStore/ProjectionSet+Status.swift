@@ -44,7 +44,8 @@ extension ProjectionSet {
             return try chosen.map { projection -> ViewStatus in
                 let state = try storedState(of: projection, in: reader.transaction)
                 var counts: [(name: String, rows: Int)] = []
-                for name in projection.tableNames {
+                for view in projection.tableNames {
+                    let name = view.name
                     counts.append(
                         (name: name, rows: try self.tables[name].map { try reader.transaction.count($0) } ?? 0))
                 }
@@ -115,7 +116,8 @@ extension ProjectionSet {
                 // and what a developer wants to see is what the change does
                 // to the rows, not that every one is written again.
                 let sameVersion = state?.version == projection.version
-                for name in projection.tableNames {
+                for view in projection.tableNames {
+                    let name = view.name
                     var expected = collector.rows[name] ?? [:]
                     var difference = TableDifference(table: name)
                     var rows = 0

@@ -31,18 +31,18 @@ public enum TableName {
 
     /// The inspection views' tables (`InspectionView`).
     public enum View {
-        public static let inspections = viewPrefix + "inspections"
-        public static let reinspections = viewPrefix + "reinspections"
-        public static let templates = viewPrefix + "templates"
-        public static let drafts = viewPrefix + "drafts"
-        public static let followUps = viewPrefix + "followups"
-        public static let issues = viewPrefix + "issues"
-        public static let outbox = viewPrefix + "outbox"
+        public static let inspections = ViewTable("inspections")
+        public static let reinspections = ViewTable("reinspections")
+        public static let templates = ViewTable("templates")
+        public static let drafts = ViewTable("drafts")
+        public static let followUps = ViewTable("followups")
+        public static let issues = ViewTable("issues")
+        public static let outbox = ViewTable("outbox")
         /// The position of every `inspection.received` record: what this
         /// ledger heard from other devices, without walking the log.
-        public static let receptions = viewPrefix + "receptions"
+        public static let receptions = ViewTable("receptions")
         /// The outbox view's submissions of other devices not reported sent.
-        public static let unreportedSubmissions = viewPrefix + "unreported_submissions"
+        public static let unreportedSubmissions = ViewTable("unreported_submissions")
     }
 
     // MARK: The reference-data cache (`ReferenceCache`)
@@ -52,4 +52,21 @@ public enum TableName {
         public static let templates = "ref:templates"
         public static let meta = "ref:meta"
     }
+}
+
+/// The name of a view's table: `view:` and the view's own part. What a
+/// projection declares (`Projection.tableNames`) and writes to
+/// (`ProjectionContext.put`), so a view can never name one of the log's
+/// own tables, which are never rebuilt.
+public struct ViewTable: Hashable, Sendable, CustomStringConvertible {
+    /// The table's whole name in the store, made once.
+    public let name: String
+
+    /// The table `view:` followed by `part`.
+    public init(_ part: String) {
+        precondition(!part.isEmpty, "a view's table is named after view:")
+        name = TableName.viewPrefix + part
+    }
+
+    public var description: String { name }
 }

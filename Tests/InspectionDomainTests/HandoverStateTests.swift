@@ -66,7 +66,8 @@ import Testing
         do {
             _ = try inspection.state.decide(command)
         } catch {
-            #expect(error.description.contains("handed over to \"Ben's tablet\""))
+            let named = { if case .handedOver(_, to: "\"Ben's tablet\"", at: _) = error { true } else { false } }()
+            #expect(named, "\(error)")
         }
     }
 

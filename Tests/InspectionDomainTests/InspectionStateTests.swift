@@ -83,7 +83,7 @@ import Testing
                         template: try Samples.restroom(), templateAlreadyPinned: true, facilityID: "", facilityName: "H"
                     )))
         }
-        #expect(error?.description.contains("facility id") == true)
+        #expect({ if case .invalidID(what: "facility id", _, _)? = error { true } else { false } }())
     }
 
     // MARK: - Fields

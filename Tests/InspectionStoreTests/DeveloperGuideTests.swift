@@ -13,8 +13,8 @@ import Testing
 final class StartsByFacility: Projection, Sendable {
     // Step 1: its name and tables.
     let name = "starts_by_facility"
-    static let table = "view:starts_by_facility"
-    var tableNames: [String] { [Self.table] }
+    static let table = ViewTable("starts_by_facility")
+    var tableNames: [ViewTable] { [Self.table] }
     // Step 4: its version.
     let version: Int
     // Step 3: it reads `inspection.started` alone.
@@ -35,7 +35,7 @@ final class StartsByFacility: Projection, Sendable {
         let key = Array(facility.utf8)
         var count: UInt64 = 0
         if let stored = try context.transaction.get(context.table(Self.table), key) {
-            let value = try ViewRowChecksum.open(view: name, table: Self.table, key: key, stored: stored)
+            let value = try ViewRowChecksum.open(view: name, table: Self.table.name, key: key, stored: stored)
             count = BigEndian.uint64(value) ?? 0
         }
         try context.put(Self.table, key, BigEndian.bytes(count + 1))
@@ -68,11 +68,11 @@ final class StartsByFacility: Projection, Sendable {
 
     // Step 5: the query, every row checked.
     func counts(in log: EventLog) throws -> [String: UInt64] {
-        let table = try log.table(Self.table)
+        let table = try log.table(Self.table.name)
         return try log.read { reader in
             var counts: [String: UInt64] = [:]
             try reader.transaction.forEach(table) { key, stored in
-                let value = try ViewRowChecksum.open(view: name, table: Self.table, key: key, stored: stored)
+                let value = try ViewRowChecksum.open(view: name, table: Self.table.name, key: key, stored: stored)
                 counts[String(decoding: key, as: UTF8.self)] = BigEndian.uint64(value)
                 return true
             }

@@ -18,7 +18,7 @@ import Testing
         let recorder = try Recorder(directory: directory)
         let id = try recorder.start(template: "11")
         let expected = try #require(try recorder.ledger.summary(of: id))
-        try ViewIntegrityTests.flip(TableName.View.inspections, key: id.bytes, in: recorder.ledger)
+        try ViewIntegrityTests.flip(TableName.View.inspections.name, key: id.bytes, in: recorder.ledger)
         recorder.ledger.close()
 
         var options = Environment.Options()

@@ -74,7 +74,8 @@ struct Recorder {
     func viewSnapshot() throws -> [String: [[UInt8]: [UInt8]]] {
         var snapshot: [String: [[UInt8]: [UInt8]]] = [:]
         for projection in ledger.views.projections {
-            for name in projection.tableNames {
+            for view in projection.tableNames {
+                let name = view.name
                 let table = try ledger.log.table(name)
                 snapshot[name] = try ledger.log.environment.read { txn in
                     var rows: [[UInt8]: [UInt8]] = [:]

@@ -127,6 +127,15 @@ import Testing
         ("inclusion", 31),
     ]
 
+    /// The check that refuses each damage: a changed record or proof hash
+    /// is the bundle's (check 1), a changed photo its file's (check 2).
+    static func refusesByItsCheck(_ member: String, _ refusal: Reception.Refusal) -> Bool {
+        switch (member, refusal) {
+        case ("record", .bundle), ("inclusion", .bundle), ("photo", .photoFileNotItsPhoto(index: 0, _)): true
+        default: false
+        }
+    }
+
     @Test(arguments: damages.indices)
     func aChangedByteIsRefusedWithNothingRecordedOrStored(index: Int) throws {
         let (member, offset) = Self.damages[index]
@@ -170,10 +179,11 @@ import Testing
 
         let receiver = try Device(actor: "Ben")
         let before = try receiver.recordCount()
-        #expect(throws: Reception.Refusal.self) {
+        let refusal = #expect(throws: Reception.Refusal.self) {
             try Reception(ledger: receiver.ledger, device: receiver.device).receive(
                 file: damaged, actor: receiver.actor, clock: receiver.clock)
         }
+        #expect(refusal.map { Self.refusesByItsCheck(member, $0) } == true, "\(String(describing: refusal))")
         #expect(try receiver.recordCount() == before)
         #expect(try receiver.ledger.photos.storedNames().isEmpty)
     }
@@ -198,9 +208,17 @@ import Testing
         var bytes = try #require(received.carried.record(received.records[2].leaf))
         bytes[40] ^= 0x01
         changed.records[2].leaf = changed.carried.insert(bytes)
-        #expect(throws: Reception.Refusal.self) { try ReceivedProof.verify(changed, inspection: id) }
+        // Each refused by the bundle's own check (check 1): the changed
+        // record's inclusion, the dropped one's gap in the versions.
+        let changedRefusal = #expect(throws: Reception.Refusal.self) {
+            try ReceivedProof.verify(changed, inspection: id)
+        }
+        #expect(changedRefusal.map { if case .bundle = $0 { true } else { false } } == true)
         var dropped = received
         dropped.records.remove(at: 1)
-        #expect(throws: Reception.Refusal.self) { try ReceivedProof.verify(dropped, inspection: id) }
+        let droppedRefusal = #expect(throws: Reception.Refusal.self) {
+            try ReceivedProof.verify(dropped, inspection: id)
+        }
+        #expect(droppedRefusal.map { if case .bundle = $0 { true } else { false } } == true)
     }
 }

@@ -84,7 +84,7 @@ import Testing
         defer { withExtendedLifetime(senders) {} }
         let walked = try Self.walkedReceptions(receiver.ledger)
         let key = Self.plantedRows[index].key(walked)
-        let name = TableName.View.receptions
+        let name = TableName.View.receptions.name
         let table = try receiver.ledger.log.table(name)
         try receiver.ledger.log.write { writer in
             try writer.transaction.put(table, key, ViewRowChecksum.seal(table: name, key: key, value: []))

@@ -12,7 +12,7 @@ import Testing
 /// that differs named by its key, the JSON of each, and when it is exit status 1.
 @Suite struct ViewComparisonReportTests {
     static let inspection = UUID(uuidString: "0a1b2c3d-0000-4000-8000-000000000001")!
-    static let table = TableName.View.inspections
+    static let table = TableName.View.inspections.name
 
     static func comparison(
         stored: Int? = 3, position: UInt64? = 7, head: UInt64 = 7, _ difference: ProjectionSet.TableDifference? = nil

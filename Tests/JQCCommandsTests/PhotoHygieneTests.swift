@@ -80,6 +80,18 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: staging + "/" + live))
     }
 
+    /// A staging directory that cannot be listed (here a file stands in
+    /// its place) is an error of the check, never "nothing stale".
+    @Test func anUnlistableStagingDirectoryFailsTheCheck() throws {
+        #expect(try capture(red: 1).status == 0)
+        let staging = photos + "/.incoming"
+        try? FileManager.default.removeItem(atPath: staging)
+        #expect(FileManager.default.createFile(atPath: staging, contents: Data("not a directory".utf8)))
+        let result = try jqc("check", "--photos")
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains(staging), "\(result.stderr)")
+    }
+
     @Test func aRefusedCaptureKeepsNoFile() throws {
         #expect(try jqc("--as", "Dana", "discard", inspection).status == 0)
         let result = try capture(red: 3)

@@ -20,7 +20,7 @@ import Testing
         let version = 1
         /// Folded in partitions, each on a thread of its own.
         let foldsByStream: Bool
-        var tableNames: [String] { ["view:failing"] }
+        var tableNames: [ViewTable] { [ViewTable("failing")] }
         let failAt: UInt64
 
         init(failAt: UInt64, foldsByStream: Bool = false) {

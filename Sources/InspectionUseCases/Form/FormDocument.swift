@@ -106,7 +106,7 @@ public struct FormDocument {
             if value.isEmpty {
                 commands.append(.clearField(field: id.rawValue))
             } else if value.hasPrefix("\""), let json = try? JSONValue(parsing: value), case .string = json {
-                // A JSON string, as written for text with line breaks; anything else is plain text.
+                // A JSON string, as written for text with line breaks; anything else (JSON or not) is plain text.
                 commands.append(.setField(field: id.rawValue, to: .json(json)))
             } else {
                 commands.append(.setField(field: id.rawValue, to: .text(value)))

@@ -50,6 +50,7 @@ extension PhotoCapture {
     public static func otherKind(of reference: String, in state: InspectionState, capturing type: FieldType)
         -> String?
     {
+        // An unknown field is the decision's to refuse, in its own words.
         guard state.isEditable, let template = state.template,
             let field = try? template.field(matching: reference), field.type != type, field.type.holdsPhoto
         else { return nil }

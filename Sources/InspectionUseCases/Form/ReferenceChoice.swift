@@ -44,6 +44,7 @@ public enum ReferenceChoice {
         guard !all.isEmpty else {
             throw Refusal.nothingPulled("templates")
         }
+        // A reference that is no id may still be a name, tried next.
         if let normalized = try? RecordID.normalize(text: reference, what: "template id"),
             let byID = all.first(where: { $0.id == normalized })
         {

@@ -68,6 +68,7 @@ public enum CarriedProof {
                 } else {
                     proven.insert(record.id)
                 }
+                // A nested reception that does not decode carries nothing to prove; its own record is counted above.
                 guard record.type == InspectionEventType.received.rawValue, visited.insert(record.id).inserted,
                     case .received(var nested)? = try? InspectionEvent.decode(record)
                 else { continue }

@@ -31,13 +31,12 @@ public enum HandoverVerification {
         let (proven, records) = try provenRecords(file, continuing: continuing)
         // 2. Each photo file is its photo's.
         guard !checkingPhotoFiles || file.photoFiles.count == file.photos.count else {
-            throw refuse("photo_files has \(file.photoFiles.count) files for \(file.photos.count) photos")
+            throw .photoFileCount(files: file.photoFiles.count, photos: file.photos.count)
         }
         let hasher = SHA256Hasher()
         for (index, (photo, data)) in zip(file.photos, file.photoFiles).enumerated() {
             guard data.sha256 == photo.sha256, data.data.sha256(hasher) == photo.sha256 else {
-                throw refuse(
-                    "photo_files[\(index)] is not the file of photo \(photo.photoID.lowercased) (its SHA-256 differs)")
+                throw .photoFileNotItsPhoto(index: index, photo: photo.photoID)
             }
         }
         // 2, continued: the photos the carried records name, at any depth.
@@ -50,13 +49,11 @@ public enum HandoverVerification {
             do {
                 _ = try EventUpcaster.decode(decoded, template: pinned.template)
             } catch {
-                throw refuse("the \(decoded.type) record at \(decoded.position) cannot be read: \(error)")
+                throw .eventUnreadable(type: decoded.type, position: decoded.position, why: "\(error)")
             }
         }
         return Verified(template: pinned, records: records, checkpointSize: proven.size)
     }
-
-    static func refuse(_ reason: String) -> Reception.Refusal { Reception.Refusal(reason: reason) }
 
     /// Check 1: the bundle, exactly as `jqc verify --bundle` and the two
     /// bundle tools check one (key, signature, origin, every inclusion, the
@@ -73,17 +70,17 @@ public enum HandoverVerification {
                 file.bundle, pinned: nil, trusted: nil, detail: &detail,
                 continuing: continuing.map { ($0.streamVersion, $0.leaf) })
         } catch {
-            throw refuse(error.reason + (detail.map { " (\($0))" } ?? ""))
+            throw .bundle(reason: error.reason, detail: detail)
         }
         let device = file.fromDevice.lowercased
         guard proven.key.name == "jqc/\(device)" else {
-            throw refuse("the key \(BundleCheck.shown(proven.key.name)) is not the key of from_device \(device)")
+            throw .keyOfAnotherDevice(key: proven.key.name, device: file.fromDevice)
         }
         var records: [EventRecord] = []
         for (entry, record) in zip(file.records, proven.records) {
             let event = try decoded(record.raw, entry.path)
             guard event.device == file.fromDevice else {
-                throw refuse("\(entry.path) was recorded by device \(event.device.lowercased), not from_device")
+                throw .recordOfAnotherDevice(path: entry.path, device: event.device)
             }
             records.append(event)
         }
@@ -96,9 +93,9 @@ public enum HandoverVerification {
         do {
             record = try EventRecord(decoding: raw)
         } catch {
-            throw refuse("\(path).record cannot be read: \(error)")
+            throw .recordUnreadable(path: path, why: "\(error)")
         }
-        guard record.encoded() == raw else { throw refuse("\(path).record is not in deterministic CBOR") }
+        guard record.encoded() == raw else { throw .recordNotDeterministic(path: path) }
         return record
     }
 
@@ -107,15 +104,13 @@ public enum HandoverVerification {
         throws(Reception.Refusal)
     {
         guard let last = records.last, case .handedOver(let handed)? = try? InspectionEvent.decode(last) else {
-            throw refuse("the last record is not the sender's inspection.handed_over")
+            throw .lastRecordNotHandedOver
         }
         guard handed.mode == file.mode, !checkingTo || handed.to == file.to else {
-            throw refuse("mode or to differs from the sender's inspection.handed_over record")
+            throw .modeOrToDiffers
         }
         guard !checkingTo || handed.toDevice == file.toDevice else {
-            throw refuse(
-                "to_device (\(file.toDevice?.lowercased ?? "null")) differs from the sender's inspection.handed_over "
-                    + "record (\(handed.toDevice?.lowercased ?? "null"))")
+            throw .toDeviceDiffers(file: file.toDevice, record: handed.toDevice)
         }
     }
 
@@ -130,17 +125,19 @@ public enum HandoverVerification {
         do {
             included = try BundleCheck.included(templateEntry, size: proven.size, root: proven.root, detail: &detail)
         } catch {
-            throw refuse(error.reason + (detail.map { " (\($0))" } ?? ""))
+            throw .bundle(reason: error.reason, detail: detail)
         }
         let templateRecord = try decoded(included.raw, templateEntry.path)
+        // One that does not decode as a pin is refused as no pin, below.
         guard templateRecord.device == file.fromDevice,
             case .templatePinned(let pinned)? = try? InspectionEvent.decode(templateRecord)
-        else { throw refuse("template_record is not one of from_device's template.pinned records") }
+        else { throw .templateRecordNotPinned }
         guard pinned.template.contentHash == pinned.templateHash else {
-            throw refuse("template_record's template does not hash to the hash it is pinned under")
+            throw .templateHashDiffers
         }
         var startedHash: String?
         for decoded in records where decoded.type == InspectionEventType.started.rawValue {
+            // A start that does not decode is refused by check 5 below.
             if case .started(let started)? = try? EventUpcaster.decode(decoded, template: nil) {
                 startedHash = started.templateHash
             }
@@ -151,13 +148,12 @@ public enum HandoverVerification {
             do {
                 startedHash = try file.reception(sha256: .zero).startedTemplateHash()
             } catch {
-                throw refuse("a reception it carries cannot be read: \(error)")
+                throw .carriedReceptionUnreadable(why: "\(error)")
             }
         }
-        guard let startedHash else { throw refuse("the records hold no inspection.started") }
+        guard let startedHash else { throw .noStart }
         guard startedHash == pinned.templateHash else {
-            throw refuse(
-                "template_record pins template \(pinned.templateHash), the inspection started with \(startedHash)")
+            throw .templateNotStarted(pinned: pinned.templateHash, started: startedHash)
         }
         return pinned
     }
@@ -175,23 +171,19 @@ public enum HandoverVerification {
                 named[capture.captured.photo.sha256] = capture.captured
             }
         } catch {
-            throw Reception.Refusal(reason: "a reception it carries cannot be read: \(error)")
+            throw .carriedReceptionUnreadable(why: "\(error)")
         }
         for photo in file.photos { named[photo.sha256] = nil }
         guard file.formatVersion >= 3 else { return }
         var given: Set<Digest256> = []
         for (index, carried) in file.carriedPhotoFiles.enumerated() {
             guard named[carried.sha256] != nil else {
-                throw Reception.Refusal(
-                    reason: "carried_photo_files[\(index)] (\(carried.sha256.hex)) is the file of no photo a carried "
-                        + "record names, or one photo_files holds already")
+                throw .carriedPhotoFileUnnamed(index: index, sha256: carried.sha256)
             }
             given.insert(carried.sha256)
         }
         if let missing = named.filter({ !given.contains($0.key) }).min(by: { $0.key.hex < $1.key.hex }) {
-            throw Reception.Refusal(
-                reason: "carried_photo_files lacks the file of photo \(missing.value.photo.photoID.lowercased) "
-                    + "(\(missing.key.hex)), which a carried record names")
+            throw .carriedPhotoFileMissing(photo: missing.value.photo.photoID, sha256: missing.key)
         }
     }
 }

@@ -235,24 +235,19 @@ public enum ReceivedProof {
         _ received: InspectionReceived, inspection: UUID, held: Held?, recordedAs recorder: Held.Recorder? = nil
     ) throws(Reception.Refusal) {
         guard let continues = received.continues else { return }
-        let device = received.fromDevice.lowercased
-        let what = "version \(continues.streamVersion) of device \(device)'s stream (leaf \(continues.leaf.hex))"
+        let continued = Reception.Refusal.Continued(
+            version: continues.streamVersion, device: received.fromDevice, leaf: continues.leaf)
         guard let held, let bytes = held.record(continues.leaf) else {
-            throw Reception.Refusal(
-                reason: "its records continue \(what), which this ledger does not hold: a gap in the sender's stream")
+            throw .continuationNotHeld(continued)
         }
+        // A held record that does not decode is not the continued version: refused as such.
         guard let record = try? EventRecord(decoding: bytes), record.device == received.fromDevice,
             record.stream == inspection, record.streamVersion == continues.streamVersion
         else {
-            throw Reception.Refusal(
-                reason: "its records continue \(what), but the record held under that leaf is not it")
+            throw .continuationNotThatRecord(continued)
         }
         if let recorder, held.referencedEarlier(continues, from: received.fromDevice, by: recorder) == false {
-            throw Reception.Refusal(
-                reason: "its records continue \(what), but no earlier reception from that device recorded by "
-                    + "device \(recorder.device.lowercased) in this inspection references that version: the "
-                    + "continuation is not the recorder's own, so the records before it are not proven to be "
-                    + "the ones its earlier receptions hold")
+            throw .continuationNotTheRecorders(continued, recorder: recorder.device)
         }
     }
 
@@ -288,7 +283,7 @@ public enum ReceivedProof {
                         photoID: captured.photo.photoID, sha256: captured.photo.sha256, position: record.position))
             }
         } catch {
-            throw Reception.Refusal(reason: "\(error)")
+            throw .carriedRecords(why: "\(error)")
         }
         let file = HandoverFile(
             mode: received.mode, to: nil, fromDevice: received.fromDevice, inspection: inspection,

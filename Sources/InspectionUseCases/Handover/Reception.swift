@@ -51,12 +51,6 @@ public struct Reception {
         public var changes = ReceptionChanges()
     }
 
-    /// Why a handover file was refused: nothing was recorded.
-    public struct Refusal: Error, CustomStringConvertible {
-        public var reason: String
-        public var description: String { "NOT VERIFIED: \(reason); nothing was recorded." }
-    }
-
     /// Why a file that verifies cannot be taken here: `NOT RECEIVED`, the
     /// class `Tools/verify-ledger --handover` says it with (a file that
     /// verifies, refused for what this ledger holds).
@@ -107,7 +101,7 @@ public struct Reception {
         let carried = file.reception(sha256: sha256)
         // Bounded before any walk below: a file nested past the limit is
         // refused here, so no ledger holds what a walk could not take.
-        do { try carried.checkNesting() } catch { throw Refusal(reason: "\(error)") }
+        do { try carried.checkNesting() } catch { throw Refusal.carriedRecords(why: "\(error)") }
         var outcome = Received(
             inspection: file.inspection, fromDevice: file.fromDevice, recorded: false, records: file.records.count,
             photos: file.photoFiles.count + file.carriedPhotoFiles.count, pinnedTemplate: false, sha256: sha256,
@@ -281,9 +275,9 @@ public struct Reception {
         do {
             return try photos.prepare(data: try photo.data.load(name: path), name: path)
         } catch let failure as PhotoStore.Failure {
-            throw Refusal(reason: "\(path) (file \(photo.sha256.hex)) \(failure.refusedFile)")
+            throw .photoFileRefused(path: path, sha256: photo.sha256, refusedFile: failure.refusedFile)
         } catch {
-            throw Refusal(reason: "\(path) (file \(photo.sha256.hex)) cannot be checked: \(error)")
+            throw .photoFileUncheckable(path: path, sha256: photo.sha256, why: "\(error)")
         }
     }
 
@@ -336,6 +330,7 @@ public struct Reception {
         } catch {
             throw HandoverPathRefusal.failure(error, path: path)
         }
+        // Read only: a failed close loses nothing.
         defer { try? handle.close() }
         let data: HandoverFileReader.Read
         do {

@@ -99,7 +99,8 @@ public struct DeviceIdentity: Sendable {
         let published = try publishedKeys(ledger.log)
         let old: NoteKey? = try usableOldKey(published: published, oldKeyLost: oldKeyLost)
         let key = try NoteKey.generate(name: DeviceKeyFile.name(device))
-        try FileStore.writeAtomically(Data((key.signerKey! + "\n").utf8), to: pendingKeyPath, mode: 0o600)
+        guard let signer = key.signerKey else { preconditionFailure("a generated key holds its signer key") }
+        try FileStore.writeAtomically(Data((signer + "\n").utf8), to: pendingKeyPath, mode: 0o600)
         let endorsement = try old.map { try Self.endorsement(of: key, by: $0) }
         do {
             try record(key, endorsement: endorsement, lost: old == nil && !published.isEmpty, ledger: ledger, at: time)

@@ -41,6 +41,7 @@ public struct LedgerCompletion {
         case "AREA":
             return try ledger.reference.allFacilities().flatMap { $0.areas.flatMap { [$0.name, $0.id] } }
         case "FIELD", "ANSWER":
+            // Completion offers what it can: an unresolved reference offers nothing.
             guard let reference = positionals.first,
                 let id = try? ledger.resolveInspection(reference),
                 let template = try ledger.state(of: id)?.template

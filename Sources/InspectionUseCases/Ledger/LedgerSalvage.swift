@@ -49,6 +49,7 @@ public struct LedgerSalvage: Sendable {
         guard FileManager.default.fileExists(atPath: storeFile) else { throw SalvageError.noStore(source.storePath) }
         let destination = try CopyDestination.claim(target.path, ledger: source.path, for: "salvage")
         let scratch = target.salvageScratchPath
+        // Scratch copies only: one left behind is claimed again by the next salvage.
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
             let sources = try EventLog.salvageSources(of: source.storePath, scratch: scratch)

@@ -37,7 +37,7 @@ public enum PhotoFileCheck {
                     message: "photos/\(hash): no event names this file (left by a capture that did not commit). "
                         + "It can be deleted."))
         }
-        for stale in photos.staleTemporaries() {
+        for stale in try photos.staleTemporaries() {
             findings.append(
                 Finding(
                     kind: .staging, sha256: stale.name,

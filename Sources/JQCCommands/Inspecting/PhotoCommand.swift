@@ -35,8 +35,8 @@ struct PhotoCommand: RunnableCommand {
         if issue == nil {
             if id == nil { throw parsed.missing(Self.idArgument) }
             if field == nil { throw parsed.missing(Self.fieldArgument) }
-        } else if id != nil {
-            throw .unexpectedArgument(id!, context: parsed.context)
+        } else if let id {
+            throw .unexpectedArgument(id, context: parsed.context)
         }
     }
 
@@ -48,9 +48,10 @@ struct PhotoCommand: RunnableCommand {
             inspection = row.inspectionID
             target = .issue(row.id)
         } else {
-            inspection = try invocation.inspectionID(id!)
-            try invocation.requireField(field!, of: inspection, holding: .image)
-            target = .field(field!)
+            guard let id, let field else { preconditionFailure("init requires ID and FIELD without --issue") }
+            inspection = try invocation.inspectionID(id)
+            try invocation.requireField(field, of: inspection, holding: .image)
+            target = .field(field)
         }
         let (events, state) = try invocation.capture(file, for: target, on: inspection)
         report(events, state, invocation, verb: "captured")

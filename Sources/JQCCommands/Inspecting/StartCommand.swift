@@ -60,11 +60,15 @@ struct StartCommand: RunnableCommand {
             } catch LookupError.noInspection where APIClient.isServerID(reinspect) {
                 // Not recorded here: a record on the server (a colleague's, from 'jqc history').
                 let record = try HistoryShowCommand.record(reinspect, invocation)
-                fromServer = try ServerReinspection(of: record, in: ledger)
-                start = fromServer!.start
+                let server = try ServerReinspection(of: record, in: ledger)
+                fromServer = server
+                start = server.start
             }
         } else {
-            start = try ReferenceChoice.start(template: template!, facility: facility!, area: area, in: ledger)
+            guard let template, let facility else {
+                preconditionFailure("init requires --template and --facility without --reinspect")
+            }
+            start = try ReferenceChoice.start(template: template, facility: facility, area: area, in: ledger)
         }
         // Random, not time-ordered: people type these ids by their first
         // digits, which must differ between inspections of the same week.

@@ -36,6 +36,7 @@ enum SalvageChild {
     }
 
     static func executablePath() -> String {
+        // No /proc: the path this process was started by.
         if let real = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return real }
         return CommandLine.arguments[0]
     }
