@@ -191,17 +191,7 @@ final class TreeCheck: Sendable {
 
     /// The thread: takes batches in order until the walk has finished.
     private func consume() {
-        let hasher = SHA256Hasher()
-        let chain = HashChain()
-        var frontier = MerkleFrontier(size: 0, subtrees: [])
-        var outcome = Outcome()
-        var links = StreamLinks()
-        // The previous record's stored chain hash: a link is checked against
-        // it, which equals the recomputed one while every link holds.
-        var previous = Digest256.zero
-        if let checkpoint, checkpoint.size == 0, checkpoint.root != Merkle.emptyRoot(hasher) {
-            outcome.checkpoint = .checkpointMismatch(size: 0, node: nil)
-        }
+        var run = RecordRun(checkpoint: checkpoint)
         while true {
             ready.wait()
             let next: Batch? = state.withLock { state in
@@ -210,31 +200,41 @@ final class TreeCheck: Sendable {
             guard let batch = next else { break }
             defer { slots.signal() }
             // After a record fails, the rest is only drained.
-            guard outcome.stop == nil else { continue }
+            guard run.outcome.stop == nil else { continue }
+            run.check(batch)
+        }
+        run.outcome.heads = run.links.heads
+        state.withLock { [outcome = run.outcome] in $0.outcome = outcome }
+    }
+
+    /// What the thread carries from record to record: the chain, the
+    /// frontier of the tree, the back-links, and what it found so far.
+    private struct RecordRun {
+        let hasher = SHA256Hasher()
+        let chain: HashChain
+        let checkpoint: (size: UInt64, root: Digest256)?
+        var frontier = MerkleFrontier(size: 0, subtrees: [])
+        var outcome = Outcome()
+        var links = StreamLinks()
+        /// The previous record's stored chain hash: a link is checked
+        /// against it, which equals the recomputed one while every link holds.
+        var previous = Digest256.zero
+
+        init(checkpoint: (size: UInt64, root: Digest256)?) {
+            chain = HashChain(hasher: hasher)
+            self.checkpoint = checkpoint
+            if let checkpoint, checkpoint.size == 0, checkpoint.root != Merkle.emptyRoot(hasher) {
+                outcome.checkpoint = .checkpointMismatch(size: 0, node: nil)
+            }
+        }
+
+        /// Checks a batch's records in order, up to the first that fails.
+        mutating func check(_ batch: Batch) {
             var node = 0
             for (i, record) in batch.records.enumerated() {
                 let position = frontier.size + 1
                 let bytes = RawSpan(_unsafeBytes: record.bytes)
-                let leaf = chain.leaf(ofRecordIn: bytes, range: 32..<bytes.byteCount)
-                let computed = chain.link(previous: previous, leaf: leaf)
-                if !computed.isStored(in: bytes) {
-                    // The link decides: whatever else is wrong with the
-                    // bytes, they are not the ones written there.
-                    let claims = batch.keys[i]?.position
-                    outcome.stop = (
-                        position,
-                        claims.map { $0 != position } == true
-                            ? .reordered(position: position, claims: claims!) : .changed(position: position)
-                    )
-                    break
-                }
-                do throws(RecordError) {
-                    let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
-                    if EventLog.referencesCarried(layout, in: bytes) { outcome.receptions.append(position) }
-                } catch {
-                    outcome.stop = (position, EventLog.finding(error, at: position))
-                    break
-                }
+                guard let leaf = checkOwn(bytes, at: position, claims: batch.keys[i]?.position) else { break }
                 // The walk stopped at this one (its own finding stands).
                 guard i < batch.complete, let keys = batch.keys[i] else { break }
                 if outcome.link == nil {
@@ -242,24 +242,58 @@ final class TreeCheck: Sendable {
                 } else {
                     links.note(keys, leaf: leaf)
                 }
-                previous = computed
-                frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
-                    let stored = batch.nodes[node]
-                    node += 1
-                    guard outcome.node == nil else { return }
-                    switch stored {
-                    case .hash(let value): if value != hash { outcome.node = .mismatch(level: level, index: index) }
-                    case .finding(let finding): outcome.node = finding
-                    case .unchecked: break
-                    }
-                }
-                if let checkpoint, checkpoint.size == frontier.size, frontier.root(hasher) != checkpoint.root {
-                    outcome.checkpoint = .checkpointMismatch(size: frontier.size, node: outcome.node)
-                }
+                append(leaf, nodes: batch.nodes, next: &node)
             }
         }
-        outcome.heads = links.heads
-        state.withLock { $0.outcome = outcome }
+
+        /// The record's chain link, then its own layout and encoding; its
+        /// leaf hash, or nil with `outcome.stop` set.
+        mutating func checkOwn(_ bytes: RawSpan, at position: UInt64, claims: UInt64?) -> Digest256? {
+            let leaf = chain.leaf(ofRecordIn: bytes, range: 32..<bytes.byteCount)
+            let computed = chain.link(previous: previous, leaf: leaf)
+            if !computed.isStored(in: bytes) {
+                // The link decides: whatever else is wrong with the
+                // bytes, they are not the ones written there.
+                let finding: TamperFinding =
+                    if let claims, claims != position {
+                        .reordered(position: position, claims: claims)
+                    } else {
+                        .changed(position: position)
+                    }
+                outcome.stop = (position, finding)
+                return nil
+            }
+            do throws(RecordError) {
+                let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
+                if EventLog.referencesCarried(layout, in: bytes) { outcome.receptions.append(position) }
+            } catch {
+                outcome.stop = (position, EventLog.finding(error, at: position))
+                return nil
+            }
+            previous = computed
+            return leaf
+        }
+
+        /// Appends the leaf to the tree, comparing each node it makes with
+        /// the stored one (`nodes[next]` on), and the root at the
+        /// checkpoint's size with the checkpoint's.
+        mutating func append(_ leaf: Digest256, nodes: [StoredNode], next node: inout Int) {
+            var found = outcome.node
+            frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
+                let stored = nodes[node]
+                node += 1
+                guard found == nil else { return }
+                switch stored {
+                case .hash(let value): if value != hash { found = .mismatch(level: level, index: index) }
+                case .finding(let finding): found = finding
+                case .unchecked: break
+                }
+            }
+            outcome.node = found
+            if let checkpoint, checkpoint.size == frontier.size, frontier.root(hasher) != checkpoint.root {
+                outcome.checkpoint = .checkpointMismatch(size: frontier.size, node: outcome.node)
+            }
+        }
     }
 }
 
