@@ -26,13 +26,14 @@ public enum Base64Block {
     public static func decode(_ text: [UInt8], _ range: Range<Int>, into out: inout [UInt8], at offset: Int) -> Bool {
         precondition(range.count % 4 == 0 && range.lowerBound >= 0 && range.upperBound <= text.count)
         precondition(offset >= 0 && out.count - offset >= range.count / 4 * 3)
+        let decodeBlock = LibCrypto.functions.decodeBlock
         var piece = range.lowerBound
         var written = offset
         return text.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
                 while piece < range.upperBound {
                     let length = min(pieceSize, range.upperBound - piece)
-                    let rc = EVP_DecodeBlock(output.baseAddress! + written, input.baseAddress! + piece, Int32(length))
+                    let rc = decodeBlock(output.baseAddress! + written, input.baseAddress! + piece, Int32(length))
                     guard decodedWhole(rc, length) else { return false }
                     piece += length
                     written += length / 4 * 3
