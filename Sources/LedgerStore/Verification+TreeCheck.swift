@@ -9,9 +9,9 @@ import Synchronization
 /// step 7 then visits alone instead of walking the log again.
 ///
 /// The walk (one read transaction, the calling thread) hashes every record
-/// for the chain and reads the `merkle` table in key order: which nodes the
-/// records make depends only on their number, so it checks each node's key
-/// itself and hands over the leaf and the stored hashes. This thread
+/// (its leaf, handed over with it) and reads the `merkle` table in key order: which nodes the records make
+/// depends only on their number, so it checks each node's key itself and
+/// hands over the stored hashes. This thread links each leaf into the chain,
 /// recomputes the tree from the leaves (a frontier: one node hash per
 /// record), compares each node with the stored hash, and the root at the
 /// checkpoint's size with the checkpoint's. It touches no LMDB state: one
@@ -47,18 +47,22 @@ final class TreeCheck: Sendable {
     }
 
     /// A run of records, their headers as the walk read them (nil: the
-    /// quick read failed, and the walk stopped there) and the nodes they
-    /// make, in order; the last record may be one the walk stopped at after
-    /// handing it over (`complete` counts those it went past).
+    /// quick read failed, and the walk stopped there), their leaf hashes
+    /// (the walk's thread hashes each record: the two threads then share the
+    /// hashing) and the nodes they make, in order; the last record may be
+    /// one the walk stopped at after handing it over (`complete` counts
+    /// those it went past).
     struct Batch: Sendable {
         var records: [LentRecord] = []
         var keys: [RecordKeys?] = []
+        var leaves: [Digest256] = []
         var nodes: [StoredNode] = []
         var complete = 0
 
         init() {
             records.reserveCapacity(TreeCheck.batchSize + 1)
             keys.reserveCapacity(TreeCheck.batchSize + 1)
+            leaves.reserveCapacity(TreeCheck.batchSize + 1)
             nodes.reserveCapacity(TreeCheck.batchSize)
         }
     }
@@ -129,6 +133,8 @@ final class TreeCheck: Sendable {
     struct Feed {
         fileprivate let check: TreeCheck
         fileprivate var batch = Batch()
+        /// The walk's own hasher, for the leaves.
+        private let chain = HashChain()
         /// Leaves handed over so far.
         private(set) var size: UInt64 = 0
         private var finished: Outcome?
@@ -136,11 +142,16 @@ final class TreeCheck: Sendable {
         fileprivate init(check: TreeCheck) { self.check = check }
 
         /// Hands over a record (its stored value: chain hash, then the
-        /// record) with its header, for its chain link and its own check;
-        /// `append(stored:)` follows unless the walk stops at it.
-        mutating func check(record value: RawSpan, keys: RecordKeys?) {
+        /// record) with its header and its leaf hash, for its chain link and
+        /// its own check; `append(stored:)` follows unless the walk stops at
+        /// it. Answers the leaf.
+        @discardableResult
+        mutating func check(record value: RawSpan, keys: RecordKeys?) -> Digest256 {
+            let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
             batch.records.append(LentRecord(bytes: value.withUnsafeBytes { $0 }))
             batch.keys.append(keys)
+            batch.leaves.append(leaf)
+            return leaf
         }
 
         /// The nodes a leaf appended to a tree of `size` leaves makes, in the
@@ -234,7 +245,8 @@ final class TreeCheck: Sendable {
             for (i, record) in batch.records.enumerated() {
                 let position = frontier.size + 1
                 let bytes = RawSpan(_unsafeBytes: record.bytes)
-                guard let leaf = checkOwn(bytes, at: position, claims: batch.keys[i]?.position) else { break }
+                let leaf = batch.leaves[i]
+                guard checkOwn(bytes, leaf: leaf, at: position, claims: batch.keys[i]?.position) else { break }
                 // The walk stopped at this one (its own finding stands).
                 guard i < batch.complete, let keys = batch.keys[i] else { break }
                 if outcome.link == nil {
@@ -246,10 +258,9 @@ final class TreeCheck: Sendable {
             }
         }
 
-        /// The record's chain link, then its own layout and encoding; its
-        /// leaf hash, or nil with `outcome.stop` set.
-        mutating func checkOwn(_ bytes: RawSpan, at position: UInt64, claims: UInt64?) -> Digest256? {
-            let leaf = chain.leaf(ofRecordIn: bytes, range: 32..<bytes.byteCount)
+        /// The record's chain link, then its own layout and encoding; false
+        /// with `outcome.stop` set when one fails.
+        mutating func checkOwn(_ bytes: RawSpan, leaf: Digest256, at position: UInt64, claims: UInt64?) -> Bool {
             let computed = chain.link(previous: previous, leaf: leaf)
             if !computed.isStored(in: bytes) {
                 // The link decides: whatever else is wrong with the
@@ -261,17 +272,17 @@ final class TreeCheck: Sendable {
                         .changed(position: position)
                     }
                 outcome.stop = (position, finding)
-                return nil
+                return false
             }
             do throws(RecordError) {
                 let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
                 if EventLog.referencesCarried(layout, in: bytes) { outcome.receptions.append(position) }
             } catch {
                 outcome.stop = (position, EventLog.finding(error, at: position))
-                return nil
+                return false
             }
             previous = computed
-            return leaf
+            return true
         }
 
         /// Appends the leaf to the tree, comparing each node it makes with
