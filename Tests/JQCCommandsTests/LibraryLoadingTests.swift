@@ -43,4 +43,29 @@ import Testing
         #expect(libraries.contains("libcurl.so.4") == transfers, "\(arguments)")
         #expect(libraries.contains("libcrypto.so.3") == hashes, "\(arguments)")
     }
+
+    /// A machine whose libcrypto.so.3 is not OpenSSL's (here the C maths
+    /// library under that name, first on the library path): the first
+    /// command that hashes ends with the loader's status and words naming
+    /// the package, not with a signal; one that does not hash is not affected.
+    @Test func aMissingLibcryptoIsSaidNotCrashedOn() throws {
+        // Read to its end: the file says it is empty, which a sized read believes.
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps"))
+        defer { try? handle.close() }
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        let paths = maps.split(separator: "\n").compactMap { $0.split(separator: " ").last }
+        let libm = try #require(paths.first { $0.hasSuffix("/libm.so.6") }, "the test process maps libm.so.6")
+        let libraries = directory.appending("libraries")
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: String(libm), toPath: libraries + "/libcrypto.so.3")
+        let jqc = JQCRunner(ledger: directory.appending("ledger"))
+
+        let version = try jqc.run(["--version"], environmentOverride: ["LD_LIBRARY_PATH": libraries])
+        #expect(version.status == 0 && version.stdout.hasPrefix("jqc "), "\(version.stderr)")
+        let initialised = try jqc.run(["init"], environmentOverride: ["LD_LIBRARY_PATH": libraries])
+        #expect(!initialised.signalled)
+        #expect(initialised.status == 127)
+        #expect(initialised.stderr.contains("cannot use libcrypto (libcrypto.so.3)"), "\(initialised.stderr)")
+        #expect(initialised.stderr.contains("apt-get install libssl3"), "\(initialised.stderr)")
+    }
 }
