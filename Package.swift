@@ -7,6 +7,24 @@ import PackageDescription
 // that hold one are non-escapable types, whose lifetimes this feature spells.
 let borrowedReads: [SwiftSetting] = [.enableExperimentalFeature("Lifetimes")]
 
+// What every jqc process pays before its first line, cut at link time
+// (Tools/bench's header has the figures): lld, which can pack the ~80,000
+// relative relocations of the position-independent binary into a few
+// thousand words (DT_RELR, glibc 2.36+), so ASLR is kept; and no dynamic
+// symbol table of the binary's own ~10,000 symbols, which the Swift
+// runtime's start searched linearly (dladdr, for its own path) and every
+// library's symbol lookup consulted first. Symbols a shared library needs
+// from the binary are still exported.
+// In a release build also GCC's C++ library linked statically
+// (Tools/link/libstdc++.so says why and how); a debug build keeps the shared
+// one, which its shared Swift runtime links too.
+let processStart: [LinkerSetting] = [
+    .unsafeFlags([
+        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+    ]),
+    .unsafeFlags(["-L", Context.packageDirectory + "/Tools/link"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "InspectionLedger",
     products: [
@@ -24,9 +42,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // libcrypto's headers only: it is opened with dlopen at the first
+        // hash (LedgerCore's LibCrypto), not linked, so no pkg-config.
         .systemLibrary(
             name: "CCrypto",
-            pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
 
@@ -85,7 +104,7 @@ let package = Package(
                 "InspectionUseCases", "SyncWorker", "HTTPCore", "CurlTransport", "InspectionAudit",
             ]
         ),
-        .executableTarget(name: "jqc", dependencies: ["JQCCommands"]),
+        .executableTarget(name: "jqc", dependencies: ["JQCCommands"], linkerSettings: processStart),
 
         // MARK: - Executables
         .executableTarget(name: "ledger-writer", dependencies: ["LedgerStore", "LedgerCore"]),

@@ -26,6 +26,7 @@ public enum Base64Block {
     public static func decode(_ text: [UInt8], _ range: Range<Int>, into out: inout [UInt8], at offset: Int) -> Bool {
         precondition(range.count % 4 == 0 && range.lowerBound >= 0 && range.upperBound <= text.count)
         precondition(offset >= 0 && out.count - offset >= range.count / 4 * 3)
+        let decodeBlock = LibCrypto.functions.decodeBlock
         var piece = range.lowerBound
         var written = offset
         return text.withUnsafeBufferPointer { input in
@@ -33,7 +34,7 @@ public enum Base64Block {
                 while piece < range.upperBound {
                     let length = min(pieceSize, range.upperBound - piece)
                     // Both buffers hold bytes here (a piece is left, and room for it, by the precondition).
-                    let rc = EVP_DecodeBlock(output.baseAddress! + written, input.baseAddress! + piece, Int32(length))
+                    let rc = decodeBlock(output.baseAddress! + written, input.baseAddress! + piece, Int32(length))
                     guard decodedWhole(rc, length) else { return false }
                     piece += length
                     written += length / 4 * 3

@@ -87,7 +87,7 @@ private final class FetchedSHA256: @unchecked Sendable {
     private init() {
         // Fails only when OpenSSL's default provider is missing, which no
         // caller can handle.
-        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else {
+        guard let algorithm = LibCrypto.functions.mdFetch(nil, "SHA256", nil) else {
             preconditionFailure("OpenSSL has no SHA256 implementation (default provider missing)")
         }
         self.algorithm = algorithm
@@ -102,18 +102,27 @@ private final class FetchedSHA256: @unchecked Sendable {
 public final class SHA256Hasher {
     private let context: OpaquePointer
     private let algorithm: OpaquePointer
+    /// The three calls of every digest, kept here: read from the loaded
+    /// table once per hasher, not at each call.
+    private let initialise: ccrypto_EVP_DigestInit_ex2
+    private let updating: ccrypto_EVP_DigestUpdate
+    private let finishing: ccrypto_EVP_DigestFinal_ex
 
     public init() {
+        let crypto = LibCrypto.functions
         // Fails only when the process is out of memory, which no caller can handle.
-        guard let context = EVP_MD_CTX_new() else {
+        guard let context = crypto.mdContextNew() else {
             preconditionFailure("EVP_MD_CTX_new failed: out of memory")
         }
         self.algorithm = FetchedSHA256.shared.algorithm
         self.context = context
+        initialise = crypto.digestInit
+        updating = crypto.digestUpdate
+        finishing = crypto.digestFinal
     }
 
     deinit {
-        EVP_MD_CTX_free(context)
+        LibCrypto.functions.mdContextFree(context)
     }
 
     /// SHA-256 of the concatenation of `parts`.
@@ -122,7 +131,7 @@ public final class SHA256Hasher {
     }
 
     public func digest(parts: [[UInt8]]) -> Digest256 {
-        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
         for part in parts {
             part.withUnsafeBytes { raw in update(raw) }
         }
@@ -132,7 +141,7 @@ public final class SHA256Hasher {
     /// SHA-256(a ‖ b) of two digests (a chain link), without building the
     /// concatenation.
     public func digest(_ a: Digest256, _ b: Digest256) -> Digest256 {
-        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
         a.withUnsafeBytes { update($0) }
         b.withUnsafeBytes { update($0) }
         return finish()
@@ -142,7 +151,7 @@ public final class SHA256Hasher {
     /// chunks): `begin`, then `add` for each part, then `end`. Another
     /// digest on this hasher in between starts over.
     public func begin() {
-        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
     }
 
     public func add(_ part: ArraySlice<UInt8>) {
@@ -152,7 +161,7 @@ public final class SHA256Hasher {
     public func end() -> Digest256 { finish() }
 
     private func update(_ raw: UnsafeRawBufferPointer) {
-        check(EVP_DigestUpdate(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
+        check(updating(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
     }
 
     private func finish() -> Digest256 {
@@ -161,7 +170,7 @@ public final class SHA256Hasher {
         // The bytes of a 32-byte tuple: never without an address.
         withUnsafeMutableBytes(of: &out) { raw in
             check(
-                EVP_DigestFinal_ex(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length),
+                finishing(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length),
                 "EVP_DigestFinal_ex")
         }
         return withUnsafeBytes(of: &out) { Digest256(loading: $0) }
@@ -170,9 +179,9 @@ public final class SHA256Hasher {
     /// SHA-256(0x01 ‖ left ‖ right): an RFC 9162 interior node, hashed without
     /// building the concatenation (the tree hashes one per append).
     public func node(_ left: Digest256, _ right: Digest256) -> Digest256 {
-        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
         var byte: UInt8 = 0x01
-        check(EVP_DigestUpdate(context, &byte, 1), "EVP_DigestUpdate")
+        check(updating(context, &byte, 1), "EVP_DigestUpdate")
         left.withUnsafeBytes { update($0) }
         right.withUnsafeBytes { update($0) }
         return finish()
@@ -186,9 +195,9 @@ public final class SHA256Hasher {
 
     /// The same over bytes lent in place (a value in LMDB's map).
     public func digest(prefix: UInt8, _ data: RawSpan, range: Range<Int>) -> Digest256 {
-        check(EVP_DigestInit_ex2(context, algorithm, nil), "EVP_DigestInit_ex2")
+        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
         var byte = prefix
-        check(EVP_DigestUpdate(context, &byte, 1), "EVP_DigestUpdate")
+        check(updating(context, &byte, 1), "EVP_DigestUpdate")
         data.withUnsafeBytes { raw in update(UnsafeRawBufferPointer(rebasing: raw[range])) }
         return finish()
     }

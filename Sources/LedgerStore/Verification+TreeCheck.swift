@@ -9,9 +9,9 @@ import Synchronization
 /// step 7 then visits alone instead of walking the log again.
 ///
 /// The walk (one read transaction, the calling thread) hashes every record
-/// for the chain and reads the `merkle` table in key order: which nodes the
-/// records make depends only on their number, so it checks each node's key
-/// itself and hands over the leaf and the stored hashes. This thread
+/// (its leaf, handed over with it) and reads the `merkle` table in key order: which nodes the records make
+/// depends only on their number, so it checks each node's key itself and
+/// hands over the stored hashes. This thread links each leaf into the chain,
 /// recomputes the tree from the leaves (a frontier: one node hash per
 /// record), compares each node with the stored hash, and the root at the
 /// checkpoint's size with the checkpoint's. It touches no LMDB state: one
@@ -47,18 +47,22 @@ final class TreeCheck: Sendable {
     }
 
     /// A run of records, their headers as the walk read them (nil: the
-    /// quick read failed, and the walk stopped there) and the nodes they
-    /// make, in order; the last record may be one the walk stopped at after
-    /// handing it over (`complete` counts those it went past).
+    /// quick read failed, and the walk stopped there), their leaf hashes
+    /// (the walk's thread hashes each record: the two threads then share the
+    /// hashing) and the nodes they make, in order; the last record may be
+    /// one the walk stopped at after handing it over (`complete` counts
+    /// those it went past).
     struct Batch: Sendable {
         var records: [LentRecord] = []
         var keys: [RecordKeys?] = []
+        var leaves: [Digest256] = []
         var nodes: [StoredNode] = []
         var complete = 0
 
         init() {
             records.reserveCapacity(TreeCheck.batchSize + 1)
             keys.reserveCapacity(TreeCheck.batchSize + 1)
+            leaves.reserveCapacity(TreeCheck.batchSize + 1)
             nodes.reserveCapacity(TreeCheck.batchSize)
         }
     }
@@ -129,6 +133,8 @@ final class TreeCheck: Sendable {
     struct Feed {
         fileprivate let check: TreeCheck
         fileprivate var batch = Batch()
+        /// The walk's own hasher, for the leaves.
+        private let chain = HashChain()
         /// Leaves handed over so far.
         private(set) var size: UInt64 = 0
         private var finished: Outcome?
@@ -136,11 +142,16 @@ final class TreeCheck: Sendable {
         fileprivate init(check: TreeCheck) { self.check = check }
 
         /// Hands over a record (its stored value: chain hash, then the
-        /// record) with its header, for its chain link and its own check;
-        /// `append(stored:)` follows unless the walk stops at it.
-        mutating func check(record value: RawSpan, keys: RecordKeys?) {
+        /// record) with its header and its leaf hash, for its chain link and
+        /// its own check; `append(stored:)` follows unless the walk stops at
+        /// it. Answers the leaf.
+        @discardableResult
+        mutating func check(record value: RawSpan, keys: RecordKeys?) -> Digest256 {
+            let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
             batch.records.append(LentRecord(bytes: value.withUnsafeBytes { $0 }))
             batch.keys.append(keys)
+            batch.leaves.append(leaf)
+            return leaf
         }
 
         /// The nodes a leaf appended to a tree of `size` leaves makes, in the
@@ -191,17 +202,7 @@ final class TreeCheck: Sendable {
 
     /// The thread: takes batches in order until the walk has finished.
     private func consume() {
-        let hasher = SHA256Hasher()
-        let chain = HashChain()
-        var frontier = MerkleFrontier(size: 0, subtrees: [])
-        var outcome = Outcome()
-        var links = StreamLinks()
-        // The previous record's stored chain hash: a link is checked against
-        // it, which equals the recomputed one while every link holds.
-        var previous = Digest256.zero
-        if let checkpoint, checkpoint.size == 0, checkpoint.root != Merkle.emptyRoot(hasher) {
-            outcome.checkpoint = .checkpointMismatch(size: 0, node: nil)
-        }
+        var run = RecordRun(checkpoint: checkpoint)
         while true {
             ready.wait()
             let next: Batch? = state.withLock { state in
@@ -210,31 +211,42 @@ final class TreeCheck: Sendable {
             guard let batch = next else { break }
             defer { slots.signal() }
             // After a record fails, the rest is only drained.
-            guard outcome.stop == nil else { continue }
+            guard run.outcome.stop == nil else { continue }
+            run.check(batch)
+        }
+        run.outcome.heads = run.links.heads
+        state.withLock { [outcome = run.outcome] in $0.outcome = outcome }
+    }
+
+    /// What the thread carries from record to record: the chain, the
+    /// frontier of the tree, the back-links, and what it found so far.
+    private struct RecordRun {
+        let hasher = SHA256Hasher()
+        let chain: HashChain
+        let checkpoint: (size: UInt64, root: Digest256)?
+        var frontier = MerkleFrontier(size: 0, subtrees: [])
+        var outcome = Outcome()
+        var links = StreamLinks()
+        /// The previous record's stored chain hash: a link is checked
+        /// against it, which equals the recomputed one while every link holds.
+        var previous = Digest256.zero
+
+        init(checkpoint: (size: UInt64, root: Digest256)?) {
+            chain = HashChain(hasher: hasher)
+            self.checkpoint = checkpoint
+            if let checkpoint, checkpoint.size == 0, checkpoint.root != Merkle.emptyRoot(hasher) {
+                outcome.checkpoint = .checkpointMismatch(size: 0, node: nil)
+            }
+        }
+
+        /// Checks a batch's records in order, up to the first that fails.
+        mutating func check(_ batch: Batch) {
             var node = 0
             for (i, record) in batch.records.enumerated() {
                 let position = frontier.size + 1
                 let bytes = RawSpan(_unsafeBytes: record.bytes)
-                let leaf = chain.leaf(ofRecordIn: bytes, range: 32..<bytes.byteCount)
-                let computed = chain.link(previous: previous, leaf: leaf)
-                if !computed.isStored(in: bytes) {
-                    // The link decides: whatever else is wrong with the
-                    // bytes, they are not the ones written there.
-                    let claims = batch.keys[i]?.position
-                    outcome.stop = (
-                        position,
-                        claims.map { $0 != position } == true
-                            ? .reordered(position: position, claims: claims!) : .changed(position: position)
-                    )
-                    break
-                }
-                do throws(RecordError) {
-                    let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
-                    if EventLog.referencesCarried(layout, in: bytes) { outcome.receptions.append(position) }
-                } catch {
-                    outcome.stop = (position, EventLog.finding(error, at: position))
-                    break
-                }
+                let leaf = batch.leaves[i]
+                guard checkOwn(bytes, leaf: leaf, at: position, claims: batch.keys[i]?.position) else { break }
                 // The walk stopped at this one (its own finding stands).
                 guard i < batch.complete, let keys = batch.keys[i] else { break }
                 if outcome.link == nil {
@@ -242,24 +254,57 @@ final class TreeCheck: Sendable {
                 } else {
                     links.note(keys, leaf: leaf)
                 }
-                previous = computed
-                frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
-                    let stored = batch.nodes[node]
-                    node += 1
-                    guard outcome.node == nil else { return }
-                    switch stored {
-                    case .hash(let value): if value != hash { outcome.node = .mismatch(level: level, index: index) }
-                    case .finding(let finding): outcome.node = finding
-                    case .unchecked: break
-                    }
-                }
-                if let checkpoint, checkpoint.size == frontier.size, frontier.root(hasher) != checkpoint.root {
-                    outcome.checkpoint = .checkpointMismatch(size: frontier.size, node: outcome.node)
-                }
+                append(leaf, nodes: batch.nodes, next: &node)
             }
         }
-        outcome.heads = links.heads
-        state.withLock { $0.outcome = outcome }
+
+        /// The record's chain link, then its own layout and encoding; false
+        /// with `outcome.stop` set when one fails.
+        mutating func checkOwn(_ bytes: RawSpan, leaf: Digest256, at position: UInt64, claims: UInt64?) -> Bool {
+            let computed = chain.link(previous: previous, leaf: leaf)
+            if !computed.isStored(in: bytes) {
+                // The link decides: whatever else is wrong with the
+                // bytes, they are not the ones written there.
+                let finding: TamperFinding =
+                    if let claims, claims != position {
+                        .reordered(position: position, claims: claims)
+                    } else {
+                        .changed(position: position)
+                    }
+                outcome.stop = (position, finding)
+                return false
+            }
+            do throws(RecordError) {
+                let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
+                if EventLog.referencesCarried(layout, in: bytes) { outcome.receptions.append(position) }
+            } catch {
+                outcome.stop = (position, EventLog.finding(error, at: position))
+                return false
+            }
+            previous = computed
+            return true
+        }
+
+        /// Appends the leaf to the tree, comparing each node it makes with
+        /// the stored one (`nodes[next]` on), and the root at the
+        /// checkpoint's size with the checkpoint's.
+        mutating func append(_ leaf: Digest256, nodes: [StoredNode], next node: inout Int) {
+            var found = outcome.node
+            frontier.append(leaf: leaf, hasher: hasher) { level, index, hash in
+                let stored = nodes[node]
+                node += 1
+                guard found == nil else { return }
+                switch stored {
+                case .hash(let value): if value != hash { found = .mismatch(level: level, index: index) }
+                case .finding(let finding): found = finding
+                case .unchecked: break
+                }
+            }
+            outcome.node = found
+            if let checkpoint, checkpoint.size == frontier.size, frontier.root(hasher) != checkpoint.root {
+                outcome.checkpoint = .checkpointMismatch(size: frontier.size, node: outcome.node)
+            }
+        }
     }
 }
 

@@ -60,12 +60,14 @@ extension EventLog {
             walk.finding = .truncated(expected: checkpoint.size, found: last)
         }
         var finding = walk.finding ?? walk.checkpointFinding ?? walk.linkFinding
-        finding = finding ?? walk.indexFinding.map { .indexMismatch($0) }
         if finding == nil {
-            finding = try indexTotals(reader, records: last)
-        }
-        if finding == nil {
-            finding = try streamOrder(reader).map { .indexMismatch($0) }
+            // Steps 3 to 5: the index tables read once each (IndexSums).
+            let tables = try IndexSums.ofTables(reader)
+            if tables.sums != walk.indexSums {
+                finding = try firstIndexFinding(reader, records: last).map { .indexMismatch($0) }
+            }
+            finding = try finding ?? indexTotals(reader, records: last)
+            finding = finding ?? tables.order.map { .indexMismatch($0) }
         }
         if finding == nil {
             finding = walk.nodeFinding.map { .treeNode($0) }
@@ -85,12 +87,11 @@ extension EventLog {
     /// Where the walk along the chain got to.
     struct ChainWalk {
         var finding: TamperFinding?
-        /// The first index problem seen while the chain still held.
-        var indexFinding: IndexFinding?
+        /// The entries the records verified should have in the indexes (step 3).
+        var indexSums = IndexSums()
         /// The first broken back-link (or format out of sequence) seen while the chain still held.
         var linkFinding: TamperFinding?
-        /// The positions of the records at which the two were found.
-        var indexFindingAt: UInt64 = 0
+        /// The position of the record at which it was found.
         var linkFindingAt: UInt64 = 0
         /// The first stored node of the tree that the records do not make.
         var nodeFinding: TreeNodeFinding?
@@ -113,7 +114,6 @@ extension EventLog {
         /// walk recomputed).
         mutating func stopped(at position: UInt64, by finding: TamperFinding, reader: LedgerReader) throws {
             self.finding = finding
-            if indexFinding != nil, indexFindingAt >= position { indexFinding = nil }
             if linkFinding != nil, linkFindingAt >= position { linkFinding = nil }
             next = position
             previous = .zero
@@ -127,16 +127,16 @@ extension EventLog {
     }
 
     /// Recomputes the chain and the tree from the first record to the last,
-    /// stopping at the first chain problem, and looks up each record's index
-    /// entries and the tree's stored nodes.
+    /// stopping at the first chain problem, and adds up each record's index
+    /// entries (`IndexSums`) and reads the tree's stored nodes.
     ///
     /// Two threads share the work (`TreeCheck`): this one walks the
-    /// `events` table, reads each header the quick way, looks up its index
-    /// entries and the stored nodes; the other hashes each record and
-    /// checks its chain link against the previous record's stored chain
-    /// hash (the same test as against the recomputed one, as long as every
-    /// link before it held), its layout and encoding, its back-link, and the
-    /// tree. The first record that fails there stops the result there
+    /// `events` table, reads each header the quick way, hashes the record's
+    /// leaf, adds up its index entries and reads the stored nodes; the other
+    /// checks each record's chain link against the previous record's stored
+    /// chain hash (the same test as against the recomputed one, as long as
+    /// every link before it held), its layout and encoding, its back-link,
+    /// and the tree. The first record that fails there stops the result there
     /// (`ChainWalk.stopped(at:)`), whatever this thread saw after it.
     static func walk(
         _ reader: LedgerReader, digest: LedgerDigest?, checkpoint: (size: UInt64, root: Digest256)? = nil,
@@ -150,16 +150,11 @@ extension EventLog {
         // table, the very order the frontier makes them in. The tree is
         // recomputed and compared on the second thread.
         var keyFinding = false
-        // The index keys of each record, written into the same two arrays
-        // record after record (no allocation per record).
-        var keys = IndexKeys()
         let (restFinding, tree) = try TreeCheck.running(checkpoint: checkpoint) { feed in
             try TreeNodes.withCursor(tables.tree, in: transaction) { nodes -> TreeNodeFinding? in
                 try reader.forEachStoredRecord(from: 1) { position, value in
                     guard
-                        let stored = try checkRecord(
-                            value, at: position, walk: &walk, feed: &feed, digest: digest, reader: reader,
-                            keys: &keys)
+                        let stored = try checkRecord(value, at: position, walk: &walk, feed: &feed, digest: digest)
                     else { return false }
                     try feed.append { level, index in
                         // After the first key finding the walk reads no further nodes.
@@ -192,12 +187,12 @@ extension EventLog {
     /// One record of the walk, before its tree nodes: its position in
     /// sequence, its header read the quick way (handed over with the record
     /// to the other thread, `TreeCheck`), the digest at its position, and its
-    /// index entries (the first index problem kept, the walk going on).
+    /// index entries added up (`IndexSums`, compared after the walk).
     /// Returns the record's stored chain hash; nil, with `walk.finding`
     /// set, where the walk stops.
     static func checkRecord(
         _ value: RawSpan, at position: UInt64, walk: inout ChainWalk, feed: inout TreeCheck.Feed,
-        digest: LedgerDigest?, reader: LedgerReader, keys: inout IndexKeys
+        digest: LedgerDigest?
     ) throws -> Digest256? {
         let expected = walk.next
         if position != expected {
@@ -243,10 +238,7 @@ extension EventLog {
                 return nil
             }
         }
-        if walk.indexFinding == nil {
-            walk.indexFinding = try entries(of: header, in: reader.transaction, tables: reader.tables, keys: &keys)
-            if walk.indexFinding != nil { walk.indexFindingAt = position }
-        }
+        walk.indexSums.add(header, at: position)
         return stored
     }
 
@@ -353,41 +345,6 @@ extension EventLog {
         }
         if let stray { return .indexMismatch(stray) }
         return nil
-    }
-
-    /// Each stream's versions run 1, 2, 3 … at increasing positions.
-    static func streamOrder(_ reader: LedgerReader) throws -> IndexFinding? {
-        var finding: IndexFinding?
-        var stream: [UInt8] = []
-        var version: UInt64 = 0
-        var previous: UInt64 = 0
-        try reader.transaction.forEach(reader.tables.streamIndex) { key, value in
-            guard key.count == 24, let entryVersion = BigEndian.uint64(key, at: 16),
-                let position = BigEndian.uint64(value)
-            else {
-                finding = .malformedEntry(table: TableName.streamIndex, key: Self.keyText(key), position: 0)
-                return false
-            }
-            let id = Array(key[0..<16])
-            if id != stream {
-                stream = id
-                version = 0
-                previous = 0
-            }
-            let uuid = UUID(bytes: id)!
-            if entryVersion != version + 1 {
-                finding = .streamGap(stream: uuid, expected: version + 1, found: entryVersion, position: position)
-                return false
-            }
-            if position <= previous {
-                finding = .streamOrder(stream: uuid, version: entryVersion, position: position, previous: previous)
-                return false
-            }
-            version = entryVersion
-            previous = position
-            return true
-        }
-        return finding
     }
 
     /// An index key in text: a UUID, a UUID and a version, or hex.

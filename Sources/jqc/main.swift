@@ -5,6 +5,6 @@ import JQCCommands
 
 JQC.installStoreGuards()
 let status = JQC.main(
-    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment,
+    arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
     stdout: TextOutput(fileDescriptor: 1), stderr: TextOutput(fileDescriptor: 2))
 exit(status)

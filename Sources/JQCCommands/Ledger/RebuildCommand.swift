@@ -86,7 +86,17 @@ extension Invocation {
 
 /// A VIEW argument: one of the inspection views by name.
 enum ViewSelection {
-    static let list = InspectionView.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+    /// Joined by hand: the generic `joined(separator:)` was not specialised
+    /// here, and its first call made the Swift runtime scan every protocol
+    /// conformance of the binary at each start (the help is built to parse).
+    static let list: String = {
+        var text = ""
+        for kind in InspectionView.Kind.allCases {
+            if !text.isEmpty { text += ", " }
+            text += kind.rawValue
+        }
+        return text
+    }()
 
     /// The view `argument` names, or nil when it was left off.
     static func parse(_ argument: PositionalSpec, _ parsed: ParsedCommand) throws(UsageError) -> InspectionView.Kind? {
