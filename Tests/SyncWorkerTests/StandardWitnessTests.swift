@@ -247,15 +247,41 @@ import Testing
         let status = try other("status")
         #expect(status.stdout.contains("FORK of this device"), "\(status.stdout)")
         #expect(status.stdout.contains(both) && status.stdout.contains(checkpoint), "\(status.stdout)")
-        let audit = try other("audit", id)
-        #expect(audit.stdout.contains("witness: FORK of this device"), "\(audit.stdout)")
-        #expect(audit.stdout.contains(both) && audit.stdout.contains(checkpoint), "\(audit.stdout)")
-        let json = try other("audit", id, "--format", "json")
-        let fork = try JSONValue(parsing: Array(json.stdout.utf8))["verification"]?["witness"]?["fork"]?.stringValue
-        #expect(fork?.contains(both) == true, "\(json.stdout)")
-        #expect(try JSONSchemaCheck.validate("audit", json.stdout).status == 0)
+        try Self.expectForked(other, id, naming: [both, checkpoint])
+        // Said still with the witness removed: the record is in the log.
+        #expect(try other("witness", "remove", witness.url).status == 0)
+        try Self.expectForked(other, id, naming: [both, checkpoint])
         // The original, whose history the witness holds, has no fork to say.
         #expect(!(try device.jqc("status").stdout.contains("FORK")))
+        let intact = try device.jqc("audit", try device.record())
+        #expect(intact.status == 0 && intact.stdout.hasPrefix("AUDIT of") && !intact.stdout.contains("FORK"))
+    }
+
+    /// `jqc audit id` of a ledger whose device stream records a fork a
+    /// witness reported: FORKED, exit status 1, in text, JSON and HTML
+    /// alike, each naming both checkpoints (`naming`).
+    static func expectForked(_ jqc: JQCRunner, _ id: String, naming: [String]) throws {
+        let problem = "(this ledger's own) has two histories: a witness cosigned one this ledger does not extend"
+        let text = try jqc("audit", id)
+        #expect(text.status == 1, "\(text.stdout)")
+        #expect(text.stdout.contains("RESULT: FORKED: 1 fork of a device whose records it holds"), "\(text.stdout)")
+        #expect(text.stdout.contains("witness: FORK of this device"), "\(text.stdout)")
+        #expect(text.stdout.contains(problem), "\(text.stdout)")
+        #expect(naming.allSatisfy(text.stdout.contains), "\(text.stdout)")
+        #expect(text.stderr.contains("FORKED"), "\(text.stderr)")
+        let json = try jqc("audit", id, "--format", "json")
+        #expect(json.status == 1, "\(json.stdout)")
+        #expect(try JSONSchemaCheck.validate("audit", json.stdout).status == 0)
+        let report = try JSONValue(parsing: Array(json.stdout.utf8))
+        #expect(report["result"]?["verdict"]?.stringValue == "FORKED", "\(json.stdout)")
+        #expect(
+            report["result"]?["problems"]?.arrayValue?.contains { $0.stringValue?.contains(problem) == true } == true)
+        let fork = report["verification"]?["witness"]?["fork"]?.stringValue
+        #expect(naming.allSatisfy { fork?.contains($0) == true }, "\(json.stdout)")
+        let html = try jqc("audit", id, "--format", "html")
+        #expect(html.status == 1, "\(html.stderr)")
+        #expect(html.stdout.contains("<h1>FORKED: 1 fork of a device whose records it holds</h1>"), "\(html.stdout)")
+        #expect(html.stdout.contains("<p id=\"witness-fork\" class=\"broken\">witness: FORK of this device"))
     }
 
     /// (key given, what the refusal says): nothing is added.
