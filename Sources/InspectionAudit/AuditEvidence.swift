@@ -111,6 +111,9 @@ public struct WitnessEvidence: Sendable {
     /// The last fork of this device a C2SP witness reported (both
     /// checkpoints), as the device's stream records it; said after the line.
     public var fork: String?
+    /// Where the device's stream records that fork: the audit's verdict is
+    /// then FORKED (`AuditReport.forks`), whatever the chain says.
+    public var forkRecorded: RecordedFork?
     /// With `--witness`: each configured witness's answer asked now
     /// (`CosignedCheckpointProbe`), in the report's words.
     public var askedNow: [AskedWitness] = []
@@ -136,6 +139,20 @@ public struct WitnessEvidence: Sendable {
         }
         return "witness: the history was NOT witnessed"
             + (lastOutcome.map { " (\($0))" } ?? " (no server has acknowledged a checkpoint of this log)")
+    }
+}
+
+/// The record of a fork of this device a C2SP witness reported
+/// (`sync.checkpoint_witnessed`, refused, its message `FORK of this device: …`).
+public struct RecordedFork: Sendable, Equatable {
+    /// When it was recorded (the device's clock).
+    public var at: Timestamp
+    /// Its position in the log.
+    public var position: UInt64
+
+    public init(at: Timestamp, position: UInt64) {
+        self.at = at
+        self.position = position
     }
 }
 

@@ -46,8 +46,10 @@ public struct AuditReport: Sendable {
     /// check can be compared with, event by event. Filled by the CLI.
     public var chainHashes: [UInt64: Digest256] = [:]
     /// Two histories of a device whose records the inspection holds, as
-    /// this ledger recorded them (`device.fork_seen`), worded: the verdict is
-    /// then FORKED, whatever the chain says. Filled by the assembly.
+    /// this ledger recorded them (`device.fork_seen`; for this device itself
+    /// also a C2SP witness's refusal, `WitnessEvidence.forkRecorded`),
+    /// worded: the verdict is then FORKED, whatever the chain says. Filled
+    /// by the assembly.
     public var forks: [String] = []
     /// This ledger's device id: the one device whose actors the report
     /// states as checked; another device's are claims (`EventWording.actor`).

@@ -129,7 +129,7 @@ public final class EventLog: Sendable {
         if opened.heads == nil, !options.readOnly {
             opened.heads = try Self.buildHeadMap(environment: environment, tables: opened)
         } else if let heads = opened.heads, !options.readOnly {
-            try Self.catchUpHeadMap(environment: environment, tables: opened, table: heads)
+            try Self.catchUpHeadMap(environment: environment, tables: opened, table: heads, directory: directory)
         }
         return opened
     }
@@ -185,9 +185,21 @@ public final class EventLog: Sendable {
     /// once on stderr. A table that does not say its size is built again
     /// from the log, verified. One that says more records than the log has
     /// is left as it is: that is damage (records lost), for `verify --full`
-    /// to report, and no snapshot uses such a map.
-    static func catchUpHeadMap(environment: Environment, tables: Tables, table: Table) throws {
-        let said: String? = try environment.write { txn in
+    /// to report, and no snapshot uses such a map. A node the catch-up would
+    /// build on that its records or the nodes below it do not support
+    /// refuses the open (`HeadMapCatchUpDamage`), the map left as it was.
+    static func catchUpHeadMap(environment: Environment, tables: Tables, table: Table, directory: String) throws {
+        let said: String?
+        do {
+            said = try catchingUp(environment: environment, tables: tables, table: table)
+        } catch let damage as HeadMapCatchUpDamage {
+            throw LedgerError.damagedStore(path: directory, what: damage.description)
+        }
+        if let said { FileHandle.standardError.write(Data(said.utf8)) }
+    }
+
+    private static func catchingUp(environment: Environment, tables: Tables, table: Table) throws -> String? {
+        try environment.write { txn in
             guard let lag = try LedgerReader(transaction: txn, tables: tables).headMapLag() else { return nil }
             if let mapSize = lag.mapSize {
                 guard mapSize < lag.logSize else { return nil }
@@ -199,7 +211,6 @@ public final class EventLog: Sendable {
             return
                 "jqc: the map of stream heads did not say it held the log's \(lag.logSize) records; built it again from the log (\(streams) streams, verified)\n"
         }
-        if let said { FileHandle.standardError.write(Data(said.utf8)) }
     }
 
     /// The one place the stored format marker is checked. A store of another

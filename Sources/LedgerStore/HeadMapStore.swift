@@ -33,7 +33,8 @@ enum HeadMapTable {
 
     /// Brings the map from the first `lag.mapSize` records to all
     /// `lag.logSize`: each later record's head set in order (a stream's
-    /// later version replaces its earlier), then the size.
+    /// later version replaces its earlier), each path checked before it is
+    /// built on (`checkPath`: `HeadMapCatchUpDamage`), then the size.
     static func catchUp(_ transaction: Transaction, tables: EventLog.Tables, into table: Table, from mapSize: UInt64)
         throws
     {
@@ -47,9 +48,13 @@ enum HeadMapTable {
                     position: position, .malformed("the record at \(position) is missing: run 'jqc verify --full'"))
             }
             let leaf = try reader.leafHash(at: position, hasher: hasher)
-            try set(
-                StreamHead(stream: record.event.stream.bytes, version: record.streamVersion, leaf: leaf), transaction,
-                table, hasher)
+            let head = StreamHead(stream: record.event.stream.bytes, version: record.streamVersion, leaf: leaf)
+            // Checked before it is built on: a damaged node would be hashed into every node written here.
+            let previous = record.previousInStream.map {
+                StreamHead(stream: head.stream, version: record.streamVersion - 1, leaf: $0)
+            }
+            try checkPath(to: head, previous: previous, position: position, transaction, table, hasher)
+            try set(head, transaction, table, hasher)
             position += 1
         }
         try setSize(logSize, transaction, table)

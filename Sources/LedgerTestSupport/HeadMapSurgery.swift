@@ -27,6 +27,26 @@ public enum HeadMapSurgery {
         }
     }
 
+    /// Changes the first stored node at `depth` in key order (its hash, one
+    /// bit flipped), leaving the nodes above it as they were: at depth 1, a
+    /// node every path of the map passes through or beside.
+    public static func changeNode(store: String, depth: UInt8) throws {
+        try withHeads(store) { txn, heads in
+            var found: ([UInt8], [UInt8])?
+            try txn.forEach(heads) { key, value in
+                guard key.count == 33, key[0] == depth, value.count > 1 else { return true }
+                found = (key, value)
+                return false
+            }
+            guard let found else {
+                throw SurgeryError(message: "the heads table of \(store) has no node at depth \(depth)")
+            }
+            var value = found.1
+            value[1] ^= 0x01
+            try txn.put(heads, found.0, value)
+        }
+    }
+
     /// Plants an entry at a key no node of the map has (depth 255), beside
     /// the real nodes: what `jqc verify --full` must find too.
     public static func plantEntry(store: String) throws {

@@ -97,9 +97,12 @@ extension WitnessCosigning {
     /// The last fork of this device a witness reported, as the device's
     /// stream records it: what `jqc status` and `jqc audit` name (nil: none).
     public static func recordedFork(in log: EventLog, device: UUID) throws -> CheckpointWitness.Recorded? {
-        try CheckpointWitness.recorded(in: log, device: device).last {
-            $0.outcome == .refused && $0.message?.hasPrefix("FORK of this device") == true
-        }
+        lastFork(in: try CheckpointWitness.recorded(in: log, device: device))
+    }
+
+    /// The last fork among witness outcomes already read (`CheckpointWitness.recorded`).
+    public static func lastFork(in recorded: [CheckpointWitness.Recorded]) -> CheckpointWitness.Recorded? {
+        recorded.last { $0.outcome == .refused && $0.message?.hasPrefix("FORK of this device") == true }
     }
 
     /// The fork in one line for `status` and `audit`, with when it was recorded.

@@ -4,7 +4,8 @@ import LedgerTestSupport
 import Testing
 
 /// `jqc audit ID --witness` with C2SP witnesses (`CosignedCheckpointProbe`),
-/// through the built `jqc` against `Tools/witness` (from the specs only):
+/// through the built `jqc` against both witnesses (`WitnessKind`: `Tools/witness`,
+/// from the specs only, and the development server's at `/witness`):
 /// each witness asked now what it last cosigned of this device, and whether
 /// the stored cosigned checkpoint is still consistent with it, in each
 /// format of the report.
@@ -31,10 +32,10 @@ import Testing
         }
     }
 
-    @Test(arguments: formats)
-    func aWitnessStillHoldingTheStoredCheckpointIsConsistent(format: String) throws {
+    @Test(arguments: WitnessKind.allCases, formats)
+    func aWitnessStillHoldingTheStoredCheckpointIsConsistent(_ kind: WitnessKind, format: String) throws {
         let device = try Device()
-        let witness = try SpecWitness()
+        let witness = try kind.start()
         try device.add(witness)
         let id = try device.record()
         try #require(try device.jqc("witness", "sync").status == 0)
@@ -48,10 +49,10 @@ import Testing
         #expect(try witness.heldSize(try device.origin()) == held)
     }
 
-    @Test(arguments: formats)
-    func aWitnessThatCosignedAnotherCopysLongerHistoryIsAFork(format: String) throws {
+    @Test(arguments: WitnessKind.allCases, formats)
+    func aWitnessThatCosignedAnotherCopysLongerHistoryIsAFork(_ kind: WitnessKind, format: String) throws {
         let device = try Device()
-        let witness = try SpecWitness()
+        let witness = try kind.start()
         try device.add(witness)
         let id = try device.record()
         try #require(try device.jqc("witness", "sync").status == 0)

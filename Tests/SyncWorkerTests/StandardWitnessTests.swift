@@ -7,7 +7,8 @@ import LedgerTestSupport
 import Testing
 
 /// The C2SP witnesses (`jqc witness`, `WitnessCosigning`) through the built
-/// `jqc` against `Tools/witness`, a witness written from the specs only:
+/// `jqc`, each case against both witnesses (`WitnessKind`): `Tools/witness`,
+/// written from the specs only, and the development server's at `/witness`:
 /// each outcome of `add-checkpoint` and what jqc makes of it.
 @Suite struct StandardWitnessTests {
     /// A ledger made by `jqc init` with the reference data, no server.
@@ -24,7 +25,7 @@ import Testing
         }
 
         /// `jqc witness add` for `witness`, and its operator enrolling this log (unless `enrol` is false).
-        func add(_ witness: SpecWitness, enrol: Bool = true) throws {
+        func add(_ witness: any WitnessHost, enrol: Bool = true) throws {
             let added = try jqc("witness", "add", witness.url, "--key", witness.vkey)
             try #require(added.status == 0, "\(added.stderr)")
             if enrol { try witness.enrol(origin: try origin(), logKey: try logKey()) }
@@ -58,8 +59,9 @@ import Testing
         }
     }
 
-    @Test func theFirstCosignatureAndASecondWithAConsistencyProofAreVerifiedAndKept() throws {
-        let witness = try SpecWitness()
+    @Test(arguments: WitnessKind.allCases)
+    func theFirstCosignatureAndASecondWithAConsistencyProofAreVerifiedAndKept(_ kind: WitnessKind) throws {
+        let witness = try kind.start()
         let device = try Device()
         try device.add(witness)
         let first = try device.jqc("witness", "sync")
@@ -92,8 +94,8 @@ import Testing
     /// The witness holds a checkpoint this ledger never recorded a
     /// cosignature of (another submitter sent it): its 409 names the size,
     /// and jqc proves again from there, once.
-    @Test func a409IsReprovenFromTheSizeItNames() throws {
-        let witness = try SpecWitness()
+    @Test(arguments: WitnessKind.allCases) func a409IsReprovenFromTheSizeItNames(_ kind: WitnessKind) throws {
+        let witness = try kind.start()
         let device = try Device()
         try device.add(witness)
         let note = try device.jqc("checkpoint").stdout
@@ -106,8 +108,9 @@ import Testing
         #expect(try device.cosigned().count == 1)
     }
 
-    @Test func aWitnessThatDoesNotKnowTheLogSaysWhatToEnrol() throws {
-        let witness = try SpecWitness()
+    @Test(arguments: WitnessKind.allCases)
+    func aWitnessThatDoesNotKnowTheLogSaysWhatToEnrol(_ kind: WitnessKind) throws {
+        let witness = try kind.start()
         let device = try Device()
         try device.add(witness, enrol: false)
         let sync = try device.jqc("witness", "sync")
@@ -120,8 +123,9 @@ import Testing
         #expect(try device.cosigned().isEmpty)
     }
 
-    @Test func aCosignatureThatDoesNotVerifyIsNotBelieved() throws {
-        let witness = try SpecWitness(tamper: true)
+    @Test(arguments: WitnessKind.allCases)
+    func aCosignatureThatDoesNotVerifyIsNotBelieved(_ kind: WitnessKind) throws {
+        let witness = try kind.start(tamper: true)
         let device = try Device()
         try device.add(witness)
         let sync = try device.jqc("witness", "sync")
@@ -138,10 +142,10 @@ import Testing
         (nil, 1, "witnesses: 2 of 3 cosigned the checkpoint of "),
     ]
 
-    @Test(arguments: quorums.indices)
-    func aQuorumOfTwoOfThreeIsMetWithOneWitnessDown(index: Int) throws {
+    @Test(arguments: WitnessKind.allCases, quorums.indices)
+    func aQuorumOfTwoOfThreeIsMetWithOneWitnessDown(_ kind: WitnessKind, index: Int) throws {
         let (quorum, status, verdict) = Self.quorums[index]
-        let witnesses = try ["w1", "w2", "w3"].map { try SpecWitness(name: "witness.example/\($0)") }
+        let witnesses = try ["w1", "w2", "w3"].map { try kind.start(name: "witness.example/\($0)") }
         let device = try Device()
         for witness in witnesses { try device.add(witness) }
         if let quorum { #expect(try device.jqc("config", "set", "witness-quorum", quorum).status == 0) }
@@ -160,8 +164,8 @@ import Testing
     /// A copy of the ledger (a backup) that records its own history after
     /// the original was cosigned further: the witness refuses it and jqc
     /// says it is a fork, naming both checkpoints.
-    @Test func aCopysOwnHistoryIsRefusedAsAFork() throws {
-        let witness = try SpecWitness()
+    @Test(arguments: WitnessKind.allCases) func aCopysOwnHistoryIsRefusedAsAFork(_ kind: WitnessKind) throws {
+        let witness = try kind.start()
         let device = try Device()
         try device.add(witness)
         #expect(try device.jqc("witness", "sync").status == 0)
@@ -197,10 +201,10 @@ import Testing
     /// once in the copy's device stream (`sync.checkpoint_witnessed`,
     /// refused, the witness's size) and said by `witness sync`, `status` and
     /// `audit` as a fork naming both checkpoints.
-    @Test(arguments: forks.indices)
-    func aCopysForkIsRecordedOnceAndNamedWithBothCheckpoints(index: Int) throws {
+    @Test(arguments: WitnessKind.allCases, forks.indices)
+    func aCopysForkIsRecordedOnceAndNamedWithBothCheckpoints(_ kind: WitnessKind, index: Int) throws {
         let (drafts, sameSize) = Self.forks[index]
-        let witness = try SpecWitness()
+        let witness = try kind.start()
         let device = try Device()
         try device.add(witness)
         #expect(try device.jqc("witness", "sync").status == 0)
@@ -243,15 +247,41 @@ import Testing
         let status = try other("status")
         #expect(status.stdout.contains("FORK of this device"), "\(status.stdout)")
         #expect(status.stdout.contains(both) && status.stdout.contains(checkpoint), "\(status.stdout)")
-        let audit = try other("audit", id)
-        #expect(audit.stdout.contains("witness: FORK of this device"), "\(audit.stdout)")
-        #expect(audit.stdout.contains(both) && audit.stdout.contains(checkpoint), "\(audit.stdout)")
-        let json = try other("audit", id, "--format", "json")
-        let fork = try JSONValue(parsing: Array(json.stdout.utf8))["verification"]?["witness"]?["fork"]?.stringValue
-        #expect(fork?.contains(both) == true, "\(json.stdout)")
-        #expect(try JSONSchemaCheck.validate("audit", json.stdout).status == 0)
+        try Self.expectForked(other, id, naming: [both, checkpoint])
+        // Said still with the witness removed: the record is in the log.
+        #expect(try other("witness", "remove", witness.url).status == 0)
+        try Self.expectForked(other, id, naming: [both, checkpoint])
         // The original, whose history the witness holds, has no fork to say.
         #expect(!(try device.jqc("status").stdout.contains("FORK")))
+        let intact = try device.jqc("audit", try device.record())
+        #expect(intact.status == 0 && intact.stdout.hasPrefix("AUDIT of") && !intact.stdout.contains("FORK"))
+    }
+
+    /// `jqc audit id` of a ledger whose device stream records a fork a
+    /// witness reported: FORKED, exit status 1, in text, JSON and HTML
+    /// alike, each naming both checkpoints (`naming`).
+    static func expectForked(_ jqc: JQCRunner, _ id: String, naming: [String]) throws {
+        let problem = "(this ledger's own) has two histories: a witness cosigned one this ledger does not extend"
+        let text = try jqc("audit", id)
+        #expect(text.status == 1, "\(text.stdout)")
+        #expect(text.stdout.contains("RESULT: FORKED: 1 fork of a device whose records it holds"), "\(text.stdout)")
+        #expect(text.stdout.contains("witness: FORK of this device"), "\(text.stdout)")
+        #expect(text.stdout.contains(problem), "\(text.stdout)")
+        #expect(naming.allSatisfy(text.stdout.contains), "\(text.stdout)")
+        #expect(text.stderr.contains("FORKED"), "\(text.stderr)")
+        let json = try jqc("audit", id, "--format", "json")
+        #expect(json.status == 1, "\(json.stdout)")
+        #expect(try JSONSchemaCheck.validate("audit", json.stdout).status == 0)
+        let report = try JSONValue(parsing: Array(json.stdout.utf8))
+        #expect(report["result"]?["verdict"]?.stringValue == "FORKED", "\(json.stdout)")
+        #expect(
+            report["result"]?["problems"]?.arrayValue?.contains { $0.stringValue?.contains(problem) == true } == true)
+        let fork = report["verification"]?["witness"]?["fork"]?.stringValue
+        #expect(naming.allSatisfy { fork?.contains($0) == true }, "\(json.stdout)")
+        let html = try jqc("audit", id, "--format", "html")
+        #expect(html.status == 1, "\(html.stderr)")
+        #expect(html.stdout.contains("<h1>FORKED: 1 fork of a device whose records it holds</h1>"), "\(html.stdout)")
+        #expect(html.stdout.contains("<p id=\"witness-fork\" class=\"broken\">witness: FORK of this device"))
     }
 
     /// (key given, what the refusal says): nothing is added.
@@ -261,9 +291,9 @@ import Testing
         ("nonsense", "expected <name>+<8 hex digits>+"),
     ]
 
-    @Test(arguments: refusedKeys.indices)
-    func aKeyWhoseKeyIDDoesNotMatchIsRefused(index: Int) throws {
-        let witness = try SpecWitness()
+    @Test(arguments: WitnessKind.allCases, refusedKeys.indices)
+    func aKeyWhoseKeyIDDoesNotMatchIsRefused(_ kind: WitnessKind, index: Int) throws {
+        let witness = try kind.start()
         let device = try Device()
         let parts = witness.vkey.split(separator: "+", maxSplits: 2)
         let (given, said) = Self.refusedKeys[index]

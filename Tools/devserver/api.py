@@ -77,6 +77,10 @@ class Config:
     faults: Faults = dataclasses.field(default_factory=Faults)
     profile: str = "contract"
     photo_outage_seconds: float = 0.0
+    # The standard witness at /witness: its name (its key's name), and a
+    # development-only switch that spoils its cosignatures (tests of clients).
+    witness_name: str = "devserver.jqc.invalid/witness"
+    witness_tamper: bool = False
 
 
 class State:
@@ -889,6 +893,7 @@ def create_app(config: Config, store: Store) -> Flask:
     if not reference:
         witness.register(app, API, store, envelope, authenticated, lambda: format_timestamp(now_utc()))
         # The standard C2SP witness (tlog-witness), beside the legacy one above.
-        standard_witness.register(app, config.db_path.parent / (config.db_path.name + ".witness"), authenticated)
+        standard_witness.register(app, config.db_path.parent / (config.db_path.name + ".witness"), authenticated,
+                                  name=config.witness_name, tamper=config.witness_tamper)
 
     return app

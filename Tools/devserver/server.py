@@ -211,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-score", action="store_true",
                    help="refuse an inspection whose overall_score does not match its form_data")
     p.add_argument("--admin", action="store_true", help="enable the test-only /__admin endpoints")
+    p.add_argument("--witness-name", default="devserver.jqc.invalid/witness",
+                   help="the name of the standard witness at /witness (its key's name)")
+    p.add_argument("--witness-tamper", action="store_true",
+                   help="DEVELOPMENT ONLY: the witness at /witness flips a bit of every cosignature it returns "
+                        "(to test that clients refuse it)")
     p.add_argument("--exit-after", type=float, help="stop by itself after this many seconds")
     p.add_argument("--exit-with-parent", action="store_true",
                    help="stop by itself when the process that started it is gone")
@@ -270,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
         admin=args.admin,
         verify_score=args.verify_score,
         seed=args.seed,
+        witness_name=args.witness_name,
+        witness_tamper=args.witness_tamper,
         faults=Faults(
             fault_rate=args.fault_rate,
             latency_ms=args.latency_ms,

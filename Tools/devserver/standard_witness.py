@@ -8,7 +8,11 @@ written from the specs only), mounted at /witness:
                                    A real witness's operator enrols logs; this route
                                    exists so Tools/demo and tests need no operator.
 
-Its key and state are kept beside the database (<db>.witness/)."""
+Its key and state are kept beside the database (<db>.witness/). Its name is
+NAME unless --witness-name says another (a test running several); the
+server's --witness-tamper flips a bit of every cosignature it returns, a
+DEVELOPMENT-ONLY switch for testing that clients refuse a cosignature that
+does not verify (the spec-only witness's --tamper, the same bit)."""
 
 from __future__ import annotations
 
@@ -24,8 +28,9 @@ from tlog_witness import Witness  # noqa: E402
 NAME = "devserver.jqc.invalid/witness"
 
 
-def register(app: Flask, state_dir: Path, authenticated: Callable[[], Any]) -> Witness:
-    witness = Witness(state_dir, NAME)
+def register(app: Flask, state_dir: Path, authenticated: Callable[[], Any], name: str = NAME,
+             tamper: bool = False) -> Witness:
+    witness = Witness(state_dir, name, tamper=tamper)
 
     def text(status: int, media_type: str, body: str) -> Response:
         # content_type as given: the spec names text/x.tlog.size exactly, with no charset added.

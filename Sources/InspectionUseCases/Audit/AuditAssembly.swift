@@ -136,6 +136,7 @@ public struct AuditAssembly {
             try DevicePins.read(reader, own: own, receptions: receptions)
         }
         report.forks = Self.forks(touching: timeline, pins: pins)
+        if let fork = report.chain.witness?.forkRecorded { report.forks.append(Self.witnessFork(fork, own: own)) }
         report.ownDevice = own
         report.unproven = CarriedProof.unproven(in: timeline, pins: pins, own: own)
         report.notes += ReceivedProof.notes(of: timeline, witness: senderWitness, pins: pins)
@@ -157,6 +158,16 @@ public struct AuditAssembly {
                     + "may be one history of two"
             }
         }
+    }
+
+    /// A fork of this very device a C2SP witness reported, as a problem:
+    /// the witness cosigned a history of this device this ledger does not
+    /// extend, so this ledger is one of two histories (the witness line of
+    /// the report names both checkpoints).
+    static func witnessFork(_ fork: RecordedFork, own: UUID) -> String {
+        "device \(own.lowercased) (this ledger's own) has two histories: a witness cosigned one this ledger does "
+            + "not extend, recorded here at \(fork.at.iso8601) (record \(fork.position); the witness line names both "
+            + "checkpoints); its records here may be one history of two"
     }
 
     /// The parent and the re-inspections, each folded up to the report's

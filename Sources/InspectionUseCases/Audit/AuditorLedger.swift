@@ -330,9 +330,11 @@ public final class AuditorLedger {
             evidence.cosigning = missing
             evidence.quorumMet = false
         }
-        // A fork a witness reported stays said, whatever was cosigned before or since.
-        if !list.witnesses.isEmpty, let fork = try WitnessCosigning.recordedFork(in: log, device: config.deviceID) {
+        // A fork a witness reported stays said, whatever was cosigned before or since, and with the
+        // witness removed since: the record is in the log, and the verdict is FORKED (`AuditAssembly`).
+        if let fork = WitnessCosigning.lastFork(in: recorded) {
             evidence.fork = "witness: " + WitnessCosigning.forkLine(fork)
+            evidence.forkRecorded = .init(at: fork.recordedAt, position: fork.position)
         }
         return evidence
     }

@@ -67,8 +67,10 @@ struct AuditCommand: RunnableCommand {
             published); the report says when the log published more than one key (a rotation).
 
             Exit status 1 when a proof fails or the chain is not intact, a photo file is missing or altered, the \
-            inspection's own records are damaged, or a part another device carried is not proven against its own \
-            device's checkpoint under a key pinned here (PARTLY PROVEN; the report is printed first).
+            inspection's own records are damaged, a device whose records it holds has two histories (FORKED: \
+            two checkpoints signed by its key, or a C2SP witness that cosigned another history of this device, as \
+            recorded by 'jqc witness sync' or 'jqc sync'), or a part another device carried is not proven against \
+            its own device's checkpoint under a key pinned here (PARTLY PROVEN; the report is printed first).
             """,
         group: "Auditing",
         positionals: [idArgument], options: [asOf, format, output, digest, checkpoint, key],
