@@ -42,6 +42,26 @@ import Testing
         }
     }
 
+    /// The payloads written member by member (answers, photos, issues)
+    /// with person-written text in every string they hold.
+    @Test(arguments: hostileTexts)
+    func hostileTextInAPayloadIsEscapedTheSameWay(text: String) {
+        let events: [InspectionEvent] = [
+            .fieldSet(FieldAnswer(fieldID: FieldID(rawValue: text), fieldType: .textarea, value: .text(text))),
+            .fieldSet(FieldAnswer(fieldID: "8", fieldType: .radio, value: .option(text))),
+            .fieldSet(FieldAnswer(fieldID: "8", fieldType: .checkboxGroup, value: .options([text, "b"]))),
+            .fieldSet(FieldAnswer(fieldID: "9", fieldType: .table, value: .table([[text], []]))),
+            .fieldCleared(FieldCleared(fieldID: FieldID(rawValue: text))),
+            .photoCaptured(PhotoCaptured(photo: Samples.photo(2), kind: .photo, fieldID: FieldID(rawValue: text))),
+            .issueFlagged(
+                IssueFlagged(issueID: Samples.uuid(5), severity: .low, description: text, photoID: Samples.uuid(6))),
+        ]
+        for (n, event) in events.enumerated() {
+            let record = Self.record(event, n)
+            #expect(Self.bytes(record, event) == EventExport.jsonLine(for: record, event: event), "\(event)")
+        }
+    }
+
     @Test func anUnrecognizedEventIsTheSameBytes() {
         let stored = InspectionEvent.unrecognized(
             StoredPayload(type: "future.thing\u{1}", schemaVersion: 3, payload: [0xA1, 0x61, 0x61, 0x20]))
