@@ -26,9 +26,8 @@ extension EventLog {
         let ahead = ReadAhead(log: self, from: position, prepare: prepare)
         ahead.start()
         defer { ahead.cancel() }
-        while var batch = try ahead.next() {
-            // Batches come reversed: popping moves each entry out, uncopied.
-            while let (entry, prepared) = batch.popLast() {
+        while let batch = try ahead.next() {
+            while let (entry, prepared) = batch.take() {
                 guard try body(entry, prepared) else { return }
             }
         }
@@ -45,7 +44,46 @@ extension EventLog {
 /// transaction has closed: `cancel()` waits for it, so no path leaves the
 /// thread (or its transaction) behind.
 public final class ReadAhead: Sendable {
-    typealias Batch = [(LogEntry, InspectionEvent?)]
+    /// Entries in log order, each moved out once by the consumer: taken
+    /// from an array, each entry was copied (its strings and payload
+    /// retained) and the array's copies released later, or, reversed to be
+    /// popped, moved twice. The reading thread fills a batch, then hands it
+    /// over through the queue's lock and never touches it again; only the
+    /// consuming thread takes from it (`@unchecked Sendable` rests on that
+    /// hand-over).
+    final class Batch: @unchecked Sendable {
+        private let entries: UnsafeMutablePointer<(LogEntry, InspectionEvent?)>
+        private let capacity: Int
+        private(set) var count = 0
+        private var taken = 0
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            entries = .allocate(capacity: capacity)
+        }
+
+        var isFull: Bool { count == capacity }
+
+        /// Adds an entry; the batch must not be full.
+        func append(_ entry: LogEntry, _ prepared: InspectionEvent?) {
+            precondition(count < capacity, "a read-ahead batch holds \(capacity) entries")
+            (entries + count).initialize(to: (entry, prepared))
+            count += 1
+        }
+
+        /// The next entry, moved out; nil when every one was taken.
+        func take() -> (LogEntry, InspectionEvent?)? {
+            guard taken < count else { return nil }
+            defer { taken += 1 }
+            return (entries + taken).move()
+        }
+
+        deinit {
+            // Only the entries not taken are still there to be destroyed.
+            (entries + taken).deinitialize(count: count - taken)
+            entries.deallocate()
+        }
+    }
 
     /// What the reading thread made of a record.
     public enum Preparation: Sendable {
@@ -94,8 +132,7 @@ public final class ReadAhead: Sendable {
     private func produce() {
         var failure: (any Error)?
         do {
-            var batch: Batch = []
-            batch.reserveCapacity(Self.batchSize)
+            var batch = Batch(capacity: Self.batchSize)
             try log.read { reader in
                 try reader.scan(from: position) { entry in
                     var prepared: InspectionEvent?
@@ -103,25 +140,18 @@ public final class ReadAhead: Sendable {
                         guard case .pass(let event) = prepare(record) else { return true }
                         prepared = event
                     }
-                    batch.append((entry, prepared))
-                    if batch.count == Self.batchSize {
-                        batch.reverse()
-                        guard push(batch) else {
-                            // Not pushed again after the scan: a cancelled
-                            // queue has no free place left to wait for.
-                            batch = []
-                            return false
-                        }
-                        batch = []
-                        batch.reserveCapacity(Self.batchSize)
+                    batch.append(entry, prepared)
+                    if batch.isFull {
+                        let full = batch
+                        batch = Batch(capacity: Self.batchSize)
+                        // Not pushed again after the scan: a cancelled
+                        // queue has no free place left to wait for.
+                        guard push(full) else { return false }
                     }
                     return true
                 }
             }
-            if !batch.isEmpty {
-                batch.reverse()
-                _ = push(batch)
-            }
+            if batch.count > 0 { _ = push(batch) }
         } catch {
             failure = error
         }
@@ -144,7 +174,7 @@ public final class ReadAhead: Sendable {
         return queued
     }
 
-    /// The next batch (reversed), or nil at the end of the log.
+    /// The next batch, or nil at the end of the log.
     func next() throws -> Batch? {
         ready.wait()
         let (batch, failure): (Batch?, (any Error)?) = state.withLock { state in
