@@ -11,6 +11,15 @@ extension EventExport {
     /// it through `String` one Unicode scalar at a time capped it at tens of
     /// thousands of lines a second.
     public static func appendJSONLine(for record: EventRecord, event: InspectionEvent, to out: inout [UInt8]) {
+        var parts = SharedParts()
+        appendJSONLine(for: record, event: event, sharing: &parts, to: &out)
+    }
+
+    /// `appendJSONLine(for:event:to:)`, with the parts the lines of one
+    /// listing share kept in `parts` between lines.
+    public static func appendJSONLine(
+        for record: EventRecord, event: InspectionEvent, sharing parts: inout SharedParts, to out: inout [UInt8]
+    ) {
         appendLiteral(#"{"position":"#, to: &out)
         appendDecimal(record.position, to: &out)
         appendLiteral(#","id":""#, to: &out)
@@ -19,24 +28,64 @@ extension EventExport {
         record.stream.appendLowercased(to: &out)
         appendLiteral(#"","stream_version":"#, to: &out)
         appendDecimal(record.streamVersion, to: &out)
-        appendLiteral(#","type":"#, to: &out)
-        JSONValue.appendString(event.typeName, to: &out)
-        appendLiteral(#","schema_version":"#, to: &out)
-        appendDecimal(Int64(event.schemaVersion), to: &out)
-        appendLiteral(#","actor":{"id":"#, to: &out)
-        JSONValue.appendString(record.actor.id, to: &out)
-        appendLiteral(#","name":"#, to: &out)
-        JSONValue.appendString(record.actor.name, to: &out)
-        appendLiteral(record.actor.verified ? #","verified":true"# : #","verified":false"#, to: &out)
-        appendLiteral(#"},"device":""#, to: &out)
-        record.device.appendLowercased(to: &out)
-        appendLiteral(#"","recorded_at":""#, to: &out)
+        parts.appendType(of: event, to: &out)
+        parts.appendActor(of: record, to: &out)
+        appendLiteral(#","recorded_at":""#, to: &out)
         record.recordedAt.appendISO8601(to: &out)
         appendLiteral(#"","recorded_at_us":"#, to: &out)
         appendDecimal(record.recordedAt.microsecondsSinceEpoch, to: &out)
         appendLiteral(#","payload":"#, to: &out)
         event.appendPayloadJSON(to: &out)
         out.append(UInt8(ascii: "}"))
+    }
+
+    /// The parts of an exported line that follow each other unchanged
+    /// through a listing of the log (one device, an inspector or two, a
+    /// dozen types), each formatted once and copied while it stays the
+    /// same: the type and its version, and the actor with the device.
+    public struct SharedParts {
+        private var typeName = ""
+        private var schemaVersion = 0
+        private var typeBytes: [UInt8] = []
+        private var actor: Actor?
+        private var device: UUID?
+        private var actorBytes: [UInt8] = []
+
+        public init() {}
+
+        /// `,"type":…,"schema_version":…`
+        mutating func appendType(of event: InspectionEvent, to out: inout [UInt8]) {
+            let name = event.typeName
+            let version = event.schemaVersion
+            if typeBytes.isEmpty || name != typeName || version != schemaVersion {
+                typeName = name
+                schemaVersion = version
+                typeBytes.removeAll(keepingCapacity: true)
+                appendLiteral(#","type":"#, to: &typeBytes)
+                JSONValue.appendString(name, to: &typeBytes)
+                appendLiteral(#","schema_version":"#, to: &typeBytes)
+                appendDecimal(Int64(version), to: &typeBytes)
+            }
+            out.append(contentsOf: typeBytes)
+        }
+
+        /// `,"actor":{"id":…,"name":…,"verified":…},"device":"…"`
+        mutating func appendActor(of record: EventRecord, to out: inout [UInt8]) {
+            if actor != record.actor || device != record.device {
+                actor = record.actor
+                device = record.device
+                actorBytes.removeAll(keepingCapacity: true)
+                appendLiteral(#","actor":{"id":"#, to: &actorBytes)
+                JSONValue.appendString(record.actor.id, to: &actorBytes)
+                appendLiteral(#","name":"#, to: &actorBytes)
+                JSONValue.appendString(record.actor.name, to: &actorBytes)
+                appendLiteral(record.actor.verified ? #","verified":true"# : #","verified":false"#, to: &actorBytes)
+                appendLiteral(#"},"device":""#, to: &actorBytes)
+                record.device.appendLowercased(to: &actorBytes)
+                actorBytes.append(UInt8(ascii: "\""))
+            }
+            out.append(contentsOf: actorBytes)
+        }
     }
 }
 
