@@ -14,13 +14,17 @@ extension EventLog {
     /// the record at all (a listing filtered by type passes over most of
     /// them, and handing each to the other thread costs more than looking
     /// at it there), and may decode its payload, which reaches `body` beside
-    /// the entry. Holes in the log always reach `body`. Not generic on
+    /// the entry. It is told whether the reading thread is ahead (`ahead`:
+    /// batches wait for `body` beyond the one just handed over): then it may
+    /// take on work `body` would otherwise do, such as decoding; when it is
+    /// not, `body` waits for it and can do that work itself, so the two
+    /// threads share what there is to do. Holes in the log always reach `body`. Not generic on
     /// purpose: unspecialised across modules, the generic form spent more
     /// on runtime type lookups per record than the thread saved.
     /// When `body` returns false or throws, the reading thread is stopped
     /// and waited for, so no read transaction outlives the call.
     public func scanAhead(
-        from position: UInt64 = 1, prepare: @escaping @Sendable (EventRecord) -> ReadAhead.Preparation,
+        from position: UInt64 = 1, prepare: @escaping @Sendable (EventRecord, _ ahead: Bool) -> ReadAhead.Preparation,
         _ body: (LogEntry, InspectionEvent?) throws -> Bool
     ) throws {
         let ahead = ReadAhead(log: self, from: position, prepare: prepare)
@@ -102,7 +106,7 @@ public final class ReadAhead: Sendable {
 
     private let log: EventLog
     private let position: UInt64
-    private let prepare: @Sendable (EventRecord) -> Preparation
+    private let prepare: @Sendable (EventRecord, Bool) -> Preparation
     private let state = Mutex(State())
     /// Made at 0 and signalled `depth` times: libdispatch traps when a
     /// semaphore is freed below the value it was made with, which a
@@ -114,7 +118,7 @@ public final class ReadAhead: Sendable {
     private static let batchSize = 1024
     private static let depth = 8
 
-    init(log: EventLog, from position: UInt64, prepare: @escaping @Sendable (EventRecord) -> Preparation) {
+    init(log: EventLog, from position: UInt64, prepare: @escaping @Sendable (EventRecord, Bool) -> Preparation) {
         self.log = log
         self.position = position
         self.prepare = prepare
@@ -133,11 +137,13 @@ public final class ReadAhead: Sendable {
         var failure: (any Error)?
         do {
             var batch = Batch(capacity: Self.batchSize)
+            // Decided once a batch, when the one before is handed over.
+            var ahead = false
             try log.read { reader in
                 try reader.scan(from: position) { entry in
                     var prepared: InspectionEvent?
                     if case .record(let record) = entry {
-                        guard case .pass(let event) = prepare(record) else { return true }
+                        guard case .pass(let event) = prepare(record, ahead) else { return true }
                         prepared = event
                     }
                     batch.append(entry, prepared)
@@ -146,7 +152,8 @@ public final class ReadAhead: Sendable {
                         batch = Batch(capacity: Self.batchSize)
                         // Not pushed again after the scan: a cancelled
                         // queue has no free place left to wait for.
-                        guard push(full) else { return false }
+                        guard let waiting = push(full) else { return false }
+                        ahead = waiting > 1
                     }
                     return true
                 }
@@ -162,16 +169,17 @@ public final class ReadAhead: Sendable {
         ready.signal()
     }
 
-    /// Queues a batch, waiting while the queue is full; false once cancelled.
-    private func push(_ batch: Batch) -> Bool {
+    /// Queues a batch, waiting while the queue is full; how many batches
+    /// then wait, or nil once cancelled.
+    private func push(_ batch: Batch) -> Int? {
         slots.wait()
-        let queued = state.withLock { state in
-            guard !state.cancelled else { return false }
+        let waiting: Int? = state.withLock { state in
+            guard !state.cancelled else { return nil }
             state.queue.append(batch)
-            return true
+            return state.queue.count
         }
-        if queued { ready.signal() }
-        return queued
+        if waiting != nil { ready.signal() }
+        return waiting
     }
 
     /// The next batch, or nil at the end of the log.

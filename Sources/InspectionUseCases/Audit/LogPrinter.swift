@@ -50,6 +50,8 @@ public struct LogPrinter {
     private var namesByHash: [String: EventWording.FieldNames] = [:]
     /// The current schema version of each type name seen (0: unknown).
     private var currentVersions: [String: Int] = [:]
+    /// What the JSON lines share, formatted once while it stays the same.
+    private var jsonParts = EventExport.SharedParts()
     /// Lines formatted and not yet handed to stdout (a block at a time;
     /// a line at a time to a terminal).
     private var block: [UInt8] = []
@@ -105,12 +107,13 @@ public struct LogPrinter {
     /// templates and those past the filter's end (where the listing
     /// stops), and decodes the payload of each record the filter admits in
     /// the current version of its type (an older one needs the inspection's
-    /// template, found here). A payload that cannot be decoded is left to
-    /// `print`, which shows it as unreadable with the reason.
-    public static func preparation(for filter: LogFilter) -> @Sendable (EventRecord) -> ReadAhead.Preparation {
+    /// template, found here), when it is ahead of `print` (else `print`
+    /// decodes it). A payload that cannot be decoded is left to `print`,
+    /// which shows it as unreadable with the reason.
+    public static func preparation(for filter: LogFilter) -> @Sendable (EventRecord, Bool) -> ReadAhead.Preparation {
         let pinned = InspectionEventType.templatePinned.rawValue
         let started = InspectionEventType.started.rawValue
-        return { record in
+        return { record, ahead in
             guard filter.admits(record) else {
                 let wanted = record.type == pinned || record.type == started || filter.isPast(position: record.position)
                 return wanted ? .pass(nil) : .skip
@@ -118,7 +121,7 @@ public struct LogPrinter {
             // A record of an older version is refused by `decode` (it needs
             // the upcaster): nil, as for one that cannot be decoded, without
             // looking its type up twice.
-            return .pass(try? InspectionEvent.decode(record))
+            return .pass(ahead ? try? InspectionEvent.decode(record) : nil)
         }
     }
 
@@ -197,12 +200,10 @@ public struct LogPrinter {
 
     /// One event as its exported JSON line.
     private mutating func printJSON(_ record: EventRecord, _ event: InspectionEvent, wentBack: Bool) {
-        let claim = isClaim(record)
-        emit { out in
-            let start = out.count
-            EventExport.appendJSONLine(for: record, event: event, to: &out)
-            if claim { Self.markClaim(record, in: &out, from: start) }
-        }
+        let start = block.count
+        EventExport.appendJSONLine(for: record, event: event, sharing: &jsonParts, to: &block)
+        if isClaim(record) { Self.markClaim(record, in: &block, from: start) }
+        endLine()
         // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
         if wentBack {
             flush()
