@@ -284,6 +284,8 @@ public enum EventWording {
     public final class FieldNames {
         public let template: Template
         private var names: [FieldID: String] = [:]
+        /// The same names as UTF-8, for lines written as bytes.
+        private var encoded: [FieldID: [UInt8]] = [:]
 
         public init(_ template: Template) { self.template = template }
 
@@ -293,6 +295,17 @@ public enum EventWording {
             let name = EventWording.fieldName(id, template: template)
             names[id] = name
             return name
+        }
+
+        /// Appends the UTF-8 of `name(id)`.
+        public func appendName(_ id: FieldID, to out: inout [UInt8]) {
+            if let known = encoded[id] {
+                out.append(contentsOf: known)
+                return
+            }
+            let name = Array(name(id).utf8)
+            encoded[id] = name
+            out.append(contentsOf: name)
         }
     }
 

@@ -123,6 +123,13 @@ public struct LogFilter: Sendable {
     public static func appendLine(
         for record: EventRecord, summary: String, claimedBy device: UUID? = nil, to out: inout [UInt8]
     ) {
+        appendLineStart(for: record, claimedBy: device, to: &out)
+        appendSingleLine(summary, to: &out)
+    }
+
+    /// Appends what `appendLine` writes before the summary: position, time,
+    /// device, inspection and actor, up to and including `": "`.
+    public static func appendLineStart(for record: EventRecord, claimedBy device: UUID? = nil, to out: inout [UInt8]) {
         appendPosition(record.position, to: &out)
         out.append(contentsOf: "  ".utf8)
         record.recordedAt.appendISO8601(to: &out)
@@ -139,7 +146,6 @@ public struct LogFilter: Sendable {
             if !record.actor.verified { out.append(contentsOf: " (unverified)".utf8) }
         }
         out.append(contentsOf: ": ".utf8)
-        appendSingleLine(summary, to: &out)
     }
 
     /// The position right-aligned in seven columns (wider when it is
@@ -151,38 +157,50 @@ public struct LogFilter: Sendable {
             digits += 1
             rest /= 10
         }
-        for _ in digits..<max(7, digits) { out.append(UInt8(ascii: " ")) }
-        let start = out.count
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
-        var value = position
-        for index in stride(from: start + digits - 1, through: start, by: -1) {
-            out[index] = UInt8(ascii: "0") + UInt8(value % 10)
-            value /= 10
-        }
+        if digits < 7 { out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 7 - digits)) }
+        appendDecimal(position, to: &out)
     }
 
-    /// Appends the UTF-8 of `TerminalText.singleLine(text)`. Nearly every
-    /// name and summary of a listing has nothing to show otherwise: no
-    /// byte below 0x20 (so no line break or tab) and no scalar
-    /// `TerminalText.needsEscape` names, decided here on the bytes and,
-    /// past ASCII, the scalars; then `singleLine` would return the text
-    /// unchanged, and it is appended as it is. Summaries hold `…` and `→`,
-    /// which sent `singleLine` down its slow path, character by character.
-    static func appendSingleLine(_ text: String, to out: inout [UInt8]) {
-        var ascii = true
-        let bytes = text.utf8.span
-        for index in bytes.indices {
-            let byte = bytes[index]
-            if byte < 0x20 || byte == 0x7F {
-                out.append(contentsOf: TerminalText.singleLine(text).utf8)
-                return
-            }
-            if byte >= 0x80 { ascii = false }
-        }
-        if !ascii, text.unicodeScalars.contains(where: TerminalText.needsEscape) {
-            out.append(contentsOf: TerminalText.singleLine(text).utf8)
-            return
-        }
-        out.append(contentsOf: text.utf8)
+    /// Appends the UTF-8 of `TerminalText.singleLine(text)`: the text as
+    /// it is when `isShownAsIs` says so (nearly every name and summary of a
+    /// listing), else through `singleLine`.
+    public static func appendSingleLine(_ text: String, to out: inout [UInt8]) {
+        let shownAsIs = text.utf8.withContiguousStorageIfAvailable(isShownAsIs) ?? isShownAsIs(Array(text.utf8))
+        out.append(contentsOf: (shownAsIs ? text : TerminalText.singleLine(text)).utf8)
     }
+
+    /// Whether `TerminalText.singleLine` leaves this text (valid UTF-8) as
+    /// it is, decided on its bytes: no byte below 0x20 (so no line break or
+    /// tab), no DEL, and none of the scalars `TerminalText.needsEscape`
+    /// names above ASCII, which in UTF-8 are C2 80–9F (the C1 controls),
+    /// D8 9C (U+061C), E2 80 8E–8F, E2 80 A8–AE (U+200E–F, U+2028–202E) and
+    /// E2 81 A6–A9 (U+2066–2069). Summaries hold `…`, `→` and `—`, which a
+    /// walk over the scalars made slow; a line written as bytes is checked
+    /// here before it is kept as it is.
+    public static func isShownAsIs(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                if byte < 0x20 || byte == 0x7F { return false }
+                index += 1
+                continue
+            }
+            let next = index + 1 < count ? bytes[index + 1] : 0
+            let third = index + 2 < count ? bytes[index + 2] : 0
+            switch byte {
+            case 0xC2 where next <= 0x9F: return false
+            case 0xD8 where next == 0x9C: return false
+            case 0xE2 where next == 0x80 && (third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third)):
+                return false
+            case 0xE2 where next == 0x81 && (0xA6...0xA9).contains(third): return false
+            default: index += 1
+            }
+        }
+        return true
+    }
+
+    /// `isShownAsIs` of an array's bytes.
+    public static func isShownAsIs(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer(isShownAsIs) }
 }

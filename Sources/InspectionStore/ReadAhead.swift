@@ -14,21 +14,24 @@ extension EventLog {
     /// the record at all (a listing filtered by type passes over most of
     /// them, and handing each to the other thread costs more than looking
     /// at it there), and may decode its payload, which reaches `body` beside
-    /// the entry. Holes in the log always reach `body`. Not generic on
+    /// the entry. It is told whether the reading thread is ahead (`ahead`:
+    /// batches wait for `body` beyond the one just handed over): then it may
+    /// take on work `body` would otherwise do, such as decoding; when it is
+    /// not, `body` waits for it and can do that work itself, so the two
+    /// threads share what there is to do. Holes in the log always reach `body`. Not generic on
     /// purpose: unspecialised across modules, the generic form spent more
     /// on runtime type lookups per record than the thread saved.
     /// When `body` returns false or throws, the reading thread is stopped
     /// and waited for, so no read transaction outlives the call.
     public func scanAhead(
-        from position: UInt64 = 1, prepare: @escaping @Sendable (EventRecord) -> ReadAhead.Preparation,
+        from position: UInt64 = 1, prepare: @escaping @Sendable (EventRecord, _ ahead: Bool) -> ReadAhead.Preparation,
         _ body: (LogEntry, InspectionEvent?) throws -> Bool
     ) throws {
         let ahead = ReadAhead(log: self, from: position, prepare: prepare)
         ahead.start()
         defer { ahead.cancel() }
-        while var batch = try ahead.next() {
-            // Batches come reversed: popping moves each entry out, uncopied.
-            while let (entry, prepared) = batch.popLast() {
+        while let batch = try ahead.next() {
+            while let (entry, prepared) = batch.take() {
                 guard try body(entry, prepared) else { return }
             }
         }
@@ -45,7 +48,46 @@ extension EventLog {
 /// transaction has closed: `cancel()` waits for it, so no path leaves the
 /// thread (or its transaction) behind.
 public final class ReadAhead: Sendable {
-    typealias Batch = [(LogEntry, InspectionEvent?)]
+    /// Entries in log order, each moved out once by the consumer: taken
+    /// from an array, each entry was copied (its strings and payload
+    /// retained) and the array's copies released later, or, reversed to be
+    /// popped, moved twice. The reading thread fills a batch, then hands it
+    /// over through the queue's lock and never touches it again; only the
+    /// consuming thread takes from it (`@unchecked Sendable` rests on that
+    /// hand-over).
+    final class Batch: @unchecked Sendable {
+        private let entries: UnsafeMutablePointer<(LogEntry, InspectionEvent?)>
+        private let capacity: Int
+        private(set) var count = 0
+        private var taken = 0
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            entries = .allocate(capacity: capacity)
+        }
+
+        var isFull: Bool { count == capacity }
+
+        /// Adds an entry; the batch must not be full.
+        func append(_ entry: LogEntry, _ prepared: InspectionEvent?) {
+            precondition(count < capacity, "a read-ahead batch holds \(capacity) entries")
+            (entries + count).initialize(to: (entry, prepared))
+            count += 1
+        }
+
+        /// The next entry, moved out; nil when every one was taken.
+        func take() -> (LogEntry, InspectionEvent?)? {
+            guard taken < count else { return nil }
+            defer { taken += 1 }
+            return (entries + taken).move()
+        }
+
+        deinit {
+            // Only the entries not taken are still there to be destroyed.
+            (entries + taken).deinitialize(count: count - taken)
+            entries.deallocate()
+        }
+    }
 
     /// What the reading thread made of a record.
     public enum Preparation: Sendable {
@@ -64,7 +106,7 @@ public final class ReadAhead: Sendable {
 
     private let log: EventLog
     private let position: UInt64
-    private let prepare: @Sendable (EventRecord) -> Preparation
+    private let prepare: @Sendable (EventRecord, Bool) -> Preparation
     private let state = Mutex(State())
     /// Made at 0 and signalled `depth` times: libdispatch traps when a
     /// semaphore is freed below the value it was made with, which a
@@ -76,7 +118,7 @@ public final class ReadAhead: Sendable {
     private static let batchSize = 1024
     private static let depth = 8
 
-    init(log: EventLog, from position: UInt64, prepare: @escaping @Sendable (EventRecord) -> Preparation) {
+    init(log: EventLog, from position: UInt64, prepare: @escaping @Sendable (EventRecord, Bool) -> Preparation) {
         self.log = log
         self.position = position
         self.prepare = prepare
@@ -94,34 +136,29 @@ public final class ReadAhead: Sendable {
     private func produce() {
         var failure: (any Error)?
         do {
-            var batch: Batch = []
-            batch.reserveCapacity(Self.batchSize)
+            var batch = Batch(capacity: Self.batchSize)
+            // Decided once a batch, when the one before is handed over.
+            var ahead = false
             try log.read { reader in
                 try reader.scan(from: position) { entry in
                     var prepared: InspectionEvent?
                     if case .record(let record) = entry {
-                        guard case .pass(let event) = prepare(record) else { return true }
+                        guard case .pass(let event) = prepare(record, ahead) else { return true }
                         prepared = event
                     }
-                    batch.append((entry, prepared))
-                    if batch.count == Self.batchSize {
-                        batch.reverse()
-                        guard push(batch) else {
-                            // Not pushed again after the scan: a cancelled
-                            // queue has no free place left to wait for.
-                            batch = []
-                            return false
-                        }
-                        batch = []
-                        batch.reserveCapacity(Self.batchSize)
+                    batch.append(entry, prepared)
+                    if batch.isFull {
+                        let full = batch
+                        batch = Batch(capacity: Self.batchSize)
+                        // Not pushed again after the scan: a cancelled
+                        // queue has no free place left to wait for.
+                        guard let waiting = push(full) else { return false }
+                        ahead = waiting > 1
                     }
                     return true
                 }
             }
-            if !batch.isEmpty {
-                batch.reverse()
-                _ = push(batch)
-            }
+            if batch.count > 0 { _ = push(batch) }
         } catch {
             failure = error
         }
@@ -132,19 +169,20 @@ public final class ReadAhead: Sendable {
         ready.signal()
     }
 
-    /// Queues a batch, waiting while the queue is full; false once cancelled.
-    private func push(_ batch: Batch) -> Bool {
+    /// Queues a batch, waiting while the queue is full; how many batches
+    /// then wait, or nil once cancelled.
+    private func push(_ batch: Batch) -> Int? {
         slots.wait()
-        let queued = state.withLock { state in
-            guard !state.cancelled else { return false }
+        let waiting: Int? = state.withLock { state in
+            guard !state.cancelled else { return nil }
             state.queue.append(batch)
-            return true
+            return state.queue.count
         }
-        if queued { ready.signal() }
-        return queued
+        if waiting != nil { ready.signal() }
+        return waiting
     }
 
-    /// The next batch (reversed), or nil at the end of the log.
+    /// The next batch, or nil at the end of the log.
     func next() throws -> Batch? {
         ready.wait()
         let (batch, failure): (Batch?, (any Error)?) = state.withLock { state in

@@ -33,7 +33,7 @@ import Testing
         let log = try logWith(events: 5_000)
         defer { log.close() }
         var positions: [UInt64] = []
-        try log.scanAhead(prepare: { _ in .pass(nil) }) { entry, decoded in
+        try log.scanAhead(prepare: { _, _ in .pass(nil) }) { entry, decoded in
             guard case .record(let record) = entry else { return false }
             #expect(decoded == nil)
             positions.append(record.position)
@@ -47,11 +47,34 @@ import Testing
         let log = try logWith(events: 3_000)
         defer { log.close() }
         var positions: [UInt64] = []
-        try log.scanAhead(prepare: { $0.position % 7 == 0 ? .pass(nil) : .skip }) { entry, _ in
+        try log.scanAhead(prepare: { record, _ in record.position % 7 == 0 ? .pass(nil) : .skip }) { entry, _ in
             if case .record(let record) = entry { positions.append(record.position) }
             return true
         }
         #expect(positions == Array(stride(from: 7, through: 3_000, by: 7)))
+    }
+
+    /// `prepare` is told the reading thread is ahead once batches wait
+    /// beyond the one just handed over, and not before the first is: a
+    /// `body` that holds the first entry until five batches are prepared
+    /// leaves at least three waiting when the fifth begins.
+    @Test func prepareIsToldWhenTheReaderIsAhead() throws {
+        let log = try logWith(events: 6_000)
+        defer { log.close() }
+        let told = Mutex<[UInt64: Bool]>([:])
+        var first = true
+        try log.scanAhead(prepare: { record, ahead in
+            told.withLock { $0[record.position] = ahead }
+            return .pass(nil)
+        }) { _, _ in
+            // Bounded: a reader that never gets that far fails the expectation below.
+            for _ in 0..<30_000 where first && told.withLock({ $0.count }) < 5 * 1_024 { usleep(1_000) }
+            first = false
+            return true
+        }
+        let seen = told.withLock { $0 }
+        #expect((1...1_024).allSatisfy { seen[UInt64($0)] == false }, "told ahead before any batch waited")
+        #expect((4_097...5_120).allSatisfy { seen[UInt64($0)] == true }, "not told ahead with batches waiting")
     }
 
     // Early: the reader is still reading, waiting on a full queue. Late: it
@@ -61,7 +84,7 @@ import Testing
         let log = try logWith(events: 5_000)
         defer { log.close() }
         var seen = 0
-        try log.scanAhead(prepare: { _ in .pass(nil) }) { _, _ in
+        try log.scanAhead(prepare: { _, _ in .pass(nil) }) { _, _ in
             seen += 1
             return seen < count
         }
@@ -69,7 +92,7 @@ import Testing
         #expect(try log.environment.activeReaders() == 0)
         seen = 0
         #expect(throws: Stop.self) {
-            try log.scanAhead(prepare: { _ in .pass(nil) }) { _, _ in
+            try log.scanAhead(prepare: { _, _ in .pass(nil) }) { _, _ in
                 seen += 1
                 if seen == count { throw Stop() }
                 return true
@@ -96,7 +119,7 @@ import Testing
         let ended = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let result = Result {
-                try log.scanAhead(prepare: { _ in
+                try log.scanAhead(prepare: { _, _ in
                     prepared.withLock { $0 += 1 }
                     return .pass(nil)
                 }) { _, _ in

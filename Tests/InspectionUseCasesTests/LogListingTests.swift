@@ -67,6 +67,33 @@ import Testing
         }
     }
 
+    /// The reading thread decodes an admitted record only when it is ahead
+    /// of the printer (else the printer decodes it); a record the filter
+    /// leaves out is passed over either way.
+    @Test(arguments: [false, true])
+    func theReaderDecodesOnlyWhenAhead(ahead: Bool) throws {
+        let audited = try AuditAssemblyTests.Audited()
+        let auditor = try AuditorLedger.open(audited.directory, views: true)
+        defer { auditor.close() }
+        let records = try auditor.history(of: audited.inspection).compactMap { entry -> EventRecord? in
+            if case .record(let record) = entry { return record }
+            return nil
+        }
+        let answer = try #require(records.last)
+        let everything = LogPrinter.preparation(for: LogFilter())
+        guard case .pass(let decoded) = everything(answer, ahead) else {
+            Issue.record("an admitted record was passed over")
+            return
+        }
+        let expected = try InspectionEvent.decode(answer)
+        #expect(decoded == (ahead ? expected : nil))
+        let onlySync = LogPrinter.preparation(for: LogFilter(types: ["sync"]))
+        guard case .skip = onlySync(answer, ahead) else {
+            Issue.record("a record the filter leaves out reached the printer")
+            return
+        }
+    }
+
     @Test func aTypeNoEventHasPrintsNothing() throws {
         let audited = try AuditAssemblyTests.Audited()
         let auditor = try AuditorLedger.open(audited.directory, views: true)

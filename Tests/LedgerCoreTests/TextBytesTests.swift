@@ -32,6 +32,24 @@ import Testing
         #expect(String(decoding: short, as: UTF8.self) == String(id.lowercased.prefix(8)))
     }
 
+    @Test(arguments: [0, 1, -1, 9, 10, -10, 99, 1_000_000, 1_796_536_854_006_118, Int64.min, Int64.max] as [Int64])
+    func decimalBytesAreTheStringForm(value: Int64) {
+        var bytes: [UInt8] = Array("x".utf8)
+        appendDecimal(value, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x" + String(value))
+        if value >= 0 {
+            var unsigned: [UInt8] = []
+            appendDecimal(UInt64(value) * 2 + 1, to: &unsigned)
+            #expect(String(decoding: unsigned, as: UTF8.self) == String(UInt64(value) * 2 + 1))
+        }
+    }
+
+    @Test func theLargestUnsignedIsWhole() {
+        var bytes: [UInt8] = []
+        appendDecimal(UInt64.max, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "18446744073709551615")
+    }
+
     /// The printable-ASCII shortcut decides exactly as the scalar walk.
     @Test(arguments: [
         "Dana Inspector", "", "tab\there", "line\nbreak", "cr\rhere", "esc\u{1B}[8m", "del\u{7F}", "é accent",

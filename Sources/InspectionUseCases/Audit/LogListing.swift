@@ -76,8 +76,9 @@ public struct LogListing {
     }
 
     /// The scan hands over damaged records and gaps as entries, so they are
-    /// shown as such and the listing goes on. Records are read and their
-    /// payloads decoded on a thread of their own, ahead of the formatting.
+    /// shown as such and the listing goes on. Records are read on a thread
+    /// of their own, ahead of the formatting, which also decodes their
+    /// payloads while it is ahead (`LogPrinter.preparation`).
     private func printLog(_ printer: inout LogPrinter) throws {
         let filter = self.filter
         try auditor.log.scanAhead(

@@ -26,6 +26,12 @@ public struct LogPrinter {
     /// (a store that changed identity) names its actor as a claim.
     let ownDevice: UUID?
     public private(set) var printed = 0
+    /// `--limit`, or no limit; stored, so the listing's check for each
+    /// record reads two numbers.
+    private let limit: Int
+    /// `output.json` and `output.isTerminal`, asked once.
+    private let json: Bool
+    private let toTerminal: Bool
     /// Templates by content hash, and which hash each stream started from.
     private var templates: [String: Template] = [:]
     private var streamTemplates: [UUID: String] = [:]
@@ -35,26 +41,40 @@ public struct LogPrinter {
     /// Whether each template held under a hash has that content hash
     /// (computed once per template, not once per start that names it).
     private var hashMatches: [String: Bool] = [:]
-    /// Each stream's template once found, with its field names (emptied
-    /// when templates change), and those names by template hash, shared by
-    /// the streams of one template.
-    private var resolved: [UUID: EventWording.FieldNames] = [:]
+    /// What the listing keeps of each stream, looked up once per record.
+    private var streams: [UUID: StreamSeen] = [:]
+    /// Bumped whenever the templates known change: a stream's field names
+    /// found before then are looked for again.
+    private var templatesEpoch = 0
+    /// Field names by template hash, shared by the streams of one template.
     private var namesByHash: [String: EventWording.FieldNames] = [:]
-    /// When each stream's last record seen was recorded, to mark a record
-    /// recorded before it (`TimelineEntry.recordedBeforePrevious`).
-    private var previousTimes: [UUID: Timestamp] = [:]
     /// The current schema version of each type name seen (0: unknown).
     private var currentVersions: [String: Int] = [:]
+    /// What the JSON lines share, formatted once while it stays the same.
+    private var jsonParts = EventExport.SharedParts()
     /// Lines formatted and not yet handed to stdout (a block at a time;
     /// a line at a time to a terminal).
     private var block: [UInt8] = []
     private static var blockSize: Int { 1 << 16 }
+
+    /// One stream as the listing has seen it: when its last record seen
+    /// was recorded, to mark a record recorded before it
+    /// (`TimelineEntry.recordedBeforePrevious`), and its template's field
+    /// names once found, while `epoch` is the printer's `templatesEpoch`.
+    private struct StreamSeen {
+        var lastRecordedAt: Timestamp
+        var names: EventWording.FieldNames?
+        var epoch: Int
+    }
 
     public init(auditor: AuditorLedger, output: any LogOutput, filter: LogFilter, ownDevice: UUID? = nil) {
         self.auditor = auditor
         self.output = output
         self.filter = filter
         self.ownDevice = ownDevice
+        limit = filter.limit ?? .max
+        json = output.json
+        toTerminal = output.isTerminal
     }
 
     /// Whether `record` is another device's: its actor is then that
@@ -64,14 +84,14 @@ public struct LogPrinter {
         return record.device != ownDevice
     }
 
-    public var wantsMore: Bool { filter.limit.map { printed < $0 } ?? true }
+    public var wantsMore: Bool { printed < limit }
 
     /// A place where the log should hold a record and does not: on stdout
     /// in text (it is part of what happened), on stderr with --json (whose
     /// lines must each be an event). It never counts towards --limit.
     public mutating func printHole(at position: UInt64, _ what: String) {
         flush()
-        if output.json {
+        if json {
             output.note("jqc: position \(position): \(what)")
         } else {
             let number = String(position)
@@ -87,20 +107,21 @@ public struct LogPrinter {
     /// templates and those past the filter's end (where the listing
     /// stops), and decodes the payload of each record the filter admits in
     /// the current version of its type (an older one needs the inspection's
-    /// template, found here). A payload that cannot be decoded is left to
-    /// `print`, which shows it as unreadable with the reason.
-    public static func preparation(for filter: LogFilter) -> @Sendable (EventRecord) -> ReadAhead.Preparation {
+    /// template, found here), when it is ahead of `print` (else `print`
+    /// decodes it). A payload that cannot be decoded is left to `print`,
+    /// which shows it as unreadable with the reason.
+    public static func preparation(for filter: LogFilter) -> @Sendable (EventRecord, Bool) -> ReadAhead.Preparation {
         let pinned = InspectionEventType.templatePinned.rawValue
         let started = InspectionEventType.started.rawValue
-        return { record in
+        return { record, ahead in
             guard filter.admits(record) else {
                 let wanted = record.type == pinned || record.type == started || filter.isPast(position: record.position)
                 return wanted ? .pass(nil) : .skip
             }
-            guard !EventUpcaster.needsUpcast(type: record.type, schemaVersion: record.schemaVersion) else {
-                return .pass(nil)
-            }
-            return .pass(try? InspectionEvent.decode(record))
+            // A record of an older version is refused by `decode` (it needs
+            // the upcaster): nil, as for one that cannot be decoded, without
+            // looking its type up twice.
+            return .pass(ahead ? try? InspectionEvent.decode(record) : nil)
         }
     }
 
@@ -109,8 +130,16 @@ public struct LogPrinter {
     public mutating func print(_ record: EventRecord, decoded: InspectionEvent? = nil) throws {
         // Against the stream's record seen before this one (a filtered
         // listing may not have seen the one just before it).
-        let wentBack = previousTimes[record.stream].map { record.recordedAt < $0 } ?? false
-        previousTimes[record.stream] = record.recordedAt
+        var wentBack = false
+        var known: EventWording.FieldNames?
+        if let index = streams.index(forKey: record.stream) {
+            let seen = streams.values[index]
+            wentBack = record.recordedAt < seen.lastRecordedAt
+            if seen.epoch == templatesEpoch { known = seen.names }
+            streams.values[index].lastRecordedAt = record.recordedAt
+        } else {
+            streams[record.stream] = StreamSeen(lastRecordedAt: record.recordedAt, epoch: -1)
+        }
         guard filter.admits(record) else {
             if record.type == InspectionEventType.templatePinned.rawValue {
                 unreadPins.append(record)
@@ -122,9 +151,10 @@ public struct LogPrinter {
             return
         }
         printed += 1
-        // Only an old payload needs the template to be read at all.
-        let upcasts = needsUpcast(record)
-        let names = upcasts ? try names(of: record) : nil
+        // Only an old payload needs the template to be read at all (the
+        // reading thread decodes only those of the current version).
+        let upcasts = decoded == nil && needsUpcast(record)
+        let names = upcasts ? try known ?? names(of: record) : nil
         let template = names?.template
         let event: InspectionEvent
         do {
@@ -140,14 +170,15 @@ public struct LogPrinter {
         case .started(let started):
             streamTemplates[record.stream] = started.templateHash
             unreadStarts[record.stream] = nil
-            resolved[record.stream] = nil
+            known = nil
+            streams[record.stream]?.epoch = -1
         default:
             break
         }
-        if output.json {
+        if json {
             printJSON(record, event, wentBack: wentBack)
         } else {
-            try printText(record, event, names: names, read: upcasts, wentBack: wentBack)
+            try printText(record, event, names: upcasts ? names : known, read: upcasts, wentBack: wentBack)
         }
     }
 
@@ -156,7 +187,7 @@ public struct LogPrinter {
     private mutating func printUnreadable(_ record: EventRecord, _ error: any Error) {
         let stored = InspectionEvent.unrecognized(
             StoredPayload(type: record.type, schemaVersion: record.schemaVersion, payload: record.payload))
-        if output.json {
+        if json {
             output.note(
                 "jqc: position \(record.position): the \(TerminalText.singleLine(record.type)) event cannot be "
                     + "read: \(TerminalText.singleLine("\(error)"))")
@@ -169,12 +200,10 @@ public struct LogPrinter {
 
     /// One event as its exported JSON line.
     private mutating func printJSON(_ record: EventRecord, _ event: InspectionEvent, wentBack: Bool) {
-        let claim = isClaim(record)
-        emit { out in
-            let start = out.count
-            EventExport.appendJSONLine(for: record, event: event, to: &out)
-            if claim { Self.markClaim(record, in: &out, from: start) }
-        }
+        let start = block.count
+        EventExport.appendJSONLine(for: record, event: event, sharing: &jsonParts, to: &block)
+        if isClaim(record) { Self.markClaim(record, in: &block, from: start) }
+        endLine()
         // The lines stay events (Schemas/events); the warning goes beside them, as a hole's does.
         if wentBack {
             flush()
@@ -185,14 +214,31 @@ public struct LogPrinter {
     }
 
     /// One event in words; `read`: whether the template was looked up
-    /// already (for an upcast), with `names` what was found.
+    /// already (for an upcast), with `names` what was found; else `names`
+    /// are the stream's as found before, if any.
     private mutating func printText(
         _ record: EventRecord, _ event: InspectionEvent, names known: EventWording.FieldNames?, read: Bool,
         wentBack: Bool
     ) throws {
-        var names = known
-        if !read, Self.namesFields(event) { names = try self.names(of: record) }
+        var names = read ? known : nil
+        if !read, Self.namesFields(event) { names = try known ?? self.names(of: record) }
         let template = names?.template
+        let claim = isClaim(record) ? record.device : nil
+        LogFilter.appendLineStart(for: record, claimedBy: claim, to: &block)
+        // The words of the most frequent events, as bytes, kept when they
+        // are what `describe` and `singleLine` make of them.
+        let summaryStart = block.count
+        if EventWording.appendDescription(of: event, template: template, names: names, to: &block) {
+            if wentBack { block.append(contentsOf: ("  " + TimelineEntry.clockWentBack).utf8) }
+            let shownAsIs = block.withUnsafeBufferPointer {
+                LogFilter.isShownAsIs(UnsafeBufferPointer(rebasing: $0[summaryStart...]))
+            }
+            if shownAsIs {
+                endLine()
+                return
+            }
+            block.removeSubrange(summaryStart...)
+        }
         var hash: String?
         if case .started(let started) = event, let template, let matches = hashMatches[started.templateHash],
             templates[started.templateHash] == template
@@ -202,8 +248,8 @@ public struct LogPrinter {
         var summary = EventWording.describe(
             event, stream: record.stream, template: template, templateHash: hash, names: names)
         if wentBack { summary += "  " + TimelineEntry.clockWentBack }
-        let claim = isClaim(record) ? record.device : nil
-        emit { LogFilter.appendLine(for: record, summary: summary, claimedBy: claim, to: &$0) }
+        LogFilter.appendSingleLine(summary, to: &block)
+        endLine()
     }
 
     /// Adds `"actor_verified":false,"recorded_by_device":"…"` to the actor
@@ -247,8 +293,13 @@ public struct LogPrinter {
     /// it is full (or at once, to a terminal).
     private mutating func emit(_ format: (inout [UInt8]) -> Void) {
         format(&block)
+        endLine()
+    }
+
+    /// Ends the line formatted into the block.
+    private mutating func endLine() {
         block.append(UInt8(ascii: "\n"))
-        if block.count >= Self.blockSize || output.isTerminal { flush() }
+        if block.count >= Self.blockSize || toTerminal { flush() }
     }
 
     /// Hands the lines formatted so far to stdout: before anything else is
@@ -272,7 +323,7 @@ public struct LogPrinter {
         templates[hash] = template
         hashMatches[hash] = template.contentHash == hash
         namesByHash[hash] = nil
-        resolved.removeAll(keepingCapacity: true)
+        templatesEpoch += 1
     }
 
     /// The pinned template of the record's inspection: from a start seen in
@@ -282,14 +333,15 @@ public struct LogPrinter {
     /// decoded, and its failure shown, by `print`. With the template, its
     /// field names, kept for every stream of that template.
     private mutating func names(of record: EventRecord) throws -> EventWording.FieldNames? {
-        if let known = resolved[record.stream] { return known }
+        if let seen = streams[record.stream], seen.epoch == templatesEpoch, let known = seen.names { return known }
         guard let found = try findTemplate(of: record), let hash = streamTemplates[record.stream] else { return nil }
         // `findTemplate` answers `templates[hash]`, and every change of it
         // drops the names kept for that hash.
         let names = namesByHash[hash] ?? EventWording.FieldNames(found)
         assert(names.template == found, "the field names kept for template \(hash) are of another template")
         namesByHash[hash] = names
-        resolved[record.stream] = names
+        streams[record.stream, default: StreamSeen(lastRecordedAt: record.recordedAt, epoch: -1)].names = names
+        streams[record.stream]?.epoch = templatesEpoch
         return names
     }
 
@@ -313,7 +365,7 @@ public struct LogPrinter {
             templates[hash] = viewed
             hashMatches[hash] = true
             namesByHash[hash] = nil
-            resolved.removeAll(keepingCapacity: true)
+            templatesEpoch += 1
             return viewed
         }
         return nil
