@@ -49,6 +49,30 @@ import Testing
         #expect(server.requests.allSatisfy { $0.hasPrefix("GET /api/v1/inspections?") }, "\(server.requests)")
     }
 
+    /// (the completion the server sent, as the listing shows it): every row
+    /// to the minute in UTC, which the header names; an offset moved to
+    /// UTC, no zone read as UTC (the listing cut the text at 16 characters,
+    /// so 12:00+02:00 read as 12:00 in a column of UTC times).
+    static let listedTimes: [(sent: String, listed: String)] = [
+        ("2026-05-01T10:00:00.123Z", "2026-05-01T10:00"),
+        ("2026-05-01T12:00:00+02:00", "2026-05-01T10:00"),
+        ("2026-05-01T00:30:00-01:00", "2026-05-01T01:30"),
+        ("2026-05-01T10:00:00.123", "2026-05-01T10:00"),
+        ("not a time at all", "not a time at al"),
+    ]
+
+    @Test(arguments: listedTimes)
+    func theListingGivesEachCompletionInUTCToTheMinute(sent: String, listed: String) throws {
+        let server = try HostileServer(.history, completedAt: sent)
+        let sample = try Self.loggedIn(to: server)
+        let result = try sample.jqc("history")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.contains("COMPLETED (UTC)") == true, "\(result.stdout)")
+        let row = try #require(lines.first { $0.hasPrefix("42 ") }, "\(result.stdout)")
+        #expect(row.contains(listed), "\(row)")
+    }
+
     /// (the `--inspector` text, whether Dana Inspector's record is listed):
     /// any part of the name, in any case, as `log --actor` and `inspections
     /// --inspector` match (issue #33 item 8).

@@ -50,11 +50,11 @@ public struct HistoryPage {
 
     /// The table's header.
     public static let header = [
-        "ID", "COMPLETED", "TEMPLATE", "FACILITY", "INSPECTOR", "SCORE", "FOLLOW-UP", "CLIENT ID",
+        "ID", "COMPLETED (UTC)", "TEMPLATE", "FACILITY", "INSPECTOR", "SCORE", "FOLLOW-UP", "CLIENT ID",
     ]
 
     /// A row per record: "-" for what the server left out, the completion to
-    /// the minute, the area after the facility, the score to two decimals.
+    /// the minute in UTC, the area after the facility, the score to two decimals.
     public var rows: [[String]] {
         func text(_ value: JSONValue?) -> String {
             switch value {
@@ -66,7 +66,7 @@ public struct HistoryPage {
         }
         return inspections.map { i in
             [
-                text(i["id"]), String(text(i["completed_at"]).prefix(16)), text(i["template_name"]),
+                text(i["id"]), Self.completedText(i["completed_at"]), text(i["template_name"]),
                 text(i["facility_name"]) + (i["area_name"]?.stringValue.map { " / \($0)" } ?? ""),
                 text(i["inspector_name"]), Self.score(i["overall_score"]), text(i["follow_up_required"]),
                 String(text(i["client_id"]).prefix(8)),
@@ -88,6 +88,19 @@ public struct HistoryPage {
     /// The line under the table: which records of how many.
     public var footer: String {
         "\(offset + 1)-\(offset + inspections.count) of \(total)\(filter.isEmpty ? "" : " matching the filter")\(searched)"
+    }
+
+    /// A completion time as the listing prints it: to the minute, in UTC,
+    /// so every row is in the one zone the header names. A time the server
+    /// sent with an offset is moved to UTC; one without a zone (the
+    /// reference backend's) is read as UTC, as `history --since` and
+    /// `history show` read it; one that is no time, as the server wrote it.
+    public static func completedText(_ value: JSONValue?) -> String {
+        guard case .string(let text)? = value else { return "-" }
+        guard let time = Timestamp(iso8601: text) ?? Timestamp(iso8601: text + "Z") else {
+            return String(text.prefix(16))
+        }
+        return String(time.iso8601.prefix(16))
     }
 
     /// A score as every listing prints it (two decimals, as `jqc inspections`),
