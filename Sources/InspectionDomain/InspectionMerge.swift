@@ -70,7 +70,27 @@ public struct EventStamp: Hashable, Sendable {
     /// The total order of the merge: hybrid time, then device id bytes.
     public static func precedes(_ a: EventStamp, _ b: EventStamp) -> Bool {
         if a.time != b.time { return a.time < b.time }
-        return a.device.bytes.lexicographicallyPrecedes(b.device.bytes)
+        return a.device.bytesPrecede(b.device)
+    }
+}
+
+extension UUID {
+    /// Whether this id's 16 bytes (RFC 4122 order) come before `other`'s:
+    /// the order of the merge's ties and of the views' keys, compared as two
+    /// big-endian halves, with no array made per comparison.
+    public func bytesPrecede(_ other: UUID) -> Bool {
+        let a = halves
+        let b = other.halves
+        return a.high != b.high ? a.high < b.high : a.low < b.low
+    }
+
+    private var halves: (high: UInt64, low: UInt64) {
+        withUnsafeBytes(of: uuid) { raw in
+            (
+                UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
     }
 }
 
