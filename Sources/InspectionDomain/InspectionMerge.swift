@@ -127,6 +127,21 @@ struct StreamClock: Hashable, Sendable {
     func hash(into hasher: inout Hasher) {}
 }
 
+/// What the merge's fold changed since its views were last derived
+/// (`deriveMerged`): bookkeeping of the fold, like `StreamClock`, so two
+/// states that show the same record are equal whatever it holds.
+struct DeriveScope: Hashable, Sendable {
+    /// The fields a write was folded for.
+    var fields: Set<FieldID> = []
+    /// A photo or an issue was added (the merge's order of them may change).
+    var items = false
+    /// Everything: the in-order fold has just become a merge.
+    var all = false
+
+    static func == (a: DeriveScope, b: DeriveScope) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
+}
+
 /// One write of a field: the field, and the event (device, version) that
 /// wrote it (a start pre-fills several fields in one event).
 struct FieldWriteKey: Hashable, Sendable {
@@ -167,7 +182,9 @@ public struct FieldWrite: Hashable, Sendable {
 /// were folded). The real rule is `latest`; another is injected only to show
 /// that the merge's tests catch a wrong one. The fold asks it again with only
 /// the standing write and a new one of this device (`deriveMerged`), so a
-/// rule must pick from a pair as it would from the whole list.
+/// rule must pick from a pair as it would from the whole list; after a
+/// reception, it is asked only for the fields the reception wrote
+/// (`deriveAfterReception`).
 public struct FieldMerge: Hashable, Sendable {
     public let name: String
     public let winner: @Sendable ([FieldWrite]) -> FieldWrite?
