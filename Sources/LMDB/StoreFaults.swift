@@ -108,7 +108,10 @@ public enum StoreFaults {
     }
 
     private static func copy(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
-        let bytes = Array(text.utf8)
+        copy(bytes: Array(text.utf8))
+    }
+
+    private static func copy(bytes: [UInt8]) -> (UnsafeMutablePointer<UInt8>, Int) {
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         buffer.initialize(from: bytes, count: bytes.count)
         return (buffer, bytes.count)
@@ -126,11 +129,13 @@ public enum StoreFaults {
                 directory,
                 "reading it ran into a damaged page or past the end of the file, and the process was stopped "
                     + "(SIGBUS/SIGSEGV) before anything was committed") + "\n")
-        let marker = "\u{1}"
-        let space = words.noSpace(directory, marker) + "\n"
-        let parts = space.components(separatedBy: marker)
-        let before = copy(parts.first ?? space)
-        let after = copy(parts.count > 1 ? parts[1...].joined() : "")
+        let marker = UInt8(1)
+        let space = Array((words.noSpace(directory, String(UnicodeScalar(marker))) + "\n").utf8)
+        // Split at the first marker byte, any other one left out (bytes, not
+        // Foundation's `components`: that bridged through NSString at every open).
+        let cut = space.firstIndex(of: marker)
+        let before = copy(bytes: cut.map { Array(space[..<$0]) } ?? space)
+        let after = copy(bytes: cut.map { space[($0 + 1)...].filter { $0 != marker } } ?? [])
         let dir = strdup(directory)
         slots[index] = Slot(
             inUse: false, environment: UInt(bitPattern: environment), dataStart: 0, dataEnd: 0, lockStart: 0,
@@ -145,10 +150,19 @@ public enum StoreFaults {
     /// on Linux), so a fault can be told apart from one in another store.
     static func locateMaps(slot index: Int, directory: String) {
         guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return }
-        let real = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+        // The kernel names a mapped file by its canonical path.
+        let real =
+            realpath(directory, nil).map { resolved in
+                defer { free(resolved) }
+                return String(cString: resolved)
+            } ?? directory
         var data: (UInt, UInt) = (0, 0)
         var lockFile: (UInt, UInt) = (0, 0)
         for line in maps.split(separator: "\n") {
+            // Only the store's two files are wanted: other lines are not split.
+            guard line.hasSuffix(Environment.dataFileName) || line.hasSuffix(Environment.lockFileName) else {
+                continue
+            }
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6 else { continue }
             let file = fields[5...].joined(separator: " ")
