@@ -185,3 +185,24 @@ import Testing
         #expect(b.state.values.count == 3)
     }
 }
+
+/// Ids compared by their 16 bytes without arrays (`UUID.bytesPrecede`): the
+/// merge's ties and the views' key order, as `bytes` compared in order.
+@Suite struct UUIDByteOrderTests {
+    static let pairs: [(String, String)] = [
+        ("00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002"),
+        ("00000000-0000-0001-0000-000000000000", "00000000-0000-0000-ffff-ffffffffffff"),
+        ("01000000-0000-0000-0000-000000000000", "00ffffff-ffff-ffff-ffff-ffffffffffff"),
+        ("80000000-0000-0000-0000-000000000000", "7fffffff-ffff-ffff-ffff-ffffffffffff"),
+        ("ffffffff-ffff-ffff-0000-000000000001", "ffffffff-ffff-ffff-0000-000000000100"),
+        ("41b1bceb-0000-4000-8000-000000000000", "41b1bceb-0000-4000-8000-000000000000"),
+    ]
+
+    @Test(arguments: pairs.indices)
+    func bytesPrecedeIsTheOrderOfTheBytes(pair: Int) throws {
+        let a = try #require(UUID(uuidString: Self.pairs[pair].0))
+        let b = try #require(UUID(uuidString: Self.pairs[pair].1))
+        #expect(a.bytesPrecede(b) == a.bytes.lexicographicallyPrecedes(b.bytes))
+        #expect(b.bytesPrecede(a) == b.bytes.lexicographicallyPrecedes(a.bytes))
+    }
+}
