@@ -99,7 +99,16 @@ public enum StoreFaults {
     }()
     static let lock = NSLock()
     nonisolated(unsafe) static var currentWording = Wording.standard
-    nonisolated(unsafe) static var paths: [UInt: String] = [:]
+
+    /// The directory of the open environment `environment` (the caller
+    /// holds `lock`): read from its slot, where the fault handler reads it,
+    /// so no dictionary is kept beside the slots.
+    static func directory(of environment: UInt) -> String? {
+        for index in 0..<capacity where slots[index].inUse && slots[index].environment == environment {
+            return slots[index].directory.map { String(cString: $0) }
+        }
+        return nil
+    }
 
     static func wording() -> Wording {
         lock.lock()
@@ -142,7 +151,6 @@ public enum StoreFaults {
             lockEnd: 0, damaged: damaged.0, damagedLength: damaged.1, spaceBefore: before.0,
             spaceBeforeLength: before.1, spaceAfter: after.0, spaceAfterLength: after.1, directory: dir)
         slots[index].inUse = true
-        paths[UInt(bitPattern: environment)] = directory
         return index
     }
 
@@ -158,14 +166,15 @@ public enum StoreFaults {
             } ?? directory
         var data: (UInt, UInt) = (0, 0)
         var lockFile: (UInt, UInt) = (0, 0)
-        for line in maps.split(separator: "\n") {
+        let wanted = [Environment.dataFileName, Environment.lockFileName].map { Array($0.utf8) }
+        for bytes in maps.utf8.split(separator: UInt8(ascii: "\n")) {
             // Only the store's two files are wanted: other lines are not split.
-            guard line.hasSuffix(Environment.dataFileName) || line.hasSuffix(Environment.lockFileName) else {
-                continue
-            }
+            guard wanted.contains(where: { bytes.reversed().starts(with: $0.reversed()) }) else { continue }
+            let line = String(Substring(bytes))
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6 else { continue }
-            let file = fields[5...].joined(separator: " ")
+            var file = String(fields[5])
+            for field in fields[6...] { file += " " + field }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else {
                 continue
@@ -191,7 +200,6 @@ public enum StoreFaults {
         // Marked free first: the handler never reads a slot not in use.
         slots[index].inUse = false
         let slot = slots[index]
-        paths[slot.environment] = nil
         slot.damaged?.deallocate()
         slot.spaceBefore?.deallocate()
         slot.spaceAfter?.deallocate()
@@ -205,7 +213,7 @@ func storeAssertion(_ environment: OpaquePointer?, _ message: UnsafePointer<CCha
     let text = message.map { String(cString: $0) } ?? "an internal check failed"
     let key = environment.map { UInt(bitPattern: $0) } ?? 0
     StoreFaults.lock.lock()
-    let directory = StoreFaults.paths[key] ?? "(unknown)"
+    let directory = StoreFaults.directory(of: key) ?? "(unknown)"
     let words = StoreFaults.currentWording
     StoreFaults.lock.unlock()
     let inTable = TableInUse.current.flatMap { words.damagedTable(directory, $0.table, $0.emptying) }
