@@ -70,7 +70,27 @@ public struct EventStamp: Hashable, Sendable {
     /// The total order of the merge: hybrid time, then device id bytes.
     public static func precedes(_ a: EventStamp, _ b: EventStamp) -> Bool {
         if a.time != b.time { return a.time < b.time }
-        return a.device.bytes.lexicographicallyPrecedes(b.device.bytes)
+        return a.device.bytesPrecede(b.device)
+    }
+}
+
+extension UUID {
+    /// Whether this id's 16 bytes (RFC 4122 order) come before `other`'s:
+    /// the order of the merge's ties and of the views' keys, compared as two
+    /// big-endian halves, with no array made per comparison.
+    public func bytesPrecede(_ other: UUID) -> Bool {
+        let a = halves
+        let b = other.halves
+        return a.high != b.high ? a.high < b.high : a.low < b.low
+    }
+
+    private var halves: (high: UInt64, low: UInt64) {
+        withUnsafeBytes(of: uuid) { raw in
+            (
+                UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
     }
 }
 
@@ -104,6 +124,21 @@ struct StreamClock: Hashable, Sendable {
     }
 
     static func == (a: StreamClock, b: StreamClock) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
+}
+
+/// What the merge's fold changed since its views were last derived
+/// (`deriveMerged`): bookkeeping of the fold, like `StreamClock`, so two
+/// states that show the same record are equal whatever it holds.
+struct DeriveScope: Hashable, Sendable {
+    /// The fields a write was folded for.
+    var fields: Set<FieldID> = []
+    /// A photo or an issue was added (the merge's order of them may change).
+    var items = false
+    /// Everything: the in-order fold has just become a merge.
+    var all = false
+
+    static func == (a: DeriveScope, b: DeriveScope) -> Bool { true }
     func hash(into hasher: inout Hasher) {}
 }
 
@@ -147,7 +182,9 @@ public struct FieldWrite: Hashable, Sendable {
 /// were folded). The real rule is `latest`; another is injected only to show
 /// that the merge's tests catch a wrong one. The fold asks it again with only
 /// the standing write and a new one of this device (`deriveMerged`), so a
-/// rule must pick from a pair as it would from the whole list.
+/// rule must pick from a pair as it would from the whole list; after a
+/// reception, it is asked only for the fields the reception wrote
+/// (`deriveAfterReception`).
 public struct FieldMerge: Hashable, Sendable {
     public let name: String
     public let winner: @Sendable ([FieldWrite]) -> FieldWrite?

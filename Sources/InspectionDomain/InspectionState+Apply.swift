@@ -147,6 +147,7 @@ extension InspectionState {
     mutating func addPhoto(_ captured: PhotoCaptured, recordedAt: Timestamp, actor: Actor, stamp: EventStamp) {
         guard photo(id: captured.photo.photoID) == nil else { return }
         noteWork(stamp)
+        if merge != nil { changedSinceDerive.items = true }
         photos.append(
             CapturedPhoto(
                 photo: captured.photo, kind: captured.kind, fieldID: captured.fieldID, issueID: captured.issueID,
@@ -161,6 +162,7 @@ extension InspectionState {
     mutating func addIssue(_ flagged: IssueFlagged, recordedAt: Timestamp, actor: Actor, stamp: EventStamp) {
         guard issue(id: flagged.issueID) == nil else { return }
         noteWork(stamp)
+        if merge != nil { changedSinceDerive.items = true }
         issues.append(
             FlaggedIssue(
                 id: flagged.issueID, severity: flagged.severity, description: flagged.description,

@@ -167,6 +167,7 @@ extension InspectionState {
         for index in discards.indices { discards[index].stamp = clocked(discards[index].stamp) }
         lastStamp = lastStamp.map(clocked)
         merge = history
+        changedSinceDerive.all = true
         // The in-order fold kept each field's last write only: an earlier
         // one of this device is below it in the frontier anyway.
         for write in history.writes.values.joined() { noteWork(write.stamp) }
@@ -182,7 +183,9 @@ extension InspectionState {
         var clock = lastStamp?.clock ?? VectorClock()
         clock.versions[own] = version
         var predecessors = lastStamp.map { [$0.time] } ?? []
+        var standingBefore: Closing?
         if case .received(let received) = event {
+            standingBefore = standingSubmit
             let carried = foldCarried(received, pinnedTemplates: pinnedTemplates)
             clock.merge(carried.clock)
             if let latest = carried.latest { predecessors.append(latest) }
@@ -212,7 +215,8 @@ extension InspectionState {
         switch event {
         case .fieldSet(let answer): deriveMerged(fields: [answer.fieldID])
         case .fieldCleared(let cleared): deriveMerged(fields: [cleared.fieldID])
-        case .received, .started, .submitted, .discarded, .templatePinned: deriveMerged()
+        case .received: deriveAfterReception(standingBefore: standingBefore)
+        case .started, .submitted, .discarded, .templatePinned: deriveMerged()
         default: deriveMerged(fields: [])
         }
     }
@@ -394,6 +398,7 @@ extension InspectionState {
         // make the fold quadratic.
         merge?.writes[field, default: []].append(
             FieldWrite(fieldID: field, value: value, stamp: stamp, actor: actor, recordedAt: recordedAt))
+        changedSinceDerive.fields.insert(field)
         updatedAt = max(updatedAt ?? recordedAt, recordedAt)
     }
 
@@ -402,24 +407,8 @@ extension InspectionState {
     /// writes changed (nil: anything may have, photos and issues too).
     mutating func deriveMerged(fields: Set<FieldID>? = nil) {
         guard let merge else { return }
-        if fields == nil {
-            photos.sort { EventStamp.precedes($0.stamp, $1.stamp) }
-            issues.sort { EventStamp.precedes($0.stamp, $1.stamp) }
-        }
-        if let submit = standingSubmit {
-            close(submitted: submit)
-        } else if let discard = closingDiscard {
-            status = .discarded
-            discardReason = discard.reason
-            discardedAt = discard.at
-        } else if startedAt != nil {
-            // No submit, and every discard (if any) overtaken: the copy is
-            // open, whatever this device folded first.
-            status = .draft
-            discardReason = nil
-            discardedAt = nil
-        }
-        sync.serverID = ownServerRecord?.serverID ?? standingServerRecord?.serverID
+        changedSinceDerive = DeriveScope()
+        deriveClosing(sortingItems: fields == nil)
         if let fields {
             // This device's new write follows everything folded: after a
             // submit it does not count; else it competes only with the
@@ -442,5 +431,46 @@ extension InspectionState {
         }
         values = derived
         self.merge?.standing = standing
+    }
+
+    /// The views after a reception: only the fields its records wrote get
+    /// their winner again, and photos and issues are put in the merge's
+    /// order again only when it added some. Everything is derived again when
+    /// the stream has just become a merge, or when the submit that stands
+    /// changed (which writes count changes for every field then).
+    mutating func deriveAfterReception(standingBefore: Closing?) {
+        let scope = changedSinceDerive
+        guard let merge, !scope.all, standingSubmit == standingBefore else { return deriveMerged() }
+        changedSinceDerive = DeriveScope()
+        deriveClosing(sortingItems: scope.items)
+        for field in scope.fields {
+            let winner = fieldMerge.winner(counting(merge.writes[field] ?? []))
+            self.merge?.standing[field] = winner
+            values[field] = winner?.value
+        }
+    }
+
+    /// The status, the closing and the server record a merged stream shows,
+    /// from its submits, discards and server records; the photos and issues
+    /// in the merge's order when `sortingItems`.
+    mutating func deriveClosing(sortingItems: Bool) {
+        if sortingItems {
+            photos.sort { EventStamp.precedes($0.stamp, $1.stamp) }
+            issues.sort { EventStamp.precedes($0.stamp, $1.stamp) }
+        }
+        if let submit = standingSubmit {
+            close(submitted: submit)
+        } else if let discard = closingDiscard {
+            status = .discarded
+            discardReason = discard.reason
+            discardedAt = discard.at
+        } else if startedAt != nil {
+            // No submit, and every discard (if any) overtaken: the copy is
+            // open, whatever this device folded first.
+            status = .draft
+            discardReason = nil
+            discardedAt = nil
+        }
+        sync.serverID = ownServerRecord?.serverID ?? standingServerRecord?.serverID
     }
 }

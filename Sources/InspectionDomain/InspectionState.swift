@@ -92,6 +92,8 @@ public struct InspectionState: Hashable, Sendable {
     var lastWrites: [FieldID: FieldWrite] = [:]
     /// Once the stream has a reception: everything the merge needs.
     var merge: MergeHistory?
+    /// What a reception's fold changed, for the derive after it.
+    var changedSinceDerive = DeriveScope()
 
     /// What the server has acknowledged, and what failed.
     public var sync = SyncFacts()

@@ -26,6 +26,8 @@ final class InspectionFold {
     var lastSharedPosition: UInt64 = 0
     /// The other partitions' folds taken in.
     var absorbed: Set<ObjectIdentifier> = []
+    /// `states`' ids in key order, once sorted (`idsInKeyOrder`).
+    private var keyOrder: [UUID] = []
 
     init(log: LedgerReader?) { self.log = log }
 
@@ -44,6 +46,16 @@ final class InspectionFold {
         if case .started(let started) = event, let parent = started.parentInspectionID {
             children[parent, default: []].append(stream)
         }
+    }
+
+    /// The folded states' ids in the byte order of their keys, sorted once
+    /// for every view a rebuild writes (LMDB's inserts in key order are
+    /// appends to the right page). Sorting the states themselves moved each
+    /// one n log n times, once per view: a quarter of a rebuild's CPU time.
+    /// States are only ever added, so a list as long as `states` is current.
+    func idsInKeyOrder() -> [UUID] {
+        if keyOrder.count != states.count { keyOrder = states.keys.sorted { $0.bytesPrecede($1) } }
+        return keyOrder
     }
 
     /// Which re-inspection clears a parent's follow-up: the one completed

@@ -3,6 +3,7 @@ import InspectionDomain
 import LMDB
 import LedgerCore
 import LedgerStore
+import Synchronization
 
 /// The inspection views, each a projection with its own version and tables.
 ///
@@ -110,43 +111,44 @@ public final class InspectionView: Projection, Sendable {
 
     /// Rewrites this view's rows for one inspection.
     func write(_ state: InspectionState, _ rows: ProjectionContext, _ tables: InspectionTables) throws {
+        var changes: [RowChange] = []
+        rowChanges(of: state, into: &changes)
+        for change in changes { try change.apply(to: rows) }
+    }
+
+    /// This view's rows for one inspection, as puts and deletes: pure, so a
+    /// rebuild works them out for many inspections at once on every core.
+    func rowChanges(of state: InspectionState, into changes: inout [RowChange]) {
         let key = state.id.bytes
         switch kind {
         case .templates, .receptions:
             break
         case .inspections:
             guard state.status != .notStarted else { return }
-            try rows.put(InspectionTables.names.inspections, key, InspectionSummary(state).cbor.encoded())
+            changes.append(.put(InspectionTables.names.inspections, key, InspectionSummary(state).encoded))
         case .drafts:
-            if state.isDraftHere {
-                try rows.put(InspectionTables.names.drafts, key, [])
-            } else {
-                try rows.delete(InspectionTables.names.drafts, key)
-            }
+            changes.append(
+                state.isDraftHere
+                    ? .put(InspectionTables.names.drafts, key, []) : .delete(InspectionTables.names.drafts, key))
         case .followups:
-            if state.status == .completed && state.followUpOutstanding {
-                try rows.put(InspectionTables.names.followUps, key, [])
-            } else {
-                try rows.delete(InspectionTables.names.followUps, key)
-            }
+            changes.append(
+                state.status == .completed && state.followUpOutstanding
+                    ? .put(InspectionTables.names.followUps, key, [])
+                    : .delete(InspectionTables.names.followUps, key))
         case .issues:
             // A discarded draft's issues disappear from every view.
             let visible = state.status == .draft || state.status == .completed
             for issue in state.issues {
-                if visible {
-                    try rows.put(
-                        InspectionTables.names.issues, issue.id.bytes, IssueRow(issue, of: state).cbor.encoded())
-                } else {
-                    try rows.delete(InspectionTables.names.issues, issue.id.bytes)
-                }
+                changes.append(
+                    visible
+                        ? .put(InspectionTables.names.issues, issue.id.bytes, IssueRow(issue, of: state).encoded)
+                        : .delete(InspectionTables.names.issues, issue.id.bytes))
             }
         case .outbox:
             for (rowKey, row) in OutboxItem.rows(of: state) {
-                if let row {
-                    try rows.put(InspectionTables.names.outbox, rowKey, row.cbor.encoded())
-                } else {
-                    try rows.delete(InspectionTables.names.outbox, rowKey)
-                }
+                changes.append(
+                    row.map { .put(InspectionTables.names.outbox, rowKey, $0.encoded) }
+                        ?? .delete(InspectionTables.names.outbox, rowKey))
             }
             // Keyed by the standing submit's time, which a later reception
             // may change: the rows of other keys of this inspection go first.
@@ -154,9 +156,9 @@ public final class InspectionView: Projection, Sendable {
             let rowKey = UnreportedSubmission.key(state.id, submittedAt: unreported?.submittedAt)
             for stale in state.submits.map({ UnreportedSubmission.key(state.id, submittedAt: $0.at) })
             where stale != rowKey || unreported == nil {
-                try rows.delete(InspectionTables.names.unreported, stale)
+                changes.append(.delete(InspectionTables.names.unreported, stale))
             }
-            if let unreported { try rows.put(InspectionTables.names.unreported, rowKey, unreported.cbor.encoded()) }
+            if let unreported { changes.append(.put(InspectionTables.names.unreported, rowKey, unreported.encoded)) }
         }
     }
 
@@ -164,7 +166,14 @@ public final class InspectionView: Projection, Sendable {
 
     public func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder {
         if kind == .templates { return TemplatesRebuilder() }
-        if kind == .drafts { return DraftsRebuilder() }
+        if kind == .drafts {
+            // Rebuilt beside a view that folds every inspection (the views
+            // are made in `Kind` order, `inspections` first), the drafts are
+            // read from that fold's states: the record types alone would be
+            // a second pass over every record for the same answer.
+            if let fold = scratch.existing(InspectionFold.self) { return Rebuilder(view: self, fold: fold) }
+            return DraftsRebuilder()
+        }
         if kind == .receptions { return ReceptionsRebuilder() }
         return Rebuilder(view: self, fold: scratch.shared(InspectionFold.self) { InspectionFold(log: scratch.log) })
     }
@@ -231,7 +240,7 @@ public final class InspectionView: Projection, Sendable {
                     open[id] = fold.states[id]?.isDraftHere ?? false
                 }
             }
-            let drafts = open.filter(\.value).keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+            let drafts = open.filter(\.value).keys.sorted { $0.bytesPrecede($1) }
             for id in drafts { try context.put(InspectionTables.names.drafts, id.bytes, []) }
         }
     }
@@ -304,6 +313,25 @@ public final class InspectionView: Projection, Sendable {
             fold.absorb(other.fold)
         }
 
+        /// The rows of the inspections `ids`, in their order, worked out in
+        /// parts on every core (the states are only read): encoding them was
+        /// most of a rebuild's last step, which runs after the partitions.
+        func rowChanges(of ids: [UUID]) -> [RowChange] {
+            let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, ids.count / 1_000))
+            let found = RowChanges(parts: parts)
+            // Values only cross to the other threads (the fold is not shared).
+            let states = fold.states
+            let view = view
+            DispatchQueue.concurrentPerform(iterations: parts) { part in
+                var changes: [RowChange] = []
+                for id in ids[ids.count * part / parts..<ids.count * (part + 1) / parts] {
+                    if let state = states[id] { view.rowChanges(of: state, into: &changes) }
+                }
+                found.keep(changes, as: part)
+            }
+            return found.inOrder()
+        }
+
         func write(in context: ProjectionContext) throws {
             if !fold.followUpsResolved {
                 fold.resolveFollowUps()
@@ -315,9 +343,7 @@ public final class InspectionView: Projection, Sendable {
                 break  // TemplatesRebuilder
             default:
                 // Key order makes LMDB's inserts appends to the right page.
-                for (_, state) in fold.states.sorted(by: { $0.key.bytes.lexicographicallyPrecedes($1.key.bytes) }) {
-                    try view.write(state, context, tables)
-                }
+                for change in rowChanges(of: fold.idsInKeyOrder()) { try change.apply(to: context) }
                 if view.kind == .inspections {
                     for (parent, children) in fold.children {
                         for child in children {
@@ -328,6 +354,32 @@ public final class InspectionView: Projection, Sendable {
             }
         }
     }
+}
+
+/// One row a view writes or removes.
+enum RowChange: Sendable {
+    case put(ViewTable, [UInt8], [UInt8])
+    case delete(ViewTable, [UInt8])
+
+    func apply(to rows: ProjectionContext) throws {
+        switch self {
+        case .put(let table, let key, let value): try rows.put(table, key, value)
+        case .delete(let table, let key): try rows.delete(table, key)
+        }
+    }
+}
+
+/// The parts of a rebuild's rows, each worked out on its own thread and
+/// kept here once, under the lock.
+final class RowChanges: Sendable {
+    private let parts: Mutex<[[RowChange]]>
+
+    init(parts: Int) { self.parts = Mutex(Array(repeating: [], count: parts)) }
+
+    func keep(_ changes: [RowChange], as part: Int) { parts.withLock { $0[part] = changes } }
+
+    /// Every part's rows, in the parts' order.
+    func inOrder() -> [RowChange] { parts.withLock { Array($0.joined()) } }
 }
 
 /// The inspections one appended record changes: its own, and the parent of

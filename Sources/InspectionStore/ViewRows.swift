@@ -58,6 +58,37 @@ struct InspectionTables: Sendable {
     }
 }
 
+/// The keys of one kind of view row, a text-keyed map, with their
+/// deterministic order (by encoded bytes) worked out once: encoding a
+/// `CBORValue` map encodes and sorts every key of every row, which a rebuild
+/// did for tens of thousands of rows with the same keys.
+struct RowKeys: Sendable {
+    let keys: [String]
+    private let encodedKeys: [[UInt8]]
+    private let order: [Int]
+
+    init(_ keys: [String]) {
+        self.keys = keys
+        let encodedKeys = keys.map { CBORValue.text($0).encoded() }
+        self.encodedKeys = encodedKeys
+        order = encodedKeys.indices.sorted { encodedKeys[$0].lexicographicallyPrecedes(encodedKeys[$1]) }
+    }
+
+    /// The row's bytes: the same as `CBORValue.textMap(pairs).encoded()`,
+    /// `pairs` being these keys, in this order, with their values.
+    func encode(_ pairs: [(String, CBORValue)]) -> [UInt8] {
+        precondition(pairs.count == keys.count, "a row of \(pairs.count) keys where \(keys.count) were worked out")
+        assert(pairs.map(\.0) == keys, "a row's keys are not the ones its order was worked out for")
+        var writer = CBORWriter()
+        writer.writeMapHeader(count: pairs.count)
+        for index in order {
+            writer.write(encoded: encodedKeys[index])
+            pairs[index].1.write(to: &writer)
+        }
+        return writer.bytes
+    }
+}
+
 /// Where an inspection stands with the server, in one word for listings.
 public enum SyncState: String, Sendable, CaseIterable {
     /// A draft: nothing to send yet.
@@ -148,10 +179,17 @@ public struct InspectionSummary: Hashable, Sendable {
         version = UInt64(state.eventCount)
     }
 
-    var cbor: CBORValue {
+    static let rowKeys = RowKeys([
+        "status", "template_id", "template_name", "facility_id", "facility_name", "area_name", "parent", "started_at",
+        "started_by", "updated_at", "completed_at", "score", "follow_up", "follow_up_resolved_by", "server_id", "sync",
+        "sync_notes", "answered", "issues", "photos", "version",
+    ])
+
+    /// The row's bytes (keys in `rowKeys`' order).
+    var encoded: [UInt8] {
         func time(_ t: Timestamp?) -> CBORValue { t.map { .integer($0.microsecondsSinceEpoch) } ?? .null }
         func text(_ s: String?) -> CBORValue { s.map { .text($0) } ?? .null }
-        return .textMap([
+        return Self.rowKeys.encode([
             ("status", .text(status.rawValue)), ("template_id", .text(templateID)),
             ("template_name", .text(templateName)), ("facility_id", .text(facilityID)),
             ("facility_name", .text(facilityName)), ("area_name", text(areaName)),
@@ -257,8 +295,14 @@ public struct IssueRow: Hashable, Sendable {
         }
     }
 
-    var cbor: CBORValue {
-        .textMap([
+    static let rowKeys = RowKeys([
+        "inspection", "facility_id", "facility_name", "severity", "description", "photo", "flagged_at", "flagged_by",
+        "server_id", "sync", "possibly_sent_twice",
+    ])
+
+    /// The row's bytes (keys in `rowKeys`' order).
+    var encoded: [UInt8] {
+        Self.rowKeys.encode([
             ("inspection", .bytes(inspectionID.bytes)), ("facility_id", .text(facilityID)),
             ("facility_name", .text(facilityName)), ("severity", .text(severity.rawValue)),
             ("description", .text(description)), ("photo", photoID.map { .bytes($0.bytes) } ?? .null),
@@ -370,8 +414,14 @@ public struct OutboxItem: Hashable, Sendable {
         }
     }
 
-    var cbor: CBORValue {
-        .textMap([
+    static let rowKeys = RowKeys([
+        "inspection", "state", "detail", "left_out", "attempts", "next_attempt_at", "last_error", "http_status",
+        "adopted_from",
+    ])
+
+    /// The row's bytes (keys in `rowKeys`' order).
+    var encoded: [UInt8] {
+        Self.rowKeys.encode([
             ("inspection", .bytes(inspectionID.bytes)), ("state", .text(state.rawValue)),
             ("detail", detail.map { .text($0) } ?? .null), ("left_out", .bool(leftOut)),
             ("attempts", .unsigned(UInt64(attempts))),
@@ -453,8 +503,14 @@ public struct UnreportedSubmission: Hashable, Sendable {
             note: state.expectedElsewhereNote(submit))
     }
 
-    var cbor: CBORValue {
-        .textMap([
+    static let rowKeys = RowKeys([
+        "submitted_on_device", "submitted_at", "submitted_by", "expected_sender", "adopted_at", "photos", "issues",
+        "note",
+    ])
+
+    /// The row's bytes (keys in `rowKeys`' order).
+    var encoded: [UInt8] {
+        Self.rowKeys.encode([
             ("submitted_on_device", .bytes(submittedOnDevice.bytes)),
             ("submitted_at", .integer(submittedAt.microsecondsSinceEpoch)), ("submitted_by", .text(submittedBy)),
             ("expected_sender", .bytes(expectedSender.bytes)),

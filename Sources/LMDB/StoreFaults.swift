@@ -99,7 +99,16 @@ public enum StoreFaults {
     }()
     static let lock = NSLock()
     nonisolated(unsafe) static var currentWording = Wording.standard
-    nonisolated(unsafe) static var paths: [UInt: String] = [:]
+
+    /// The directory of the open environment `environment` (the caller
+    /// holds `lock`): read from its slot, where the fault handler reads it,
+    /// so no dictionary is kept beside the slots.
+    static func directory(of environment: UInt) -> String? {
+        for index in 0..<capacity where slots[index].inUse && slots[index].environment == environment {
+            return slots[index].directory.map { String(cString: $0) }
+        }
+        return nil
+    }
 
     static func wording() -> Wording {
         lock.lock()
@@ -108,7 +117,10 @@ public enum StoreFaults {
     }
 
     private static func copy(_ text: String) -> (UnsafeMutablePointer<UInt8>, Int) {
-        let bytes = Array(text.utf8)
+        copy(bytes: Array(text.utf8))
+    }
+
+    private static func copy(bytes: [UInt8]) -> (UnsafeMutablePointer<UInt8>, Int) {
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         buffer.initialize(from: bytes, count: bytes.count)
         return (buffer, bytes.count)
@@ -126,18 +138,19 @@ public enum StoreFaults {
                 directory,
                 "reading it ran into a damaged page or past the end of the file, and the process was stopped "
                     + "(SIGBUS/SIGSEGV) before anything was committed") + "\n")
-        let marker = "\u{1}"
-        let space = words.noSpace(directory, marker) + "\n"
-        let parts = space.components(separatedBy: marker)
-        let before = copy(parts.first ?? space)
-        let after = copy(parts.count > 1 ? parts[1...].joined() : "")
+        let marker = UInt8(1)
+        let space = Array((words.noSpace(directory, String(UnicodeScalar(marker))) + "\n").utf8)
+        // Split at the first marker byte, any other one left out (bytes, not
+        // Foundation's `components`: that bridged through NSString at every open).
+        let cut = space.firstIndex(of: marker)
+        let before = copy(bytes: cut.map { Array(space[..<$0]) } ?? space)
+        let after = copy(bytes: cut.map { space[($0 + 1)...].filter { $0 != marker } } ?? [])
         let dir = strdup(directory)
         slots[index] = Slot(
             inUse: false, environment: UInt(bitPattern: environment), dataStart: 0, dataEnd: 0, lockStart: 0,
             lockEnd: 0, damaged: damaged.0, damagedLength: damaged.1, spaceBefore: before.0,
             spaceBeforeLength: before.1, spaceAfter: after.0, spaceAfterLength: after.1, directory: dir)
         slots[index].inUse = true
-        paths[UInt(bitPattern: environment)] = directory
         return index
     }
 
@@ -145,13 +158,23 @@ public enum StoreFaults {
     /// on Linux), so a fault can be told apart from one in another store.
     static func locateMaps(slot index: Int, directory: String) {
         guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return }
-        let real = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+        // The kernel names a mapped file by its canonical path.
+        let real =
+            realpath(directory, nil).map { resolved in
+                defer { free(resolved) }
+                return String(cString: resolved)
+            } ?? directory
         var data: (UInt, UInt) = (0, 0)
         var lockFile: (UInt, UInt) = (0, 0)
-        for line in maps.split(separator: "\n") {
+        let wanted = [Environment.dataFileName, Environment.lockFileName].map { Array($0.utf8) }
+        for bytes in maps.utf8.split(separator: UInt8(ascii: "\n")) {
+            // Only the store's two files are wanted: other lines are not split.
+            guard wanted.contains(where: { bytes.reversed().starts(with: $0.reversed()) }) else { continue }
+            let line = String(Substring(bytes))
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             guard fields.count >= 6 else { continue }
-            let file = fields[5...].joined(separator: " ")
+            var file = String(fields[5])
+            for field in fields[6...] { file += " " + field }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else {
                 continue
@@ -177,7 +200,6 @@ public enum StoreFaults {
         // Marked free first: the handler never reads a slot not in use.
         slots[index].inUse = false
         let slot = slots[index]
-        paths[slot.environment] = nil
         slot.damaged?.deallocate()
         slot.spaceBefore?.deallocate()
         slot.spaceAfter?.deallocate()
@@ -191,7 +213,7 @@ func storeAssertion(_ environment: OpaquePointer?, _ message: UnsafePointer<CCha
     let text = message.map { String(cString: $0) } ?? "an internal check failed"
     let key = environment.map { UInt(bitPattern: $0) } ?? 0
     StoreFaults.lock.lock()
-    let directory = StoreFaults.paths[key] ?? "(unknown)"
+    let directory = StoreFaults.directory(of: key) ?? "(unknown)"
     let words = StoreFaults.currentWording
     StoreFaults.lock.unlock()
     let inTable = TableInUse.current.flatMap { words.damagedTable(directory, $0.table, $0.emptying) }

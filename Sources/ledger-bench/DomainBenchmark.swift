@@ -306,13 +306,15 @@ struct DomainBenchmark {
 
     /// The baseline rebuild: every event read back from SQLite, decoded and
     /// folded by the same domain code, summaries written into an SQLite table.
-    func sqliteRebuild(_ sqlite: SQLiteEventTable) throws {
+    /// `last`: the last row that is a record (a kept run's table also holds
+    /// the bare inserts of its action row).
+    func sqliteRebuild(_ sqlite: SQLiteEventTable, through last: Int64 = .max) throws {
         var states: [UUID: InspectionState] = [:]
         var templates: [String: Template] = [:]
         var failure: Error?
         // The same repeated-text cache the ledger's rebuild decodes with.
         var names = TextCache()
-        try sqlite.scan { _, bytes in
+        try sqlite.scan(through: last) { _, bytes in
             guard failure == nil else { return }
             do {
                 let record = try EventRecord(decoding: bytes, names: &names)

@@ -69,6 +69,7 @@ struct FoldProfile {
         print("    + decode each payload                     \(perEvent(decodePayloads))")
         print("    + apply to the inspection's state         \(perEvent(apply))")
         log.close()
+        try sqliteStages()
 
         // The real rebuild: two threads, wall clock and the process's CPU.
         let ledger = try InspectionLedger(storePath: storePath, photosPath: directory.photosPath)
@@ -120,6 +121,28 @@ struct FoldProfile {
         print("    its pinned template, read and decoded     \(perRead(template))")
         print("    the whole read and fold (state(of:))      \(perRead(whole))")
         _ = seen
+    }
+}
+
+extension FoldProfile {
+    /// The baseline's side of the rebuild row, over the SQLite table the
+    /// same `domain` run kept beside the ledger (skipped when there is none):
+    /// what its scan costs alone, and with the same decode and fold.
+    func sqliteStages() throws {
+        let domain = URL(fileURLWithPath: ledgerPath).deletingLastPathComponent().path
+        let path = domain + "/baseline.sqlite"
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let sqlite = try SQLiteEventTable(path: path)
+        let last = try sqlite.lastRecordRow()
+        guard last > 0 else { throw BenchError("the SQLite table at \(path) holds no records") }
+        var bytes = 0
+        let scan = try CPUTime.seconds { try sqlite.scan(through: last) { _, record in bytes &+= record.count } }
+        let baseline = DomainBenchmark(inspections: 0, eventsPerInspection: 0, directory: domain)
+        let rebuild = try CPUTime.seconds { try baseline.sqliteRebuild(sqlite, through: last) }
+        func perRow(_ seconds: Double) -> String { String(format: "%7.0f ns", seconds / Double(last) * 1e9) }
+        print("  the SQLite baseline's \(last) rows, per row, CPU time of one thread:")
+        print("    scan the events table (rows copied out)   \(perRow(scan))")
+        print("    its rebuild (+ decode, apply, summaries)  \(perRow(rebuild))")
     }
 }
 

@@ -131,12 +131,15 @@ final class SQLiteEventTable {
         guard sqlite3_step(summaryStatement) == SQLITE_DONE else { throw BenchError("summary insert failed") }
     }
 
-    /// Calls `body` with each row's hash and record bytes, in order.
-    func scan(_ body: ([UInt8], [UInt8]) -> Void) throws {
+    /// Calls `body` with each row's hash and record bytes, in order, up to
+    /// row `last` (the rows a later step of the run added are not records).
+    func scan(through last: Int64 = .max, _ body: ([UInt8], [UInt8]) -> Void) throws {
         var stmt: OpaquePointer?
         try check(
-            sqlite3_prepare_v2(db, "SELECT hash, record FROM events ORDER BY seq", -1, &stmt, nil), "prepare scan")
+            sqlite3_prepare_v2(db, "SELECT hash, record FROM events WHERE seq <= ? ORDER BY seq", -1, &stmt, nil),
+            "prepare scan")
         defer { sqlite3_finalize(stmt) }
+        sqlite3_bind_int64(stmt, 1, last)
         while sqlite3_step(stmt) == SQLITE_ROW {
             let hash = Array(
                 UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, 0), count: Int(sqlite3_column_bytes(stmt, 0))))
@@ -144,6 +147,19 @@ final class SQLiteEventTable {
                 UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, 1), count: Int(sqlite3_column_bytes(stmt, 1))))
             body(hash, record)
         }
+    }
+
+    /// The last row holding a record (a CBOR map of 13 or 14 keys): a kept
+    /// run's table ends with the bare inserts of its action row.
+    func lastRecordRow() throws -> Int64 {
+        var stmt: OpaquePointer?
+        try check(
+            sqlite3_prepare_v2(
+                db, "SELECT coalesce(max(seq), 0) FROM events WHERE hex(substr(record, 1, 1)) IN ('AD', 'AE')", -1,
+                &stmt, nil), "prepare last record")
+        defer { sqlite3_finalize(stmt) }
+        guard sqlite3_step(stmt) == SQLITE_ROW else { throw BenchError("sqlite: no answer for the last record row") }
+        return sqlite3_column_int64(stmt, 0)
     }
 
     private func check(_ rc: Int32, _ what: String) throws {

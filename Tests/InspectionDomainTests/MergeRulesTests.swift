@@ -1,6 +1,7 @@
 import Foundation
 import InspectionDomain
 import LedgerCore
+import LedgerTestSupport
 import Testing
 
 /// The merge's rules one at a time, over two simulated devices
@@ -125,5 +126,83 @@ import Testing
         // The open copy can still be edited and submitted, on either device.
         let edited = a.run(.setField(field: "3", to: .text("4")), at: now + 6_000_000)
         #expect(edited == !discardAfterSeeingEverything)
+    }
+
+    /// A reception asks the merge rule again only for the fields its records
+    /// wrote: the receiver's other answers keep their standing write (every
+    /// field's winner again after each reception made a long-shared form
+    /// cost its size on every exchange).
+    @Test func aReceptionDerivesOnlyTheFieldsItsRecordsWrote() throws {
+        let asked = Locked<[FieldID]>([])
+        let counted = FieldMerge(name: "latest, counted") { writes in
+            // A field none of whose writes count is asked with none.
+            asked.withLock { $0.append(writes.first?.fieldID ?? "(none)") }
+            return FieldMerge.latest.winner(writes)
+        }
+        let template = try Samples.restroom()
+        var a = Device(0, skew: 0, merge: .latest)
+        var b = Device(1, skew: 0, merge: counted)
+        let now = Samples.start.microsecondsSinceEpoch
+        a.run(
+            .start(
+                StartInspection(
+                    template: template, templateAlreadyPinned: false, facilityID: "3", facilityName: "Harbor Tower")),
+            at: now)
+        a.run(.setField(field: "2", to: .text("2")), at: now + 1_000_000)
+        a.run(.handOver(mode: .share, to: nil), at: now + 2_000_000)
+        let shared = try b.receive(try a.file, at: now + 3_000_000, template: template)
+        #expect(shared)
+        let answers: [(FieldID, String)] = [
+            ("3", "4"), ("4", "3"), ("5", "pass"), ("6", "fail"), ("7", "yes"), ("8", "Good"), ("9", "dry"),
+        ]
+        for (offset, (field, text)) in answers.enumerated() {
+            let answered = b.run(.setField(field: field.rawValue, to: .text(text)), at: now + 4_000_000 + Int64(offset))
+            #expect(answered)
+        }
+        a.run(.setField(field: "2", to: .text("5")), at: now + 5_000_000)
+        a.run(.handOver(mode: .share, to: nil), at: now + 6_000_000)
+        asked.withLock { $0 = [] }
+        let again = try b.receive(try a.file, at: now + 7_000_000, template: template)
+        #expect(again)
+        #expect(asked.value == ["2"], "the rule was asked for \(asked.value)")
+        #expect(b.state.values["2"] == .rating(5))
+        #expect(b.state.values["9"] == .text("dry"))
+        #expect(b.state.values.count == answers.count + 1)
+        // A submit that comes to stand changes which writes count for every
+        // field: then each is derived again.
+        a.run(.setField(field: "3", to: .text("1")), at: now + 8_000_000)
+        a.run(.setField(field: "5", to: .text("fail")), at: now + 8_000_001)
+        let submitted = a.run(.submit(followUpRequired: false), at: now + 8_000_002)
+        #expect(submitted)
+        a.run(.handOver(mode: .share, to: nil), at: now + 9_000_000)
+        asked.withLock { $0 = [] }
+        let closed = try b.receive(try a.file, at: now + 10_000_000, template: template)
+        #expect(closed)
+        #expect(b.state.status == .completed)
+        #expect(asked.value.count == answers.count + 1, "the rule was asked \(asked.value.count) times")
+        // Only A's answers happened before A's submit: B's are not part of it.
+        #expect(b.state.values == a.state.values)
+        #expect(b.state.values.count == 3)
+    }
+}
+
+/// Ids compared by their 16 bytes without arrays (`UUID.bytesPrecede`): the
+/// merge's ties and the views' key order, as `bytes` compared in order.
+@Suite struct UUIDByteOrderTests {
+    static let pairs: [(String, String)] = [
+        ("00000000-0000-0000-0000-000000000001", "00000000-0000-0000-0000-000000000002"),
+        ("00000000-0000-0001-0000-000000000000", "00000000-0000-0000-ffff-ffffffffffff"),
+        ("01000000-0000-0000-0000-000000000000", "00ffffff-ffff-ffff-ffff-ffffffffffff"),
+        ("80000000-0000-0000-0000-000000000000", "7fffffff-ffff-ffff-ffff-ffffffffffff"),
+        ("ffffffff-ffff-ffff-0000-000000000001", "ffffffff-ffff-ffff-0000-000000000100"),
+        ("41b1bceb-0000-4000-8000-000000000000", "41b1bceb-0000-4000-8000-000000000000"),
+    ]
+
+    @Test(arguments: pairs.indices)
+    func bytesPrecedeIsTheOrderOfTheBytes(pair: Int) throws {
+        let a = try #require(UUID(uuidString: Self.pairs[pair].0))
+        let b = try #require(UUID(uuidString: Self.pairs[pair].1))
+        #expect(a.bytesPrecede(b) == a.bytes.lexicographicallyPrecedes(b.bytes))
+        #expect(b.bytesPrecede(a) == b.bytes.lexicographicallyPrecedes(a.bytes))
     }
 }
