@@ -1,5 +1,5 @@
 import Foundation
-import InspectionDomain
+@testable import InspectionDomain
 import LedgerCore
 import LedgerTestSupport
 import Testing
@@ -100,6 +100,17 @@ import Testing
             carried = carried.merging(file.carried)
             append(events + [.received(file)], at: time)
             #expect(try CarriedRecords.references(in: encoded[encoded.count - 1]) == file.records.map(\.leaf))
+            // A reception derives again only what its records changed
+            // (`deriveAfterReception`): with the real rule, deriving every
+            // field, photo and issue again must change nothing. (A rule a
+            // test injects to count its calls is left alone.)
+            if state.fieldMerge.name == FieldMerge.latest.name {
+                var whole = state
+                whole.deriveMerged()
+                // A Bool, so a failure says which, not every field of both.
+                let same = whole == state
+                #expect(same, "a reception's partial derive differs from deriving everything again")
+            }
             received.append(file)
             return true
         }
