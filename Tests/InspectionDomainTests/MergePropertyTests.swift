@@ -1,8 +1,9 @@
 import Foundation
-@testable import InspectionDomain
 import LedgerCore
 import LedgerTestSupport
 import Testing
+
+@testable import InspectionDomain
 
 /// The merge of shared copies, as a property over the fold: simulated
 /// devices record at random, share and hand over files that arrive in
