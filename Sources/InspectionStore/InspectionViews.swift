@@ -337,7 +337,9 @@ public final class InspectionView: Projection, Sendable {
                 fold.resolveFollowUps()
                 fold.followUpsResolved = true
             }
-            let tables = try InspectionTables({ context.table($0) }, existing: { context.existingTable($0) })
+            // Opened even when no row is written: a view with no rows still
+            // has its tables, as when it was written row by row.
+            _ = try InspectionTables({ context.table($0) }, existing: { context.existingTable($0) })
             switch view.kind {
             case .templates:
                 break  // TemplatesRebuilder
