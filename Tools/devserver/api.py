@@ -224,7 +224,7 @@ def create_app(config: Config, store: Store) -> Flask:
     state = State(config, store)
     app.extensions["devserver"] = state
     reference = config.profile == "reference"
-    contract = Contract(config.openapi_path, without_extensions=reference)
+    contract = Contract.shared(config.openapi_path, without_extensions=reference)
     config.uploads_dir.mkdir(parents=True, exist_ok=True)
 
     # -- faults, latency, stats ---------------------------------------------

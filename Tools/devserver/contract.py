@@ -15,6 +15,7 @@ cannot name a record 404, a body of another media type 400.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Iterable
@@ -120,6 +121,20 @@ class Contract:
             (re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(p)) + "$"), p)
             for p in self.raw.get("paths", {})
         ]
+
+    # Documents read in this process, by path, variant and the file's size
+    # and time: the fork server (forkserver.py) reads each once before it
+    # forks the servers that use them.
+    _shared: dict[tuple[str, bool, int, int], Contract] = {}
+
+    @classmethod
+    def shared(cls, path: Path, without_extensions: bool = False) -> Contract:
+        """The contract of `path`, read once per process while the file is unchanged."""
+        facts = os.stat(path)
+        key = (str(Path(path).resolve()), without_extensions, facts.st_size, facts.st_mtime_ns)
+        if key not in cls._shared:
+            cls._shared[key] = cls(path, without_extensions=without_extensions)
+        return cls._shared[key]
 
     @staticmethod
     def _load_yaml(path: Path) -> dict[str, Any]:
