@@ -237,6 +237,7 @@ def reap(waiting: dict[int, socket.socket]) -> None:
 
 def fork_server(connection: socket.socket, listener: socket.socket, own: list[int],
                 waiting: dict[int, socket.socket]) -> int | None:
+    fds: list[int] = []
     try:
         connection.settimeout(10)
         message, fds, _, _ = socket.recv_fds(connection, MAX_REQUEST + 4, 3)
@@ -252,6 +253,8 @@ def fork_server(connection: socket.socket, listener: socket.socket, own: list[in
             raise OSError(f"the request passed {len(fds)} streams, not 3")
     except (OSError, ValueError) as error:
         print(f"forkserver: a request refused: {error}", file=sys.stderr, flush=True)
+        for fd in fds:
+            os.close(fd)
         return None
     pid = os.fork()
     if pid == 0:

@@ -174,3 +174,23 @@ def test_a_socket_path_too_long_for_a_unix_socket_starts_the_server_directly(tmp
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_malformed_request_is_refused_and_the_fork_server_goes_on(runtime: Path, tmp_path: Path) -> None:
+    first, _ = start(runtime, tmp_path / "a")
+    first.terminate()
+    first.wait(timeout=30)
+    (path,) = (runtime / f"jqc-devserver-{os.getuid()}").glob("*.sock")
+    for request in (b"\x00\x00\x00\x05{bad}", b"\x00\x00\x00\x02{}", b"\xff\xff"):
+        with socket.socket(socket.AF_UNIX) as asker:
+            asker.connect(str(path))
+            asker.sendall(request)
+            asker.shutdown(socket.SHUT_WR)
+            assert asker.recv(64) == b""  # refused: closed without a pid
+    again, port = start(runtime, tmp_path / "b")
+    try:
+        assert logs_in("b", port) == 200
+        assert "forkserver: starting the server directly" not in (tmp_path / "b" / "stderr").read_text()
+    finally:
+        again.terminate()
+        again.wait(timeout=30)
