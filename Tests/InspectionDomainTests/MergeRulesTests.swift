@@ -12,10 +12,12 @@ import Testing
     typealias Device = MergePropertyTests.Device
 
     /// A started on device 0, shared to B (device 1, `skew` off), received.
-    static func sharedPair(skew: Int64 = 0) throws -> (a: Device, b: Device, template: Template, now: Int64) {
+    static func sharedPair(
+        skew: Int64 = 0, merge: FieldMerge = .latest
+    ) throws -> (a: Device, b: Device, template: Template, now: Int64) {
         let template = try Samples.restroom()
         var a = Device(0, skew: 0, merge: .latest)
-        var b = Device(1, skew: skew, merge: .latest)
+        var b = Device(1, skew: skew, merge: merge)
         let now = Samples.start.microsecondsSinceEpoch
         a.run(
             .start(
@@ -139,30 +141,19 @@ import Testing
             asked.withLock { $0.append(writes.first?.fieldID ?? "(none)") }
             return FieldMerge.latest.winner(writes)
         }
-        let template = try Samples.restroom()
-        var a = Device(0, skew: 0, merge: .latest)
-        var b = Device(1, skew: 0, merge: counted)
-        let now = Samples.start.microsecondsSinceEpoch
-        a.run(
-            .start(
-                StartInspection(
-                    template: template, templateAlreadyPinned: false, facilityID: "3", facilityName: "Harbor Tower")),
-            at: now)
-        a.run(.setField(field: "2", to: .text("2")), at: now + 1_000_000)
-        a.run(.handOver(mode: .share, to: nil), at: now + 2_000_000)
-        let shared = try b.receive(try a.file, at: now + 3_000_000, template: template)
-        #expect(shared)
+        // B folds with the counting rule; `now` follows B's first reception.
+        var (a, b, template, now) = try Self.sharedPair(merge: counted)
         let answers: [(FieldID, String)] = [
             ("3", "4"), ("4", "3"), ("5", "pass"), ("6", "fail"), ("7", "yes"), ("8", "Good"), ("9", "dry"),
         ]
         for (offset, (field, text)) in answers.enumerated() {
-            let answered = b.run(.setField(field: field.rawValue, to: .text(text)), at: now + 4_000_000 + Int64(offset))
+            let answered = b.run(.setField(field: field.rawValue, to: .text(text)), at: now + Int64(offset))
             #expect(answered)
         }
-        a.run(.setField(field: "2", to: .text("5")), at: now + 5_000_000)
-        a.run(.handOver(mode: .share, to: nil), at: now + 6_000_000)
+        a.run(.setField(field: "2", to: .text("5")), at: now + 1_000_000)
+        a.run(.handOver(mode: .share, to: nil), at: now + 2_000_000)
         asked.withLock { $0 = [] }
-        let again = try b.receive(try a.file, at: now + 7_000_000, template: template)
+        let again = try b.receive(try a.file, at: now + 3_000_000, template: template)
         #expect(again)
         #expect(asked.value == ["2"], "the rule was asked for \(asked.value)")
         #expect(b.state.values["2"] == .rating(5))
@@ -170,13 +161,13 @@ import Testing
         #expect(b.state.values.count == answers.count + 1)
         // A submit that comes to stand changes which writes count for every
         // field: then each is derived again.
-        a.run(.setField(field: "3", to: .text("1")), at: now + 8_000_000)
-        a.run(.setField(field: "5", to: .text("fail")), at: now + 8_000_001)
-        let submitted = a.run(.submit(followUpRequired: false), at: now + 8_000_002)
+        a.run(.setField(field: "3", to: .text("1")), at: now + 4_000_000)
+        a.run(.setField(field: "5", to: .text("fail")), at: now + 4_000_001)
+        let submitted = a.run(.submit(followUpRequired: false), at: now + 4_000_002)
         #expect(submitted)
-        a.run(.handOver(mode: .share, to: nil), at: now + 9_000_000)
+        a.run(.handOver(mode: .share, to: nil), at: now + 5_000_000)
         asked.withLock { $0 = [] }
-        let closed = try b.receive(try a.file, at: now + 10_000_000, template: template)
+        let closed = try b.receive(try a.file, at: now + 6_000_000, template: template)
         #expect(closed)
         #expect(b.state.status == .completed)
         #expect(asked.value.count == answers.count + 1, "the rule was asked \(asked.value.count) times")
