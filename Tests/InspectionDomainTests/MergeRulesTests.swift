@@ -11,7 +11,8 @@ import Testing
 @Suite struct MergeRulesTests {
     typealias Device = MergePropertyTests.Device
 
-    /// A started on device 0, shared to B (device 1, `skew` off), received.
+    /// A started on device 0, shared to B (device 1, `skew` off, folding with
+    /// `merge`), received.
     static func sharedPair(
         skew: Int64 = 0, merge: FieldMerge = .latest
     ) throws -> (a: Device, b: Device, template: Template, now: Int64) {
