@@ -6,7 +6,7 @@ import InspectionUseCases
 /// `jqc restore-point`: what the mark of a restored backup says
 /// (`RestorePoint`, `restore-point.json`); `clear` confirms that this copy is
 /// the only one recording when no witness could check it.
-struct RestorePointCommand: RunnableCommand {
+struct RestorePointCommand: CommandWithoutArguments {
     static let path = ["restore-point"]
     static let spec = CommandSpec(
         "restore-point", abstract: "Say whether this ledger is a restored backup not yet checked (restore-point.json).",
@@ -18,8 +18,6 @@ struct RestorePointCommand: RunnableCommand {
             then confirms that the ledger the backup was taken from no longer records.
             """,
         group: "Ledger")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()
@@ -48,7 +46,7 @@ struct RestorePointCommand: RunnableCommand {
 }
 
 /// `jqc restore-point clear`.
-struct RestorePointClearCommand: RunnableCommand {
+struct RestorePointClearCommand: CommandWithoutArguments {
     static let path = ["restore-point", "clear"]
     static let spec = CommandSpec(
         "clear",
@@ -57,8 +55,6 @@ struct RestorePointClearCommand: RunnableCommand {
             Refused when a witness showed that another copy of this device recorded after the backup: clearing \
             the mark would not make this copy's history the device's (the witnesses would refuse it).
             """)
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()

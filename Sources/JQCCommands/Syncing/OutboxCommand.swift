@@ -7,7 +7,7 @@ import LedgerCore
 import LedgerStore
 
 /// `jqc outbox`.
-struct OutboxCommand: RunnableCommand {
+struct OutboxCommand: CommandWithoutArguments {
     static let path = ["outbox"]
     static let spec = CommandSpec(
         "outbox", abstract: "List what the server has not acknowledged, in the order sync sends it.",
@@ -17,8 +17,6 @@ struct OutboxCommand: RunnableCommand {
             sender when the device that submitted one cannot send it.
             """,
         group: "Syncing")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let (items, elsewhere) = try invocation.reading { ledger in

@@ -7,11 +7,9 @@ import LedgerCore
 import SyncWorker
 
 /// `jqc service status`.
-struct ServiceStatusCommand: RunnableCommand {
+struct ServiceStatusCommand: CommandWithoutArguments {
     static let path = ["service", "status"]
     static let spec = CommandSpec("status", abstract: "Say whether the background sync is installed and running.")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws { try Self.show(invocation) }
 

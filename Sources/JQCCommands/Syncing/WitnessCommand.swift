@@ -9,7 +9,7 @@ import SyncWorker
 
 /// `jqc witness`: the C2SP witnesses this device's checkpoint is submitted
 /// to (`WitnessList`, `witnesses.json`); without a subcommand, their list.
-struct WitnessCommand: RunnableCommand {
+struct WitnessCommand: CommandWithoutArguments {
     static let path = ["witness"]
     static let spec = CommandSpec(
         "witness", abstract: "List, add or remove the C2SP witnesses that cosign this device's checkpoints.",
@@ -24,17 +24,13 @@ struct WitnessCommand: RunnableCommand {
             """,
         group: "Syncing")
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
-
     func run(_ invocation: Invocation) throws { try WitnessListCommand.show(invocation) }
 }
 
 /// `jqc witness list`.
-struct WitnessListCommand: RunnableCommand {
+struct WitnessListCommand: CommandWithoutArguments {
     static let path = ["witness", "list"]
     static let spec = CommandSpec("list", abstract: "List the configured witnesses (URL, name, key id) and the quorum.")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws { try Self.show(invocation) }
 
@@ -154,7 +150,7 @@ struct WitnessRemoveCommand: RunnableCommand {
 }
 
 /// `jqc witness sync`: the witness step of a sync, now, without the server.
-struct WitnessSyncCommand: RunnableCommand {
+struct WitnessSyncCommand: CommandWithoutArguments {
     static let path = ["witness", "sync"]
     static let spec = CommandSpec(
         "sync", abstract: "Submit this device's checkpoint to every configured witness now.",
@@ -165,8 +161,6 @@ struct WitnessSyncCommand: RunnableCommand {
             witness refused the checkpoint as another history (a fork), answered with a cosignature that does \
             not verify, or when the quorum was not met.
             """)
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let config = try invocation.config()
