@@ -83,6 +83,6 @@ struct ProveCommand: RunnableCommand {
                         ? "; the inspection's \(left) later records are not in that tree and not in the bundle" : "")
                     + ". If this is the device itself, its device.key is missing: 'jqc key' says how to restore it.")
         }
-        invocation.stdout.line(JSONOutput.render(proven.bundle))
+        invocation.printJSON(proven.bundle)
     }
 }

@@ -51,16 +51,15 @@ struct HandoverCommand: RunnableCommand {
             inspection: inspection, to: recipient, mode: sharing ? .share : .handover, output: outputPath,
             actor: try invocation.actor(), clock: invocation.clock)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "inspection": .string(inspection.lowercased), "file": .string(written.path),
-                        "recorded": .bool(written.recorded), "mode": .string(written.mode.rawValue),
-                        "to": .optional(written.to), "to_device": .optional(written.toDevice?.lowercased),
-                        "records": .integer(written.records),
-                        "photos": .integer(written.photos), "checkpoint_size": .integer(written.checkpointSize),
-                        "sha256": .string(written.sha256.hex),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "inspection": .string(inspection.lowercased), "file": .string(written.path),
+                    "recorded": .bool(written.recorded), "mode": .string(written.mode.rawValue),
+                    "to": .optional(written.to), "to_device": .optional(written.toDevice?.lowercased),
+                    "records": .integer(written.records),
+                    "photos": .integer(written.photos), "checkpoint_size": .integer(written.checkpointSize),
+                    "sha256": .string(written.sha256.hex),
+                ]))
             return
         }
         let sharing = written.mode == .share

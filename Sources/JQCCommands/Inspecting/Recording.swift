@@ -66,13 +66,12 @@ extension Invocation {
 /// Prints what a field command recorded.
 func report(_ events: [InspectionEvent], _ state: InspectionState, _ invocation: Invocation, verb: String) {
     if invocation.json {
-        invocation.stdout.line(
-            JSONOutput.render(
-                .object([
-                    "inspection": .string(state.id.lowercased), "recorded": .strings(events.map(\.typeName)),
-                    "score_so_far": .double(
-                        state.template.flatMap { Score.compute(template: $0, values: state.values) }),
-                ])))
+        invocation.printJSON(
+            .object([
+                "inspection": .string(state.id.lowercased), "recorded": .strings(events.map(\.typeName)),
+                "score_so_far": .double(
+                    state.template.flatMap { Score.compute(template: $0, values: state.values) }),
+            ]))
         return
     }
     guard !events.isEmpty else {

@@ -48,13 +48,12 @@ struct BackupCommand: RunnableCommand {
         }
         let summary = backup.summary
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "backup": .string(target.path), "events": .integer(summary.events),
-                        "head": .string(summary.head.description), "photos": .integer(summary.photos.copied),
-                        "photos_not_matching": .strings(summary.photos.mismatched), "verified": .bool(true),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "backup": .string(target.path), "events": .integer(summary.events),
+                    "head": .string(summary.head.description), "photos": .integer(summary.photos.copied),
+                    "photos_not_matching": .strings(summary.photos.mismatched), "verified": .bool(true),
+                ]))
         } else {
             invocation.stdout.line(
                 "Backed up \(home.path) to \(target.path): \(Plural.of(Int(summary.events), "event")), "

@@ -26,7 +26,7 @@ struct RestorePointCommand: CommandWithoutArguments {
             point.map { $0.warning.replacingOccurrences(of: "warning: ", with: "", options: .anchored) }
             ?? "This ledger is not a restored backup waiting for a check."
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(Self.json(point, message: message)))
+            invocation.printJSON(Self.json(point, message: message))
             return
         }
         invocation.stdout.line(message)
@@ -77,8 +77,7 @@ struct RestorePointClearCommand: CommandWithoutArguments {
     /// The outcome as text, or with `--json` as `restore_point_clear` (`{cleared, message}`).
     func say(_ invocation: Invocation, cleared: Bool, _ message: String) {
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(.object(["cleared": .bool(cleared), "message": .string(message)])))
+            invocation.printJSON(.object(["cleared": .bool(cleared), "message": .string(message)]))
         } else {
             invocation.stdout.line(message)
         }

@@ -49,14 +49,13 @@ struct SalvageCommand: RunnableCommand {
         let repaired = outcome.metaPagesRepaired
         let kept = UInt64(salvaged.events.count)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "salvage": .string(target.path), "records": .integer(kept),
-                        "head": .string(summary.head.description), "first_break": .optional(salvaged.firstBreak),
-                        "records_after_break": .integer(salvaged.seenAfterBreak),
-                        "photos": .integer(summary.photos.copied), "meta_pages_repaired": .bool(repaired),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "salvage": .string(target.path), "records": .integer(kept),
+                    "head": .string(summary.head.description), "first_break": .optional(salvaged.firstBreak),
+                    "records_after_break": .integer(salvaged.seenAfterBreak),
+                    "photos": .integer(summary.photos.copied), "meta_pages_repaired": .bool(repaired),
+                ]))
             return
         }
         invocation.stdout.line(

@@ -30,7 +30,7 @@ struct ViewsCommand: RunnableCommand {
         if check {
             let report = ViewComparisonReport(try invocation.withReadOnlyViews { ledger in try ledger.compareViews() })
             if invocation.json {
-                invocation.stdout.line(JSONOutput.render(report.checkJSON))
+                invocation.printJSON(report.checkJSON)
             } else {
                 printTable(report.comparisons.map(\.status), invocation)
                 invocation.stdout.line()
@@ -41,12 +41,11 @@ struct ViewsCommand: RunnableCommand {
         }
         let statuses = try invocation.withReadOnlyViews { ledger in try ledger.viewStatus() }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "head": .integer(statuses.first?.head ?? 0), "checked": .bool(false),
-                        "views": .array(statuses.map(\.jsonValue)),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "head": .integer(statuses.first?.head ?? 0), "checked": .bool(false),
+                    "views": .array(statuses.map(\.jsonValue)),
+                ]))
         } else {
             printTable(statuses, invocation)
         }

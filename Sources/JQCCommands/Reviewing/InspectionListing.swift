@@ -32,7 +32,7 @@ enum InspectionListing {
             ($0.startedAt?.microsecondsSinceEpoch ?? 0) < ($1.startedAt?.microsecondsSinceEpoch ?? 0)
         }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(summaries))
+            invocation.printJSON(summaries)
             return
         }
         guard !summaries.isEmpty else {

@@ -33,7 +33,7 @@ struct IssuesCommand: RunnableCommand {
         let all = try invocation.reading { try $0.issues() }
         let rows = filter.apply(all).sorted { $0.flaggedAt < $1.flaggedAt }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(rows))
+            invocation.printJSON(rows)
             return
         }
         guard !rows.isEmpty else {

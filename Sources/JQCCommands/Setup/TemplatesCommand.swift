@@ -15,7 +15,7 @@ struct TemplatesCommand: CommandWithoutArguments {
     func run(_ invocation: Invocation) throws {
         let templates = try invocation.reading { try $0.reference.allTemplates() }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(.array(templates.map(\.listingJSON))))
+            invocation.printJSON(.array(templates.map(\.listingJSON)))
             return
         }
         guard !templates.isEmpty else {

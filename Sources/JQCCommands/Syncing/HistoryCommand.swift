@@ -87,12 +87,11 @@ struct HistoryCommand: RunnableCommand {
             }
         }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "inspections": .array(page.inspections), "total": .integer(page.total),
-                        "limit": .integer(limit), "offset": .integer(offset),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "inspections": .array(page.inspections), "total": .integer(page.total),
+                    "limit": .integer(limit), "offset": .integer(offset),
+                ]))
             return
         }
         if let empty = page.emptyLine {

@@ -23,8 +23,7 @@ struct OutboxCommand: CommandWithoutArguments {
             (try ledger.outbox(), try ledger.unreportedSubmissions())
         }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(.array(items.map(\.jsonValue) + elsewhere.map(\.jsonValue))))
+            invocation.printJSON(.array(items.map(\.jsonValue) + elsewhere.map(\.jsonValue)))
             return
         }
         if items.isEmpty, !elsewhere.isEmpty {

@@ -22,12 +22,11 @@ struct ServiceInstallCommand: CommandWithoutArguments {
         let manager = service.hasUserManager
         if manager { try Self.enable(service) }
         if invocation.json {
-            out.line(
-                JSONOutput.render(
-                    .object([
-                        "unit": .string(service.userUnitPath), "ledger": .string(invocation.home.path),
-                        "enabled": .bool(manager),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "unit": .string(service.userUnitPath), "ledger": .string(invocation.home.path),
+                    "enabled": .bool(manager),
+                ]))
             return
         }
         out.line(

@@ -17,12 +17,11 @@ struct ServiceStatusCommand: CommandWithoutArguments {
         let service = SyncServiceUnit(environment: invocation.environment)
         let state = service.state()
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "state": .string(state.word), "unit": .optional(state.unitPath),
-                        "user_unit_path": .string(service.userUnitPath),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "state": .string(state.word), "unit": .optional(state.unitPath),
+                    "user_unit_path": .string(service.userUnitPath),
+                ]))
             return
         }
         invocation.stdout.line("\(SyncServiceUnit.unitName): " + state.line)

@@ -26,7 +26,7 @@ struct ServiceUninstallCommand: CommandWithoutArguments {
             if service.hasUserManager { _ = service.userManager(["daemon-reload"]) }
         }
         if invocation.json {
-            out.line(JSONOutput.render(.object(["unit": .string(service.userUnitPath), "removed": .bool(exists)])))
+            invocation.printJSON(.object(["unit": .string(service.userUnitPath), "removed": .bool(exists)]))
             return
         }
         if exists {

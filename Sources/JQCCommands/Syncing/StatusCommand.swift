@@ -39,7 +39,7 @@ struct StatusCommand: CommandWithoutArguments {
         status.device = config.deviceID
         status.backgroundSync = SyncDaemonStatus.read(invocation.home)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(status.jsonValue))
+            invocation.printJSON(status.jsonValue)
             return
         }
         for line in status.lines { invocation.stdout.line(line) }

@@ -37,14 +37,13 @@ struct SyncAdoptCommand: RunnableCommand {
             device: try invocation.config().deviceID, clock: invocation.clock, advise: AdvisedRefusal.advising)
         let adoption = adopted.adoption
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "inspection_id": .string(inspection.lowercased),
-                        "submitted_on_device": .string(adoption.submittedOnDevice.lowercased),
-                        "submit_event": .string(adoption.submitEvent.lowercased),
-                        "adopted_at": .string(adoption.at.iso8601), "outbox": .array(adopted.outbox.map(\.jsonValue)),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "inspection_id": .string(inspection.lowercased),
+                    "submitted_on_device": .string(adoption.submittedOnDevice.lowercased),
+                    "submit_event": .string(adoption.submitEvent.lowercased),
+                    "adopted_at": .string(adoption.at.iso8601), "outbox": .array(adopted.outbox.map(\.jsonValue)),
+                ]))
             return
         }
         let short = inspection.lowercased.prefix(8)

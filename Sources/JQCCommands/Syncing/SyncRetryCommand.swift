@@ -50,7 +50,7 @@ struct SyncRetryCommand: RunnableCommand {
             at: invocation.clock.now())
         let failed = selection.queued
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(failed.map(\.item)))
+            invocation.printJSON(failed.map(\.item))
         } else {
             for row in failed {
                 invocation.stdout.line(

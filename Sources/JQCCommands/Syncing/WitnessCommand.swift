@@ -39,18 +39,17 @@ struct WitnessListCommand: CommandWithoutArguments {
         let list = try WitnessList.load(invocation.home)
         let keys = try list.witnesses.map { try $0.cosignerKey() }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "quorum": .integer(Int64(list.effectiveQuorum)), "quorum_set": .bool(list.quorum != nil),
-                        "witnesses": .array(
-                            zip(list.witnesses, keys).map { entry, key in
-                                .object([
-                                    "url": .string(entry.url), "name": .string(key.name),
-                                    "key_id": .string(Hex.encode(key.keyID)), "key": .string(entry.key),
-                                ])
-                            }),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "quorum": .integer(Int64(list.effectiveQuorum)), "quorum_set": .bool(list.quorum != nil),
+                    "witnesses": .array(
+                        zip(list.witnesses, keys).map { entry, key in
+                            .object([
+                                "url": .string(entry.url), "name": .string(key.name),
+                                "key_id": .string(Hex.encode(key.keyID)), "key": .string(entry.key),
+                            ])
+                        }),
+                ]))
             return
         }
         guard !list.witnesses.isEmpty else {
@@ -102,13 +101,12 @@ struct WitnessAddCommand: RunnableCommand {
         let logKey = try DeviceKeyFile.ensure(invocation)
         let entry = WitnessList.normalized(url)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "url": .string(entry), "name": .string(added.name), "key_id": .string(Hex.encode(added.keyID)),
-                        "origin": .string(logKey.name), "log_key": .string(logKey.verifierKey),
-                        "quorum": .integer(Int64(list.effectiveQuorum)),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "url": .string(entry), "name": .string(added.name), "key_id": .string(Hex.encode(added.keyID)),
+                    "origin": .string(logKey.name), "log_key": .string(logKey.verifierKey),
+                    "quorum": .integer(Int64(list.effectiveQuorum)),
+                ]))
             return
         }
         invocation.stdout.line("Witness \(added.name) (key \(Hex.encode(added.keyID))) added at \(entry).")
@@ -140,7 +138,7 @@ struct WitnessRemoveCommand: RunnableCommand {
         if let quorum = list.quorum, quorum > list.witnesses.count { list.quorum = nil }
         try list.save(invocation.home)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(.object(["removed": .string(removed.url)])))
+            invocation.printJSON(.object(["removed": .string(removed.url)]))
             return
         }
         invocation.stdout.line(
@@ -175,7 +173,7 @@ struct WitnessSyncCommand: CommandWithoutArguments {
         let round = try cosigning.run(
             ledger: ledger, transport: try invocation.httpClient(connections: 1), clock: invocation.clock)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(Self.json(round)))
+            invocation.printJSON(Self.json(round))
         } else {
             for line in round.lines { invocation.stdout.line(TerminalText.singleLine(line)) }
         }
