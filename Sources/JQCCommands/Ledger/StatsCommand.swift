@@ -26,14 +26,13 @@ struct StatsCommand: CommandWithoutArguments {
                     "readers": .integer(info.readersUsed),
                 ]))
         } else {
-            invocation.stdout.line(
-                TextTable.render(
-                    header: ["ledger", invocation.home.path],
-                    rows: [
-                        ["device", config.deviceID.lowercased],
-                        ["events", "\(events)"], ["head", head.description],
-                        ["storage used", "\(info.usedBytes) bytes of a \(info.mapSize)-byte map"],
-                    ]))
+            invocation.printTable(
+                header: ["ledger", invocation.home.path],
+                rows: [
+                    ["device", config.deviceID.lowercased],
+                    ["events", "\(events)"], ["head", head.description],
+                    ["storage used", "\(info.usedBytes) bytes of a \(info.mapSize)-byte map"],
+                ])
         }
     }
 }

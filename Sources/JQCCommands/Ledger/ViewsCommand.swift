@@ -59,7 +59,6 @@ struct ViewsCommand: RunnableCommand {
                 status.storedVersion == nil ? "never built" : status.isStale ? "stale" : "up to date",
             ]
         }
-        invocation.stdout.line(
-            TextTable.render(header: ["VIEW", "VERSION", "STORED", "POSITION", "ROWS", "STATE"], rows: rows))
+        invocation.printTable(header: ["VIEW", "VERSION", "STORED", "POSITION", "ROWS", "STATE"], rows: rows)
     }
 }

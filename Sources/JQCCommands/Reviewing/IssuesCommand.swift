@@ -49,16 +49,15 @@ struct IssuesCommand: RunnableCommand {
             invocation.stdout.line("No issues.")
             return
         }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["ID", "SEVERITY", "FACILITY", "INSPECTION", "SYNC", "DESCRIPTION"],
-                rows: rows.map { r in
-                    [
-                        String(r.id.lowercased.prefix(8)), r.severity.rawValue, r.facilityName,
-                        String(r.inspectionID.lowercased.prefix(8)),
-                        r.syncState.rawValue + (r.possiblySentTwice ? " (may be held twice)" : ""), r.description,
-                    ]
-                }))
+        invocation.printTable(
+            header: ["ID", "SEVERITY", "FACILITY", "INSPECTION", "SYNC", "DESCRIPTION"],
+            rows: rows.map { r in
+                [
+                    String(r.id.lowercased.prefix(8)), r.severity.rawValue, r.facilityName,
+                    String(r.inspectionID.lowercased.prefix(8)),
+                    r.syncState.rawValue + (r.possiblySentTwice ? " (may be held twice)" : ""), r.description,
+                ]
+            })
         if rows.contains(where: \.possiblySentTwice) {
             invocation.stdout.line(
                 "(may be held twice): sent again after the server's answer was lost; this server offers no way to "

@@ -18,13 +18,9 @@ struct TemplatesCommand: CommandWithoutArguments {
             invocation.printJSON(.array(templates.map(\.listingJSON)))
             return
         }
-        guard !templates.isEmpty else {
-            invocation.stdout.line("No templates yet: run 'jqc pull' (or 'jqc pull --from FILE').")
-            return
-        }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["ID", "NAME", "VERSION", "FIELDS"],
-                rows: templates.map { [$0.id, $0.name, "\($0.version)", "\($0.fields.count)"] }))
+        invocation.printTable(
+            header: ["ID", "NAME", "VERSION", "FIELDS"],
+            rows: templates.map { [$0.id, $0.name, "\($0.version)", "\($0.fields.count)"] },
+            none: "No templates yet: run 'jqc pull' (or 'jqc pull --from FILE').")
     }
 }

@@ -98,7 +98,7 @@ struct HistoryCommand: RunnableCommand {
             invocation.stdout.line(empty)
             return
         }
-        invocation.stdout.line(TextTable.render(header: HistoryPage.header, rows: page.rows))
+        invocation.printTable(header: HistoryPage.header, rows: page.rows)
         invocation.stdout.line(page.footer)
     }
 }

@@ -61,18 +61,17 @@ struct OutboxCommand: CommandWithoutArguments {
             )
             return
         }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["KIND", "ID", "INSPECTION", "STATE", "ATTEMPTS", "NEXT TRY", "LAST ERROR / WAITING FOR"],
-                rows: items.map { i in
-                    [
-                        i.item.kind.rawValue, String(i.item.id.lowercased.prefix(8)),
-                        String(i.inspectionID.lowercased.prefix(8)), i.state.rawValue, "\(i.attempts)",
-                        i.nextAttemptAt.map { String($0.iso8601.prefix(19)) } ?? "-",
-                        ([i.lastError, i.detail].compactMap { $0 }
-                            + [i.adoptedFrom.map { "adopted from device \($0.lowercased)" }].compactMap { $0 })
-                            .map(TerminalText.singleLine).joined(separator: "; "),
-                    ]
-                }))
+        invocation.printTable(
+            header: ["KIND", "ID", "INSPECTION", "STATE", "ATTEMPTS", "NEXT TRY", "LAST ERROR / WAITING FOR"],
+            rows: items.map { i in
+                [
+                    i.item.kind.rawValue, String(i.item.id.lowercased.prefix(8)),
+                    String(i.inspectionID.lowercased.prefix(8)), i.state.rawValue, "\(i.attempts)",
+                    i.nextAttemptAt.map { String($0.iso8601.prefix(19)) } ?? "-",
+                    ([i.lastError, i.detail].compactMap { $0 }
+                        + [i.adoptedFrom.map { "adopted from device \($0.lowercased)" }].compactMap { $0 })
+                        .map(TerminalText.singleLine).joined(separator: "; "),
+                ]
+            })
     }
 }
