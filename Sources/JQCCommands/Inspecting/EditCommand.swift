@@ -8,7 +8,6 @@ import LedgerCore
 /// `jqc edit ID`: the form as a text document in `$VISUAL`/`$EDITOR`.
 struct EditCommand: RunnableCommand {
     static let path = ["edit"]
-    static let idArgument = PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "edit", abstract: "Edit a draft's answers in your text editor ($VISUAL, else $EDITOR, else vi).",
         discussion: """
@@ -21,12 +20,12 @@ struct EditCommand: RunnableCommand {
             fields are shown as comments: capture them with 'jqc photo' and 'jqc sign'.
             """,
         group: "Inspecting",
-        positionals: [idArgument])
+        positionals: [.draft])
 
     var id: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(Self.idArgument)
+        id = try parsed.require(.draft)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -24,7 +24,6 @@ enum FillError: Error, CustomStringConvertible {
 /// answer is checked and recorded as soon as it is given.
 struct FillCommand: RunnableCommand {
     static let path = ["fill"]
-    static let idArgument = PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "fill", abstract: "Fill in a draft field by field, interactively.",
         discussion: """
@@ -43,12 +42,12 @@ struct FillCommand: RunnableCommand {
             Needs a terminal; from a script use 'jqc set ID FIELD=VALUE …' or 'jqc set ID --from FILE'.
             """,
         group: "Inspecting",
-        positionals: [idArgument])
+        positionals: [.draft])
 
     var id: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(Self.idArgument)
+        id = try parsed.require(.draft)
     }
 
     func run(_ invocation: Invocation) throws {

@@ -11,15 +11,14 @@ struct IssuesCommand: RunnableCommand {
     static let path = ["issues"]
     static let severity = OptionSpec(
         "severity", valueName: "SEVERITY", help: "Only this severity: low, medium, high or critical.")
-    static let facility = OptionSpec("facility", valueName: "FACILITY", help: "Only this facility (its id or name).")
     static let spec = CommandSpec(
         "issues", abstract: "List the issues flagged on this device.", group: "Reviewing",
-        options: [severity, facility])
+        options: [severity, .facility])
 
     var filter = IssueFilter()
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        filter.facility = try parsed.value(of: Self.facility)
+        filter.facility = try parsed.value(of: .facility)
         if let text = try parsed.value(of: Self.severity) {
             do {
                 filter.severity = try IssueSeverity(parsing: text)

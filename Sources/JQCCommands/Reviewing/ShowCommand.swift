@@ -9,15 +9,14 @@ import LedgerStore
 /// `jqc show ID`.
 struct ShowCommand: RunnableCommand {
     static let path = ["show"]
-    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "show", abstract: "Show an inspection: its form and answers, what is still required, score, issues, sync.",
         discussion: "Required fields are marked '*', and '!' while still empty.", group: "Reviewing",
-        positionals: [idArgument])
+        positionals: [.inspection])
 
     var id: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require(Self.idArgument) }
+    init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require(.inspection) }
 
     func run(_ invocation: Invocation) throws {
         let state = try invocation.reading { ledger in
