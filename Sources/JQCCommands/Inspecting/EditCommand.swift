@@ -29,11 +29,7 @@ struct EditCommand: RunnableCommand {
     }
 
     func run(_ invocation: Invocation) throws {
-        let inspection = try invocation.inspectionID(id)
-        guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
-        guard state.isEditable, let template = state.template else {
-            throw AdvisedRefusal.advising(.inspectionNotEditable(inspection, status: state.status), state)
-        }
+        let (inspection, state, template) = try invocation.editableDraft(id)
         let document = FormDocument(template: template, state: state)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "jqc-edit-\(inspection.lowercased.prefix(8))-\(UUID().uuidString.prefix(8)).txt")

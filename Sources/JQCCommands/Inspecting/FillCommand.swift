@@ -52,11 +52,7 @@ struct FillCommand: RunnableCommand {
 
     func run(_ invocation: Invocation) throws {
         guard isatty(STDIN_FILENO) == 1, invocation.stdout.isTerminal else { throw FillError.noTerminal(id) }
-        let inspection = try invocation.inspectionID(id)
-        guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
-        guard state.isEditable, let template = state.template else {
-            throw AdvisedRefusal.advising(.inspectionNotEditable(inspection, status: state.status), state)
-        }
+        let (_, state, template) = try invocation.editableDraft(id)
         let walk = FormWalk(
             template: template, state: state, invocation: invocation, reference: String(id.prefix(8)),
             readLine: { Swift.readLine(strippingNewline: true) })
