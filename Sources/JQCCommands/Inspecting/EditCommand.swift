@@ -6,8 +6,9 @@ import InspectionUseCases
 import LedgerCore
 
 /// `jqc edit ID`: the form as a text document in `$VISUAL`/`$EDITOR`.
-struct EditCommand: RunnableCommand {
+struct EditCommand: CommandWithOneArgument {
     static let path = ["edit"]
+    static let argument = PositionalSpec.draft
     static let spec = CommandSpec(
         "edit", abstract: "Edit a draft's answers in your text editor ($VISUAL, else $EDITOR, else vi).",
         discussion: """
@@ -20,13 +21,11 @@ struct EditCommand: RunnableCommand {
             fields are shown as comments: capture them with 'jqc photo' and 'jqc sign'.
             """,
         group: "Inspecting",
-        positionals: [.draft])
+        positionals: [argument])
 
     var id: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(.draft)
-    }
+    init(argument: String) { id = argument }
 
     func run(_ invocation: Invocation) throws {
         let (inspection, state, template) = try invocation.editableDraft(id)

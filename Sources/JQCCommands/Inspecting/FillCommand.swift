@@ -22,8 +22,9 @@ enum FillError: Error, CustomStringConvertible {
 
 /// `jqc fill ID`: the form, one field at a time, in layout order; each
 /// answer is checked and recorded as soon as it is given.
-struct FillCommand: RunnableCommand {
+struct FillCommand: CommandWithOneArgument {
     static let path = ["fill"]
+    static let argument = PositionalSpec.draft
     static let spec = CommandSpec(
         "fill", abstract: "Fill in a draft field by field, interactively.",
         discussion: """
@@ -42,13 +43,11 @@ struct FillCommand: RunnableCommand {
             Needs a terminal; from a script use 'jqc set ID FIELD=VALUE …' or 'jqc set ID --from FILE'.
             """,
         group: "Inspecting",
-        positionals: [.draft])
+        positionals: [argument])
 
     var id: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(.draft)
-    }
+    init(argument: String) { id = argument }
 
     func run(_ invocation: Invocation) throws {
         guard isatty(STDIN_FILENO) == 1, invocation.stdout.isTerminal else { throw FillError.noTerminal(id) }
