@@ -102,67 +102,25 @@ CURLcode ccurl_mime_data(curl_mimepart *part, const char *data, size_t size) {
 }
 void ccurl_mime_free(curl_mime *mime) { if (loaded) api.mime_free(mime); }
 
-CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, value);
-}
+// Each typed setter and getter is libcurl's variadic call with its last
+// argument's type spelled out (which Swift cannot call), failing as libcurl
+// fails (CURLE_FAILED_INIT) before a successful `ccurl_load`.
+#define CCURL_PASS_ON(function, Selector, Value, call)                                           \
+    CURLcode ccurl_##function(CURL *handle, Selector selector, Value value) {                    \
+        return loaded ? api.call(handle, selector, value) : CURLE_FAILED_INIT;                   \
+    }
+CCURL_PASS_ON(setopt_long, CURLoption, long, easy_setopt)
+CCURL_PASS_ON(setopt_off_t, CURLoption, curl_off_t, easy_setopt)
+CCURL_PASS_ON(setopt_string, CURLoption, const char *, easy_setopt)
+CCURL_PASS_ON(setopt_pointer, CURLoption, void *, easy_setopt)
+CCURL_PASS_ON(setopt_slist, CURLoption, struct curl_slist *, easy_setopt)
+CCURL_PASS_ON(setopt_mime, CURLoption, curl_mime *, easy_setopt)
+CCURL_PASS_ON(setopt_write_callback, CURLoption, curl_write_callback, easy_setopt)
+CCURL_PASS_ON(setopt_read_callback, CURLoption, curl_read_callback, easy_setopt)
+CCURL_PASS_ON(setopt_xferinfo_callback, CURLoption, curl_xferinfo_callback, easy_setopt)
+CCURL_PASS_ON(getinfo_long, CURLINFO, long *, easy_getinfo)
+CCURL_PASS_ON(getinfo_off_t, CURLINFO, curl_off_t *, easy_getinfo)
+CCURL_PASS_ON(getinfo_double, CURLINFO, double *, easy_getinfo)
+CCURL_PASS_ON(getinfo_string, CURLINFO, const char **, easy_getinfo)
+#undef CCURL_PASS_ON
 
-CURLcode ccurl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, value);
-}
-
-CURLcode ccurl_setopt_string(CURL *handle, CURLoption option, const char *value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, value);
-}
-
-CURLcode ccurl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, value);
-}
-
-CURLcode ccurl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, value);
-}
-
-CURLcode ccurl_setopt_mime(CURL *handle, CURLoption option, curl_mime *value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, value);
-}
-
-CURLcode ccurl_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback callback) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, callback);
-}
-
-CURLcode ccurl_setopt_read_callback(CURL *handle, CURLoption option, curl_read_callback callback) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, callback);
-}
-
-CURLcode ccurl_setopt_xferinfo_callback(CURL *handle, CURLoption option, curl_xferinfo_callback callback) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_setopt(handle, option, callback);
-}
-
-CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_getinfo(handle, info, value);
-}
-
-CURLcode ccurl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_getinfo(handle, info, value);
-}
-
-CURLcode ccurl_getinfo_double(CURL *handle, CURLINFO info, double *value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_getinfo(handle, info, value);
-}
-
-CURLcode ccurl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
-    if (!loaded) return CURLE_FAILED_INIT;
-    return api.easy_getinfo(handle, info, value);
-}

@@ -263,16 +263,12 @@ final class EasyHandle: @unchecked Sendable {
     private func setCallbacks(context: UnsafeMutableRawPointer, _ operation: String) throws(TransportError) {
         try check(
             ccurl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
-                ResponseCollector.calledBack(context).receiveBody(
-                    UnsafeRawBufferPointer(start: buffer, count: size * count))
-                    ? size * count : 0
+                ResponseCollector.written(buffer, size * count, context, to: ResponseCollector.receiveBody)
             }, operation)
         try set(CURLOPT_WRITEDATA, pointer: context, operation)
         try check(
             ccurl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
-                ResponseCollector.calledBack(context).receiveHeader(
-                    UnsafeRawBufferPointer(start: buffer, count: size * count))
-                    ? size * count : 0
+                ResponseCollector.written(buffer, size * count, context, to: ResponseCollector.receiveHeader)
             }, operation)
         try set(CURLOPT_HEADERDATA, pointer: context, operation)
         try check(

@@ -13,6 +13,16 @@ final class ResponseCollector {
         return Unmanaged<ResponseCollector>.fromOpaque(context).takeUnretainedValue()
     }
 
+    /// A write callback's answer: the `count` bytes at `buffer` handed to
+    /// `receive` of the collector behind `context`, all of them taken, or 0
+    /// (which makes libcurl give the transfer up) when `receive` refuses them.
+    static func written(
+        _ buffer: UnsafeMutablePointer<CChar>?, _ count: Int, _ context: UnsafeMutableRawPointer?,
+        to receive: (ResponseCollector) -> (UnsafeRawBufferPointer) -> Bool
+    ) -> Int {
+        receive(calledBack(context))(UnsafeRawBufferPointer(start: buffer, count: count)) ? count : 0
+    }
+
     private(set) var body: [UInt8] = []
     private(set) var headers = HTTPHeaders()
     /// The most bytes of body kept; one more and the transfer is given up.

@@ -30,6 +30,13 @@ struct FreeTextRedaction {
         var count: Int { bytes.count }
 
         func isPlain(_ index: Int) -> Bool { index < bytes.count && !replaced[index] }
+
+        /// Where the plain bytes from `start` on that `belongs` accepts end.
+        func plainEnd(from start: Int, while belongs: (UInt8) -> Bool) -> Int {
+            var end = start
+            while isPlain(end), belongs(bytes[end]) { end += 1 }
+            return end
+        }
     }
 
     /// One replacement: `range` of the current bytes becomes `text`.
@@ -145,32 +152,21 @@ struct FreeTextRedaction {
     /// that reaches the end of a window the text goes on past may hide its
     /// user info beyond it, so it is replaced whole.
     private static func urlEdits(_ text: Marked, cutShort: Bool) -> [Edit] {
-        var edits: [Edit] = []
-        var index = 0
-        while index < text.count {
-            guard text.isPlain(index), isSchemeByte(text.bytes[index]) else {
-                index += 1
-                continue
-            }
-            let runStart = index
-            while text.isPlain(index), isSchemeByte(text.bytes[index]) { index += 1 }
+        runEdits(text, of: isSchemeByte) { run in
+            let colon = run.upperBound
             // The scheme starts at the run's first letter; any will do.
-            guard (runStart..<index).contains(where: { isLetter(text.bytes[$0]) }), index + 3 <= text.count,
-                (index..<index + 3).allSatisfy(text.isPlain),
-                text.bytes[index] == UInt8(ascii: ":"), text.bytes[index + 1] == UInt8(ascii: "/"),
-                text.bytes[index + 2] == UInt8(ascii: "/")
-            else { continue }
-            let authorityStart = index + 3
-            var end = authorityStart
-            while text.isPlain(end), !endsURL(text.bytes[end]) { end += 1 }
-            guard end > authorityStart else {
-                index = authorityStart
-                continue
-            }
-            edits += urlPartEdits(text, authority: authorityStart, end: end, reachesCut: cutShort && end == text.count)
-            index = end
+            guard run.contains(where: { isLetter(text.bytes[$0]) }), colon + 3 <= text.count,
+                (colon..<colon + 3).allSatisfy(text.isPlain),
+                text.bytes[colon] == UInt8(ascii: ":"), text.bytes[colon + 1] == UInt8(ascii: "/"),
+                text.bytes[colon + 2] == UInt8(ascii: "/")
+            else { return nil }
+            let authorityStart = colon + 3
+            let end = text.plainEnd(from: authorityStart) { !endsURL($0) }
+            guard end > authorityStart else { return ([], authorityStart) }
+            return (
+                urlPartEdits(text, authority: authorityStart, end: end, reachesCut: cutShort && end == text.count), end
+            )
         }
-        return edits
     }
 
     private static func urlPartEdits(_ text: Marked, authority start: Int, end: Int, reachesCut: Bool) -> [Edit] {
@@ -221,10 +217,8 @@ struct FreeTextRedaction {
                 index += 1
                 continue
             }
-            var blanksEnd = index + scheme.count
-            while text.isPlain(blanksEnd), isBlank(text.bytes[blanksEnd]) { blanksEnd += 1 }
-            var valueEnd = blanksEnd
-            while text.isPlain(valueEnd), !endsSchemeValue(text.bytes[valueEnd]) { valueEnd += 1 }
+            let blanksEnd = text.plainEnd(from: index + scheme.count, while: isBlank)
+            let valueEnd = text.plainEnd(from: blanksEnd) { !endsSchemeValue($0) }
             if blanksEnd > index + scheme.count, valueEnd > blanksEnd {
                 edits.append(Edit(range: blanksEnd..<valueEnd, text: placeholder))
                 index = valueEnd
@@ -238,23 +232,35 @@ struct FreeTextRedaction {
     /// `name=value` or `"name": "value"` where the name holds a credential's
     /// fragment (`password`, `refresh_token`, `X-Api-Key`): the value.
     private static func namedEdits(_ text: Marked) -> [Edit] {
+        runEdits(text, of: isNameByte) { name in
+            guard let valueStart = separatorEnd(text, at: name.upperBound), namesCredential(text.bytes[name]) else {
+                return nil
+            }
+            let valueEnd = text.plainEnd(from: valueStart) { !endsNamedValue($0) }
+            guard valueEnd > valueStart else { return nil }
+            return ([Edit(range: valueStart..<valueEnd, text: placeholder)], valueEnd)
+        }
+    }
+
+    /// The edits `edit` finds at each longest run of plain bytes that
+    /// `belongs` accepts, scanning on where it says (nil: after the run).
+    private static func runEdits(
+        _ text: Marked, of belongs: (UInt8) -> Bool, _ edit: (Range<Int>) -> (edits: [Edit], next: Int)?
+    ) -> [Edit] {
         var edits: [Edit] = []
         var index = 0
         while index < text.count {
-            guard text.isPlain(index), isNameByte(text.bytes[index]) else {
+            guard text.isPlain(index), belongs(text.bytes[index]) else {
                 index += 1
                 continue
             }
-            let nameStart = index
-            while text.isPlain(index), isNameByte(text.bytes[index]) { index += 1 }
-            guard let valueStart = separatorEnd(text, at: index),
-                namesCredential(text.bytes[nameStart..<index])
-            else { continue }
-            var valueEnd = valueStart
-            while text.isPlain(valueEnd), !endsNamedValue(text.bytes[valueEnd]) { valueEnd += 1 }
-            guard valueEnd > valueStart else { continue }
-            edits.append(Edit(range: valueStart..<valueEnd, text: placeholder))
-            index = valueEnd
+            let run = index..<text.plainEnd(from: index, while: belongs)
+            guard let found = edit(run) else {
+                index = run.upperBound
+                continue
+            }
+            edits += found.edits
+            index = found.next
         }
         return edits
     }
@@ -264,13 +270,11 @@ struct FreeTextRedaction {
         guard text.isPlain(index) else { return nil }
         if text.bytes[index] == UInt8(ascii: "=") { return index + 1 }
         guard text.bytes[index] == UInt8(ascii: "\"") else { return nil }
-        var next = index + 1
-        while text.isPlain(next), isBlank(text.bytes[next]) { next += 1 }
-        guard text.isPlain(next), text.bytes[next] == UInt8(ascii: ":") else { return nil }
-        next += 1
-        while text.isPlain(next), isBlank(text.bytes[next]) { next += 1 }
-        guard text.isPlain(next), text.bytes[next] == UInt8(ascii: "\"") else { return nil }
-        return next + 1
+        let colon = text.plainEnd(from: index + 1, while: isBlank)
+        guard text.isPlain(colon), text.bytes[colon] == UInt8(ascii: ":") else { return nil }
+        let quote = text.plainEnd(from: colon + 1, while: isBlank)
+        guard text.isPlain(quote), text.bytes[quote] == UInt8(ascii: "\"") else { return nil }
+        return quote + 1
     }
 
     static let credentialFragments = Redaction.credentialNameFragments.map { Array($0.utf8) }

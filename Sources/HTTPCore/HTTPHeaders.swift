@@ -72,16 +72,20 @@ public struct HTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral {
 
 extension HTTPHeaders: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// One `Name: value` per line, with credential values redacted.
-    public var description: String {
-        fields.map { "\($0.name): \(Redaction.headerValue($0.value, name: $0.name))" }.joined(separator: "\n")
-    }
+    public var description: String { redactedLines.joined(separator: "\n") }
 
     public var debugDescription: String { description }
 
     /// `dump` and debuggers see the redacted lines, never the raw values.
-    public var customMirror: Mirror {
-        Mirror(
-            self, unlabeledChildren: fields.map { "\($0.name): \(Redaction.headerValue($0.value, name: $0.name))" },
-            displayStyle: .collection)
+    public var customMirror: Mirror { Mirror(self, unlabeledChildren: redactedLines, displayStyle: .collection) }
+
+    private var redactedLines: [String] {
+        fields.map { "\($0.name): \(Redaction.headerValue($0.value, name: $0.name))" }
+    }
+
+    /// A request or a response as printed: its first line, these headers
+    /// when there are any, and what stands for its body in parentheses.
+    func printedMessage(firstLine: String, body: String) -> String {
+        ([firstLine] + redactedLines + ["(\(body))"]).joined(separator: "\n")
     }
 }

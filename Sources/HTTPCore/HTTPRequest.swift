@@ -63,10 +63,7 @@ extension HTTPRequest: CustomStringConvertible, CustomDebugStringConvertible, Cu
     /// The request line, the headers and the body's size, as a log or an
     /// error report may show them.
     public var description: String {
-        var lines = ["\(method) \(Redaction.url(url))"]
-        if !headers.fields.isEmpty { lines.append(headers.description) }
-        lines.append("(\(body))")
-        return lines.joined(separator: "\n")
+        headers.printedMessage(firstLine: "\(method) \(Redaction.url(url))", body: body.description)
     }
 
     public var debugDescription: String { description }

@@ -22,12 +22,7 @@ public struct HTTPResponse: Sendable, Equatable {
 /// A response body may hold tokens (a login's answer), so printing shows its
 /// size only.
 extension HTTPResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    public var description: String {
-        var lines = ["HTTP \(status)"]
-        if !headers.fields.isEmpty { lines.append(headers.description) }
-        lines.append("(\(body.count) bytes)")
-        return lines.joined(separator: "\n")
-    }
+    public var description: String { headers.printedMessage(firstLine: "HTTP \(status)", body: "\(body.count) bytes") }
 
     public var debugDescription: String { description }
 

@@ -134,6 +134,17 @@ struct SyncItemKeys {
         return true
     }
 
+    /// Reads the next key of the map: an item key is read with its value
+    /// here and a key `Key` does not list is skipped with its value (nil for
+    /// both); any other is answered, its value left for the caller.
+    mutating func ownKey<Key: SyncPayloadKey>(_: Key.Type, from r: inout PayloadReader) throws(DomainError) -> Key? {
+        guard let key = try r.namedKey(Key.self) else {
+            try r.skip()
+            return nil
+        }
+        return try read(key, from: &r) ? nil : key
+    }
+
     func item<Key: SyncPayloadKey>(_ r: PayloadReader, _: Key.Type) throws(DomainError) -> SyncItem {
         SyncItem(kind: try r.required(kind, Key.itemKind), id: try r.required(id, Key.itemID))
     }
@@ -174,18 +185,13 @@ extension SyncAttemptFailed {
         var willRetry: Bool?
         var next: Int64??
         for _ in 0..<(try r.mapCount()) {
-            guard let key = try r.namedKey(Key.self) else {
-                try r.skip()
-                continue
-            }
-            if try item.read(key, from: &r) { continue }
-            switch key {
-            case .attempt: attempt = try r.int()
-            case .error: error = try r.text()
-            case .httpStatus: status = .some(try r.nullableInt())
-            case .willRetry: willRetry = try r.bool()
-            case .nextAttemptAt: next = .some(try r.isNull() ? nil : try r.int64())
-            case .itemKind, .itemID: break  // read above
+            switch try item.ownKey(Key.self, from: &r) {
+            case .attempt?: attempt = try r.int()
+            case .error?: error = try r.text()
+            case .httpStatus?: status = .some(try r.nullableInt())
+            case .willRetry?: willRetry = try r.bool()
+            case .nextAttemptAt?: next = .some(try r.isNull() ? nil : try r.int64())
+            case .itemKind?, .itemID?, nil: break  // read or skipped by ownKey
             }
         }
         return SyncAttemptFailed(
@@ -212,12 +218,7 @@ extension SyncGaveUp {
         var item = SyncItemKeys()
         var error: String?
         for _ in 0..<(try r.mapCount()) {
-            guard let key = try r.namedKey(Key.self) else {
-                try r.skip()
-                continue
-            }
-            if try item.read(key, from: &r) { continue }
-            if key == .error { error = try r.text() }
+            if try item.ownKey(Key.self, from: &r) == .error { error = try r.text() }
         }
         return SyncGaveUp(item: try item.item(r, Key.self), error: try r.required(error, Key.error))
     }
@@ -237,13 +238,7 @@ extension SyncRetryRequested {
 
     static func read(from r: inout PayloadReader) throws(DomainError) -> SyncRetryRequested {
         var item = SyncItemKeys()
-        for _ in 0..<(try r.mapCount()) {
-            guard let key = try r.namedKey(Key.self) else {
-                try r.skip()
-                continue
-            }
-            _ = try item.read(key, from: &r)
-        }
+        for _ in 0..<(try r.mapCount()) { _ = try item.ownKey(Key.self, from: &r) }
         return SyncRetryRequested(item: try item.item(r, Key.self))
     }
 }
@@ -264,12 +259,7 @@ extension SyncDismissed {
         var item = SyncItemKeys()
         var reason: String?
         for _ in 0..<(try r.mapCount()) {
-            guard let key = try r.namedKey(Key.self) else {
-                try r.skip()
-                continue
-            }
-            if try item.read(key, from: &r) { continue }
-            if key == .reason { reason = try r.text() }
+            if try item.ownKey(Key.self, from: &r) == .reason { reason = try r.text() }
         }
         return SyncDismissed(item: try item.item(r, Key.self), reason: try r.required(reason, Key.reason))
     }

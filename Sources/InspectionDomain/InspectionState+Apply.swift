@@ -104,12 +104,8 @@ extension InspectionState {
             handedOver = HandOff(
                 mode: handed.mode, to: handed.to, at: recordedAt, by: actor, toDevice: handed.toDevice)
             if status == .completed { sharedWhileCompleted = true }
-        case .sendAdopted(let adopted):
-            addAdoption(adopted, recordedAt: recordedAt, actor: actor, stamp: stamp)
-        case .received, .unrecognized:
-            break
         default:
-            applySyncFact(event, recordedAt: recordedAt, device: stampDevice)
+            applySyncFact(event, recordedAt: recordedAt, actor: actor, stamp: stamp)
         }
     }
 
@@ -198,14 +194,18 @@ extension InspectionState {
         updatedAt = max(updatedAt ?? closing.at, closing.at)
     }
 
-    /// What the server said, or what a person asked of the sync.
-    mutating func applySyncFact(_ event: InspectionEvent, recordedAt: Timestamp, device: UUID) {
+    /// What the server said, what a person asked of the sync, or a device's
+    /// adoption of a send: folded alike in order and merged (a reception or
+    /// an unrecognized event changes nothing here).
+    mutating func applySyncFact(_ event: InspectionEvent, recordedAt: Timestamp, actor: Actor, stamp: EventStamp) {
         switch event {
+        case .sendAdopted(let adopted):
+            addAdoption(adopted, recordedAt: recordedAt, actor: actor, stamp: stamp)
         case .photoUploaded(let uploaded):
             sync.uploadedPhotos[uploaded.photoID] = uploaded.serverPath
             sync.failures[SyncItem(kind: .photo, id: uploaded.photoID)] = nil
         case .inspectionAccepted(let accepted):
-            let record = ServerRecord(serverID: accepted.serverID, device: device, at: recordedAt)
+            let record = ServerRecord(serverID: accepted.serverID, device: stamp.device, at: recordedAt)
             if !sync.serverRecords.contains(record) { sync.serverRecords.append(record) }
             // A merged stream names its server record once it holds them
             // all (`deriveMerged`): this device's own, never another's over it.

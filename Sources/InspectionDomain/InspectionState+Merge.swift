@@ -378,12 +378,8 @@ extension InspectionState {
             guard !carried, startedAt != nil else { return }
             handedOver = HandOff(mode: handed.mode, to: handed.to, at: recordedAt, by: actor)
             if status == .completed { sharedWhileCompleted = true }
-        case .sendAdopted(let adopted):
-            addAdoption(adopted, recordedAt: recordedAt, actor: actor, stamp: stamp)
-        case .received, .unrecognized:
-            break
         default:
-            applySyncFact(event, recordedAt: recordedAt, device: stamp.device)
+            applySyncFact(event, recordedAt: recordedAt, actor: actor, stamp: stamp)
         }
     }
 

@@ -92,11 +92,7 @@ private struct JSONParser {
         index += 1
         var members: [JSONValue.Member] = []
         var keys = Set<String>()
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
+        if reads(UInt8(ascii: "}")) { return .object(members) }
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -106,44 +102,44 @@ private struct JSONParser {
             guard keys.insert(key).inserted || reading.keepsRepeatedNames else {
                 throw failure("duplicate object key \"\(key)\"")
             }
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
-            index += 1
+            guard reads(UInt8(ascii: ":")) else { throw failure("expected ':'") }
             skipSpace()
             members.append(.init(key, try value(depth: depth + 1)))
-            skipSpace()
-            guard index < bytes.count else { throw failure("object not closed") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw failure("expected ',' or '}'") }
-            index += 1
-            return .object(members)
+            if try closes(UInt8(ascii: "}"), "object") { return .object(members) }
         }
     }
 
     mutating func array(depth: Int) throws(DomainError) -> JSONValue {
         index += 1
         var items: [JSONValue] = []
-        skipSpace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array(items)
-        }
+        if reads(UInt8(ascii: "]")) { return .array(items) }
         while true {
             skipSpace()
             items.append(try value(depth: depth + 1))
-            skipSpace()
-            guard index < bytes.count else { throw failure("array not closed") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "]") else { throw failure("expected ',' or ']'") }
-            index += 1
-            return .array(items)
+            if try closes(UInt8(ascii: "]"), "array") { return .array(items) }
         }
+    }
+
+    /// Reads `byte` if it comes next after white space, and says whether it did.
+    mutating func reads(_ byte: UInt8) -> Bool {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// After an object's member or an array's item: true when `closer` ends
+    /// the container there, false when a ',' says another follows (either
+    /// read); anything else is refused.
+    mutating func closes(_ closer: UInt8, _ container: String) throws(DomainError) -> Bool {
+        skipSpace()
+        guard index < bytes.count else { throw failure("\(container) not closed") }
+        let separator = bytes[index]
+        guard separator == UInt8(ascii: ",") || separator == closer else {
+            throw failure("expected ',' or '\(Character(Unicode.Scalar(closer)))'")
+        }
+        index += 1
+        return separator == closer
     }
 
     mutating func number() throws(DomainError) -> JSONValue {

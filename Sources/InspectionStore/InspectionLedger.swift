@@ -252,29 +252,25 @@ public final class InspectionLedger: Sendable {
     }
 
     public func issues() throws -> [IssueRow] {
-        try healing {
-            try log.read { reader in
-                var rows: [IssueRow] = []
-                try reader.transaction.forEach(tables.issues) { key, value in
-                    let row = try InspectionTables.open(tables.issues, key, value)
-                    if let id = UUID(bytes: key) {
-                        rows.append(try IssueRow(id: id, cbor: try CBORValue(decoding: row)))
-                    }
-                    return true
-                }
-                return rows
-            }
+        try rows(of: tables.issues) { key, row in
+            guard let id = UUID(bytes: key) else { return nil }
+            return try IssueRow(id: id, cbor: try CBORValue(decoding: row))
         }
     }
 
     /// What the server has not acknowledged, in the order a sync must send it.
     public func outbox() throws -> [OutboxItem] {
+        try rows(of: tables.outbox) { key, row in try OutboxItem(key: key, cbor: try CBORValue(decoding: row)) }
+    }
+
+    /// Every row of `table` in key order, its checksum checked, as `decode`
+    /// makes it of the row's key and value (nil passes the row over).
+    private func rows<Row>(of table: Table, _ decode: ([UInt8], [UInt8]) throws -> Row?) throws -> [Row] {
         try healing {
             try log.read { reader in
-                var rows: [OutboxItem] = []
-                try reader.transaction.forEach(tables.outbox) { key, value in
-                    let row = try InspectionTables.open(tables.outbox, key, value)
-                    rows.append(try OutboxItem(key: key, cbor: try CBORValue(decoding: row)))
+                var rows: [Row] = []
+                try reader.transaction.forEach(table) { key, value in
+                    if let row = try decode(key, try InspectionTables.open(table, key, value)) { rows.append(row) }
                     return true
                 }
                 return rows

@@ -159,21 +159,19 @@ public final class ReferenceCache: Sendable {
     }
 
     public func allFacilities() throws -> [Facility] {
-        try log.environment.read { txn in
-            var result: [Facility] = []
-            try txn.forEach(facilities) { _, value in
-                result.append(try Facility(json: try JSONValue(parsing: value)))
-                return true
-            }
-            return result
-        }
+        try all(facilities) { try Facility(json: try JSONValue(parsing: $0)) }
     }
 
     public func allTemplates() throws -> [Template] {
+        try all(templates) { try Template(cbor: try CBORValue(decoding: $0)) }
+    }
+
+    /// Every value of `table`, in key order, as `decode` reads it.
+    private func all<Item>(_ table: Table, _ decode: ([UInt8]) throws -> Item) throws -> [Item] {
         try log.environment.read { txn in
-            var result: [Template] = []
-            try txn.forEach(templates) { _, value in
-                result.append(try Template(cbor: try CBORValue(decoding: value)))
+            var result: [Item] = []
+            try txn.forEachValue(table) { value in
+                result.append(try decode(value))
                 return true
             }
             return result

@@ -182,23 +182,9 @@ struct CoreBenchmark {
 
         // MARK: Full scan, decoding every record.
         var decoded = 0
-        let scanLedger = try Measure.seconds {
-            try log.read { reader in
-                try reader.forEachRecord { record in
-                    decoded &+= record.payload.count
-                    return true
-                }
-            }
-        }
+        let scanLedger = try Measure.seconds { decoded &+= try Scan.payloadBytes(log) }
         var bytes = 0
-        let scanLimit = try Measure.seconds {
-            try env.read { txn in
-                try txn.forEach(table) { _, value in
-                    bytes &+= value.count
-                    return true
-                }
-            }
-        }
+        let scanLimit = try Measure.seconds { bytes &+= try Scan.valueBytes(env, table) }
         let scanSQLite = try Measure.seconds { try sqlite.scan { _, record in bytes &+= record.count } }
         let total = Double(events + singleCommits + breakdown)
         rows.append(
@@ -218,22 +204,8 @@ struct CoreBenchmark {
         let coldLog = try EventLog(directory: ledgerDir, options: readOnly)
         let coldEnv = try Environment(directory: limitDir, options: readOnly)
         let coldTable = try coldEnv.table("events")!
-        let coldLedger = try Measure.seconds {
-            try coldLog.read { reader in
-                try reader.forEachRecord { record in
-                    decoded &+= record.payload.count
-                    return true
-                }
-            }
-        }
-        let coldLimit = try Measure.seconds {
-            try coldEnv.read { txn in
-                try txn.forEach(coldTable) { _, value in
-                    bytes &+= value.count
-                    return true
-                }
-            }
-        }
+        let coldLedger = try Measure.seconds { decoded &+= try Scan.payloadBytes(coldLog) }
+        let coldLimit = try Measure.seconds { bytes &+= try Scan.valueBytes(coldEnv, coldTable) }
         let coldSQLite = try Measure.seconds { try sqlite.scan { _, record in bytes &+= record.count } }
         rows.append(
             Row(

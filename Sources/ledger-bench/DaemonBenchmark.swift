@@ -80,13 +80,7 @@ struct DaemonBenchmark {
         _ = try run(["init", "--server", server.baseURL])
         _ = try run(["login", "--username", "inspector", "--password-stdin"], input: "inspector-pass\n")
         _ = try run(["pull"])
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: jqc)
-        daemon.arguments = ["--ledger", ledger, "sync", "--daemon"]
-        daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        let daemon = try Self.startDaemon(ledger: ledger, environment: environment)
         defer {
             daemon.terminate()
             daemon.waitUntilExit()
@@ -114,6 +108,19 @@ struct DaemonBenchmark {
         return Figures(idleCPUShare: share, latencies: latencies)
     }
 
+    /// `jqc sync --daemon` on `ledger`, started with `environment` added to
+    /// this process's, its output dropped; the caller ends it.
+    static func startDaemon(ledger: String, environment: [String: String]) throws -> Process {
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: jqcPath)
+        daemon.arguments = ["--ledger", ledger, "sync", "--daemon"]
+        daemon.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        return daemon
+    }
+
     /// `rounds` of "sync now" during a back-off, each beside the baseline:
     /// the daemon's offline waits are stretched (500 s, `JQC_SYNC_BACKOFF_SCALE`),
     /// so no pass but the one asked for can send; the server is stopped, an
@@ -126,13 +133,7 @@ struct DaemonBenchmark {
         defer { server.stop() }
         let asking = try Self.ledger(directory + "/ledger-now", server: server)
         let alone = try Self.ledger(directory + "/ledger-alone", server: server)
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: Self.jqcPath)
-        daemon.arguments = ["--ledger", asking.path, "sync", "--daemon"]
-        daemon.environment = ProcessInfo.processInfo.environment.merging(["JQC_SYNC_BACKOFF_SCALE": "100"]) { $1 }
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        let daemon = try Self.startDaemon(ledger: asking.path, environment: ["JQC_SYNC_BACKOFF_SCALE": "100"])
         defer {
             daemon.terminate()
             daemon.waitUntilExit()

@@ -31,14 +31,7 @@ struct FoldProfile {
         // S1: each value decoded as a record where it lies (payload copied
         // out). Each stage streams, as the rebuild does: nothing is kept.
         var seen = 0
-        let decodeRecords = try CPUTime.seconds {
-            try log.read { reader in
-                try reader.forEachRecord { record in
-                    seen &+= record.payload.count
-                    return true
-                }
-            }
-        }
+        let decodeRecords = try CPUTime.seconds { seen &+= try Scan.payloadBytes(log) }
         // S2: and every payload decoded into its domain event.
         let decodePayloads = try CPUTime.seconds {
             try log.read { reader in

@@ -13,7 +13,6 @@ import SyncWorker
 /// `jqc audit ID`: an inspection's whole history, checked.
 struct AuditCommand: RunnableCommand {
     static let path = ["audit"]
-    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
     static let asOf = OptionSpec(
         "as-of", valueName: "TIME|SEQ", help: "Show the inspection as it stood at this moment.")
     static let format = OptionSpec(
@@ -73,7 +72,7 @@ struct AuditCommand: RunnableCommand {
             its own device's checkpoint under a key pinned here (PARTLY PROVEN; the report is printed first).
             """,
         group: "Auditing",
-        positionals: [idArgument], options: [asOf, format, output, digest, checkpoint, key],
+        positionals: [.inspection], options: [asOf, format, output, digest, checkpoint, key],
         flags: [full, witness, noVerify])
 
     /// The renderings of the report.
@@ -95,7 +94,7 @@ struct AuditCommand: RunnableCommand {
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         pinnedKey = try parsed.value(of: Self.key)
-        id = try parsed.require(Self.idArgument)
+        id = try parsed.require(.inspection)
         asOf = try parsed.moment(of: Self.asOf)
         asOfText = try parsed.value(of: Self.asOf)
         if let text = try parsed.value(of: Self.format) {

@@ -63,12 +63,11 @@ struct CheckCommand: RunnableCommand {
             findings += try Self.run(check, on: auditor)
         }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "checks": .strings(selected.map(\.rawValue)), "ok": .bool(findings.isEmpty),
-                        "findings": .array(findings.map(\.jsonValue)),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "checks": .strings(selected.map(\.rawValue)), "ok": .bool(findings.isEmpty),
+                    "findings": .array(findings.map(\.jsonValue)),
+                ]))
         } else {
             for finding in findings { invocation.stdout.line(finding.message) }
             if findings.isEmpty {

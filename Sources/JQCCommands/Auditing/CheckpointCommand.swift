@@ -76,15 +76,14 @@ struct CheckpointCommand: RunnableCommand {
                 )
             }
             if invocation.json {
-                invocation.stdout.line(
-                    JSONOutput.render(
-                        .object([
-                            "verified": .bool(true), "origin": .string(checkpoint.origin),
-                            "size": .integer(checkpoint.size),
-                            "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
-                            "key": .string(key.verifierKey), "key_id": .string(Hex.encode(key.keyID)),
-                            "key_pinned": .bool(pinned != nil), "published_keys": .integer(publishedKeys),
-                        ])))
+                invocation.printJSON(
+                    .object([
+                        "verified": .bool(true), "origin": .string(checkpoint.origin),
+                        "size": .integer(checkpoint.size),
+                        "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
+                        "key": .string(key.verifierKey), "key_id": .string(Hex.encode(key.keyID)),
+                        "key_pinned": .bool(pinned != nil), "published_keys": .integer(publishedKeys),
+                    ]))
             } else {
                 let signer = KeyNaming.signer(key, pinned: pinned != nil, publishedKeys: publishedKeys)
                 invocation.stdout.line(
@@ -101,14 +100,13 @@ struct CheckpointCommand: RunnableCommand {
         }
         try SignedCheckpoint.remember(note, home: invocation.home)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "checkpoint": .string(note), "origin": .string(checkpoint.origin),
-                        "size": .integer(checkpoint.size),
-                        "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
-                        "key": .string(key.verifierKey),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "checkpoint": .string(note), "origin": .string(checkpoint.origin),
+                    "size": .integer(checkpoint.size),
+                    "root": .string(Data(checkpoint.root.bytes).base64EncodedString()),
+                    "key": .string(key.verifierKey),
+                ]))
         } else {
             invocation.stdout.write(note)
         }
@@ -132,15 +130,14 @@ struct CheckpointCommand: RunnableCommand {
         }
         let note = String(decoding: data, as: UTF8.self)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "checkpoint": .string(note), "size": .integer(stored.checkpoint.size),
-                        "root": .string(Data(stored.checkpoint.root.bytes).base64EncodedString()),
-                        "cosigned_by": .array(stored.cosigners.map { .string($0.name) }),
-                        "quorum": .integer(Int64(stored.quorum)), "quorum_met": .bool(stored.quorumMet),
-                        "line": .string(stored.line),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "checkpoint": .string(note), "size": .integer(stored.checkpoint.size),
+                    "root": .string(Data(stored.checkpoint.root.bytes).base64EncodedString()),
+                    "cosigned_by": .array(stored.cosigners.map { .string($0.name) }),
+                    "quorum": .integer(Int64(stored.quorum)), "quorum_met": .bool(stored.quorumMet),
+                    "line": .string(stored.line),
+                ]))
         } else {
             invocation.stdout.write(note)
         }

@@ -29,7 +29,7 @@ struct DevicesCommand: CommandWithoutArguments {
         let pins = try auditor.log.read { reader in try DevicePins.read(reader, own: own) }
         let devices = pins.ordered
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(.array(devices.map(Self.json))))
+            invocation.printJSON(.array(devices.map(Self.json)))
             return
         }
         if devices.isEmpty {

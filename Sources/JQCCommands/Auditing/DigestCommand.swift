@@ -28,8 +28,7 @@ struct DigestCommand: CommandWithoutArguments {
             throw JQCError.verificationFailed("NOT INTACT: \(error)")
         }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(head))
+            invocation.printJSON(head)
         } else {
             invocation.stdout.line(head.description)
         }

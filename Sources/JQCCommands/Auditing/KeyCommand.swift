@@ -34,19 +34,18 @@ struct KeyCommand: CommandWithoutArguments {
             state = "device.key cannot be used: \(error)"
         }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "published": .array(
-                            published.map {
-                                .object([
-                                    "key": .string($0.key), "key_id": .string(DeviceKeyFile.keyID($0.key)),
-                                    "position": .integer($0.position),
-                                ])
-                            }),
-                        "in_force": published.last.map { .string($0.key) } ?? .null,
-                        "key_file": .string(state),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "published": .array(
+                        published.map {
+                            .object([
+                                "key": .string($0.key), "key_id": .string(DeviceKeyFile.keyID($0.key)),
+                                "position": .integer($0.position),
+                            ])
+                        }),
+                    "in_force": published.last.map { .string($0.key) } ?? .null,
+                    "key_file": .string(state),
+                ]))
             return
         }
         if published.isEmpty {

@@ -28,12 +28,11 @@ struct KeyRotateCommand: RunnableCommand {
         let identity = DeviceIdentity(directory: invocation.home, device: config.deviceID)
         let rotation = try identity.rotate(ledger: invocation.ledger(), at: invocation.clock.now(), oldKeyLost: lost)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "key": .string(rotation.key), "previous": rotation.previous.map { .string($0) } ?? .null,
-                        "endorsed": .bool(rotation.endorsed),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "key": .string(rotation.key), "previous": rotation.previous.map { .string($0) } ?? .null,
+                    "endorsed": .bool(rotation.endorsed),
+                ]))
             return
         }
         invocation.stdout.line("Recorded the new signing key \(DeviceKeyFile.keyID(rotation.key)): \(rotation.key)")

@@ -107,19 +107,14 @@ enum ActorListing {
             invocation.stdout.line(JSONValue.array(objects).serialized())
             return
         }
-        guard !rows.isEmpty else {
-            invocation.stdout.line("No events match.")
-            return
-        }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["ID", "NAME", "VERIFIED", "EVENTS", "FIRST", "LAST"],
-                rows: rows.map { row in
-                    [
-                        TerminalText.singleLine(row.actor.id), TerminalText.singleLine(row.actor.name),
-                        row.actor.verified ? "yes" : "no (--as)", "\(row.events)", "\(row.first)", "\(row.last)",
-                    ]
-                }))
+        invocation.printTable(
+            header: ["ID", "NAME", "VERIFIED", "EVENTS", "FIRST", "LAST"],
+            rows: rows.map { row in
+                [
+                    TerminalText.singleLine(row.actor.id), TerminalText.singleLine(row.actor.name),
+                    row.actor.verified ? "yes" : "no (--as)", "\(row.events)", "\(row.first)", "\(row.last)",
+                ]
+            }, none: "No events match.")
     }
 }
 

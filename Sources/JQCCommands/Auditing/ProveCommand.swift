@@ -11,7 +11,6 @@ import LedgerStore
 /// `Tools/verify-ledger --bundle` and `Tools/verify-bundle-go`.
 struct ProveCommand: RunnableCommand {
     static let path = ["prove"]
-    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
     static let trusted = OptionSpec(
         "checkpoint", valueName: "FILE",
         help: "A checkpoint the auditor already holds: the bundle carries the consistency proof from it.")
@@ -41,7 +40,7 @@ struct ProveCommand: RunnableCommand {
             inspection has records after that checkpoint: 'jqc witness sync' has it cosigned first.
             """,
         group: "Auditing",
-        positionals: [idArgument],
+        positionals: [.inspection],
         options: [trusted],
         flags: [cosignedFlag])
 
@@ -50,7 +49,7 @@ struct ProveCommand: RunnableCommand {
     var cosigned: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        reference = try parsed.require(Self.idArgument)
+        reference = try parsed.require(.inspection)
         trustedFile = try parsed.value(of: Self.trusted)
         cosigned = try parsed.isSet(Self.cosignedFlag)
     }
@@ -83,6 +82,6 @@ struct ProveCommand: RunnableCommand {
                         ? "; the inspection's \(left) later records are not in that tree and not in the bundle" : "")
                     + ". If this is the device itself, its device.key is missing: 'jqc key' says how to restore it.")
         }
-        invocation.stdout.line(JSONOutput.render(proven.bundle))
+        invocation.printJSON(proven.bundle)
     }
 }

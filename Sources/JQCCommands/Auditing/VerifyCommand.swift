@@ -108,7 +108,7 @@ struct VerifyCommand: RunnableCommand {
             invocation.endProgress()
         }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(step.jsonValue))
+            invocation.printJSON(step.jsonValue)
         } else {
             for line in step.lines { invocation.stdout.line(line) }
         }

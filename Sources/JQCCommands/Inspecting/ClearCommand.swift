@@ -8,17 +8,16 @@ import LedgerStore
 /// `jqc clear ID FIELD`.
 struct ClearCommand: RunnableCommand {
     static let path = ["clear"]
-    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
     static let fieldArgument = PositionalSpec("FIELD", help: "The field's id or label.")
     static let spec = CommandSpec(
         "clear", abstract: "Clear a field's answer (it becomes unanswered).", group: "Inspecting",
-        positionals: [idArgument, fieldArgument])
+        positionals: [.inspection, fieldArgument])
 
     var id: String
     var field: String
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(Self.idArgument)
+        id = try parsed.require(.inspection)
         field = try parsed.require(Self.fieldArgument)
     }
 

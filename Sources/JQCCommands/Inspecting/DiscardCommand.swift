@@ -27,9 +27,8 @@ struct DiscardCommand: RunnableCommand {
         let inspection = try invocation.inspectionID(id)
         try invocation.record(.discard(reason: reason), on: inspection)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object(["inspection": .string(inspection.lowercased), "status": .string("discarded")])))
+            invocation.printJSON(
+                .object(["inspection": .string(inspection.lowercased), "status": .string("discarded")]))
         } else {
             invocation.stdout.line("Discarded draft \(inspection.lowercased)")
         }

@@ -6,9 +6,9 @@ import InspectionUseCases
 import LedgerCore
 
 /// `jqc edit ID`: the form as a text document in `$VISUAL`/`$EDITOR`.
-struct EditCommand: RunnableCommand {
+struct EditCommand: CommandWithOneArgument {
     static let path = ["edit"]
-    static let idArgument = PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")
+    static let argument = PositionalSpec.draft
     static let spec = CommandSpec(
         "edit", abstract: "Edit a draft's answers in your text editor ($VISUAL, else $EDITOR, else vi).",
         discussion: """
@@ -21,20 +21,14 @@ struct EditCommand: RunnableCommand {
             fields are shown as comments: capture them with 'jqc photo' and 'jqc sign'.
             """,
         group: "Inspecting",
-        positionals: [idArgument])
+        positionals: [argument])
 
     var id: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(Self.idArgument)
-    }
+    init(argument: String) { id = argument }
 
     func run(_ invocation: Invocation) throws {
-        let inspection = try invocation.inspectionID(id)
-        guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
-        guard state.isEditable, let template = state.template else {
-            throw AdvisedRefusal.advising(.inspectionNotEditable(inspection, status: state.status), state)
-        }
+        let (inspection, state, template) = try invocation.editableDraft(id)
         let document = FormDocument(template: template, state: state)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "jqc-edit-\(inspection.lowercased.prefix(8))-\(UUID().uuidString.prefix(8)).txt")

@@ -22,9 +22,9 @@ enum FillError: Error, CustomStringConvertible {
 
 /// `jqc fill ID`: the form, one field at a time, in layout order; each
 /// answer is checked and recorded as soon as it is given.
-struct FillCommand: RunnableCommand {
+struct FillCommand: CommandWithOneArgument {
     static let path = ["fill"]
-    static let idArgument = PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")
+    static let argument = PositionalSpec.draft
     static let spec = CommandSpec(
         "fill", abstract: "Fill in a draft field by field, interactively.",
         discussion: """
@@ -43,21 +43,15 @@ struct FillCommand: RunnableCommand {
             Needs a terminal; from a script use 'jqc set ID FIELD=VALUE …' or 'jqc set ID --from FILE'.
             """,
         group: "Inspecting",
-        positionals: [idArgument])
+        positionals: [argument])
 
     var id: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(Self.idArgument)
-    }
+    init(argument: String) { id = argument }
 
     func run(_ invocation: Invocation) throws {
         guard isatty(STDIN_FILENO) == 1, invocation.stdout.isTerminal else { throw FillError.noTerminal(id) }
-        let inspection = try invocation.inspectionID(id)
-        guard let state = try invocation.ledger().state(of: inspection) else { throw LookupError.noInspection(id) }
-        guard state.isEditable, let template = state.template else {
-            throw AdvisedRefusal.advising(.inspectionNotEditable(inspection, status: state.status), state)
-        }
+        let (_, state, template) = try invocation.editableDraft(id)
         let walk = FormWalk(
             template: template, state: state, invocation: invocation, reference: String(id.prefix(8)),
             readLine: { Swift.readLine(strippingNewline: true) })

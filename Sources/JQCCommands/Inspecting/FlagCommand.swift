@@ -49,9 +49,8 @@ struct FlagCommand: RunnableCommand {
             throw error
         }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object(["inspection": .string(inspection.lowercased), "issue": .string(flag.issueID.lowercased)])))
+            invocation.printJSON(
+                .object(["inspection": .string(inspection.lowercased), "issue": .string(flag.issueID.lowercased)]))
         } else {
             report(events, state, invocation, verb: "flagged")
         }

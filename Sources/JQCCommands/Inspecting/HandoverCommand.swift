@@ -9,7 +9,6 @@ import LedgerCore
 /// `jqc handover ID -o FILE [--to DEVICE|NAME] [--share]` (`Handover`).
 struct HandoverCommand: RunnableCommand {
     static let path = ["handover"]
-    static let idArgument = PositionalSpec("ID", help: "The draft inspection (any unique prefix of its id).")
     static let output = OptionSpec(
         "output", short: "o", valueName: "FILE", help: "Where to write the handover file.", required: true)
     static let to = OptionSpec(
@@ -30,7 +29,7 @@ struct HandoverCommand: RunnableCommand {
             device's id so that only that device takes it over.
             """,
         group: "Inspecting",
-        positionals: [idArgument], options: [output, to], flags: [share])
+        positionals: [.draft], options: [output, to], flags: [share])
 
     var id: String
     var outputPath: String
@@ -38,7 +37,7 @@ struct HandoverCommand: RunnableCommand {
     var sharing: Bool
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(Self.idArgument)
+        id = try parsed.require(.draft)
         outputPath = try parsed.require(Self.output)
         recipient = try parsed.value(of: Self.to)
         sharing = try parsed.isSet(Self.share)
@@ -51,16 +50,15 @@ struct HandoverCommand: RunnableCommand {
             inspection: inspection, to: recipient, mode: sharing ? .share : .handover, output: outputPath,
             actor: try invocation.actor(), clock: invocation.clock)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "inspection": .string(inspection.lowercased), "file": .string(written.path),
-                        "recorded": .bool(written.recorded), "mode": .string(written.mode.rawValue),
-                        "to": .optional(written.to), "to_device": .optional(written.toDevice?.lowercased),
-                        "records": .integer(written.records),
-                        "photos": .integer(written.photos), "checkpoint_size": .integer(written.checkpointSize),
-                        "sha256": .string(written.sha256.hex),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "inspection": .string(inspection.lowercased), "file": .string(written.path),
+                    "recorded": .bool(written.recorded), "mode": .string(written.mode.rawValue),
+                    "to": .optional(written.to), "to_device": .optional(written.toDevice?.lowercased),
+                    "records": .integer(written.records),
+                    "photos": .integer(written.photos), "checkpoint_size": .integer(written.checkpointSize),
+                    "sha256": .string(written.sha256.hex),
+                ]))
             return
         }
         let sharing = written.mode == .share

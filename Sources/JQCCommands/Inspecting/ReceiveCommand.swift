@@ -46,17 +46,16 @@ struct ReceiveCommand: RunnableCommand {
         let received = try Reception(ledger: try invocation.ledger(), device: try invocation.config().deviceID)
             .receive(file: file, actor: try invocation.actor(), clock: invocation.clock, key: key)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "inspection": .string(received.inspection.lowercased),
-                        "from_device": .string(received.fromDevice.lowercased), "recorded": .bool(received.recorded),
-                        "records": .integer(received.records), "photos": .integer(received.photos),
-                        "pinned_template": .bool(received.pinnedTemplate), "sha256": .string(received.sha256.hex),
-                        "merged": .bool(received.merged), "changes": received.changes.jsonValue,
-                        "addressed_to": .optional(received.addressedTo?.lowercased),
-                        "read_only_copy_of": .optional(received.readOnlyCopyOf?.lowercased),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "inspection": .string(received.inspection.lowercased),
+                    "from_device": .string(received.fromDevice.lowercased), "recorded": .bool(received.recorded),
+                    "records": .integer(received.records), "photos": .integer(received.photos),
+                    "pinned_template": .bool(received.pinnedTemplate), "sha256": .string(received.sha256.hex),
+                    "merged": .bool(received.merged), "changes": received.changes.jsonValue,
+                    "addressed_to": .optional(received.addressedTo?.lowercased),
+                    "read_only_copy_of": .optional(received.readOnlyCopyOf?.lowercased),
+                ]))
             return
         }
         // A plain handover bound to another device: said before anything else.

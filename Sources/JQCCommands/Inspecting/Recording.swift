@@ -37,6 +37,18 @@ extension Invocation {
         try ledger().resolveInspection(reference)
     }
 
+    /// The draft a person named by an id prefix, with its state and
+    /// template, for a command that walks its form (`edit`, `fill`); one that
+    /// cannot be edited any more is refused with the advice that works.
+    func editableDraft(_ reference: String) throws -> (id: UUID, state: InspectionState, template: Template) {
+        let inspection = try inspectionID(reference)
+        guard let state = try ledger().state(of: inspection) else { throw LookupError.noInspection(reference) }
+        guard state.isEditable, let template = state.template else {
+            throw AdvisedRefusal.advising(.inspectionNotEditable(inspection, status: state.status), state)
+        }
+        return (inspection, state, template)
+    }
+
     /// Refuses, before any file is read, a capture aimed at a field of the
     /// other photo type: `jqc sign` is for signature fields, `jqc photo` for
     /// image fields. Other refusals (a completed inspection, an unknown field)
@@ -66,13 +78,12 @@ extension Invocation {
 /// Prints what a field command recorded.
 func report(_ events: [InspectionEvent], _ state: InspectionState, _ invocation: Invocation, verb: String) {
     if invocation.json {
-        invocation.stdout.line(
-            JSONOutput.render(
-                .object([
-                    "inspection": .string(state.id.lowercased), "recorded": .strings(events.map(\.typeName)),
-                    "score_so_far": .double(
-                        state.template.flatMap { Score.compute(template: $0, values: state.values) }),
-                ])))
+        invocation.printJSON(
+            .object([
+                "inspection": .string(state.id.lowercased), "recorded": .strings(events.map(\.typeName)),
+                "score_so_far": .double(
+                    state.template.flatMap { Score.compute(template: $0, values: state.values) }),
+            ]))
         return
     }
     guard !events.isEmpty else {

@@ -8,7 +8,6 @@ import LedgerCore
 /// `jqc set ID FIELD VALUE`: answers recorded together, all or none.
 struct SetCommand: RunnableCommand {
     static let path = ["set"]
-    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
     static let answerArgument = PositionalSpec(
         "ANSWER", help: "FIELD=VALUE (or FIELD VALUE for a single answer).", optional: true, variadic: true)
     static let from = OptionSpec(
@@ -32,7 +31,7 @@ struct SetCommand: RunnableCommand {
             Use 'jqc photo' and 'jqc sign' for image and signature fields, 'jqc fill' to walk the form.
             """,
         group: "Inspecting",
-        positionals: [idArgument, answerArgument], options: [from])
+        positionals: [.inspection, answerArgument], options: [from])
 
     var id: String
     /// Answers in the order given; a nil value (`FIELD=`) clears the field.
@@ -40,7 +39,7 @@ struct SetCommand: RunnableCommand {
     var from: String?
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        id = try parsed.require(Self.idArgument)
+        id = try parsed.require(.inspection)
         from = try parsed.value(of: Self.from)
         answers = try Self.answers(parsed.values(of: Self.answerArgument), context: parsed.context)
         if answers.isEmpty && from == nil {

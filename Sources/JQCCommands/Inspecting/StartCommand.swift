@@ -77,7 +77,7 @@ struct StartCommand: RunnableCommand {
         let (_, state) = try invocation.record(.start(start), on: id)
         if !earlier.isEmpty { invocation.stderr.line("jqc: " + EarlierReinspection.note(earlier, started: id)) }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(FormReport(state: state)))
+            invocation.printJSON(FormReport(state: state))
         } else {
             let area = state.areaName.map { ", \(TerminalText.singleLine($0))" } ?? ""
             invocation.stdout.line("Started inspection \(id.lowercased)")

@@ -28,7 +28,7 @@ struct SubmitCommand: RunnableCommand {
         let inspection = try invocation.inspectionID(id)
         let (_, state) = try invocation.record(.submit(followUpRequired: followUp), on: inspection)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(FormReport(state: state)))
+            invocation.printJSON(FormReport(state: state))
             return
         }
         let score = state.score.map { String(format: "%.2f", $0) } ?? "none (nothing scoreable answered)"

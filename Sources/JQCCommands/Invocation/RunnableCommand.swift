@@ -19,3 +19,15 @@ protocol CommandWithoutArguments: RunnableCommand {
 extension CommandWithoutArguments {
     init(_ parsed: ParsedCommand) throws(UsageError) { self.init() }
 }
+
+/// A command whose only input is one required positional (`jqc show ID`,
+/// `jqc backup DEST`): built from its value.
+protocol CommandWithOneArgument: RunnableCommand {
+    /// The positional, as the command's spec lists it.
+    static var argument: PositionalSpec { get }
+    init(argument: String)
+}
+
+extension CommandWithOneArgument {
+    init(_ parsed: ParsedCommand) throws(UsageError) { self.init(argument: try parsed.require(Self.argument)) }
+}

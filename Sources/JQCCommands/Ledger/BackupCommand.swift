@@ -11,9 +11,9 @@ import LedgerStore
 /// The copy is made and checked by `LedgerBackup.make`; the copy is a
 /// complete ledger directory: restoring is copying it back (see
 /// docs/architecture/decisions.md).
-struct BackupCommand: RunnableCommand {
+struct BackupCommand: CommandWithOneArgument {
     static let path = ["backup"]
-    static let destinationArgument = PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")
+    static let argument = PositionalSpec("DEST", help: "A directory that does not exist yet, or is empty.")
     static let spec = CommandSpec(
         "backup",
         abstract: "Copy the ledger (store, photos, configuration) to a new directory, and verify the copy.",
@@ -32,13 +32,11 @@ struct BackupCommand: RunnableCommand {
               rm -rf ~/.local/share/jqc && cp -a DEST ~/.local/share/jqc && jqc verify
             """,
         group: "Ledger",
-        positionals: [destinationArgument])
+        positionals: [argument])
 
     var destination: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        destination = try parsed.require(Self.destinationArgument)
-    }
+    init(argument: String) { destination = argument }
 
     func run(_ invocation: Invocation) throws {
         let home = invocation.home
@@ -48,13 +46,12 @@ struct BackupCommand: RunnableCommand {
         }
         let summary = backup.summary
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "backup": .string(target.path), "events": .integer(summary.events),
-                        "head": .string(summary.head.description), "photos": .integer(summary.photos.copied),
-                        "photos_not_matching": .strings(summary.photos.mismatched), "verified": .bool(true),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "backup": .string(target.path), "events": .integer(summary.events),
+                    "head": .string(summary.head.description), "photos": .integer(summary.photos.copied),
+                    "photos_not_matching": .strings(summary.photos.mismatched), "verified": .bool(true),
+                ]))
         } else {
             invocation.stdout.line(
                 "Backed up \(home.path) to \(target.path): \(Plural.of(Int(summary.events), "event")), "

@@ -39,7 +39,7 @@ struct RebuildCommand: RunnableCommand {
             let comparisons = try invocation.withReadOnlyViews { ledger in try ledger.compareViews(view.map { [$0] }) }
             let report = ViewComparisonReport(comparisons)
             if invocation.json {
-                invocation.stdout.line(JSONOutput.render(report.dryRunJSON))
+                invocation.printJSON(report.dryRunJSON)
             } else {
                 for line in report.lines { invocation.stdout.line(line) }
             }
@@ -62,9 +62,8 @@ struct RebuildCommand: RunnableCommand {
         let seconds = Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
         let names = chosen.map(\.name)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object(["views": .strings(names), "events": .integer(count), "seconds": .double(seconds)])))
+            invocation.printJSON(
+                .object(["views": .strings(names), "events": .integer(count), "seconds": .double(seconds)]))
         } else {
             invocation.stdout.line(
                 "Rebuilt \(names.joined(separator: ", ")) from \(count) events in \(String(format: "%.3f", seconds)) s."

@@ -6,7 +6,7 @@ import InspectionUseCases
 /// `jqc restore-point`: what the mark of a restored backup says
 /// (`RestorePoint`, `restore-point.json`); `clear` confirms that this copy is
 /// the only one recording when no witness could check it.
-struct RestorePointCommand: RunnableCommand {
+struct RestorePointCommand: CommandWithoutArguments {
     static let path = ["restore-point"]
     static let spec = CommandSpec(
         "restore-point", abstract: "Say whether this ledger is a restored backup not yet checked (restore-point.json).",
@@ -19,8 +19,6 @@ struct RestorePointCommand: RunnableCommand {
             """,
         group: "Ledger")
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
-
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()
         let point = RestorePoint.load(invocation.home)
@@ -28,7 +26,7 @@ struct RestorePointCommand: RunnableCommand {
             point.map { $0.warning.replacingOccurrences(of: "warning: ", with: "", options: .anchored) }
             ?? "This ledger is not a restored backup waiting for a check."
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(Self.json(point, message: message)))
+            invocation.printJSON(Self.json(point, message: message))
             return
         }
         invocation.stdout.line(message)
@@ -48,7 +46,7 @@ struct RestorePointCommand: RunnableCommand {
 }
 
 /// `jqc restore-point clear`.
-struct RestorePointClearCommand: RunnableCommand {
+struct RestorePointClearCommand: CommandWithoutArguments {
     static let path = ["restore-point", "clear"]
     static let spec = CommandSpec(
         "clear",
@@ -57,8 +55,6 @@ struct RestorePointClearCommand: RunnableCommand {
             Refused when a witness showed that another copy of this device recorded after the backup: clearing \
             the mark would not make this copy's history the device's (the witnesses would refuse it).
             """)
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()
@@ -81,8 +77,7 @@ struct RestorePointClearCommand: RunnableCommand {
     /// The outcome as text, or with `--json` as `restore_point_clear` (`{cleared, message}`).
     func say(_ invocation: Invocation, cleared: Bool, _ message: String) {
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(.object(["cleared": .bool(cleared), "message": .string(message)])))
+            invocation.printJSON(.object(["cleared": .bool(cleared), "message": .string(message)]))
         } else {
             invocation.stdout.line(message)
         }

@@ -18,10 +18,10 @@ import Synchronization
 /// verified prefix wins. The records are appended to the new ledger through
 /// the normal `EventLog`, so the chain (the same hashes), the indexes and the
 /// views are built as for any append.
-struct SalvageCommand: RunnableCommand {
+struct SalvageCommand: CommandWithOneArgument {
     static let path = ["salvage"]
     /// The same argument as `backup`'s: a new ledger directory.
-    static let destinationArgument = BackupCommand.destinationArgument
+    static let argument = BackupCommand.argument
     static let spec = CommandSpec(
         "salvage",
         abstract:
@@ -33,13 +33,11 @@ struct SalvageCommand: RunnableCommand {
             in the new ledger). Use the new ledger with --ledger DEST, or put it in place of the old one.
             """,
         group: "Ledger",
-        positionals: [destinationArgument])
+        positionals: [argument])
 
     var destination: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        destination = try parsed.require(Self.destinationArgument)
-    }
+    init(argument: String) { destination = argument }
 
     func run(_ invocation: Invocation) throws {
         let target = LedgerDirectory.resolve(option: destination, environment: invocation.environment)
@@ -49,14 +47,13 @@ struct SalvageCommand: RunnableCommand {
         let repaired = outcome.metaPagesRepaired
         let kept = UInt64(salvaged.events.count)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "salvage": .string(target.path), "records": .integer(kept),
-                        "head": .string(summary.head.description), "first_break": .optional(salvaged.firstBreak),
-                        "records_after_break": .integer(salvaged.seenAfterBreak),
-                        "photos": .integer(summary.photos.copied), "meta_pages_repaired": .bool(repaired),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "salvage": .string(target.path), "records": .integer(kept),
+                    "head": .string(summary.head.description), "first_break": .optional(salvaged.firstBreak),
+                    "records_after_break": .integer(salvaged.seenAfterBreak),
+                    "photos": .integer(summary.photos.copied), "meta_pages_repaired": .bool(repaired),
+                ]))
             return
         }
         invocation.stdout.line(

@@ -12,18 +12,16 @@ import Synchronization
 /// it as a child so that whatever LMDB does on a damaged page ends the child
 /// only. The store is opened read-only and without a lock file: nothing in
 /// it is written.
-struct SalvageReadCommand: RunnableCommand {
+struct SalvageReadCommand: CommandWithOneArgument {
     static let path = ["salvage-read"]
-    static let storeArgument = PositionalSpec("STORE", help: "The store directory.")
+    static let argument = PositionalSpec("STORE", help: "The store directory.")
     static let spec = CommandSpec(
         "salvage-read", abstract: "Print a store's raw events, for 'jqc salvage' (internal).",
-        positionals: [storeArgument], hidden: true)
+        positionals: [argument], hidden: true)
 
     var store: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {
-        store = try parsed.require(Self.storeArgument)
-    }
+    init(argument: String) { store = argument }
 
     func run(_ invocation: Invocation) throws {
         // Written straight to the file descriptor, line by line: if LMDB ends

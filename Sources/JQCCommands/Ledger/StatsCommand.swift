@@ -17,24 +17,22 @@ struct StatsCommand: CommandWithoutArguments {
         let info = try log.storageInfo()
         let config = try invocation.config()
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "ledger": .string(invocation.home.path), "events": .integer(events),
-                        "head": .string(head.description), "device_id": .string(config.deviceID.lowercased),
-                        "map_size_bytes": .integer(info.mapSize),
-                        "used_bytes": .integer(info.usedBytes),
-                        "readers": .integer(info.readersUsed),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "ledger": .string(invocation.home.path), "events": .integer(events),
+                    "head": .string(head.description), "device_id": .string(config.deviceID.lowercased),
+                    "map_size_bytes": .integer(info.mapSize),
+                    "used_bytes": .integer(info.usedBytes),
+                    "readers": .integer(info.readersUsed),
+                ]))
         } else {
-            invocation.stdout.line(
-                TextTable.render(
-                    header: ["ledger", invocation.home.path],
-                    rows: [
-                        ["device", config.deviceID.lowercased],
-                        ["events", "\(events)"], ["head", head.description],
-                        ["storage used", "\(info.usedBytes) bytes of a \(info.mapSize)-byte map"],
-                    ]))
+            invocation.printTable(
+                header: ["ledger", invocation.home.path],
+                rows: [
+                    ["device", config.deviceID.lowercased],
+                    ["events", "\(events)"], ["head", head.description],
+                    ["storage used", "\(info.usedBytes) bytes of a \(info.mapSize)-byte map"],
+                ])
         }
     }
 }

@@ -30,7 +30,7 @@ struct ViewsCommand: RunnableCommand {
         if check {
             let report = ViewComparisonReport(try invocation.withReadOnlyViews { ledger in try ledger.compareViews() })
             if invocation.json {
-                invocation.stdout.line(JSONOutput.render(report.checkJSON))
+                invocation.printJSON(report.checkJSON)
             } else {
                 printTable(report.comparisons.map(\.status), invocation)
                 invocation.stdout.line()
@@ -41,12 +41,11 @@ struct ViewsCommand: RunnableCommand {
         }
         let statuses = try invocation.withReadOnlyViews { ledger in try ledger.viewStatus() }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "head": .integer(statuses.first?.head ?? 0), "checked": .bool(false),
-                        "views": .array(statuses.map(\.jsonValue)),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "head": .integer(statuses.first?.head ?? 0), "checked": .bool(false),
+                    "views": .array(statuses.map(\.jsonValue)),
+                ]))
         } else {
             printTable(statuses, invocation)
         }
@@ -60,7 +59,6 @@ struct ViewsCommand: RunnableCommand {
                 status.storedVersion == nil ? "never built" : status.isStale ? "stale" : "up to date",
             ]
         }
-        invocation.stdout.line(
-            TextTable.render(header: ["VIEW", "VERSION", "STORED", "POSITION", "ROWS", "STATE"], rows: rows))
+        invocation.printTable(header: ["VIEW", "VERSION", "STORED", "POSITION", "ROWS", "STATE"], rows: rows)
     }
 }

@@ -24,6 +24,15 @@ enum JSONOutput {
     }
 }
 
+extension Invocation {
+    /// Prints `value` as the command's `--json` result.
+    func printJSON(_ value: JSONValue) { stdout.line(JSONOutput.render(value)) }
+
+    func printJSON(_ value: some JSONRepresentable) { stdout.line(JSONOutput.render(value)) }
+
+    func printJSON(_ values: [some JSONRepresentable]) { stdout.line(JSONOutput.render(values)) }
+}
+
 /// A result a command prints with `--json`.
 protocol JSONRepresentable {
     var jsonValue: JSONValue { get }

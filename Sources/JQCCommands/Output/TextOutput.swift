@@ -121,6 +121,18 @@ extension String {
 /// Every cell is shown through `TerminalText.singleLine`: cells hold names
 /// and messages that people and servers wrote, and one line break or escape
 /// sequence in a cell would forge the rows below it.
+extension Invocation {
+    /// Prints `rows` under `header`, lined up; `none` instead, when given
+    /// and there are no rows.
+    func printTable(header: [String], rows: [[String]], none: String? = nil) {
+        if rows.isEmpty, let none {
+            stdout.line(none)
+        } else {
+            stdout.line(TextTable.render(header: header, rows: rows))
+        }
+    }
+}
+
 enum TextTable {
     static func render(header: [String], rows: [[String]]) -> String {
         let header = header.map(\.terminalSafe)

@@ -32,7 +32,7 @@ enum InspectionListing {
             ($0.startedAt?.microsecondsSinceEpoch ?? 0) < ($1.startedAt?.microsecondsSinceEpoch ?? 0)
         }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(summaries))
+            invocation.printJSON(summaries)
             return
         }
         guard !summaries.isEmpty else {
@@ -51,16 +51,15 @@ enum InspectionListing {
             invocation.stdout.line(what)
             return
         }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["ID", "STATUS", "TEMPLATE", "FACILITY", "STARTED", "SCORE", "SYNC"],
-                rows: summaries.map { s in
-                    [
-                        String(s.id.lowercased.prefix(8)), s.status.rawValue, s.templateName,
-                        s.facilityName + (s.areaName.map { " / \($0)" } ?? ""),
-                        s.startedAt.map { String($0.iso8601.prefix(16)) } ?? "",
-                        s.score.map { String(format: "%.2f", $0) } ?? "-", s.syncState.rawValue,
-                    ]
-                }))
+        invocation.printTable(
+            header: ["ID", "STATUS", "TEMPLATE", "FACILITY", "STARTED", "SCORE", "SYNC"],
+            rows: summaries.map { s in
+                [
+                    String(s.id.lowercased.prefix(8)), s.status.rawValue, s.templateName,
+                    s.facilityName + (s.areaName.map { " / \($0)" } ?? ""),
+                    s.startedAt.map { String($0.iso8601.prefix(16)) } ?? "",
+                    s.score.map { String(format: "%.2f", $0) } ?? "-", s.syncState.rawValue,
+                ]
+            })
     }
 }

@@ -9,13 +9,10 @@ import LedgerStore
 
 struct InspectionsCommand: RunnableCommand {
     static let path = ["inspections"]
-    static let facility = OptionSpec("facility", valueName: "FACILITY", help: "Only this facility (its id or name).")
     static let area = OptionSpec("area", valueName: "AREA", help: "Only this area (its name).")
     static let status = OptionSpec("status", valueName: "STATUS", help: "Only drafts or only completed ones.")
-    static let since = OptionSpec(
-        "since", valueName: "TIME", help: "Only those started at or after this time (a date is its midnight, UTC).")
-    static let until = OptionSpec(
-        "until", valueName: "TIME", help: "Only those started at or before this time (a date is the whole day).")
+    static let since = OptionSpec.since("started")
+    static let until = OptionSpec.until("started")
     static let inspector = OptionSpec(
         "inspector", valueName: "NAME", help: "Only those started by this person (any part of the name, ignoring case)."
     )
@@ -25,13 +22,13 @@ struct InspectionsCommand: RunnableCommand {
             Filters combine: every one given must hold. Names are matched ignoring case; TIME is RFC 3339 \
             (2026-11-29T14:03:07Z) or a date (2026-11-29).
             """,
-        group: "Reviewing", options: [facility, area, status, since, until, inspector])
+        group: "Reviewing", options: [.facility, area, status, since, until, inspector])
 
     var filter: InspectionFilter
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
         filter = InspectionFilter(
-            facility: try parsed.value(of: Self.facility), area: try parsed.value(of: Self.area),
+            facility: try parsed.value(of: .facility), area: try parsed.value(of: Self.area),
             since: try Self.time(parsed, Self.since), until: try Self.time(parsed, Self.until),
             inspector: try parsed.value(of: Self.inspector))
         if let text = try parsed.value(of: Self.status) {

@@ -11,15 +11,14 @@ struct IssuesCommand: RunnableCommand {
     static let path = ["issues"]
     static let severity = OptionSpec(
         "severity", valueName: "SEVERITY", help: "Only this severity: low, medium, high or critical.")
-    static let facility = OptionSpec("facility", valueName: "FACILITY", help: "Only this facility (its id or name).")
     static let spec = CommandSpec(
         "issues", abstract: "List the issues flagged on this device.", group: "Reviewing",
-        options: [severity, facility])
+        options: [severity, .facility])
 
     var filter = IssueFilter()
 
     init(_ parsed: ParsedCommand) throws(UsageError) {
-        filter.facility = try parsed.value(of: Self.facility)
+        filter.facility = try parsed.value(of: .facility)
         if let text = try parsed.value(of: Self.severity) {
             do {
                 filter.severity = try IssueSeverity(parsing: text)
@@ -33,7 +32,7 @@ struct IssuesCommand: RunnableCommand {
         let all = try invocation.reading { try $0.issues() }
         let rows = filter.apply(all).sorted { $0.flaggedAt < $1.flaggedAt }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(rows))
+            invocation.printJSON(rows)
             return
         }
         guard !rows.isEmpty else {
@@ -49,16 +48,15 @@ struct IssuesCommand: RunnableCommand {
             invocation.stdout.line("No issues.")
             return
         }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["ID", "SEVERITY", "FACILITY", "INSPECTION", "SYNC", "DESCRIPTION"],
-                rows: rows.map { r in
-                    [
-                        String(r.id.lowercased.prefix(8)), r.severity.rawValue, r.facilityName,
-                        String(r.inspectionID.lowercased.prefix(8)),
-                        r.syncState.rawValue + (r.possiblySentTwice ? " (may be held twice)" : ""), r.description,
-                    ]
-                }))
+        invocation.printTable(
+            header: ["ID", "SEVERITY", "FACILITY", "INSPECTION", "SYNC", "DESCRIPTION"],
+            rows: rows.map { r in
+                [
+                    String(r.id.lowercased.prefix(8)), r.severity.rawValue, r.facilityName,
+                    String(r.inspectionID.lowercased.prefix(8)),
+                    r.syncState.rawValue + (r.possiblySentTwice ? " (may be held twice)" : ""), r.description,
+                ]
+            })
         if rows.contains(where: \.possiblySentTwice) {
             invocation.stdout.line(
                 "(may be held twice): sent again after the server's answer was lost; this server offers no way to "

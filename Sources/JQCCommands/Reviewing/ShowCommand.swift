@@ -7,17 +7,17 @@ import LedgerCore
 import LedgerStore
 
 /// `jqc show ID`.
-struct ShowCommand: RunnableCommand {
+struct ShowCommand: CommandWithOneArgument {
     static let path = ["show"]
-    static let idArgument = PositionalSpec("ID", help: "The inspection (any unique prefix of its id).")
+    static let argument = PositionalSpec.inspection
     static let spec = CommandSpec(
         "show", abstract: "Show an inspection: its form and answers, what is still required, score, issues, sync.",
         discussion: "Required fields are marked '*', and '!' while still empty.", group: "Reviewing",
-        positionals: [idArgument])
+        positionals: [argument])
 
     var id: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { id = try parsed.require(Self.idArgument) }
+    init(argument: String) { id = argument }
 
     func run(_ invocation: Invocation) throws {
         let state = try invocation.reading { ledger in

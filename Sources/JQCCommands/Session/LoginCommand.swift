@@ -78,7 +78,7 @@ struct LoginCommand: RunnableCommand {
             try config.save(invocation.home)
         }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(serverUser.jsonValue(server: url)))
+            invocation.printJSON(serverUser.jsonValue(server: url))
         } else {
             invocation.stdout.line(
                 "Logged in as \(serverUser.displayName.terminalSafe) (\(serverUser.username.terminalSafe), "

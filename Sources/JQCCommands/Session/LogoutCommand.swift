@@ -39,12 +39,11 @@ struct LogoutCommand: CommandWithoutArguments {
         }
         try store.remove()
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "logged_out": .string(saved.user.username), "revoked_on_server": .bool(revoked),
-                        "server_error": revoked ? .null : .string(why),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "logged_out": .string(saved.user.username), "revoked_on_server": .bool(revoked),
+                    "server_error": revoked ? .null : .string(why),
+                ]))
             return
         }
         invocation.stdout.line(

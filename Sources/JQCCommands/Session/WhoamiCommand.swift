@@ -55,7 +55,7 @@ struct WhoamiCommand: RunnableCommand {
                     "refused",
                     refusal.map { .object(["refused_at": .string($0.refusedAt), "message": .string($0.message)]) }
                         ?? .null))
-            invocation.stdout.line(JSONOutput.render(.object(members)))
+            invocation.printJSON(.object(members))
             return
         }
         invocation.stdout.line(

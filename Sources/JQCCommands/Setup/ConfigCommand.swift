@@ -33,7 +33,7 @@ struct ConfigListCommand: CommandWithoutArguments {
     static func list(_ invocation: Invocation) throws {
         let rows = try SettingsReport.rows(invocation.settings)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(SettingsReport.listJSON(rows)))
+            invocation.printJSON(SettingsReport.listJSON(rows))
             return
         }
         for row in rows { invocation.stdout.line(row.line) }
@@ -85,8 +85,7 @@ struct ConfigSetCommand: RunnableCommand {
         let previous = try settings.set(setting, to: value)
         let now = try settings.stored(setting) ?? value
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(SettingsReport.changeJSON(setting, now: now, previous: previous)))
+            invocation.printJSON(SettingsReport.changeJSON(setting, now: now, previous: previous))
             return
         }
         try SettingsReport.sayChange(
@@ -111,7 +110,7 @@ struct ConfigUnsetCommand: RunnableCommand {
         let setting = try LedgerSettings.setting(named: key)
         let previous = try invocation.settings.unset(setting)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(SettingsReport.changeJSON(setting, now: nil, previous: previous)))
+            invocation.printJSON(SettingsReport.changeJSON(setting, now: nil, previous: previous))
             return
         }
         for line in SettingsReport.unsetLines(setting, previous: previous) { invocation.stdout.line(line) }
@@ -144,12 +143,11 @@ enum WitnessQuorumSetting {
             "witness-quorum: \(list.effectiveQuorum) of \(list.witnesses.count) configured witnesses"
             + (list.quorum == nil ? " (all, the default)" : "")
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "setting": .string(name), "quorum": .integer(Int64(list.effectiveQuorum)),
-                        "witnesses": .integer(Int64(list.witnesses.count)),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "setting": .string(name), "quorum": .integer(Int64(list.effectiveQuorum)),
+                    "witnesses": .integer(Int64(list.witnesses.count)),
+                ]))
         } else {
             invocation.stdout.line(said)
         }

@@ -14,7 +14,7 @@ struct FacilitiesCommand: CommandWithoutArguments {
     func run(_ invocation: Invocation) throws {
         let facilities = try invocation.reading { try $0.reference.allFacilities() }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(.array(facilities.map(\.jsonValue))))
+            invocation.printJSON(.array(facilities.map(\.jsonValue)))
             return
         }
         guard !facilities.isEmpty else {

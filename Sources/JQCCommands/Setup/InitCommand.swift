@@ -44,12 +44,11 @@ struct InitCommand: RunnableCommand {
         let config = try home.create(
             serverURL: server, caBundle: caBundle, witnessURL: witness, at: invocation.clock.now())
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "ledger": .string(home.path), "device_id": .string(config.deviceID.lowercased),
-                        "server_url": .optional(config.serverURL), "witness_url": .optional(config.witnessURL),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "ledger": .string(home.path), "device_id": .string(config.deviceID.lowercased),
+                    "server_url": .optional(config.serverURL), "witness_url": .optional(config.witnessURL),
+                ]))
         } else {
             invocation.stdout.line("Created a ledger at \(home.path)")
             invocation.stdout.line("Device id \(config.deviceID.lowercased)")

@@ -52,12 +52,11 @@ struct PullCommand: RunnableCommand {
         if clearing {
             let held = try ledger.reference.clear()
             if invocation.json {
-                invocation.stdout.line(
-                    JSONOutput.render(
-                        .object([
-                            "cleared": .bool(true), "facilities": .integer(held.facilities),
-                            "templates": .integer(held.templates),
-                        ])))
+                invocation.printJSON(
+                    .object([
+                        "cleared": .bool(true), "facilities": .integer(held.facilities),
+                        "templates": .integer(held.templates),
+                    ]))
             } else {
                 invocation.stdout.line(
                     "Cleared the reference cache (\(held.facilities) facilities, \(held.templates) templates). "
@@ -86,9 +85,8 @@ struct PullCommand: RunnableCommand {
         // The counts are what the cache holds afterwards, not what was sent.
         let kept = try ledger.replaceReference(with: snapshot, skipped: skipped, at: invocation.clock.now())
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object(["facilities": .integer(kept.facilities), "templates": .integer(kept.templates)])))
+            invocation.printJSON(
+                .object(["facilities": .integer(kept.facilities), "templates": .integer(kept.templates)]))
         } else {
             invocation.stdout.line("Pulled \(kept.facilities) facilities and \(kept.templates) templates.")
         }

@@ -15,16 +15,12 @@ struct TemplatesCommand: CommandWithoutArguments {
     func run(_ invocation: Invocation) throws {
         let templates = try invocation.reading { try $0.reference.allTemplates() }
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(.array(templates.map(\.listingJSON))))
+            invocation.printJSON(.array(templates.map(\.listingJSON)))
             return
         }
-        guard !templates.isEmpty else {
-            invocation.stdout.line("No templates yet: run 'jqc pull' (or 'jqc pull --from FILE').")
-            return
-        }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["ID", "NAME", "VERSION", "FIELDS"],
-                rows: templates.map { [$0.id, $0.name, "\($0.version)", "\($0.fields.count)"] }))
+        invocation.printTable(
+            header: ["ID", "NAME", "VERSION", "FIELDS"],
+            rows: templates.map { [$0.id, $0.name, "\($0.version)", "\($0.fields.count)"] },
+            none: "No templates yet: run 'jqc pull' (or 'jqc pull --from FILE').")
     }
 }

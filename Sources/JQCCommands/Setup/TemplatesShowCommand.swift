@@ -19,7 +19,7 @@ struct TemplatesShowCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let template = try ReferenceChoice.template(named: reference, in: invocation.ledger())
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(template.jsonValue))
+            invocation.printJSON(template.jsonValue)
         } else {
             invocation.stdout.line(TemplateGrid(template: template).text)
         }

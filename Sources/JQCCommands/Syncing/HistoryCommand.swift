@@ -24,13 +24,10 @@ struct HistoryCommand: RunnableCommand {
             --limit and --offset count the matching records, and at most the newest 10000 records are read.
             """,
         group: "Syncing",
-        options: [limit, offset, facility, area, since, until, inspector, followUp])
-    static let facility = OptionSpec("facility", valueName: "FACILITY", help: "Only this facility (its id or name).")
+        options: [limit, offset, .facility, area, since, until, inspector, followUp])
     static let area = OptionSpec("area", valueName: "AREA", help: "Only this area (its id or name).")
-    static let since = OptionSpec(
-        "since", valueName: "TIME", help: "Only those completed at or after this time (a date is its midnight, UTC).")
-    static let until = OptionSpec(
-        "until", valueName: "TIME", help: "Only those completed at or before this time (a date is the whole day).")
+    static let since = OptionSpec.since("completed")
+    static let until = OptionSpec.until("completed")
     static let inspector = OptionSpec(
         "inspector", valueName: "NAME", help: "Only those by this inspector (any part of the name, ignoring case).")
     static let followUp = OptionSpec(
@@ -50,7 +47,7 @@ struct HistoryCommand: RunnableCommand {
             throw parsed.invalid(Self.offset, value: "\(offset)", reason: "expected 0 to \(Int32.max)")
         }
         filter = HistoryFilter(
-            facility: try parsed.value(of: Self.facility), area: try parsed.value(of: Self.area),
+            facility: try parsed.value(of: .facility), area: try parsed.value(of: Self.area),
             since: try InspectionsCommand.time(parsed, Self.since),
             until: try InspectionsCommand.time(parsed, Self.until),
             inspector: try parsed.value(of: Self.inspector))
@@ -87,19 +84,18 @@ struct HistoryCommand: RunnableCommand {
             }
         }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "inspections": .array(page.inspections), "total": .integer(page.total),
-                        "limit": .integer(limit), "offset": .integer(offset),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "inspections": .array(page.inspections), "total": .integer(page.total),
+                    "limit": .integer(limit), "offset": .integer(offset),
+                ]))
             return
         }
         if let empty = page.emptyLine {
             invocation.stdout.line(empty)
             return
         }
-        invocation.stdout.line(TextTable.render(header: HistoryPage.header, rows: page.rows))
+        invocation.printTable(header: HistoryPage.header, rows: page.rows)
         invocation.stdout.line(page.footer)
     }
 }

@@ -49,7 +49,7 @@ struct HistoryShowCommand: RunnableCommand {
     func run(_ invocation: Invocation) throws {
         let record = try Self.record(id, invocation)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(record.detailJSON))
+            invocation.printJSON(record.detailJSON)
             return
         }
         let names = try ServerRecordNaming.names(for: record, in: invocation.ledger())

@@ -7,7 +7,7 @@ import LedgerCore
 import LedgerStore
 
 /// `jqc outbox`.
-struct OutboxCommand: RunnableCommand {
+struct OutboxCommand: CommandWithoutArguments {
     static let path = ["outbox"]
     static let spec = CommandSpec(
         "outbox", abstract: "List what the server has not acknowledged, in the order sync sends it.",
@@ -18,15 +18,12 @@ struct OutboxCommand: RunnableCommand {
             """,
         group: "Syncing")
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
-
     func run(_ invocation: Invocation) throws {
         let (items, elsewhere) = try invocation.reading { ledger in
             (try ledger.outbox(), try ledger.unreportedSubmissions())
         }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(.array(items.map(\.jsonValue) + elsewhere.map(\.jsonValue))))
+            invocation.printJSON(.array(items.map(\.jsonValue) + elsewhere.map(\.jsonValue)))
             return
         }
         if items.isEmpty, !elsewhere.isEmpty {
@@ -64,18 +61,17 @@ struct OutboxCommand: RunnableCommand {
             )
             return
         }
-        invocation.stdout.line(
-            TextTable.render(
-                header: ["KIND", "ID", "INSPECTION", "STATE", "ATTEMPTS", "NEXT TRY", "LAST ERROR / WAITING FOR"],
-                rows: items.map { i in
-                    [
-                        i.item.kind.rawValue, String(i.item.id.lowercased.prefix(8)),
-                        String(i.inspectionID.lowercased.prefix(8)), i.state.rawValue, "\(i.attempts)",
-                        i.nextAttemptAt.map { String($0.iso8601.prefix(19)) } ?? "-",
-                        ([i.lastError, i.detail].compactMap { $0 }
-                            + [i.adoptedFrom.map { "adopted from device \($0.lowercased)" }].compactMap { $0 })
-                            .map(TerminalText.singleLine).joined(separator: "; "),
-                    ]
-                }))
+        invocation.printTable(
+            header: ["KIND", "ID", "INSPECTION", "STATE", "ATTEMPTS", "NEXT TRY", "LAST ERROR / WAITING FOR"],
+            rows: items.map { i in
+                [
+                    i.item.kind.rawValue, String(i.item.id.lowercased.prefix(8)),
+                    String(i.inspectionID.lowercased.prefix(8)), i.state.rawValue, "\(i.attempts)",
+                    i.nextAttemptAt.map { String($0.iso8601.prefix(19)) } ?? "-",
+                    ([i.lastError, i.detail].compactMap { $0 }
+                        + [i.adoptedFrom.map { "adopted from device \($0.lowercased)" }].compactMap { $0 })
+                        .map(TerminalText.singleLine).joined(separator: "; "),
+                ]
+            })
     }
 }

@@ -7,7 +7,7 @@ import LedgerCore
 import SyncWorker
 
 /// `jqc service`: the background sync as a systemd user service (`SyncServiceUnit`).
-struct ServiceCommand: RunnableCommand {
+struct ServiceCommand: CommandWithoutArguments {
     static let path = ["service"]
     static let spec = CommandSpec(
         "service", abstract: "Install, show or remove the background sync (a systemd user service).",
@@ -19,8 +19,6 @@ struct ServiceCommand: RunnableCommand {
             until 'jqc login', and logs one line per outcome: 'journalctl --user -u \(SyncServiceUnit.unitName)'.
             """,
         group: "Syncing")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws { try ServiceStatusCommand.show(invocation) }
 }

@@ -7,12 +7,10 @@ import LedgerCore
 import SyncWorker
 
 /// `jqc service install`.
-struct ServiceInstallCommand: RunnableCommand {
+struct ServiceInstallCommand: CommandWithoutArguments {
     static let path = ["service", "install"]
     static let spec = CommandSpec(
         "install", abstract: "Write the user unit for this ledger and enable it (when a user manager answers).")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         _ = try invocation.config()  // a ledger must be there to sync
@@ -24,12 +22,11 @@ struct ServiceInstallCommand: RunnableCommand {
         let manager = service.hasUserManager
         if manager { try Self.enable(service) }
         if invocation.json {
-            out.line(
-                JSONOutput.render(
-                    .object([
-                        "unit": .string(service.userUnitPath), "ledger": .string(invocation.home.path),
-                        "enabled": .bool(manager),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "unit": .string(service.userUnitPath), "ledger": .string(invocation.home.path),
+                    "enabled": .bool(manager),
+                ]))
             return
         }
         out.line(

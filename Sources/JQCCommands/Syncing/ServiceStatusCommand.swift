@@ -7,11 +7,9 @@ import LedgerCore
 import SyncWorker
 
 /// `jqc service status`.
-struct ServiceStatusCommand: RunnableCommand {
+struct ServiceStatusCommand: CommandWithoutArguments {
     static let path = ["service", "status"]
     static let spec = CommandSpec("status", abstract: "Say whether the background sync is installed and running.")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws { try Self.show(invocation) }
 
@@ -19,12 +17,11 @@ struct ServiceStatusCommand: RunnableCommand {
         let service = SyncServiceUnit(environment: invocation.environment)
         let state = service.state()
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "state": .string(state.word), "unit": .optional(state.unitPath),
-                        "user_unit_path": .string(service.userUnitPath),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "state": .string(state.word), "unit": .optional(state.unitPath),
+                    "user_unit_path": .string(service.userUnitPath),
+                ]))
             return
         }
         invocation.stdout.line("\(SyncServiceUnit.unitName): " + state.line)

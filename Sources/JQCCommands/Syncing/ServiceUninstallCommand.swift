@@ -7,12 +7,10 @@ import LedgerCore
 import SyncWorker
 
 /// `jqc service uninstall`.
-struct ServiceUninstallCommand: RunnableCommand {
+struct ServiceUninstallCommand: CommandWithoutArguments {
     static let path = ["service", "uninstall"]
     static let spec = CommandSpec(
         "uninstall", abstract: "Stop and disable the user unit and remove its file (the ledger is not touched).")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let service = SyncServiceUnit(environment: invocation.environment)
@@ -28,7 +26,7 @@ struct ServiceUninstallCommand: RunnableCommand {
             if service.hasUserManager { _ = service.userManager(["daemon-reload"]) }
         }
         if invocation.json {
-            out.line(JSONOutput.render(.object(["unit": .string(service.userUnitPath), "removed": .bool(exists)])))
+            invocation.printJSON(.object(["unit": .string(service.userUnitPath), "removed": .bool(exists)]))
             return
         }
         if exists {

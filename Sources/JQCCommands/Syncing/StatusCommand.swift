@@ -11,7 +11,7 @@ import SyncWorker
 /// the server yet (counted by kind, `SyncStanding`), and the background
 /// service and the background sync running now (`SyncDaemonStatus`),
 /// worded by `DeviceStatus`.
-struct StatusCommand: RunnableCommand {
+struct StatusCommand: CommandWithoutArguments {
     static let path = ["status"]
     static let spec = CommandSpec(
         "status", abstract: "Show what is not on the server yet, the last sync, the session and the service.",
@@ -22,8 +22,6 @@ struct StatusCommand: RunnableCommand {
             refused the session is what the last sync or 'whoami --check' learned.
             """,
         group: "Syncing")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let config = try invocation.config()
@@ -41,7 +39,7 @@ struct StatusCommand: RunnableCommand {
         status.device = config.deviceID
         status.backgroundSync = SyncDaemonStatus.read(invocation.home)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(status.jsonValue))
+            invocation.printJSON(status.jsonValue)
             return
         }
         for line in status.lines { invocation.stdout.line(line) }

@@ -7,9 +7,9 @@ import LedgerCore
 
 /// `jqc sync adopt ID`: this device becomes the sender of a submission
 /// recorded on another device (`SyncAdoption`).
-struct SyncAdoptCommand: RunnableCommand {
+struct SyncAdoptCommand: CommandWithOneArgument {
     static let path = ["sync", "adopt"]
-    static let idArgument = PositionalSpec(
+    static let argument = PositionalSpec(
         "ID", help: "A submitted inspection recorded on another device (any unique prefix of its id).")
     static let spec = CommandSpec(
         "adopt",
@@ -24,11 +24,11 @@ struct SyncAdoptCommand: RunnableCommand {
             this device holds another device's adoption. Share the copy afterwards so the others learn of it.
             """,
         group: "Syncing",
-        positionals: [idArgument])
+        positionals: [argument])
 
     var reference: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require(Self.idArgument) }
+    init(argument: String) { reference = argument }
 
     func run(_ invocation: Invocation) throws {
         let inspection = try invocation.inspectionID(reference)
@@ -37,14 +37,13 @@ struct SyncAdoptCommand: RunnableCommand {
             device: try invocation.config().deviceID, clock: invocation.clock, advise: AdvisedRefusal.advising)
         let adoption = adopted.adoption
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "inspection_id": .string(inspection.lowercased),
-                        "submitted_on_device": .string(adoption.submittedOnDevice.lowercased),
-                        "submit_event": .string(adoption.submitEvent.lowercased),
-                        "adopted_at": .string(adoption.at.iso8601), "outbox": .array(adopted.outbox.map(\.jsonValue)),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "inspection_id": .string(inspection.lowercased),
+                    "submitted_on_device": .string(adoption.submittedOnDevice.lowercased),
+                    "submit_event": .string(adoption.submitEvent.lowercased),
+                    "adopted_at": .string(adoption.at.iso8601), "outbox": .array(adopted.outbox.map(\.jsonValue)),
+                ]))
             return
         }
         let short = inspection.lowercased.prefix(8)

@@ -189,7 +189,7 @@ struct SyncCommand: RunnableCommand {
                 + "runs this sync; waiting for its pass")
         guard let pass = try SyncNowRequest.ask(invocation.home) else { return false }
         if invocation.json {
-            if let document = pass.document { invocation.stdout.line(JSONOutput.render(document)) }
+            if let document = pass.document { invocation.printJSON(document) }
         } else {
             for line in pass.lines { invocation.stdout.line(line) }
         }
@@ -223,7 +223,7 @@ struct SyncCommand: RunnableCommand {
 
     static func summarize(_ report: SyncReport, seconds: Double, watching: Bool, _ invocation: Invocation) {
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(report.jsonValue(elapsedSeconds: seconds)))
+            invocation.printJSON(report.jsonValue(elapsedSeconds: seconds))
             return
         }
         let summary = SyncSummary(

@@ -36,12 +36,11 @@ struct SyncDismissCommand: RunnableCommand {
             item, reason: why, in: ledger, actor: { try invocation.actor() }, device: try invocation.config().deviceID,
             at: invocation.clock.now())
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "kind": .string(row.item.kind.rawValue), "id": .string(row.item.id.lowercased),
-                        "inspection_id": .string(row.inspectionID.lowercased), "dismissed": .bool(true),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "kind": .string(row.item.kind.rawValue), "id": .string(row.item.id.lowercased),
+                    "inspection_id": .string(row.inspectionID.lowercased), "dismissed": .bool(true),
+                ]))
             return
         }
         invocation.stdout.line(

@@ -11,9 +11,9 @@ import LedgerStore
 import SyncWorker
 
 /// `jqc sync retry ID`: puts failed items back in the queue.
-struct SyncRetryCommand: RunnableCommand {
+struct SyncRetryCommand: CommandWithOneArgument {
     static let path = ["sync", "retry"]
-    static let idArgument = PositionalSpec(
+    static let argument = PositionalSpec(
         "ID", help: "An outbox item or an inspection (any unique prefix of its id).")
     static let spec = CommandSpec(
         "retry",
@@ -27,11 +27,11 @@ struct SyncRetryCommand: RunnableCommand {
             record already went to the server without it is not queued (it would be a dangling file).
             """,
         group: "Syncing",
-        positionals: [idArgument])
+        positionals: [argument])
 
     var reference: String
 
-    init(_ parsed: ParsedCommand) throws(UsageError) { reference = try parsed.require(Self.idArgument) }
+    init(argument: String) { reference = argument }
 
     func run(_ invocation: Invocation) throws {
         let ledger = try invocation.ledger()
@@ -50,7 +50,7 @@ struct SyncRetryCommand: RunnableCommand {
             at: invocation.clock.now())
         let failed = selection.queued
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(failed.map(\.item)))
+            invocation.printJSON(failed.map(\.item))
         } else {
             for row in failed {
                 invocation.stdout.line(

@@ -9,7 +9,7 @@ import SyncWorker
 
 /// `jqc witness`: the C2SP witnesses this device's checkpoint is submitted
 /// to (`WitnessList`, `witnesses.json`); without a subcommand, their list.
-struct WitnessCommand: RunnableCommand {
+struct WitnessCommand: CommandWithoutArguments {
     static let path = ["witness"]
     static let spec = CommandSpec(
         "witness", abstract: "List, add or remove the C2SP witnesses that cosign this device's checkpoints.",
@@ -24,17 +24,13 @@ struct WitnessCommand: RunnableCommand {
             """,
         group: "Syncing")
 
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
-
     func run(_ invocation: Invocation) throws { try WitnessListCommand.show(invocation) }
 }
 
 /// `jqc witness list`.
-struct WitnessListCommand: RunnableCommand {
+struct WitnessListCommand: CommandWithoutArguments {
     static let path = ["witness", "list"]
     static let spec = CommandSpec("list", abstract: "List the configured witnesses (URL, name, key id) and the quorum.")
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws { try Self.show(invocation) }
 
@@ -43,18 +39,17 @@ struct WitnessListCommand: RunnableCommand {
         let list = try WitnessList.load(invocation.home)
         let keys = try list.witnesses.map { try $0.cosignerKey() }
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "quorum": .integer(Int64(list.effectiveQuorum)), "quorum_set": .bool(list.quorum != nil),
-                        "witnesses": .array(
-                            zip(list.witnesses, keys).map { entry, key in
-                                .object([
-                                    "url": .string(entry.url), "name": .string(key.name),
-                                    "key_id": .string(Hex.encode(key.keyID)), "key": .string(entry.key),
-                                ])
-                            }),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "quorum": .integer(Int64(list.effectiveQuorum)), "quorum_set": .bool(list.quorum != nil),
+                    "witnesses": .array(
+                        zip(list.witnesses, keys).map { entry, key in
+                            .object([
+                                "url": .string(entry.url), "name": .string(key.name),
+                                "key_id": .string(Hex.encode(key.keyID)), "key": .string(entry.key),
+                            ])
+                        }),
+                ]))
             return
         }
         guard !list.witnesses.isEmpty else {
@@ -106,13 +101,12 @@ struct WitnessAddCommand: RunnableCommand {
         let logKey = try DeviceKeyFile.ensure(invocation)
         let entry = WitnessList.normalized(url)
         if invocation.json {
-            invocation.stdout.line(
-                JSONOutput.render(
-                    .object([
-                        "url": .string(entry), "name": .string(added.name), "key_id": .string(Hex.encode(added.keyID)),
-                        "origin": .string(logKey.name), "log_key": .string(logKey.verifierKey),
-                        "quorum": .integer(Int64(list.effectiveQuorum)),
-                    ])))
+            invocation.printJSON(
+                .object([
+                    "url": .string(entry), "name": .string(added.name), "key_id": .string(Hex.encode(added.keyID)),
+                    "origin": .string(logKey.name), "log_key": .string(logKey.verifierKey),
+                    "quorum": .integer(Int64(list.effectiveQuorum)),
+                ]))
             return
         }
         invocation.stdout.line("Witness \(added.name) (key \(Hex.encode(added.keyID))) added at \(entry).")
@@ -144,7 +138,7 @@ struct WitnessRemoveCommand: RunnableCommand {
         if let quorum = list.quorum, quorum > list.witnesses.count { list.quorum = nil }
         try list.save(invocation.home)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(.object(["removed": .string(removed.url)])))
+            invocation.printJSON(.object(["removed": .string(removed.url)]))
             return
         }
         invocation.stdout.line(
@@ -154,7 +148,7 @@ struct WitnessRemoveCommand: RunnableCommand {
 }
 
 /// `jqc witness sync`: the witness step of a sync, now, without the server.
-struct WitnessSyncCommand: RunnableCommand {
+struct WitnessSyncCommand: CommandWithoutArguments {
     static let path = ["witness", "sync"]
     static let spec = CommandSpec(
         "sync", abstract: "Submit this device's checkpoint to every configured witness now.",
@@ -165,8 +159,6 @@ struct WitnessSyncCommand: RunnableCommand {
             witness refused the checkpoint as another history (a fork), answered with a cosignature that does \
             not verify, or when the quorum was not met.
             """)
-
-    init(_ parsed: ParsedCommand) throws(UsageError) {}
 
     func run(_ invocation: Invocation) throws {
         let config = try invocation.config()
@@ -181,7 +173,7 @@ struct WitnessSyncCommand: RunnableCommand {
         let round = try cosigning.run(
             ledger: ledger, transport: try invocation.httpClient(connections: 1), clock: invocation.clock)
         if invocation.json {
-            invocation.stdout.line(JSONOutput.render(Self.json(round)))
+            invocation.printJSON(Self.json(round))
         } else {
             for line in round.lines { invocation.stdout.line(TerminalText.singleLine(line)) }
         }
