@@ -152,6 +152,7 @@ public struct AuditTimeline: Sendable {
                 case .received(var received) = try? InspectionEvent.decode(record)
             {
                 received.carried = received.carried.merging(carried)
+                // What it carries unread: the fold reports it ("what it carries cannot be read").
                 if let hash = try? received.startedTemplateHash() { return hash }
             }
         }
