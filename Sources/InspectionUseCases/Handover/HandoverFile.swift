@@ -258,9 +258,9 @@ public struct HandoverFile: Sendable {
                     ? .repeatedEntry(path: item.path, key: key, value: text) : .outOfOrder(path: item.path, key: key)
             }
             previous = text
-            let (read, hash) = try read(item)
+            let (content, hash) = try read(item)
             guard hash == stated else { throw .wrongHash(path: item.at(bytes), key: key, stated: text) }
-            found.append((stated, read))
+            found.append((stated, content))
         }
         return found
     }
