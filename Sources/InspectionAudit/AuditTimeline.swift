@@ -29,6 +29,40 @@ public struct FieldChange: Hashable, Sendable {
     }
 }
 
+/// What is wrong with an entry of the timeline, one case per kind;
+/// `description` words it for the report.
+public enum TimelineProblem: Equatable, Sendable, CustomStringConvertible {
+    /// Stream versions `first` to `last` have no index entry: the events
+    /// were removed with their index entries.
+    case versionsMissing(first: UInt64, last: UInt64)
+    /// The stream index names `position` as `version`, but the log holds no record there.
+    case recordRemoved(position: UInt64, version: UInt64)
+    /// The bytes stored at `position` are not a record (`reason`, the reader's).
+    case notARecord(position: UInt64, reason: String)
+    /// The record belongs to another inspection's stream, yet this stream's index lists it.
+    case ofAnotherInspection(UUID)
+    /// The event cannot be decoded (`why`, the decoder's).
+    case undecodable(type: String, schemaVersion: Int, why: String)
+
+    public var description: String {
+        switch self {
+        case .versionsMissing(let first, let last):
+            (first == last ? "stream version \(first) is" : "stream versions \(first)–\(last) are")
+                + " missing: the stream index has no entry for them, so the events were removed with their index "
+                + "entries"
+        case .recordRemoved(let position, let version):
+            "the stream index names position \(position) as version \(version) of this inspection, but the log "
+                + "holds no record there: it was removed"
+        case .notARecord(let position, let reason):
+            "the bytes stored at position \(position) are not a record (\(reason))"
+        case .ofAnotherInspection(let stream):
+            "the record belongs to inspection \(stream.lowercased), yet the stream index lists it here"
+        case .undecodable(let type, let version, let why):
+            "the \(type) event (version \(version)) cannot be decoded: \(why)"
+        }
+    }
+}
+
 /// One event of the inspection, as an auditor reads it.
 public struct TimelineEntry: Sendable {
     public var position: UInt64
@@ -42,8 +76,10 @@ public struct TimelineEntry: Sendable {
     /// Every answer the event changed, old → new, in form order.
     public var changes: [FieldChange]
     /// What is wrong with this entry (missing, unreadable, out of place),
-    /// or nil when nothing is.
-    public var problem: String?
+    /// in the order found; empty when nothing is.
+    public var problems: [TimelineProblem]
+    /// `problems` in words, or nil when there are none.
+    public var problem: String? { problems.isEmpty ? nil : problems.map(\.description).joined(separator: "; ") }
     /// The event is in the log but changed nothing in the inspection's
     /// record: an edit after submit, a second start, a retry of nothing.
     /// `apply` ignores such events so that any log replays; an auditor
@@ -118,17 +154,13 @@ public struct AuditTimeline: Sendable {
         for entry in stream {
             if let position, entry.position > position { continue }
             if entry.streamVersion > expectedVersion {
-                let gap =
-                    entry.streamVersion == expectedVersion + 1
-                    ? "stream version \(expectedVersion) is"
-                    : "stream versions \(expectedVersion)–\(entry.streamVersion - 1) are"
                 entries.append(
                     TimelineEntry(
                         position: 0, streamVersion: expectedVersion, record: nil, event: nil,
                         summary: "(no record)",
                         changes: [],
-                        problem: "\(gap) missing: the stream index has no entry for them, so the events were removed "
-                            + "with their index entries", hadNoEffect: false))
+                        problems: [.versionsMissing(first: expectedVersion, last: entry.streamVersion - 1)],
+                        hadNoEffect: false))
             }
             expectedVersion = max(expectedVersion, entry.streamVersion + 1)
             fold(entry)
@@ -152,6 +184,7 @@ public struct AuditTimeline: Sendable {
                 case .received(var received) = try? InspectionEvent.decode(record)
             {
                 received.carried = received.carried.merging(carried)
+                // What it carries unread: the fold reports it ("what it carries cannot be read").
                 if let hash = try? received.startedTemplateHash() { return hash }
             }
         }
@@ -202,14 +235,13 @@ public struct AuditTimeline: Sendable {
                 TimelineEntry(
                     position: position, streamVersion: version, record: nil, event: nil, summary: "(no record)",
                     changes: [],
-                    problem: "the stream index names position \(position) as version \(version) of this inspection, "
-                        + "but the log holds no record there: it was removed", hadNoEffect: false))
+                    problems: [.recordRemoved(position: position, version: version)], hadNoEffect: false))
         case .unreadable(let version, let position, let reason):
             entries.append(
                 TimelineEntry(
                     position: position, streamVersion: version, record: nil, event: nil,
                     summary: "(unreadable record)", changes: [],
-                    problem: "the bytes stored at position \(position) are not a record (\(reason))",
+                    problems: [.notARecord(position: position, reason: reason)],
                     hadNoEffect: false))
         case .record(let record):
             fold(record)
@@ -223,12 +255,9 @@ public struct AuditTimeline: Sendable {
         if wentBack { entries[entries.count - 1].recordedBeforePrevious = true }
     }
 
-    private mutating func fold(_ record: EventRecord, problems: [String]) {
+    private mutating func fold(_ record: EventRecord, problems: [TimelineProblem]) {
         var problems = problems
-        if record.stream != inspectionID {
-            problems.append(
-                "the record belongs to inspection \(record.stream.lowercased), yet the stream index lists it here")
-        }
+        if record.stream != inspectionID { problems.append(.ofAnotherInspection(record.stream)) }
         var event: InspectionEvent
         do {
             event = try EventUpcaster.decode(record, template: state.template)
@@ -240,12 +269,12 @@ public struct AuditTimeline: Sendable {
                 event = .received(received)
             }
         } catch {
-            problems.append("the \(record.type) event (version \(record.schemaVersion)) cannot be decoded: \(error)")
+            problems.append(.undecodable(type: record.type, schemaVersion: record.schemaVersion, why: "\(error)"))
             entries.append(
                 TimelineEntry(
                     position: record.position, streamVersion: record.streamVersion, record: record, event: nil,
                     summary: "(undecodable \(record.type) event)", changes: [],
-                    problem: problems.joined(separator: "; "), hadNoEffect: false))
+                    problems: problems, hadNoEffect: false))
             return
         }
         if case .templatePinned(let pinned) = event {
@@ -282,7 +311,7 @@ public struct AuditTimeline: Sendable {
             TimelineEntry(
                 position: record.position, streamVersion: record.streamVersion, record: record, event: event,
                 summary: EventWording.describe(event, stream: inspectionID, template: template, before: before),
-                changes: changes, problem: problems.isEmpty ? nil : problems.joined(separator: "; "),
+                changes: changes, problems: problems,
                 hadNoEffect: unchanged == before))
     }
 

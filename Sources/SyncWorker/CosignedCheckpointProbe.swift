@@ -51,6 +51,7 @@ public struct CosignedCheckpointProbe: Sendable {
             switch answer.status {
             case 200:
                 let text = String(decoding: answer.body, as: UTF8.self)
+                // A malformed answer and one without a good cosignature are the same answer: no cosignature.
                 guard let found = try? Cosignature.verified(lines: text, body: checkpoint.text, key: witness.key),
                     let newest = found.max(by: { $0.timestamp < $1.timestamp })
                 else { return .notAsked(name: name, why: "its answer holds no cosignature that verifies") }

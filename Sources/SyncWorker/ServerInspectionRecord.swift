@@ -82,6 +82,7 @@ extension APIClient {
         while read < Self.filteredHistoryLimit {
             let page = try history(accessToken: accessToken, limit: 100, offset: read)
             for row in page.inspections {
+                // A row that is not a record of the contract matches no filter, as the doc above says.
                 guard let record = try? ServerInspectionRecord(row: row), admits(record) else { continue }
                 if matched >= offset && kept.count < limit { kept.append(row) }
                 matched += 1

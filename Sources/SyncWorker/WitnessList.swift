@@ -78,6 +78,7 @@ public struct WitnessList: Codable, Sendable, Equatable {
         }
         let parsed: CosignerKey
         do { parsed = try CosignerKey(parsing: key) } catch { throw .badKey(key: key, why: error.description) }
+        // A key that does not parse (`load` and `add` refuse one) names no cosigner: it shares no name.
         if let other = witnesses.first(where: { $0.url != url && (try? $0.cosignerKey())?.name == parsed.name }) {
             throw .duplicateName(name: parsed.name, url: other.url)
         }

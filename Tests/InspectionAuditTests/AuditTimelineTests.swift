@@ -84,12 +84,15 @@ import Testing
         entries[6] = .unreadable(streamVersion: 7, position: 7, reason: "malformed record: trailing bytes")
         entries.remove(at: 9)  // the index entry itself is gone: version 10 is skipped
         let timeline = AuditTimeline(inspectionID: AuditSamples.inspection, entries: entries)
-        let problems = timeline.problems
-        #expect(problems.count == 3)
-        #expect(problems[0].contains("position 5: the stream index names position 5 as version 5"))
-        #expect(problems[0].contains("it was removed"))
-        #expect(problems[1].contains("position 7: the bytes stored at position 7 are not a record"))
-        #expect(problems[2].hasPrefix("stream version 10 is missing"))
+        #expect(
+            timeline.entries.filter { !$0.problems.isEmpty }.map(\.problems) == [
+                [.recordRemoved(position: 5, version: 5)],
+                [.notARecord(position: 7, reason: "malformed record: trailing bytes")],
+                [.versionsMissing(first: 10, last: 10)],
+            ])
+        // Each named by its position, when it has one.
+        #expect(
+            timeline.problems.map { $0.prefix(11) } == ["position 5:", "position 7:", "stream vers"])
         #expect(timeline.entries.count == records.count)
     }
 
@@ -97,7 +100,7 @@ import Testing
         var stray = records
         stray[3].event.stream = UUID()
         let timeline = AuditTimeline(inspectionID: AuditSamples.inspection, entries: AuditSamples.entries(stray))
-        #expect(timeline.entries[3].problem?.contains("belongs to inspection") == true)
+        #expect(timeline.entries[3].problems == [.ofAnotherInspection(stray[3].event.stream)])
     }
 
     @Test func anUndecodableEventIsKeptWithItsReason() {
@@ -106,7 +109,11 @@ import Testing
         let timeline = AuditTimeline(inspectionID: AuditSamples.inspection, entries: AuditSamples.entries(broken))
         #expect(timeline.entries[2].event == nil)
         #expect(timeline.entries[2].summary == "(undecodable inspection.field_set event)")
-        #expect(timeline.entries[2].problem?.contains("cannot be decoded") == true)
+        guard case .undecodable(InspectionEventType.fieldSet.rawValue, _, _)? = timeline.entries[2].problems.first
+        else {
+            Issue.record("not undecodable: \(timeline.entries[2].problems)")
+            return
+        }
         #expect(timeline.state.values["2"] == .rating(4))
     }
 

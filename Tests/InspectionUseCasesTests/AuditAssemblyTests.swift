@@ -137,8 +137,12 @@ import Testing
         let error = #expect(throws: AuditAssemblyError.self) {
             try assembly.report(audited.inspection, auditor: auditor, now: audited.clock.now())
         }
-        #expect(error?.description.contains("had no events at or before") == true)
-        #expect(error?.description.contains("Choose a later moment.") == true)
+        guard case .nothingAsOf(let inspection, _, let first)? = error else {
+            Issue.record("not refused as before its first event: \(String(describing: error))")
+            return
+        }
+        #expect(inspection == audited.inspection)
+        #expect(first?.stream == audited.inspection)
     }
 
     @Test func anUnknownInspectionIsNamedAsNoStreamOfTheLog() throws {
@@ -146,6 +150,9 @@ import Testing
         let auditor = try AuditorLedger.open(audited.directory, views: false)
         defer { auditor.close() }
         let error = #expect(throws: LookupError.self) { try auditor.resolveInspection("ffffffff") }
-        #expect(error?.description.hasPrefix("no inspection matches 'ffffffff'.") == true)
+        guard case .noInspection("ffffffff")? = error else {
+            Issue.record("not refused as no inspection: \(String(describing: error))")
+            return
+        }
     }
 }

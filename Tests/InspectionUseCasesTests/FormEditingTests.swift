@@ -43,10 +43,13 @@ import Testing
         let outcome = try FormEditing(document: editing.document).edit(
             in: { $0 },
             record: { _ in
-                Issue.record("nothing to record"); throw EditError.abandoned(reason: "")
+                Issue.record("nothing to record"); throw EditError.abandoned(.savedUnchangedAfterRefusal)
             },
             refused: { Issue.record("nothing to refuse") })
-        guard case .unchanged = outcome else { throw EditError.abandoned(reason: "expected no change") }
+        guard case .unchanged = outcome else {
+            Issue.record("expected no change: \(outcome)")
+            return
+        }
     }
 
     @Test func aMalformedLineIsPutBackOnTopThenTheFixIsRecorded() throws {
@@ -67,25 +70,33 @@ import Testing
         #expect(shown.count == 2)
         #expect(shown[1].hasPrefix(FormDocument.refusalMarker + "line "))
         #expect(shown[1].contains("is not '[ID] LABEL = VALUE'"))
-        guard case .recorded(let events, let after) = outcome else { throw EditError.abandoned(reason: "not recorded") }
+        guard case .recorded(let events, let after) = outcome else {
+            Issue.record("not recorded: \(outcome)")
+            return
+        }
         #expect(events.count == 1)
         #expect(after.values[editing.notes.id] == .text("third"))
         #expect(try editing.ledger.state(of: editing.audited.inspection)?.values[editing.notes.id] == .text("third"))
     }
 
     /// How a person answers a refusal, and why editing then stops.
-    static let givingUp: [(name: String, editor: @Sendable (String) -> String, reason: String)] = [
-        (
-            "saved unchanged after the refusal",
-            { $0.contains(FormDocument.refusalMarker) ? $0 : $0 + "no brackets here\n" },
-            "the document was saved unchanged after the refusal"
-        ),
-        ("another malformed line each time", { $0 + "no brackets \($0.count)\n" }, "refused 20 times in a row"),
-    ]
+    static let givingUp:
+        [(name: String, editor: @Sendable (String) -> String, reason: EditError.Abandonment, words: String)] = [
+            (
+                "saved unchanged after the refusal",
+                { $0.contains(FormDocument.refusalMarker) ? $0 : $0 + "no brackets here\n" },
+                .savedUnchangedAfterRefusal,
+                "the document was saved unchanged after the refusal; nothing was recorded."
+            ),
+            (
+                "another malformed line each time", { $0 + "no brackets \($0.count)\n" },
+                .refusedInARow(times: FormEditing.mostRefusals), "refused 20 times in a row; nothing was recorded."
+            ),
+        ]
 
     @Test(arguments: givingUp.indices)
     func refusedUntilThePersonGivesUpRecordsNothing(_ index: Int) throws {
-        let (_, editor, reason) = Self.givingUp[index]
+        let (_, editor, reason, words) = Self.givingUp[index]
         let editing = try Editing()
         defer { editing.ledger.close() }
         let before = try editing.ledger.state(of: editing.audited.inspection)?.eventCount
@@ -94,7 +105,8 @@ import Testing
             try FormEditing(document: editing.document).edit(
                 in: editor, record: editing.record, refused: { refusals += 1 })
         }
-        #expect(error?.description == "\(reason); nothing was recorded.")
+        #expect(error == .abandoned(reason))
+        #expect(error?.description == words)
         #expect(refusals == (index == 0 ? 1 : FormEditing.mostRefusals))
         #expect(try editing.ledger.state(of: editing.audited.inspection)?.eventCount == before)
     }

@@ -153,37 +153,54 @@ import Testing
         #expect(a.values == b.values && a.status == b.status && !a.values.isEmpty)
     }
 
-    /// The last file, its `carried_records` changed one way or another.
-    static let tamperings: [(String, @Sendable (inout [JSONValue]) throws -> Void)] = [
-        (
-            "an entry's byte changed",
-            { entries in
-                guard case .string(let text)? = entries[0]["record"],
-                    var bytes = Data(base64Encoded: text).map(Array.init)
-                else {
-                    throw CocoaError(.coderReadCorrupt)
+    /// The last file, its `carried_records` changed one way or another, and
+    /// whether a refusal is the one that change calls for.
+    static let tamperings:
+        [(String, @Sendable (inout [JSONValue]) throws -> Void, @Sendable (BundleUnreadable) -> Bool)] = [
+
+            (
+                "an entry's byte changed",
+                { entries in
+                    guard case .string(let text)? = entries[0]["record"],
+                        var bytes = Data(base64Encoded: text).map(Array.init)
+                    else {
+                        throw CocoaError(.coderReadCorrupt)
+                    }
+                    bytes[bytes.count / 2] ^= 0x01
+                    entries[0] = entries[0].setting("record", .string(Data(bytes).base64EncodedString()))
+                },
+                {
+                    if case .wrongHash("carried_records[0].record", .leaf, _) = $0 { true } else { false }
                 }
-                bytes[bytes.count / 2] ^= 0x01
-                entries[0] = entries[0].setting("record", .string(Data(bytes).base64EncodedString()))
-            }
-        ),
-        ("an entry removed", { entries in entries.remove(at: entries.count / 2) }),
-        (
-            "an entry nobody references added",
-            { entries in
-                let bytes: [UInt8] = [0xA0]
-                let leaf = CarriedRecords.leaf(of: bytes).hex
-                let entry = JSONValue.object([
-                    .init("leaf", .string(leaf)), .init("record", .string(Data(bytes).base64EncodedString())),
-                ])
-                let index = entries.firstIndex {
-                    if case .string(let other)? = $0["leaf"] { other > leaf } else { false }
+            ),
+            (
+                "an entry removed", { entries in entries.remove(at: entries.count / 2) },
+                {
+                    if case .carriedRecordsIncomplete = $0 { true } else { false }
                 }
-                entries.insert(entry, at: index ?? entries.count)
-            }
-        ),
-        ("an entry duplicated", { entries in entries.insert(entries[1], at: 1) }),
-    ]
+            ),
+            (
+                "an entry nobody references added",
+                { entries in
+                    let bytes: [UInt8] = [0xA0]
+                    let leaf = CarriedRecords.leaf(of: bytes).hex
+                    let entry = JSONValue.object([
+                        .init("leaf", .string(leaf)), .init("record", .string(Data(bytes).base64EncodedString())),
+                    ])
+                    let index = entries.firstIndex {
+                        if case .string(let other)? = $0["leaf"] { other > leaf } else { false }
+                    }
+                    entries.insert(entry, at: index ?? entries.count)
+                },
+                { $0 == .unreferencedLeaf(leaf: CarriedRecords.leaf(of: [0xA0]).hex) }
+            ),
+            (
+                "an entry duplicated", { entries in entries.insert(entries[1], at: 1) },
+                {
+                    if case .repeatedEntry("carried_records[2]", .leaf, _) = $0 { true } else { false }
+                }
+            ),
+        ]
 
     @Test(arguments: tamperings.indices)
     func aChangedCarriedRecordsIsRefusedWithNothingRecorded(index: Int) throws {
@@ -200,9 +217,14 @@ import Testing
         json = json.setting("carried_records", .array(entries))
         try Data((json.sortingKeys().prettyPrinted() + "\n").utf8).write(to: URL(fileURLWithPath: path))
         let before = try ben.recordCount()
-        #expect(throws: HandoverFile.Unreadable.self, "\(Self.tamperings[index].0)") {
+        let refusal = #expect(throws: HandoverFile.Unreadable.self, "\(Self.tamperings[index].0)") {
             try Reception(ledger: ben.ledger, device: ben.device).receive(
                 file: path, actor: ben.actor, clock: ben.clock)
+        }
+        if case .strict(let reason)? = refusal {
+            #expect(Self.tamperings[index].2(reason), "\(Self.tamperings[index].0): \(reason)")
+        } else {
+            Issue.record("\(Self.tamperings[index].0): \(String(describing: refusal))")
         }
         #expect(try ben.recordCount() == before)
     }

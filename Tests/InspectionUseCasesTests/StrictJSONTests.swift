@@ -30,34 +30,39 @@ import Testing
 
     static let bundleStart = #"{"format": "jqc-proof-bundle/1", "inspection": "x", "checkpoint": "c", "#
 
-    static let cases: [(input: String, reason: String)] = [
-        (#"{"format": "jqc-handover/1", "format": "jqc-handover/1"}"#, #"member "format" appears twice in the file"#),
+    static let handoverFormats = ["jqc-handover/1", "jqc-handover/2", "jqc-handover/3"]
+
+    static let cases: [(input: String, reason: BundleUnreadable)] = [
+        (
+            #"{"format": "jqc-handover/1", "format": "jqc-handover/1"}"#,
+            .repeatedMember(name: "format", place: "the file")
+        ),
         (
             #"{"format": "jqc-handover/4"}"#,
-            #"the file's format is "jqc-handover/4", not jqc-handover/1, jqc-handover/2 or jqc-handover/3"#
+            .unknownFormat(document: "the file", found: "jqc-handover/4", known: handoverFormats)
         ),
-        (#"{"format": 2}"#, "format must be a string"),
+        (#"{"format": 2}"#, .wrongType(path: "format", expected: .string)),
         (
             "{\"format\": \"jqc-handover/1\", \"Mode\": 1, \"mode\": 2}",
-            #"member "mode" differs from "Mode" only in case in the file"#
+            .memberDiffersInCase(name: "mode", earlier: "Mode", place: "the file")
         ),
-        (#"{"format": "jqc-handover/1", "extra": 1}"#, #"unknown member "extra" in the file"#),
-        (handover(bundle: "[]"), "bundle must be an object"),
-        (handover(bundle: #"{"records": [], "records": []}"#), #"member "records" appears twice in bundle"#),
+        (#"{"format": "jqc-handover/1", "extra": 1}"#, .unknownMember(name: "extra", place: "the file")),
+        (handover(bundle: "[]"), .wrongType(path: "bundle", expected: .object)),
+        (handover(bundle: #"{"records": [], "records": []}"#), .repeatedMember(name: "records", place: "bundle")),
         (
             handover(bundle: #"{"format": "jqc-proof-bundle/1", "consistency": {}}"#),
-            #"unknown member "consistency" in bundle"#
+            .unknownMember(name: "consistency", place: "bundle")
         ),
         (
             handover(bundle: bundleStart + #""public_key": 5, "key_record": {}, "records": [], "photos": []}"#),
-            "bundle.public_key must be a string"
+            .wrongType(path: "bundle.public_key", expected: .string)
         ),
         (
             handover(
                 bundle: bundleStart
                     + #""public_key": "k", "key_record": {"position": 1, "stream_version": 1, "type": "t", "#
                     + #""record": "", "inclusion": []}, "records": [{"position": 5.0}], "photos": []}"#),
-            #"member "stream_version" is missing from bundle.records[0]"#
+            .missingMember(name: "stream_version", place: "bundle.records[0]")
         ),
         (
             handover(
@@ -65,30 +70,26 @@ import Testing
                     + #""public_key": "k", "key_record": {"position": 1, "stream_version": 1, "type": "t", "#
                     + #""record": "", "inclusion": []}, "records": [{"position": 5.0, "stream_version": 1, "#
                     + #""type": "t", "record": "", "inclusion": []}], "photos": []}"#),
-            "bundle.records[0].position must be a whole number from 0 to 9223372036854775807"
+            .wrongType(path: "bundle.records[0].position", expected: .wholeNumber)
         ),
         (
             handover(
                 bundle: bundleStart
                     + #""public_key": "k", "key_record": {"position": 1, "stream_version": 1, "type": "t", "#
                     + #""record": "", "inclusion": []}, "records": [], "photos": []}"#),
-            "bundle.inspection is not a lower-case UUID"
+            .notLowerCaseUUID(path: "bundle.inspection")
         ),
         (
             "{\"format\": \"\\ud800\"}",
-            #"the file's format is "\u{fffd}", not jqc-handover/1, jqc-handover/2 or jqc-handover/3"#
+            .unknownFormat(document: "the file", found: "\u{FFFD}", known: handoverFormats)
         ),
-        (String(repeating: "[", count: 65), "the file nests deeper than 64 levels"),
-        (#"{"format": "jqc-handover/1"}}"#, "the file is not well-formed JSON"),
+        (String(repeating: "[", count: 65), .tooDeep(document: "the file", maximumDepth: 64)),
     ]
 
     @Test(arguments: cases)
-    func aHandoverFileIsReadAsStrictlyAsABundleAndTheProblemNamedByItsPath(input: String, reason: String) {
-        do {
-            _ = try HandoverFile(decoding: Array(input.utf8))
-            Issue.record("read: \(input)")
-        } catch {
-            #expect(error.reason == reason, "\(input)")
+    func aHandoverFileIsReadAsStrictlyAsABundleAndTheProblemNamedByItsPath(input: String, reason: BundleUnreadable) {
+        #expect(throws: HandoverFile.Unreadable.strict(reason), "\(input)") {
+            try HandoverFile(decoding: Array(input.utf8))
         }
     }
 
@@ -127,11 +128,21 @@ import Testing
     }
 
     @Test func bytesThatAreNotUTF8AreNamedSo() {
-        do {
-            _ = try HandoverFile(decoding: [0x7B, 0xFF, 0x7D])
-            Issue.record("read")
-        } catch {
-            #expect(error.reason == "the file is not UTF-8 text")
+        #expect(throws: HandoverFile.Unreadable.strict(.notUTF8)) {
+            try HandoverFile(decoding: [0x7B, 0xFF, 0x7D])
         }
+    }
+
+    /// Text that is not JSON: the reader's own message goes with it, for
+    /// standard error, and not into the line.
+    @Test func textThatIsNotJSONCarriesTheReadersMessage() throws {
+        let error = try #require(throws: HandoverFile.Unreadable.self) {
+            try HandoverFile(decoding: Array(#"{"format": "jqc-handover/1"}}"#.utf8))
+        }
+        guard case .strict(.notJSON(let detail)) = error else {
+            Issue.record("not refused as JSON: \(error)")
+            return
+        }
+        #expect(!detail.isEmpty && error.reason == BundleUnreadable.notJSON(detail: "").verdict)
     }
 }

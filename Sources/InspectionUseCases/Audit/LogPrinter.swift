@@ -346,6 +346,7 @@ public struct LogPrinter {
     }
 
     private mutating func findTemplate(of record: EventRecord) throws -> Template? {
+        // A start that does not decode: the history below is asked, and the start is listed as unreadable in its turn.
         if streamTemplates[record.stream] == nil, let start = unreadStarts.removeValue(forKey: record.stream),
             case .started(let started) = try? InspectionEvent.decode(start)
         {

@@ -369,6 +369,7 @@ public enum BundleCheck {
             siblings.append(try hash(text, "\(bundle.at("head")).proof[\(i)]"))
         }
         let stream = StreamHead(stream: last.record.stream, version: head.streamVersion, leaf: leaf)
+        // A proof that cannot be folded (too deep, version 0) places no head in the map either, as the tools say.
         guard (try? HeadMap.root(of: stream, siblings: siblings)) == heads else {
             throw NotVerified(
                 "\(bundle.at("head")) is not in the checkpoint's map of stream heads (jqc-heads): it proves no head")

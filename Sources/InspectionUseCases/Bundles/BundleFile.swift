@@ -82,7 +82,8 @@ struct Bundle {
     /// bundle); `consistency` is allowed only when `carriesConsistency`.
     init(_ top: JSONValue, at path: String = "", carriesConsistency: Bool = true) throws(BundleUnreadable) {
         guard case .object(let members) = top else {
-            throw BundleUnreadable(path.isEmpty ? "the bundle is not a JSON object" : "\(path) must be an object")
+            throw path.isEmpty
+                ? .documentNotAnObject(document: "the bundle") : .wrongType(path: path, expected: .object)
         }
         try StrictJSON.checkNames(members, StrictJSON.place(path, root: "the bundle"))
         // /2 (a top-level bundle only: a handover file embeds /1) adds `head`.
@@ -93,10 +94,10 @@ struct Bundle {
             case .string(let text) where text == BundleCheck.format: break
             case .string(let text) where text == BundleCheck.completeFormat && carriesConsistency: isComplete = true
             case .string(let text):
-                throw BundleUnreadable(
-                    "the bundle's format is \"\(BundleCheck.shown(text))\", not \(BundleCheck.format)"
-                        + (carriesConsistency ? " or \(BundleCheck.completeFormat)" : ""))
-            default: throw BundleUnreadable("\(StrictJSON.join(path, "format")) must be a string")
+                throw .unknownFormat(
+                    document: "the bundle", found: text,
+                    known: [BundleCheck.format] + (carriesConsistency ? [BundleCheck.completeFormat] : []))
+            default: throw .wrongType(path: StrictJSON.join(path, "format"), expected: .string)
             }
         }
         var names = carriesConsistency ? Self.members : Self.members.filter { $0 != "consistency" }

@@ -55,6 +55,7 @@ public struct CosignedCheckpoint: Sendable {
         let keys = try log.read { try DeviceKeyFile.publishedRecords($0, device: device).map(\.key) }
         var opened: Checkpoint?
         for text in keys.reversed() {
+            // Each key the log published, newest first: one that fails is not the signer; none is refused below.
             guard let key = try? NoteKey(parsing: text) else { continue }
             if let checkpoint = try? Checkpoint(verifying: note, key: key) {
                 opened = checkpoint

@@ -103,10 +103,10 @@ public struct FormDocument {
                 continue
             }
             if value == before { continue }
+            // A JSON string, as written for text with line breaks; anything else (JSON or not) is plain text.
             if value.isEmpty {
                 commands.append(.clearField(field: id.rawValue))
             } else if value.hasPrefix("\""), let json = try? JSONValue(parsing: value), case .string = json {
-                // A JSON string, as written for text with line breaks; anything else (JSON or not) is plain text.
                 commands.append(.setField(field: id.rawValue, to: .json(json)))
             } else {
                 commands.append(.setField(field: id.rawValue, to: .text(value)))

@@ -4,18 +4,28 @@ import InspectionStore
 import LedgerCore
 
 /// Why `jqc edit` stopped without recording.
-public enum EditError: Error, CustomStringConvertible {
+public enum EditError: Error, Equatable, CustomStringConvertible {
     case editorFailed(command: String, status: Int32)
-    case abandoned(reason: String)
+    /// Editing stopped without recording anything.
+    case abandoned(Abandonment)
     case malformedLine(number: Int, text: String)
+
+    /// Why editing stopped without recording anything.
+    public enum Abandonment: Equatable, Sendable {
+        /// The document came back unchanged after a refusal.
+        case savedUnchangedAfterRefusal
+        /// Refused `times` times in a row (`FormEditing.mostRefusals`).
+        case refusedInARow(times: Int)
+    }
 
     public var description: String {
         switch self {
         case .editorFailed(let command, let status):
             "the editor ('\(TerminalText.singleLine(command))') exited with status \(status); nothing was recorded. "
                 + "Set VISUAL or EDITOR to an editor that exits with 0 after saving."
-        case .abandoned(let reason):
-            "\(reason); nothing was recorded."
+        case .abandoned(.savedUnchangedAfterRefusal):
+            "the document was saved unchanged after the refusal; nothing was recorded."
+        case .abandoned(.refusedInARow(let times)): "refused \(times) times in a row; nothing was recorded."
         case .malformedLine(let number, let text):
             "line \(number) (\(TerminalText.singleLine(text))) is not '[ID] LABEL = VALUE' and not a comment"
         }
@@ -53,7 +63,7 @@ public struct FormEditing {
         for _ in 0..<Self.mostRefusals {
             let content = FormDocument.withoutRefusals(try editor(text))
             if let lastRefused, content == lastRefused {
-                throw EditError.abandoned(reason: "the document was saved unchanged after the refusal")
+                throw EditError.abandoned(.savedUnchangedAfterRefusal)
             }
             do {
                 let commands = try document.commands(from: content)
@@ -72,6 +82,6 @@ public struct FormEditing {
             lastRefused = content
             refused()
         }
-        throw EditError.abandoned(reason: "refused \(Self.mostRefusals) times in a row")
+        throw EditError.abandoned(.refusedInARow(times: Self.mostRefusals))
     }
 }

@@ -52,8 +52,23 @@ public struct HandoverFile: Sendable {
     public var formatVersion = 3
 
     /// Why a file is not a handover file.
-    public struct Unreadable: Error, CustomStringConvertible {
-        public var reason: String
+    public enum Unreadable: Error, Equatable, Sendable, CustomStringConvertible {
+        /// A byte no JSON text can hold where it stands, seen while the
+        /// file is read (`HandoverFileReader`), before it is all in memory.
+        case unexpectedByte(offset: Int, byte: UInt8)
+        /// The whole text read strictly, as a bundle is, and refused.
+        case strict(BundleUnreadable)
+
+        /// The reason in a few words, without what to do.
+        public var reason: String {
+            switch self {
+            case .unexpectedByte(let offset, let byte):
+                "the file is not well-formed JSON (byte 0x\(String(byte, radix: 16, uppercase: true)) at offset "
+                    + "\(offset) cannot appear there)"
+            case .strict(let unreadable): unreadable.verdict
+            }
+        }
+
         public var description: String {
             "UNREADABLE: \(reason); nothing was recorded. Ask the sender for the file again ('jqc handover ID -o FILE' "
                 + "writes it again)."
@@ -115,7 +130,7 @@ public struct HandoverFile: Sendable {
         do {
             try self.init(strict: StrictJSON.read(document, what: "the file"), staged: staged)
         } catch {
-            throw Unreadable(reason: error.verdict)
+            throw .strict(error)
         }
     }
 
@@ -128,7 +143,7 @@ public struct HandoverFile: Sendable {
                 + (version >= 3 ? ["to_device", "carried_photo_files"] : []), at: "", root: "the file")
         _ = try top.string("format")
         guard let mode = HandoverMode(rawValue: try top.string("mode")) else {
-            throw BundleUnreadable("mode is neither \"handover\" nor \"share\"")
+            throw .unknownMode
         }
         self.mode = mode
         if case .null = top.value("to") {
@@ -175,11 +190,9 @@ public struct HandoverFile: Sendable {
         guard case .object(let members) = json else { return 1 }
         try StrictJSON.checkNames(members, "the file")
         guard let format = members.first(where: { $0.key == "format" })?.value else { return 1 }
-        guard case .string(let text) = format else { throw BundleUnreadable("format must be a string") }
+        guard case .string(let text) = format else { throw .wrongType(path: "format", expected: .string) }
         guard let index = Self.formats.firstIndex(of: text) else {
-            throw BundleUnreadable(
-                "the file's format is \"\(BundleCheck.shown(text))\", not "
-                    + "\(Self.formats.dropLast().joined(separator: ", ")) or \(Self.format)")
+            throw .unknownFormat(document: "the file", found: text, known: Self.formats)
         }
         return index + 1
     }
@@ -207,7 +220,7 @@ public struct HandoverFile: Sendable {
         let text = try entry.string("data")
         guard let staged else { return .inMemory(Data(try base64(text, entry.at("data")))) }
         guard staged.isStandardBase64 else {
-            throw BundleUnreadable("\(entry.at("data")) is not standard base64 with padding")
+            throw .notStandardBase64(path: entry.at("data"))
         }
         return .staged(staged)
     }
@@ -218,28 +231,38 @@ public struct HandoverFile: Sendable {
     static func carriedPhotos(_ entries: [JSONValue], staged: [String: StagedPhotoFile]) throws(BundleUnreadable)
         -> [(sha256: Digest256, data: PhotoBytes)]
     {
-        var files: [(sha256: Digest256, data: PhotoBytes)] = []
-        var previous: String?
         let hasher = SHA256Hasher()
+        return try sortedByHash(entries, "carried_photo_files", key: .sha256, bytes: "data") {
+            (file) throws(BundleUnreadable) in
+            let data = try photoBytes(file, staged: staged[file.path])
+            return (data, data.sha256(hasher))
+        }.map { (sha256: $0.hash, data: $0.value) }
+    }
+
+    /// The entries of a list sorted by the hash of their bytes (`list` is
+    /// `carried_photo_files` or `carried_records`): each `{key, bytes}`
+    /// strictly, `key` a lower-case SHA-256 greater than the one before, and
+    /// `read`'s hash of the bytes it read equal to it.
+    static func sortedByHash<Value>(
+        _ entries: [JSONValue], _ list: String, key: BundleUnreadable.SortKey, bytes: String,
+        read: (StrictObject) throws(BundleUnreadable) -> (Value, Digest256)
+    ) throws(BundleUnreadable) -> [(hash: Digest256, value: Value)] {
+        var found: [(hash: Digest256, value: Value)] = []
+        var previous: String?
         for (index, value) in entries.enumerated() {
-            let path = "carried_photo_files[\(index)]"
-            let file = try StrictObject(value, ["sha256", "data"], at: path, root: "")
-            let hashText = try file.string("sha256")
-            let sha256 = try digest(hashText, file.at("sha256"))
-            if let previous, hashText <= previous {
-                throw BundleUnreadable(
-                    hashText == previous
-                        ? "\(path) repeats the photo file \(hashText)"
-                        : "\(path) is out of order (the entries are sorted by sha256)")
+            let item = try StrictObject(value, [key.rawValue, bytes], at: "\(list)[\(index)]", root: "")
+            let text = try item.string(key.rawValue)
+            let stated = try digest(text, item.at(key.rawValue))
+            if let previous, text <= previous {
+                throw text == previous
+                    ? .repeatedEntry(path: item.path, key: key, value: text) : .outOfOrder(path: item.path, key: key)
             }
-            previous = hashText
-            let data = try photoBytes(file, staged: staged[path])
-            guard data.sha256(hasher) == sha256 else {
-                throw BundleUnreadable("\(path).data does not hash to its sha256 \(hashText)")
-            }
-            files.append((sha256, data))
+            previous = text
+            let (content, hash) = try read(item)
+            guard hash == stated else { throw .wrongHash(path: item.at(bytes), key: key, stated: text) }
+            found.append((stated, content))
         }
-        return files
+        return found
     }
 
     /// `carried_records`, strictly: each `{leaf, record}` once, sorted by
@@ -248,22 +271,9 @@ public struct HandoverFile: Sendable {
     /// a `/1` file, where receptions embed their records).
     static func carried(_ entries: [JSONValue]?, records: [Entry]) throws(BundleUnreadable) -> CarriedRecords {
         var given = CarriedRecords()
-        var previous: String?
-        for (index, value) in (entries ?? []).enumerated() {
-            let item = try StrictObject(value, ["leaf", "record"], at: "carried_records[\(index)]", root: "")
-            let leafText = try item.string("leaf")
-            let leaf = try digest(leafText, item.at("leaf"))
-            if let previous, leafText <= previous {
-                throw BundleUnreadable(
-                    leafText == previous
-                        ? "carried_records[\(index)] repeats leaf \(leafText)"
-                        : "carried_records[\(index)] is out of order (the entries are sorted by leaf)")
-            }
-            previous = leafText
-            let bytes = try base64(try item.string("record"), item.at("record"))
-            guard given.insert(bytes) == leaf else {
-                throw BundleUnreadable("carried_records[\(index)].record does not hash to its leaf \(leafText)")
-            }
+        _ = try sortedByHash(entries ?? [], "carried_records", key: .leaf, bytes: "record") {
+            (item) throws(BundleUnreadable) in
+            ((), given.insert(try base64(try item.string("record"), item.at("record"))))
         }
         var referenced: [Digest256] = []
         for entry in records {
@@ -275,21 +285,18 @@ public struct HandoverFile: Sendable {
             do {
                 referenced += try CarriedRecords.references(in: entry.record)
             } catch {
-                throw BundleUnreadable("\(entry.path).record cannot be read: \(error)")
+                throw .referencesUnreadable(path: entry.path + ".record", why: "\(error)")
             }
         }
         let closure: CarriedRecords
         do {
             closure = try CarriedRecords.closure(of: referenced) { given.record($0) }
         } catch {
-            throw BundleUnreadable(
-                entries == nil
-                    ? "the file is of format jqc-handover/1, yet a reception it carries refers to records by leaf "
-                        + "(\(error)): only a jqc-handover/2 file carries them"
-                    : "carried_records: \(error)")
+            throw entries == nil
+                ? .referencesInFirstFormat(why: "\(error)") : .carriedRecordsIncomplete(why: "\(error)")
         }
         if let extra = given.leaves.subtracting(closure.leaves).min(by: { $0.hex < $1.hex }) {
-            throw BundleUnreadable("carried_records holds leaf \(extra.hex), which no carried reception references")
+            throw .unreferencedLeaf(leaf: extra.hex)
         }
         return closure
     }
@@ -298,21 +305,21 @@ public struct HandoverFile: Sendable {
 
     static func uuid(_ text: String, _ path: String) throws(BundleUnreadable) -> UUID {
         guard let id = UUID(uuidString: text), id.lowercased == text else {
-            throw BundleUnreadable("\(path) is not a lower-case UUID")
+            throw .notLowerCaseUUID(path: path)
         }
         return id
     }
 
     static func digest(_ text: String, _ path: String) throws(BundleUnreadable) -> Digest256 {
         guard text.utf8.count == 64, let digest = Digest256(hex: text), digest.hex == text else {
-            throw BundleUnreadable("\(path) is not a SHA-256 in lower-case hex")
+            throw .notLowerCaseSHA256(path: path)
         }
         return digest
     }
 
     static func base64(_ text: String, _ path: String) throws(BundleUnreadable) -> [UInt8] {
         guard let data = StrictBase64.decode(text), Data(data).base64EncodedString() == text else {
-            throw BundleUnreadable("\(path) is not standard base64 with padding")
+            throw .notStandardBase64(path: path)
         }
         return data
     }
@@ -322,7 +329,7 @@ public struct HandoverFile: Sendable {
         for (index, hash) in entry.inclusion.enumerated() {
             let path = "\(entry.path).inclusion[\(index)]"
             guard let digest = Digest256(bytes: try base64(hash, path)) else {
-                throw BundleUnreadable("\(path) is not a 32-byte hash")
+                throw .notAHash(path: path)
             }
             inclusion.append(digest)
         }

@@ -20,16 +20,6 @@ enum HandoverFileReader {
     /// How much is read at a time.
     static let chunkSize = 1 << 20
 
-    /// Why a file stopped being read.
-    struct NotJSON: Error, CustomStringConvertible {
-        var offset: Int
-        var byte: UInt8
-        var description: String {
-            "the file is not well-formed JSON (byte 0x\(String(byte, radix: 16, uppercase: true)) at offset "
-                + "\(offset) cannot appear there)"
-        }
-    }
-
     /// The scanner's state between chunks: where the last byte lay
     /// (`StrictJSON.Scanner`, the strict reader's own), whether the first
     /// value began, and the offset of the next byte.
@@ -41,21 +31,21 @@ enum HandoverFileReader {
         static let allowedOutside: Set<UInt8> = Set(Array(" \t\r\n{}[]:,\"0123456789+-.eEtrufalsn".utf8))
 
         /// Judges one byte; answers where it lies.
-        mutating func take(_ byte: UInt8) throws(NotJSON) -> StrictJSON.Scanner.Place {
+        mutating func take(_ byte: UInt8) throws(HandoverFile.Unreadable) -> StrictJSON.Scanner.Place {
             defer { offset += 1 }
             let place = scanner.place(of: byte)
             switch place {
             case .escaped, .closingQuote: return place
             case .inString:
-                guard byte >= 0x20 else { throw NotJSON(offset: offset, byte: byte) }
+                guard byte >= 0x20 else { throw .unexpectedByte(offset: offset, byte: byte) }
                 return place
             case .outside: break
             }
-            guard Self.allowedOutside.contains(byte) else { throw NotJSON(offset: offset, byte: byte) }
+            guard Self.allowedOutside.contains(byte) else { throw .unexpectedByte(offset: offset, byte: byte) }
             if !started, !(byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D) {
                 // Anything but an object is refused by the strict reader anyway; say so at once.
                 guard byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") else {
-                    throw NotJSON(offset: offset, byte: byte)
+                    throw .unexpectedByte(offset: offset, byte: byte)
                 }
                 started = true
             }
@@ -155,7 +145,7 @@ enum HandoverFileReader {
 
     /// At most `limit` bytes of `handle` (one more tells the file grew past
     /// it), each chunk scanned as it is read, every photo's base64 decoded
-    /// into a file of `staging` as it goes by; `NotJSON` at the first byte no
+    /// into a file of `staging` as it goes by; `HandoverFile.Unreadable.unexpectedByte` at the first byte no
     /// JSON text can hold there.
     static func read(_ handle: FileHandle, limit: Int, staging: String) throws -> Read {
         var reading = Reading(staging: staging)

@@ -337,8 +337,8 @@ public struct Reception {
             // In chunks, each judged as it arrives (`HandoverFileReader`); one
             // more byte than allowed: a file that grew since it was examined is still refused.
             data = try HandoverFileReader.read(handle, limit: maximumFileSize, staging: staging)
-        } catch let notJSON as HandoverFileReader.NotJSON {
-            throw HandoverFile.Unreadable(reason: notJSON.description)
+        } catch let unreadable as HandoverFile.Unreadable {
+            throw unreadable
         } catch {
             throw HandoverPathRefusal.failure(error, path: path)
         }

@@ -18,16 +18,16 @@ enum StrictJSON {
     /// not (`what` names the document in the depth refusal: "the bundle").
     static func read(_ data: [UInt8], what: String) throws(BundleUnreadable) -> JSONValue {
         guard String(validating: data, as: UTF8.self) != nil else {
-            throw BundleUnreadable("the file is not UTF-8 text")
+            throw .notUTF8
         }
         var scanner = Scanner()
         for byte in data where scanner.place(of: byte) == .outside && scanner.depth > maximumDepth {
-            throw BundleUnreadable("\(what) nests deeper than \(maximumDepth) levels")
+            throw .tooDeep(document: what, maximumDepth: maximumDepth)
         }
         do {
             return try JSONValue(parsing: data, .asTheBundleToolsRead)
         } catch {
-            throw BundleUnreadable("the file is not well-formed JSON", detail: "\(error)")
+            throw .notJSON(detail: "\(error)")
         }
     }
 
@@ -98,11 +98,9 @@ enum StrictJSON {
                 continue
             }
             if earlier.utf8.elementsEqual(member.key.utf8) {
-                throw BundleUnreadable("member \"\(BundleCheck.shown(member.key))\" appears twice in \(place)")
+                throw .repeatedMember(name: member.key, place: place)
             }
-            throw BundleUnreadable(
-                "member \"\(BundleCheck.shown(member.key))\" differs from \"\(BundleCheck.shown(earlier))\" only in "
-                    + "case in \(place)")
+            throw .memberDiffersInCase(name: member.key, earlier: earlier, place: place)
         }
     }
 }
@@ -119,19 +117,19 @@ struct StrictObject {
         throws(BundleUnreadable)
     {
         guard case .object(let members) = value else {
-            throw BundleUnreadable(path.isEmpty ? "\(root) is not a JSON object" : "\(path) must be an object")
+            throw path.isEmpty ? .documentNotAnObject(document: root) : .wrongType(path: path, expected: .object)
         }
         let place = StrictJSON.place(path, root: root)
         try StrictJSON.checkNames(members, place)
         for member in members where !names.contains(where: { $0.utf8.elementsEqual(member.key.utf8) }) {
-            throw BundleUnreadable("unknown member \"\(BundleCheck.shown(member.key))\" in \(place)")
+            throw .unknownMember(name: member.key, place: place)
         }
         // The names are now exactly some of `names` (ASCII), so a dictionary
         // keyed by them is safe.
         var present: [String: JSONValue] = [:]
         for member in members { present[member.key] = member.value }
         for name in names where present[name] == nil && !optional.contains(name) {
-            throw BundleUnreadable("member \"\(name)\" is missing from \(place)")
+            throw .missingMember(name: name, place: place)
         }
         self.path = path
         self.members = present
@@ -160,7 +158,7 @@ struct StrictObject {
     }
 
     static func string(_ value: JSONValue, _ path: String) throws(BundleUnreadable) -> String {
-        guard case .string(let text) = value else { throw BundleUnreadable("\(path) must be a string") }
+        guard case .string(let text) = value else { throw .wrongType(path: path, expected: .string) }
         return text
     }
 
@@ -168,25 +166,13 @@ struct StrictObject {
     /// exponent (`5.0` is not one).
     static func integer(_ value: JSONValue, _ path: String) throws(BundleUnreadable) -> UInt64 {
         guard let number = value.integerValue, number >= 0 else {
-            throw BundleUnreadable("\(path) must be a whole number from 0 to \(Int64.max)")
+            throw .wrongType(path: path, expected: .wholeNumber)
         }
         return UInt64(number)
     }
 
     static func array(_ value: JSONValue, _ path: String) throws(BundleUnreadable) -> [JSONValue] {
-        guard case .array(let items) = value else { throw BundleUnreadable("\(path) must be an array") }
+        guard case .array(let items) = value else { throw .wrongType(path: path, expected: .array) }
         return items
     }
-}
-
-/// A file that is not its format's JSON (a bundle's exit status 2).
-public struct BundleUnreadable: Error, CustomStringConvertible {
-    public var verdict: String
-    /// The JSON reader's own message, for standard error.
-    public var detail: String?
-    public init(_ verdict: String, detail: String? = nil) {
-        self.verdict = verdict
-        self.detail = detail
-    }
-    public var description: String { "UNREADABLE: \(verdict)" }
 }

@@ -59,6 +59,7 @@ public struct RestorePoint: Codable, Sendable, Equatable {
     public static func load(_ home: LedgerDirectory) -> RestorePoint? {
         let path = path(home)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        // A mark that does not read (damaged, or of another jqc) keeps warning until a check passes: the safe side.
         guard let data = FileManager.default.contents(atPath: path),
             let point = try? JSONDecoder().decode(RestorePoint.self, from: data)
         else {
