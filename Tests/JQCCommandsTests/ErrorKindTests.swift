@@ -17,99 +17,101 @@ import struct LMDB.LMDBError
 
 /// One error of each type the CLI can print (and every case that carries nothing), with its kind.
 enum ErrorKindTable {
-    static let id = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
+    static let id = UUID()
 
     /// Kind -> an error of that kind.
-    nonisolated(unsafe) static let samples: [String: () -> any Error] = [
-        "UsageError.unknownCommand": {
-            UsageError.unknownCommand(
-                "x", suggestion: nil, context: CommandContext(programName: "jqc", path: [], usage: "jqc"))
-        },
-        "LedgerVerificationFailure": { LedgerVerificationFailure(finding: "f") },
-        "SalvageError.noStore": { SalvageError.noStore("p") },
-        "SettingNotSet": { SettingNotSet(setting: .server) },
-        "LedgerCopyError.unreadable": { LedgerCopyError.unreadable("p", "w") },
-        "LedgerSettingError.unknownSetting": { LedgerSettingError.unknownSetting("s") },
-        "RestorePointError": { RestorePointError(path: "p", code: 2) },
-        "SyncRetry.Refusal.noSuchItem": { SyncRetry.Refusal.noSuchItem("i") },
-        "SyncNowRequest.Failure.noAnswer": { SyncNowRequest.Failure.noAnswer(pid: 1, seconds: 2) },
-        "SyncDismissal.Refusal.notAnID": { SyncDismissal.Refusal.notAnID("x") },
-        "SyncDismissal.Refusal.noReason": { SyncDismissal.Refusal.noReason },
-        "SyncServiceUnit.UnitRefusal": {
-            SyncServiceUnit.UnitRefusal(what: "w", value: "v", why: "y", advice: "a")
-        },
-        "ServerReinspectionError.templateNotPulled": {
-            ServerReinspectionError.templateNotPulled(record: "r", template: "t")
-        },
-        "SyncService.Refusal.restoredOverNewerHistory": { SyncService.Refusal.restoredOverNewerHistory("x") },
-        "HandoverPathRefusal": { HandoverPathRefusal(path: "p", why: "w", advice: "a") },
-        "Reception.Conflict.ownFile": { Reception.Conflict.ownFile(id) },
-        "BundleUnreadable": { BundleUnreadable("v") },
-        "SenderTrust.Distrust.otherKey": { SenderTrust.Distrust.otherKey(device: id, fileKey: "k", pinned: []) },
-        "Handover.Failure.photoMissing": { Handover.Failure.photoMissing(photo: id, sha256: "s") },
-        "HandoverFile.Unreadable": { HandoverFile.Unreadable(reason: "r") },
-        "Reception.Refusal.bundle": { Reception.Refusal.bundle(reason: "r", detail: nil) },
-        "Reception.Refusal.lastRecordNotHandedOver": { Reception.Refusal.lastRecordNotHandedOver },
-        "Reception.Refusal.modeOrToDiffers": { Reception.Refusal.modeOrToDiffers },
-        "Reception.Refusal.templateRecordNotPinned": { Reception.Refusal.templateRecordNotPinned },
-        "Reception.Refusal.templateHashDiffers": { Reception.Refusal.templateHashDiffers },
-        "Reception.Refusal.noStart": { Reception.Refusal.noStart },
-        "ProvingError.nothingToProveAgainst": { ProvingError.nothingToProveAgainst(path: "p") },
-        "CheckpointError.unreadable": { CheckpointError.unreadable("x") },
-        "AuditAssemblyError.nothingAsOf": { AuditAssemblyError.nothingAsOf(id, "t", first: nil) },
-        "AuditWitnessError.notWitnessing": { AuditWitnessError.notWitnessing("w") },
-        "AuditFailure": { AuditFailure(message: "m") },
-        "ViewCheckError.differences": { ViewCheckError.differences("v", []) },
-        "EditError.editorFailed": { EditError.editorFailed(command: "vi", status: 1) },
-        "ReferenceChoice.Refusal.nothingPulled": { ReferenceChoice.Refusal.nothingPulled("x") },
-        "SyncDaemonStatusError.notWritten": { SyncDaemonStatusError.notWritten(path: "p", why: "w") },
-        "SessionStore.Failure.unreadable": { SessionStore.Failure.unreadable("p", why: "w") },
-        "APIError.transport": { APIError.transport(.couldNotConnect(detail: "d")) },
-        "WitnessListError.unreadable": { WitnessListError.unreadable("p") },
-        "RetryPolicy.ScaleRefusal": { RetryPolicy.ScaleRefusal(text: "t") },
-        "SyncLock.Failure.held": { SyncLock.Failure.held("p") },
-        "TransportError.couldNotConnect": { TransportError.couldNotConnect(detail: "d") },
-        "LookupError.notAnID": { LookupError.notAnID("x") },
-        "LedgerDirectoryError.noLedger": { LedgerDirectoryError.noLedger("p") },
-        "DeviceKeyError.unusable": { DeviceKeyError.unusable(path: "p", why: "w") },
-        "ReferenceDataError.invalid": { ReferenceDataError.invalid("x") },
-        "RecordingError.batchRefused": { RecordingError.batchRefused(inspection: id, refusals: [], accepted: 0) },
-        "PhotoStore.Failure.unreadable": { PhotoStore.Failure.unreadable(path: "p", reason: "r") },
-        "InspectionStoreError.undecodableEvent": {
-            InspectionStoreError.undecodableEvent(position: 1, type: "t", "w")
-        },
-        "DomainError.invalidJSON": { DomainError.invalidJSON(reason: "r") },
-        "DomainError.unknownField": { DomainError.unknownField(reference: "r", template: "t", candidates: []) },
-        "DomainError.inspectionNotEditable": { DomainError.inspectionNotEditable(id, status: .completed) },
-        "DomainError.emptyIssueDescription": { DomainError.emptyIssueDescription },
-        "ValueRefusal": { ValueRefusal("r") },
-        "CarriedRecordsError.missing": { CarriedRecordsError.missing(leaf: Digest256.zero, referencedBy: "r") },
-        "ServerAccessError.noServer": { ServerAccessError.noServer },
-        "ServerAccessError.notLoggedIn": { ServerAccessError.notLoggedIn },
-        "ServerAccessError.otherServer": { ServerAccessError.otherServer(session: "a", configured: "b") },
-        "FillError.noTerminal": { FillError.noTerminal("x") },
-        "ReadingError.viewsNeedWriting": { ReadingError.viewsNeedWriting("x", .noViews) },
-        "JQCError.noActor": { JQCError.noActor },
-        "JQCError.refused": { JQCError.refused("r") },
-        "JQCError.notFound": { JQCError.notFound(kind: "inspection", reference: "r", hint: "h") },
-        "CommandExit": { CommandExit(status: 2, message: "m") },
-        "NoteError.malformed": { NoteError.malformed("x") },
-        "HeadMapError.badMath": { HeadMapError.badMath("x") },
-        "SignatureError.invalidKey": { SignatureError.invalidKey("x") },
-        "RecordError.malformed": { RecordError.malformed("x") },
-        "CBORError.truncated": { CBORError.truncated(offset: 1) },
-        "LMDBError": { LMDBError(code: -30_792, operation: "put") },
-        "DurableFileError": { DurableFileError(path: "p", step: "s", code: 5) },
-        "OutputPathError": { OutputPathError(path: "p", resolved: "p", ledger: "l", what: "w") },
-        "CopyDestinationError.notEmpty": { CopyDestinationError.notEmpty(path: "p", command: "c") },
-        "LedgerError.noLedger": { LedgerError.noLedger(path: "p") },
-        "LedgerError.corruptRecord": { LedgerError.corruptRecord(position: 1, .malformed("x")) },
-        "ReadAccessError.permissionDenied": { ReadAccessError.permissionDenied(path: "p") },
-        "ViewDamage": { ViewDamage(view: "v", table: "t", key: [], problem: "p") },
-        "MerkleError.missingNode": { MerkleError.missingNode(level: 0, index: 0) },
-        "HeadCheckError": { HeadCheckError(finding: .changed(position: 1)) },
-        "TreeCheckError": { TreeCheckError(node: nil, reason: "r") },
-    ]
+    static var samples: [String: () -> any Error] {
+        [
+            "UsageError.unknownCommand": {
+                UsageError.unknownCommand(
+                    "x", suggestion: nil, context: CommandContext(programName: "jqc", path: [], usage: "jqc"))
+            },
+            "LedgerVerificationFailure": { LedgerVerificationFailure(finding: "f") },
+            "SalvageError.noStore": { SalvageError.noStore("p") },
+            "SettingNotSet": { SettingNotSet(setting: .server) },
+            "LedgerCopyError.unreadable": { LedgerCopyError.unreadable("p", "w") },
+            "LedgerSettingError.unknownSetting": { LedgerSettingError.unknownSetting("s") },
+            "RestorePointError": { RestorePointError(path: "p", code: 2) },
+            "SyncRetry.Refusal.noSuchItem": { SyncRetry.Refusal.noSuchItem("i") },
+            "SyncNowRequest.Failure.noAnswer": { SyncNowRequest.Failure.noAnswer(pid: 1, seconds: 2) },
+            "SyncDismissal.Refusal.notAnID": { SyncDismissal.Refusal.notAnID("x") },
+            "SyncDismissal.Refusal.noReason": { SyncDismissal.Refusal.noReason },
+            "SyncServiceUnit.UnitRefusal": {
+                SyncServiceUnit.UnitRefusal(what: "w", value: "v", why: "y", advice: "a")
+            },
+            "ServerReinspectionError.templateNotPulled": {
+                ServerReinspectionError.templateNotPulled(record: "r", template: "t")
+            },
+            "SyncService.Refusal.restoredOverNewerHistory": { SyncService.Refusal.restoredOverNewerHistory("x") },
+            "HandoverPathRefusal": { HandoverPathRefusal(path: "p", why: "w", advice: "a") },
+            "Reception.Conflict.ownFile": { Reception.Conflict.ownFile(id) },
+            "BundleUnreadable": { BundleUnreadable("v") },
+            "SenderTrust.Distrust.otherKey": { SenderTrust.Distrust.otherKey(device: id, fileKey: "k", pinned: []) },
+            "Handover.Failure.photoMissing": { Handover.Failure.photoMissing(photo: id, sha256: "s") },
+            "HandoverFile.Unreadable": { HandoverFile.Unreadable(reason: "r") },
+            "Reception.Refusal.bundle": { Reception.Refusal.bundle(reason: "r", detail: nil) },
+            "Reception.Refusal.lastRecordNotHandedOver": { Reception.Refusal.lastRecordNotHandedOver },
+            "Reception.Refusal.modeOrToDiffers": { Reception.Refusal.modeOrToDiffers },
+            "Reception.Refusal.templateRecordNotPinned": { Reception.Refusal.templateRecordNotPinned },
+            "Reception.Refusal.templateHashDiffers": { Reception.Refusal.templateHashDiffers },
+            "Reception.Refusal.noStart": { Reception.Refusal.noStart },
+            "ProvingError.nothingToProveAgainst": { ProvingError.nothingToProveAgainst(path: "p") },
+            "CheckpointError.unreadable": { CheckpointError.unreadable("x") },
+            "AuditAssemblyError.nothingAsOf": { AuditAssemblyError.nothingAsOf(id, "t", first: nil) },
+            "AuditWitnessError.notWitnessing": { AuditWitnessError.notWitnessing("w") },
+            "AuditFailure": { AuditFailure(message: "m") },
+            "ViewCheckError.differences": { ViewCheckError.differences("v", []) },
+            "EditError.editorFailed": { EditError.editorFailed(command: "vi", status: 1) },
+            "ReferenceChoice.Refusal.nothingPulled": { ReferenceChoice.Refusal.nothingPulled("x") },
+            "SyncDaemonStatusError.notWritten": { SyncDaemonStatusError.notWritten(path: "p", why: "w") },
+            "SessionStore.Failure.unreadable": { SessionStore.Failure.unreadable("p", why: "w") },
+            "APIError.transport": { APIError.transport(.couldNotConnect(detail: "d")) },
+            "WitnessListError.unreadable": { WitnessListError.unreadable("p") },
+            "RetryPolicy.ScaleRefusal": { RetryPolicy.ScaleRefusal(text: "t") },
+            "SyncLock.Failure.held": { SyncLock.Failure.held("p") },
+            "TransportError.couldNotConnect": { TransportError.couldNotConnect(detail: "d") },
+            "LookupError.notAnID": { LookupError.notAnID("x") },
+            "LedgerDirectoryError.noLedger": { LedgerDirectoryError.noLedger("p") },
+            "DeviceKeyError.unusable": { DeviceKeyError.unusable(path: "p", why: "w") },
+            "ReferenceDataError.invalid": { ReferenceDataError.invalid("x") },
+            "RecordingError.batchRefused": { RecordingError.batchRefused(inspection: id, refusals: [], accepted: 0) },
+            "PhotoStore.Failure.unreadable": { PhotoStore.Failure.unreadable(path: "p", reason: "r") },
+            "InspectionStoreError.undecodableEvent": {
+                InspectionStoreError.undecodableEvent(position: 1, type: "t", "w")
+            },
+            "DomainError.invalidJSON": { DomainError.invalidJSON(reason: "r") },
+            "DomainError.unknownField": { DomainError.unknownField(reference: "r", template: "t", candidates: []) },
+            "DomainError.inspectionNotEditable": { DomainError.inspectionNotEditable(id, status: .completed) },
+            "DomainError.emptyIssueDescription": { DomainError.emptyIssueDescription },
+            "ValueRefusal": { ValueRefusal("r") },
+            "CarriedRecordsError.missing": { CarriedRecordsError.missing(leaf: Digest256.zero, referencedBy: "r") },
+            "ServerAccessError.noServer": { ServerAccessError.noServer },
+            "ServerAccessError.notLoggedIn": { ServerAccessError.notLoggedIn },
+            "ServerAccessError.otherServer": { ServerAccessError.otherServer(session: "a", configured: "b") },
+            "FillError.noTerminal": { FillError.noTerminal("x") },
+            "ReadingError.viewsNeedWriting": { ReadingError.viewsNeedWriting("x", .noViews) },
+            "JQCError.noActor": { JQCError.noActor },
+            "JQCError.refused": { JQCError.refused("r") },
+            "JQCError.notFound": { JQCError.notFound(kind: "inspection", reference: "r", hint: "h") },
+            "CommandExit": { CommandExit(status: 2, message: "m") },
+            "NoteError.malformed": { NoteError.malformed("x") },
+            "HeadMapError.badMath": { HeadMapError.badMath("x") },
+            "SignatureError.invalidKey": { SignatureError.invalidKey("x") },
+            "RecordError.malformed": { RecordError.malformed("x") },
+            "CBORError.truncated": { CBORError.truncated(offset: 1) },
+            "LMDBError": { LMDBError(code: -30_792, operation: "put") },
+            "DurableFileError": { DurableFileError(path: "p", step: "s", code: 5) },
+            "OutputPathError": { OutputPathError(path: "p", resolved: "p", ledger: "l", what: "w") },
+            "CopyDestinationError.notEmpty": { CopyDestinationError.notEmpty(path: "p", command: "c") },
+            "LedgerError.noLedger": { LedgerError.noLedger(path: "p") },
+            "LedgerError.corruptRecord": { LedgerError.corruptRecord(position: 1, .malformed("x")) },
+            "ReadAccessError.permissionDenied": { ReadAccessError.permissionDenied(path: "p") },
+            "ViewDamage": { ViewDamage(view: "v", table: "t", key: [], problem: "p") },
+            "MerkleError.missingNode": { MerkleError.missingNode(level: 0, index: 0) },
+            "HeadCheckError": { HeadCheckError(finding: .changed(position: 1)) },
+            "TreeCheckError": { TreeCheckError(node: nil, reason: "r") },
+        ]
+    }
 
     /// Error types the CLI never prints as themselves: each is caught in its module and told as another,
     /// or carries another whose kind it has.
@@ -210,7 +212,7 @@ struct ErrorDeclarations {
     static func scan(_ root: String) throws -> ErrorDeclarations {
         var found = ErrorDeclarations()
         let declaration = try Regex(#"^(\s*)(?:public |private |fileprivate )?(enum|struct) (\w+)[^{]*\bError\b"#)
-        let files = try #require(FileManager.default.subpathsOfDirectory(atPath: root) as [String]?)
+        let files = try FileManager.default.subpathsOfDirectory(atPath: root)
         for file in files.sorted() where file.hasSuffix(".swift") && !outside.contains(where: file.hasPrefix) {
             let lines = try String(contentsOfFile: root + "/" + file, encoding: .utf8).split(
                 separator: "\n", omittingEmptySubsequences: false)
