@@ -3,7 +3,7 @@ import InspectionDomain
 import InspectionUseCases
 
 /// The stable name of a failure `jqc` prints, `<Type>.<case>` (`DomainError.unknownField`,
-/// `Reception.Refusal.noStart`, `LedgerError.damaged`), or `<Type>` for an error that is a
+/// `Reception.Refusal.noStart`, `LedgerError.rolledBack`), or `<Type>` for an error that is a
 /// struct (`RestorePointError`): what `JQC_ERRORS=json` adds to standard error, so a script
 /// matches a failure by what it is instead of by its wording, which may change.
 ///
@@ -20,7 +20,8 @@ public struct ErrorKind: Hashable, Sendable, CustomStringConvertible {
     /// A kind that is no typed error's.
     init(name: String) { self.name = name }
 
-    /// A group word given without its subcommand (`jqc witness` is a command, `jqc service` is not).
+    /// A group word given without the subcommand it needs (the parser's own
+    /// missing subcommand is `UsageError.missingSubcommand`).
     static let needsSubcommand = ErrorKind(name: "Usage.needsSubcommand")
     /// SIGINT or SIGTERM stopped the command; nothing half-done was recorded.
     static let stopped = ErrorKind(name: "Stop.bySignal")
