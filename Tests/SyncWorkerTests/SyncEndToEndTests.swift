@@ -283,15 +283,19 @@ import Testing
         let issue = try #require(rows.first { $0.item.kind == .issue })
         #expect(issue.state == .pending)
         #expect(try server.count("issues") == 0)
-        let outbox = try sample.jqc("outbox")
-        #expect(outbox.stdout.contains("stalled"))
-        #expect(outbox.stdout.contains("waiting for its inspection"))
+        let outbox = try #require(try JSONValue(parsing: sample.jqc("--json", "outbox").stdout).arrayValue)
+        let listed = outbox.first { $0["kind"]?.stringValue == "inspection" }
+        #expect(listed?["state"]?.stringValue == "stalled", "\(outbox)")
+        let waitingIssue = outbox.first { $0["kind"]?.stringValue == "issue" }
+        #expect(waitingIssue?["detail"]?.stringValue?.contains("waiting for its inspection") == true, "\(outbox)")
         #expect(try sample.eventTypes().contains("sync.gave_up") == false)
 
         // `sync retry` makes a stalled item due at once, attempts from zero.
-        let retry = try sample.jqc("sync", "retry", String(id.lowercased.prefix(8)))
+        let retry = try sample.jqc("--json", "sync", "retry", String(id.lowercased.prefix(8)))
         #expect(retry.status == 0, "\(retry.stderr)")
-        #expect(retry.stdout.contains("Queued again: inspection"))
+        let queued = try #require(try JSONValue(parsing: retry.stdout).arrayValue)
+        #expect(queued.map { $0["kind"]?.stringValue } == ["inspection"], "\(retry.stdout)")
+        #expect(queued.first?["id"]?.stringValue == id.lowercased, "\(retry.stdout)")
 
         try server.resetFaults()
         let recovered = try sample.jqc("sync")
