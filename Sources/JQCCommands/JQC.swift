@@ -134,12 +134,12 @@ public enum JQC {
             stdout.write(ManualPage.text(environment: environment))
             return ExitStatus.success
         }
+        let failure = FailureReport(stderr: stderr, environment: environment)
         let outcome: ParseOutcome
         do {
             outcome = try program.parse(arguments.isEmpty ? ["help"] : arguments)
         } catch {
-            stderr.line("jqc: \(redacted(error))")
-            stderr.line("usage: \(error.usage)")
+            failure.say(redacted(error), kind: ErrorKind(of: error), usage: error.usage)
             return ExitStatus.usage
         }
         switch outcome {
@@ -148,7 +148,7 @@ public enum JQC {
                 let help = try program.help(for: path)
                 stdout.write(help.hasSuffix("\n") ? help : help + "\n")
             } catch {
-                stderr.line("jqc: \(error.message)")
+                failure.say(error.message, kind: ErrorKind(of: error))
                 return ExitStatus.usage
             }
             return ExitStatus.success
@@ -156,17 +156,18 @@ public enum JQC {
             stdout.line("jqc \(version)")
             return ExitStatus.success
         case .command(let parsed):
-            return run(parsed, environment: environment, stdout: stdout, stderr: stderr, clock: clock)
+            return run(parsed, environment: environment, stdout: stdout, failure: failure, clock: clock)
         }
     }
 
     /// Runs the command `parsed` names and returns the exit status.
     static func run(
-        _ parsed: ParsedCommand, environment: [String: String], stdout: TextOutput, stderr: TextOutput,
+        _ parsed: ParsedCommand, environment: [String: String], stdout: TextOutput, failure: FailureReport,
         clock: LedgerClock
     ) -> Int32 {
         guard let type = commands.first(where: { $0.path == parsed.path }) else {
-            stderr.line("jqc: '\(parsed.path.joined(separator: " "))' needs a subcommand. See 'jqc help'.")
+            failure.say(
+                "'\(parsed.path.joined(separator: " "))' needs a subcommand. See 'jqc help'.", kind: .needsSubcommand)
             return ExitStatus.usage
         }
         let command: any RunnableCommand
@@ -175,13 +176,12 @@ public enum JQC {
             command = try type.init(parsed)
             globals = try Globals(parsed)
         } catch {
-            stderr.line("jqc: \(error.message)")
-            stderr.line("usage: \(error.usage)")
+            failure.say(error.message, kind: ErrorKind(of: error), usage: error.usage)
             return ExitStatus.usage
         }
         let invocation = Invocation(
             home: LedgerDirectory.resolve(option: globals.ledger, environment: environment),
-            environment: environment, stdout: stdout, stderr: stderr, clock: clock, json: globals.json,
+            environment: environment, stdout: stdout, stderr: failure.stderr, clock: clock, json: globals.json,
             actingAs: globals.actingAs)
         invocation.verbose = globals.verbose
         do {
@@ -189,14 +189,14 @@ public enum JQC {
         } catch {
             // A failure after SIGINT/SIGTERM is the stop's doing: say that, not its details.
             if let stopped = StopSignals.release(commandFailed: true) {
-                stderr.line("jqc: \(stopped)")
+                failure.say(stopped, kind: .stopped)
                 return ExitStatus.refused
             }
-            stderr.line("jqc: \(TerminalText.safe(message(for: error)))")
+            failure.say(TerminalText.safe(message(for: error)), kind: ErrorKind(of: error))
             return (error as? CommandExit)?.status ?? ExitStatus.refused
         }
         if let stopped = StopSignals.release(commandFailed: false) {
-            stderr.line("jqc: \(stopped)")
+            failure.say(stopped, kind: .stopped)
             return ExitStatus.refused
         }
         return ExitStatus.success

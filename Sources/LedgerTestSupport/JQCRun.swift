@@ -62,3 +62,28 @@ extension JQCRunner {
         }
     }
 }
+
+/// Failures by kind: the JSON line `jqc` adds to standard error under `JQC_ERRORS=json`.
+extension JQCRunner {
+    /// This runner with `JQC_ERRORS=json` set, so that a failed run's ``ProcessResult/errorKind`` is known.
+    public var reportingKinds: JQCRunner {
+        var runner = self
+        runner.environment["JQC_ERRORS"] = "json"
+        return runner
+    }
+}
+
+extension ProcessResult {
+    /// The failure's kind (`DomainError.unknownField`) from the last `{"error":…}` line on
+    /// standard error, or nil when there is none (a success, or a run without `JQC_ERRORS=json`).
+    public var errorKind: String? { errorMember("kind") }
+
+    /// The failure's message as the JSON line gives it (the text after `jqc: `).
+    public var errorMessage: String? { errorMember("message") }
+
+    private func errorMember(_ name: String) -> String? {
+        let line = stderr.split(separator: "\n").last { $0.hasPrefix("{\"error\":") }
+        guard let line, let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) else { return nil }
+        return ((object as? [String: Any])?["error"] as? [String: Any])?[name] as? String
+    }
+}

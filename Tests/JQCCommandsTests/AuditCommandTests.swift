@@ -15,7 +15,7 @@ import Testing
     /// a ledger damage their own copy of it.
     static let shared = Result { try AuditScenario() }
     let scenario: AuditScenario
-    var jqc: JQCRunner { scenario.jqc }
+    var jqc: JQCRunner { scenario.jqc.reportingKinds }
 
     init() throws { scenario = try Self.shared.get() }
 
@@ -156,7 +156,7 @@ import Testing
     @Test func asOfAMomentBeforeTheInspectionIsRefused() throws {
         let result = try jqc("audit", scenario.child, "--as-of", "1")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("had no events at or before position 1: its first is at position"))
+        #expect(result.errorKind == "AuditAssemblyError.nothingAsOf", "\(result.stderr)")
     }
 
     // MARK: - Discarded drafts
@@ -180,7 +180,7 @@ import Testing
 
     @Test func aChangedEventIsFoundAtItsPosition() throws {
         let scenario = try damageable()
-        let jqc = scenario.jqc
+        let jqc = scenario.jqc.reportingKinds
         let position = try scenario.position(of: scenario.parent, where: "set Floors (2) = 4")
         try scenario.tamper { txn, events in
             var value = try #require(try txn.get(events, BigEndian.bytes(position)))
@@ -217,7 +217,7 @@ import Testing
 
     @Test func aDeletedEventIsFound() throws {
         let scenario = try damageable()
-        let jqc = scenario.jqc
+        let jqc = scenario.jqc.reportingKinds
         let position = try scenario.position(of: scenario.parent, where: "cleared Notes (9)")
         try scenario.tamper { txn, events in _ = try txn.delete(events, BigEndian.bytes(position)) }
         let result = try jqc("audit", scenario.parent)
@@ -239,7 +239,7 @@ import Testing
 
     @Test func aReplacedOrMissingPhotoFileIsFound() throws {
         let scenario = try damageable()
-        let jqc = scenario.jqc
+        let jqc = scenario.jqc.reportingKinds
         let photos = try #require(try scenario.report(scenario.parent)["photos"] as? [[String: Any]])
         let replaced = try #require(photos[0]["sha256"] as? String)
         let removed = try #require(photos[1]["sha256"] as? String)
@@ -262,7 +262,7 @@ import Testing
 
     @Test func aTruncatedLogIsFound() throws {
         let scenario = try damageable()
-        let jqc = scenario.jqc
+        let jqc = scenario.jqc.reportingKinds
         let count = UInt64(scenario.eventCount)
         try scenario.tamper { txn, events in
             for position in (count - 2)...count { _ = try txn.delete(events, BigEndian.bytes(position)) }

@@ -10,7 +10,7 @@ import Testing
 /// pinned template's position and each event's chain hash.
 @Suite struct AuditorPathTests {
     let scenario: AuditScenario
-    var jqc: JQCRunner { scenario.jqc }
+    var jqc: JQCRunner { scenario.jqc.reportingKinds }
 
     init() throws { scenario = try AuditCommandTests.shared.get() }
 
@@ -49,7 +49,7 @@ import Testing
     @Test(arguments: [["audit"], ["log", "-i"]])
     func oneCharacterNamesTheSoleInspectionOfALedger(command: [String]) throws {
         let directory = TemporaryDirectory(prefix: "one-char")
-        let own = JQCRunner(ledger: directory.appending("ledger"))
+        let own = JQCRunner(ledger: directory.appending("ledger")).reportingKinds
         #expect(try own("init").status == 0)
         #expect(try own("pull", "--from", SampleReference.path).status == 0)
         let started = try own("--as", "dana", "start", "-t", "11", "-f", "101", "--json")
@@ -66,13 +66,13 @@ import Testing
         let other = try #require("0123456789abcdef".first { String($0) != first })
         let none = try own.run(command + [String(other)])
         #expect(none.status != 0)
-        #expect(none.stderr.contains("no") && !none.stderr.contains("storage failed"), "\(none.stderr)")
+        #expect(none.errorKind == "LookupError.noInspection", "\(none.stderr)")
     }
 
     @Test(arguments: [["audit"], ["log", "-i"]])
     func oneCharacterSharedByStreamsIsAmbiguousNotAStorageFailure(command: [String]) throws {
         let directory = TemporaryDirectory(prefix: "one-char-shared")
-        let own = JQCRunner(ledger: directory.appending("ledger"))
+        let own = JQCRunner(ledger: directory.appending("ledger")).reportingKinds
         #expect(try own("init").status == 0)
         #expect(try own("pull", "--from", SampleReference.path).status == 0)
         // Seventeen ids cannot all start differently: sixteen hex digits.
@@ -86,8 +86,7 @@ import Testing
         let shared = try #require(firsts.first { $0.value > 1 }?.key)
         let result = try own.run(command + [String(shared)])
         #expect(result.status != 0)
-        #expect(result.stderr.contains("matches more than one"), "\(result.stderr)")
-        #expect(!result.stderr.contains("storage failed"), "\(result.stderr)")
+        #expect(result.errorKind == "LookupError.ambiguous", "\(result.stderr)")
     }
 
     // MARK: - Read-only copies and permissions
@@ -100,7 +99,8 @@ import Testing
             ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Products.executable("jqc")]
             : [Products.executable("jqc")]
         return try ProcessRun.run(
-            "/usr/bin/env", command + arguments, environment: ["JQC_HOME": home, "NO_COLOR": "1", "HOME": scratch])
+            "/usr/bin/env", command + arguments,
+            environment: ["JQC_HOME": home, "NO_COLOR": "1", "HOME": scratch, "JQC_ERRORS": "json"])
     }
 
     static let readCommands: [[String]] = [
@@ -149,8 +149,7 @@ import Testing
         if command == ["audit"] || command == ["show"] { arguments.append(scenario.parent) }
         let result = try Self.runAsUser(copy, scratch: scratch, arguments)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("permission denied"), "\(command): \(result.stderr)")
-        #expect(!result.stderr.contains("no ledger"), "\(command): \(result.stderr)")
+        #expect(result.errorKind == "ReadAccessError.permissionDenied", "\(command): \(result.stderr)")
     }
 
     /// A copy whose views are behind its log: an event appended to the log
@@ -180,8 +179,7 @@ import Testing
         defer { _ = try? AuditScenario.chmod(copy, "u+w") }
         let listed = try Self.runAsUser(copy, scratch: scratch, ["inspections"])
         #expect(listed.status != 0)
-        #expect(listed.stderr.contains("read-only, so they cannot be built"), "\(listed.stderr)")
-        #expect(listed.stderr.contains("'jqc log' and 'jqc audit'"), "\(listed.stderr)")
+        #expect(listed.errorKind == "ReadingError.viewsNeedWriting", "\(listed.stderr)")
         let audit = try Self.runAsUser(copy, scratch: scratch, ["audit", scenario.parent, "--no-verify"])
         #expect(audit.status == 0, "\(audit.stderr)")
     }

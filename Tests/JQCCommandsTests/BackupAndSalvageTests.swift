@@ -13,7 +13,7 @@ import Testing
     var home: String { directory.appending("ledger") }
 
     init() throws {
-        jqc = JQCRunner(ledger: directory.appending("ledger"))
+        jqc = JQCRunner(ledger: directory.appending("ledger")).reportingKinds
         inspection = try jqc.recordSampleInspection()
         let photo = try SampleReference.writePNG(in: directory.path, name: "leak.png", red: 10)
         try JQCRunner.succeeded(jqc("--as", "Dana", "photo", inspection, "Photo of problem area", photo))
@@ -50,7 +50,7 @@ import Testing
         #expect(FileManager.default.createFile(atPath: backup + "/keep.txt", contents: Data("mine".utf8)))
         let result = try jqc("backup", backup)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("is not empty; nothing was written"))
+        #expect(result.errorKind == "CopyDestinationError.notEmpty", "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: backup) == ["keep.txt"])
     }
 
@@ -121,7 +121,7 @@ import Testing
         let target = directory.appending("salvaged")
         let result = try jqc("salvage", target)
         #expect(result.status == 1 && !result.signalled)
-        #expect(result.stderr.contains("nothing was written"), "\(result.stderr)")
+        #expect(result.errorKind == "SalvageError.noUsableMetaPage", "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 

@@ -9,7 +9,7 @@ import Testing
     let jqc: JQCRunner
 
     init() throws {
-        jqc = JQCRunner(ledger: directory.appending("ledger"))
+        jqc = JQCRunner(ledger: directory.appending("ledger")).reportingKinds
         try jqc.initWithSampleReference()
     }
 
@@ -121,7 +121,7 @@ import Testing
                 ])
             ])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("saved unchanged after the refusal; nothing was recorded"))
+        #expect(result.errorKind == "EditError.abandoned", "\(result.stderr)")
         #expect(try events() == before)
     }
 
@@ -129,6 +129,6 @@ import Testing
         let id = try start("Restroom QC")
         let result = try jqc.run(["--as", "Dana", "edit", id], environmentOverride: ["EDITOR": "false"])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("exited with status 1; nothing was recorded"))
+        #expect(result.errorKind == "EditError.editorFailed", "\(result.stderr)")
     }
 }

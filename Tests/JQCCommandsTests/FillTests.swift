@@ -9,7 +9,7 @@ import Testing
     let jqc: JQCRunner
 
     init() throws {
-        jqc = JQCRunner(ledger: directory.appending("ledger"))
+        jqc = JQCRunner(ledger: directory.appending("ledger")).reportingKinds
         try jqc.initWithSampleReference()
     }
 
@@ -125,7 +125,7 @@ import Testing
         let id = try start("Restroom QC")
         let result = try jqc("--as", "Dana", "fill", id)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("needs a terminal"))
-        #expect(result.stderr.contains("'jqc set \(id) FIELD=VALUE …'"))
+        #expect(result.errorKind == "FillError.noTerminal", "\(result.stderr)")
+        #expect(result.errorMessage?.contains(id) == true, "\(result.stderr)")
     }
 }

@@ -10,7 +10,7 @@ import Testing
 /// that used to reach trapping arithmetic: each is now refused or described.
 @Suite struct HostileInputCommandTests {
     let directory = TemporaryDirectory()
-    var jqc: JQCRunner { JQCRunner(ledger: directory.appending("ledger")) }
+    var jqc: JQCRunner { JQCRunner(ledger: directory.appending("ledger")).reportingKinds }
 
     @Test(arguments: [
         ["sync", "--watch", "--interval", "9223372036854775807"],
@@ -21,7 +21,7 @@ import Testing
     func outOfRangeNumbersAreUsageErrors(arguments: [String]) throws {
         let result = try jqc.run(arguments)
         #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
-        #expect(result.stderr.contains("invalid value"), "\(result.stderr)")
+        #expect(result.errorKind == "UsageError.invalidValue", "\(result.stderr)")
     }
 
     /// The cache only holds validated templates, but a planted one must not

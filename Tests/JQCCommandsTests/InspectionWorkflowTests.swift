@@ -8,7 +8,7 @@ import Testing
     let jqc: JQCRunner
 
     init() throws {
-        jqc = JQCRunner(ledger: directory.appending("ledger"), environment: ["JQC_AS_TEST": "1"])
+        jqc = JQCRunner(ledger: directory.appending("ledger"), environment: ["JQC_AS_TEST": "1"]).reportingKinds
         try expectSuccess(jqc("init"))
         try expectSuccess(jqc("pull", "--from", SampleReference.path))
     }
@@ -181,14 +181,14 @@ import Testing
         let shared = Dictionary(grouping: ids, by: { $0.prefix(1) }).first { $0.value.count > 1 }!
         let result = try `as`("set", String(shared.key), "2", "3")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("matches more than one"))
+        #expect(result.errorKind == "LookupError.ambiguous", "\(result.stderr)")
         #expect(result.stderr.contains(shared.value[0].lowercased()) || result.stderr.contains(shared.value[1]))
     }
 
     @Test func recordingNeedsSomeoneToAttributeItTo() throws {
         let result = try jqc("start", "-t", "11", "-f", "101")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("--as NAME"))
+        #expect(result.errorKind == "JQCError.noActor", "\(result.stderr)")
     }
 
     // MARK: - JSON shapes

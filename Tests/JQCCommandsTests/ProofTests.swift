@@ -10,7 +10,7 @@ import Testing
 @Suite struct ProofTests {
     let sample: ProvingLedger
     var directory: TemporaryDirectory { sample.directory }
-    var jqc: JQCRunner { sample.jqc }
+    var jqc: JQCRunner { sample.jqc.reportingKinds }
     var ledger: String { sample.path }
 
     init() throws { sample = try ProvingLedger() }
@@ -144,7 +144,7 @@ import Testing
         try expectSuccess(jqc("verify", "--full"))  // consistent in itself
         let result = try jqc("verify", "--checkpoint", checkpoint)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("NOT INTACT"), "\(result.stderr)")
+        #expect(result.errorKind == "CheckpointError.notExtended", "\(result.stderr)")
     }
 
     @Test func anInspectionsChangedRecordIsNamedByTheProofs() throws {
@@ -191,7 +191,7 @@ import Testing
         // old key still verify.
         try FileManager.default.removeItem(atPath: ledger + "/device.key")
         let refused = try jqc("checkpoint")
-        #expect(refused.status == 1 && refused.stderr.contains("is missing, so nothing is signed"), "\(refused.stderr)")
+        #expect(refused.status == 1 && refused.errorKind == "DeviceKeyError.missing", "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: ledger + "/device.key"))
         try expectSuccess(jqc("key", "rotate", "--old-key-lost"))
         let second = try write(try expectSuccess(jqc("checkpoint")).stdout, "second")

@@ -9,7 +9,7 @@ import Testing
     let jqc: JQCRunner
 
     init() throws {
-        jqc = JQCRunner(ledger: directory.appending("ledger"))
+        jqc = JQCRunner(ledger: directory.appending("ledger")).reportingKinds
         try #require(jqc("init").status == 0)
         try #require(jqc("pull", "--from", SampleReference.path).status == 0)
     }
@@ -160,7 +160,7 @@ import Testing
     @Test func aBlankActorNameIsRefused() throws {
         let result = try jqc("--as", " \t", "start", "-t", "11", "-f", "101")
         #expect(result.status == 2)
-        #expect(result.stderr.contains("a name needs at least one visible character"))
+        #expect(result.errorKind == "UsageError.invalidValue", "\(result.stderr)")
         let listed = try JSONSerialization.jsonObject(with: Data(try jqc("inspections", "--json").stdout.utf8))
         #expect((listed as? [Any])?.isEmpty == true)
     }

@@ -150,9 +150,10 @@ import Testing
         let data = storePath + "/data.mdb"
         let before = try Self.sha256(data)
 
-        let text = try jqc("rebuild", "--dry-run")
+        let text = try jqc.reportingKinds("rebuild", "--dry-run")
         #expect(text.status == 1)
-        #expect(text.stderr.contains("a rebuild would change the inspections, drafts views"))
+        #expect(text.errorKind == "ViewCheckError.differences", "\(text.stderr)")
+        #expect(text.errorMessage?.contains("inspections, drafts") == true, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(
             lines.contains {

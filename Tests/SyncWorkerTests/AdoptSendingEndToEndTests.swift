@@ -81,9 +81,14 @@ import Testing
         #expect(again.status == 1)
         #expect(again.stderr.contains("this device adopted it already"), "\(again.stderr)")
 
-        let sync = try a.jqc("sync")
+        let sync = try a.jqc("--json", "sync")
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout.contains("Sent 5 (3 photos, 1 inspection, 1 issue); failed 0"), "\(sync.stdout)")
+        let report = try JSONValue(parsing: sync.stdout)
+        #expect(
+            report["sent"]
+                == .object([.init("photo", .integer(3)), .init("inspection", .integer(1)), .init("issue", .integer(1))]),
+            "\(sync.stdout)")
+        #expect(report["failed"]?.arrayValue?.isEmpty == true, "\(sync.stdout)")
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("issues") == 1)
         #expect(try server.count("photos") == 3)
@@ -273,9 +278,12 @@ extension AdoptSendingEndToEndTests {
         let id = try b.completedInspection()
         if shared { try Self.share(id, from: b, to: a, name: "b1") }
         let before = try server.requests("GET /api/v1/inspections", status: "200")
-        let sync = try b.jqc("sync")
+        let sync = try b.jqc("--json", "sync")
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout.contains("Sent 5 (3 photos, 1 inspection, 1 issue)"), "\(sync.stdout)")
+        #expect(
+            try JSONValue(parsing: sync.stdout)["sent"]
+                == .object([.init("photo", .integer(3)), .init("inspection", .integer(1)), .init("issue", .integer(1))]),
+            "\(sync.stdout)")
         #expect(try server.requests("GET /api/v1/inspections", status: "200") - before == lookUps)
         #expect(try server.count("inspections") == 1)
     }

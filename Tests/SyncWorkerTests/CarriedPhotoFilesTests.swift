@@ -54,10 +54,11 @@ import Testing
         #expect((check.stdout + check.stderr).contains("is missing"), "\(check.stdout)\(check.stderr)")
         // And C refuses to hand on a file without it, before recording.
         let before = try Self.logCount(c)
-        let onward = try c.jqc("handover", id.lowercased, "--share", "-o", c.directory.appending("c1.json"))
+        let onward = try c.jqc.reportingKinds(
+            "handover", id.lowercased, "--share", "-o", c.directory.appending("c1.json"))
         #expect(onward.status == 1)
-        #expect(onward.stderr.contains("photo") && onward.stderr.contains(photos[1]), "\(onward.stderr)")
-        #expect(onward.stderr.contains("nothing was recorded"), "\(onward.stderr)")
+        #expect(onward.errorKind == "Handover.Failure.carriedPhotoMissing", "\(onward.stderr)")
+        #expect(onward.errorMessage?.contains(photos[1]) == true, "\(onward.stderr)")
         #expect(try Self.logCount(c) == before)
         #expect(!FileManager.default.fileExists(atPath: c.directory.appending("c1.json")))
     }
@@ -174,11 +175,11 @@ import Testing
         let before = try Self.storedPhotos(b)
         #expect(before == [own.description.sha256])
         let logBefore = try Self.logCount(b)
-        let refused = try b.jqc("receive", file)
+        let refused = try b.jqc.reportingKinds("receive", file)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("photo_files[1]"), "\(refused.stderr)")
+        #expect(refused.errorKind == "Reception.Refusal.photoFileRefused", "\(refused.stderr)")
+        #expect(refused.errorMessage?.contains("photo_files[1]") == true, "\(refused.stderr)")
         #expect(refused.stderr.contains("is not a JPEG, PNG, GIF, WebP or HEIC image"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("nothing was recorded"), "\(refused.stderr)")
         #expect(try Self.storedPhotos(b) == before)
         #expect(try Self.logCount(b) == logBefore)
         let staging = b.path + "/photos/.incoming"

@@ -130,15 +130,16 @@ import Testing
         }
         #expect(try b.jqc("--json", "drafts").stdout.contains(id.lowercased))
         for answer in ["3=5", "5=pass", "7=yes", "8=Good"] {
-            let refused = try c.jqc("set", id.lowercased, answer)
+            let refused = try c.jqc.reportingKinds("set", id.lowercased, answer)
             #expect(refused.status == 1)
-            #expect(refused.stderr.contains("read-only copy"), "\(refused.stderr)")
-            #expect(refused.stderr.contains("addressed to device \(bDevice)"), "\(refused.stderr)")
+            #expect(refused.errorKind == "DomainError.readOnlyCopy", "\(refused.stderr)")
+            #expect(refused.errorMessage?.contains(bDevice) == true, "\(refused.stderr)")
             #expect(try b.jqc("set", id.lowercased, answer).status == 0)
         }
-        let refusedSubmit = try c.jqc("submit", id.lowercased)
+        let refusedSubmit = try c.jqc.reportingKinds("submit", id.lowercased)
         #expect(refusedSubmit.status == 1)
-        #expect(refusedSubmit.stderr.contains("addressed to device \(bDevice)"), "\(refusedSubmit.stderr)")
+        #expect(refusedSubmit.errorKind == "DomainError.readOnlyCopy", "\(refusedSubmit.stderr)")
+        #expect(refusedSubmit.errorMessage?.contains(bDevice) == true, "\(refusedSubmit.stderr)")
         #expect(try b.jqc("submit", id.lowercased).status == 0)
         for ledger in [c, b, c] {
             let sync = try ledger.jqc("sync")

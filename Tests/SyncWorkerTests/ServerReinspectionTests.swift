@@ -68,14 +68,14 @@ import Testing
         let server = try DevServer()
         let me = try SampleLedger(serverURL: server.baseURL)
         try me.login()
-        let started = try me.jqc("start", "--reinspect", "999999")
+        let started = try me.jqc.reportingKinds("start", "--reinspect", "999999")
         #expect(started.status == 1)
-        #expect(started.stderr.contains("no inspection matches '999999'"), "\(started.stderr)")
-        #expect(started.stderr.contains("Neither this device nor the server's history has it"))
+        #expect(started.errorKind == "JQCError.notFound", "\(started.stderr)")
+        #expect(started.errorMessage?.contains("'999999'") == true, "\(started.stderr)")
         #expect(try me.eventTypes().isEmpty)
-        let shown = try me.jqc("history", "show", "abc")
+        let shown = try me.jqc.reportingKinds("history", "show", "abc")
         #expect(shown.status == 2)
-        #expect(shown.stderr.contains("expected a server id"), "\(shown.stderr)")
+        #expect(shown.errorKind == "UsageError.invalidValue", "\(shown.stderr)")
     }
 
     @Test func aRecordThatNeedsNoFollowUpIsRefused() throws {
@@ -88,9 +88,9 @@ import Testing
         let serverID = String(try #require(history["inspections"]?.arrayValue?.first?["id"]?.integerValue))
         let me = try SampleLedger(serverURL: server.baseURL)
         try me.login()
-        let started = try me.jqc("start", "--reinspect", serverID)
+        let started = try me.jqc.reportingKinds("start", "--reinspect", serverID)
         #expect(started.status == 1)
-        #expect(started.stderr.contains("it does not need a follow-up"), "\(started.stderr)")
+        #expect(started.errorKind == "DomainError.serverParentNeedsNoFollowUp", "\(started.stderr)")
         #expect(try me.eventTypes().isEmpty)
     }
 }
@@ -115,8 +115,8 @@ import Testing
         #expect(since["total"]?.integerValue == 2)
         let later = try JSONValue(parsing: try colleague.jqc("--json", "history", "--until", "2000-01-01").stdout)
         #expect(later["inspections"]?.arrayValue?.isEmpty == true)
-        let wrong = try colleague.jqc("history", "--follow-up", "maybe")
+        let wrong = try colleague.jqc.reportingKinds("history", "--follow-up", "maybe")
         #expect(wrong.status == 2)
-        #expect(wrong.stderr.contains("expected yes or no"), "\(wrong.stderr)")
+        #expect(wrong.errorKind == "UsageError.invalidValue", "\(wrong.stderr)")
     }
 }

@@ -22,9 +22,9 @@ import Testing
         let bare = try sample.jqc("sync", "dismiss", prefix)
         #expect(bare.status == 2)
         #expect(bare.stderr.contains("--reason"), "\(bare.stderr)")
-        let blank = try sample.jqc("sync", "dismiss", prefix, "--reason", "  ")
+        let blank = try sample.jqc.reportingKinds("sync", "dismiss", prefix, "--reason", "  ")
         #expect(blank.status == 1)
-        #expect(blank.stderr.contains("A dismissal needs a reason: give it with --reason TEXT"), "\(blank.stderr)")
+        #expect(blank.errorKind == "SyncDismissal.Refusal.noReason", "\(blank.stderr)")
 
         let dismissed = try sample.jqc("sync", "dismiss", prefix, "--reason", "the file was lost with the old phone")
 
@@ -47,9 +47,10 @@ import Testing
         #expect(!later.stdout.contains("failed for good earlier"), "\(later.stdout)")
 
         // Gone from the outbox, it cannot be dismissed twice.
-        let twice = try sample.jqc("sync", "dismiss", prefix, "--reason", "again")
+        let twice = try sample.jqc.reportingKinds("sync", "dismiss", prefix, "--reason", "again")
         #expect(twice.status == 1)
-        #expect(twice.stderr.contains("No outbox item has an id starting with '\(prefix)'"), "\(twice.stderr)")
+        #expect(twice.errorKind == "SyncDismissal.Refusal.noSuchItem", "\(twice.stderr)")
+        #expect(twice.errorMessage?.contains("'\(prefix)'") == true, "\(twice.stderr)")
     }
 
     @Test func theJSONOfADismissalMatchesItsSchema() throws {

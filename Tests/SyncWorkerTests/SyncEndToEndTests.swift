@@ -48,9 +48,9 @@ import Testing
         #expect(parentRecord["form_data"]?["11"]?.stringValue?.hasPrefix("/uploads/") == true)
 
         // A second run has nothing to send.
-        let again = try sample.jqc("sync")
+        let again = try sample.jqc("--json", "sync")
         #expect(again.status == 0)
-        #expect(again.stdout.contains("Sent 0"))
+        #expect(try JSONValue(parsing: again.stdout)["sent_total"]?.integerValue == 0, "\(again.stdout)")
         #expect(try server.count("idempotency_keys") == keys)
         #expect(try server.count("inspections") == 4)
         #expect(!again.stdout.contains("may hold it twice"), "a clean run flags nothing")
@@ -120,7 +120,7 @@ import Testing
         try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
         try server.faults(.object(["drop_after_commit_rate": .integer(1)]))
 
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc("--json", "sync")
 
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(try sample.ledger.outbox().isEmpty)
@@ -138,7 +138,7 @@ import Testing
         }
         // An inspection whose answer was lost is looked up before it is sent again, and found.
         #expect(try server.requests("POST /api/v1/inspections", status: "201") == 0)
-        #expect(sync.stdout.contains("2 already on the server (an earlier answer was lost), not sent again: "))
+        #expect(try JSONValue(parsing: sync.stdout)["adopted"]?.arrayValue?.count == 2, "\(sync.stdout)")
     }
 
     /// Against the reference backend (no idempotency, no way to list issues),
@@ -155,10 +155,10 @@ import Testing
         let second = try sample.completedInspection(photos: 0, issues: 1, issuePhoto: false)
         try server.faults(.object(["drop_after_commit_rate": .integer(1)]))
 
-        let lossy = try sample.jqc("sync")
+        let lossy = try sample.jqc("--json", "sync")
 
         #expect(lossy.status == 0, "\(lossy.stderr)")
-        #expect(lossy.stdout.contains("2 already on the server (an earlier answer was lost), not sent again: "))
+        #expect(try JSONValue(parsing: lossy.stdout)["adopted"]?.arrayValue?.count == 2, "\(lossy.stdout)")
         #expect(try server.count("inspections") == 2, "both found by the look-up, not sent again")
         // Every answer to POST /issues is lost: the issues wait, their outcome unknown.
         let waiting = try sample.ledger.outbox()
@@ -267,11 +267,15 @@ import Testing
         try server.faults(
             .object(["fault_rate": .integer(1), "fault_paths": .array([.string("/api/v1/inspections")])]))
 
-        let stalled = try sample.jqc("sync")
+        let stalled = try sample.jqc("--json", "sync")
 
         #expect(stalled.status == 0, "waiting out an outage is not a failure: \(stalled.stderr)")
-        #expect(stalled.stdout.contains("failed 0; will retry 1"))
-        #expect(stalled.stdout.contains("stalled after 8 attempts, will retry: inspection"))
+        let report = try JSONValue(parsing: stalled.stdout)
+        #expect(report["failed"]?.arrayValue?.isEmpty == true, "\(stalled.stdout)")
+        let retrying = try #require(report["retrying"]?.arrayValue)
+        #expect(retrying.count == 1, "\(stalled.stdout)")
+        #expect(retrying.first?["kind"]?.stringValue == "inspection" && retrying.first?["stalled"] == .bool(true))
+        #expect(retrying.first?["attempts"]?.integerValue == 8, "\(stalled.stdout)")
         let rows = try sample.ledger.outbox()
         let inspection = try #require(rows.first { $0.item.kind == .inspection })
         #expect(inspection.state == .stalled)
@@ -279,15 +283,19 @@ import Testing
         let issue = try #require(rows.first { $0.item.kind == .issue })
         #expect(issue.state == .pending)
         #expect(try server.count("issues") == 0)
-        let outbox = try sample.jqc("outbox")
-        #expect(outbox.stdout.contains("stalled"))
-        #expect(outbox.stdout.contains("waiting for its inspection"))
+        let outbox = try #require(try JSONValue(parsing: sample.jqc("--json", "outbox").stdout).arrayValue)
+        let listed = outbox.first { $0["kind"]?.stringValue == "inspection" }
+        #expect(listed?["state"]?.stringValue == "stalled", "\(outbox)")
+        let waitingIssue = outbox.first { $0["kind"]?.stringValue == "issue" }
+        #expect(waitingIssue?["detail"]?.stringValue?.contains("waiting for its inspection") == true, "\(outbox)")
         #expect(try sample.eventTypes().contains("sync.gave_up") == false)
 
         // `sync retry` makes a stalled item due at once, attempts from zero.
-        let retry = try sample.jqc("sync", "retry", String(id.lowercased.prefix(8)))
+        let retry = try sample.jqc("--json", "sync", "retry", String(id.lowercased.prefix(8)))
         #expect(retry.status == 0, "\(retry.stderr)")
-        #expect(retry.stdout.contains("Queued again: inspection"))
+        let queued = try #require(try JSONValue(parsing: retry.stdout).arrayValue)
+        #expect(queued.map { $0["kind"]?.stringValue } == ["inspection"], "\(retry.stdout)")
+        #expect(queued.first?["id"]?.stringValue == id.lowercased, "\(retry.stdout)")
 
         try server.resetFaults()
         let recovered = try sample.jqc("sync")
@@ -518,9 +526,9 @@ import Testing
         #expect(took < 1.0, "recording waited \(took) s for the sync")
         #expect(running.isRunning, "the sync was still running while the inspector recorded")
 
-        let second = try sample.jqc("sync")
+        let second = try sample.jqc.reportingKinds("sync")
         #expect(second.status == 1)
-        #expect(second.stderr.contains("Another sync of this ledger is running"))
+        #expect(second.errorKind == "SyncLock.Failure.held", "\(second.stderr)")
 
         #expect(try running.wait() == 0, "\(running.stderr)")
         #expect(try sample.ledger.outbox().isEmpty)

@@ -154,8 +154,9 @@ import Testing
         let audit = try sample.jqc("audit", id)
         #expect(audit.status == 0, "\(audit.stderr)")
         #expect(audit.stdout.contains("witness: the history was NOT witnessed"), "\(audit.stdout)")
-        let asked = try sample.jqc("audit", id, "--witness")
+        let asked = try sample.jqc.reportingKinds("audit", id, "--witness")
         #expect(asked.status == 1)
-        #expect(asked.stderr.contains("does not witness checkpoints (HTTP 404)"), "\(asked.stderr)")
+        #expect(asked.errorKind == "AuditWitnessError.notWitnessing", "\(asked.stderr)")
+        #expect(asked.errorMessage?.contains("HTTP 404") == true, "\(asked.stderr)")
     }
 }
