@@ -510,7 +510,9 @@ import Testing
 
     @Test(arguments: DevServer.Profile.allCases)
     func inspectorsRecordWhileASyncRunsAndASecondSyncIsRefused(profile: DevServer.Profile) throws {
-        let server = try DevServer(["--latency-ms", "150"], profile: profile)
+        // Each answer a second late: the sync outlasts any recording by seconds, so a recording
+        // that waited for it would find it ended (no clock read here: these machines are shared).
+        let server = try DevServer(["--latency-ms", "1000"], profile: profile)
         let sample = try SampleLedger(serverURL: server.baseURL)
         try sample.login()
         for _ in 0..<3 { try sample.completedInspection(photos: 2, issues: 1, issuePhoto: false) }
@@ -519,12 +521,9 @@ import Testing
         let running = try BackgroundJQC(sample.jqc, ["sync"])
         #expect(try eventually { try server.count("photos") >= 1 })
 
-        let started = Date()
         let set = try sample.jqc("set", String(draft.lowercased.prefix(8)), "Notes", "recorded during a sync")
-        let took = Date().timeIntervalSince(started)
         #expect(set.status == 0, "\(set.stderr)")
-        #expect(took < 1.0, "recording waited \(took) s for the sync")
-        #expect(running.isRunning, "the sync was still running while the inspector recorded")
+        #expect(running.isRunning, "the recording returned while the sync was still running: it did not wait for it")
 
         let second = try sample.jqc.reportingKinds("sync")
         #expect(second.status == 1)
