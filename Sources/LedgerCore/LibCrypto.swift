@@ -14,9 +14,10 @@ import CCrypto
 /// has its C declaration's own type (`ccrypto_*` in CCrypto's header).
 ///
 /// Shared by every thread: the table is made once, under the Swift runtime's
-/// lock for a static `let`, and never changed; libcrypto's functions are
-/// thread-safe on separate contexts, which each caller keeps.
-struct LibCrypto: @unchecked Sendable {
+/// lock for a static `let`, and never changed, and C function pointers
+/// capture nothing, so the compiler checks it is `Sendable`; libcrypto's
+/// functions are thread-safe on separate contexts, which each caller keeps.
+struct LibCrypto: Sendable {
     let mdFetch: ccrypto_EVP_MD_fetch
     let mdContextNew: ccrypto_EVP_MD_CTX_new
     let mdContextFree: ccrypto_EVP_MD_CTX_free

@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import Synchronization
 
 /// A SHA-256 digest: 32 bytes.
 ///
@@ -78,19 +79,22 @@ public struct Digest256: Hashable, Sendable, CustomStringConvertible {
 /// A fetch searches the provider store under its lock: it cost about 2.5 µs
 /// per hasher in a durable commit, more than hashing the record. A fetched
 /// `EVP_MD` is never changed after the fetch and OpenSSL lets threads share
-/// it (each with its own `EVP_MD_CTX`); that is why this is
-/// `@unchecked Sendable`. It lives as long as the process.
-private final class FetchedSHA256: @unchecked Sendable {
-    static let shared = FetchedSHA256()
-    let algorithm: OpaquePointer
+/// it (each with its own `EVP_MD_CTX`). It lives as long as the process; a
+/// `Mutex` hands it to each new hasher (once per hasher, never per digest).
+private enum FetchedSHA256 {
+    private static let fetched = Mutex<OpaquePointer?>(nil)
 
-    private init() {
-        // Fails only when OpenSSL's default provider is missing, which no
-        // caller can handle.
-        guard let algorithm = LibCrypto.functions.mdFetch(nil, "SHA256", nil) else {
-            preconditionFailure("OpenSSL has no SHA256 implementation (default provider missing)")
+    static var algorithm: OpaquePointer {
+        fetched.withLock { algorithm in
+            if let algorithm { return algorithm }
+            // Fails only when OpenSSL's default provider is missing, which no
+            // caller can handle.
+            guard let fetched = LibCrypto.functions.mdFetch(nil, "SHA256", nil) else {
+                preconditionFailure("OpenSSL has no SHA256 implementation (default provider missing)")
+            }
+            algorithm = fetched
+            return fetched
         }
-        self.algorithm = algorithm
     }
 }
 
@@ -114,7 +118,7 @@ public final class SHA256Hasher {
         guard let context = crypto.mdContextNew() else {
             preconditionFailure("EVP_MD_CTX_new failed: out of memory")
         }
-        self.algorithm = FetchedSHA256.shared.algorithm
+        self.algorithm = FetchedSHA256.algorithm
         self.context = context
         initialise = crypto.digestInit
         updating = crypto.digestUpdate

@@ -24,7 +24,7 @@ import Testing
                 ("inclusion", .array(inclusion.map { .bytes($0.bytes) })),
             ])
         }
-        let records = try zip(received.records, try received.resolvedBytes()).map { reference, bytes in
+        let records = zip(received.records, try received.resolvedBytes()).map { reference, bytes in
             carried(reference.position, bytes, reference.inclusion)
         }
         return CBORValue.textMap([
