@@ -243,7 +243,7 @@ extension AuditReport {
         var found: (UInt64, Timestamp)?
         for case .record(let record) in entries
         where moment.admitsAsUpperBound(position: record.position, recordedAt: record.recordedAt) {
-            if found == nil || record.position > found!.0 { found = (record.position, record.recordedAt) }
+            if found.map({ record.position > $0.0 }) ?? true { found = (record.position, record.recordedAt) }
         }
         return found
     }

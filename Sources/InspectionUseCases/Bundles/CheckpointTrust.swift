@@ -50,7 +50,9 @@ public enum CheckpointFile {
                 firstError = firstError ?? error
             }
         }
-        throw firstError!
+        // Every key either returned or left its error: the list was not empty.
+        guard let firstError else { preconditionFailure("no published key opened the checkpoint, and none failed") }
+        throw firstError
     }
 }
 

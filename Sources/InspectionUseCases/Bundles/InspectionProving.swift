@@ -57,10 +57,7 @@ public struct InspectionProving {
             // The root is checked against the records before it is signed, and
             // every proof handed out against the root: a bundle whose records
             // fail their own proofs is never written.
-            let (checkpoint, note) =
-                try signingKey.map { try SignedCheckpoint.today(reader, key: $0, home: home) }
-                ?? Self.checkedAgainstTree(held!, reader: reader)
-            let signer = signingKey ?? held!.key
+            let (checkpoint, note, signer) = try Self.checkpoint(signingKey, held, reader: reader, home: home)
             let size = checkpoint.size
             let consistency = try trusted.map {
                 try Self.consistency(from: $0, reader: reader, size: checkpoint.size, root: checkpoint.root)
@@ -75,9 +72,9 @@ public struct InspectionProving {
             }
             let all = try reader.records(inStream: inspection)
             let within = all.filter { $0.position <= size }.count
-            if cosigned, within < all.count {
+            if cosigned, within < all.count, let last = all.last {
                 throw ProvingError.beyondCosigned(
-                    inspection: inspection, size: size, later: all.count - within, position: all.last!.position)
+                    inspection: inspection, size: size, later: all.count - within, position: last.position)
             }
             guard within > 0 else {
                 throw CheckpointError.notExtended(
@@ -142,6 +139,21 @@ public struct InspectionProving {
 
     /// The held checkpoint, its root checked against the stored tree of its
     /// size (each proof handed out is checked against the root as well).
+    /// The checkpoint the bundle proves against, its note and the key that signed it: signed now with
+    /// `key`, or else the checkpoint `held` (cosigned or given), checked against the tree.
+    static func checkpoint(_ key: NoteKey?, _ held: Held?, reader: LedgerReader, home: LedgerDirectory) throws -> (
+        Checkpoint, String, NoteKey
+    ) {
+        if let key {
+            let (checkpoint, note) = try SignedCheckpoint.today(reader, key: key, home: home)
+            return (checkpoint, note, key)
+        }
+        // `prove` holds a checkpoint whenever it has no key to sign with (cosigned, or read from a file).
+        guard let held else { preconditionFailure("a bundle with neither a key to sign with nor a checkpoint held") }
+        let (checkpoint, note) = try checkedAgainstTree(held, reader: reader)
+        return (checkpoint, note, held.key)
+    }
+
     static func checkedAgainstTree(_ held: Held, reader: LedgerReader) throws -> (Checkpoint, String) {
         let size = try reader.treeSize()
         guard held.checkpoint.size <= size else {

@@ -96,7 +96,7 @@ extension ServerInspectionRecord {
             .init(
                 "form_data",
                 formData.map { form in
-                    .object(form.keys.sorted().map { JSONValue.Member($0, form[$0]!) })
+                    .object(form.sorted { $0.key < $1.key }.map { JSONValue.Member($0.key, $0.value) })
                 } ?? .null),
         ])
     }
