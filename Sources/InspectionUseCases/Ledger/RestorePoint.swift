@@ -30,6 +30,9 @@ public struct RestorePoint: Codable, Sendable, Equatable {
     /// answered): later recording commands only remind, in one line, that
     /// `jqc restore-point clear` confirms the copy is the only one recording.
     public var uncheckable: String?
+    /// Why the mark on disk could not be read, when it could not (never
+    /// written): the warning says so, since what it held is lost.
+    public var damage: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case format, device
@@ -59,11 +62,16 @@ public struct RestorePoint: Codable, Sendable, Equatable {
     public static func load(_ home: LedgerDirectory) -> RestorePoint? {
         let path = path(home)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        // A mark that does not read (damaged, or of another jqc) keeps warning until a check passes: the safe side.
-        guard let data = FileManager.default.contents(atPath: path),
-            let point = try? JSONDecoder().decode(RestorePoint.self, from: data)
-        else {
-            return RestorePoint(format: format, device: "", madeAt: "", records: 0)
+        // A mark that does not read (damaged, or of another jqc) keeps warning until a check passes: the safe
+        // side; the warning names the damage, and the decoder's own words are not needed to say it.
+        var damaged = RestorePoint(format: format, device: "", madeAt: "", records: 0)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            damaged.damage = "it cannot be opened"
+            return damaged
+        }
+        guard let point = try? JSONDecoder().decode(RestorePoint.self, from: data) else {
+            damaged.damage = "it is not a restore-point mark this jqc reads (\(data.count) bytes)"
+            return damaged
         }
         return point
     }
@@ -90,7 +98,13 @@ public struct RestorePoint: Codable, Sendable, Equatable {
                 + "know the ledger it was restored from no longer records, confirm with 'jqc restore-point clear'"
         }
         let made = madeAt.isEmpty ? "" : " made at \(madeAt) (\(records) records)"
-        return "warning: this ledger is a restored backup\(made) and has not yet checked that no other copy of "
+        let damaged =
+            damage.map {
+                " (its mark \(LedgerLayout.restorePoint) is damaged: \($0); whatever an earlier check recorded in it is "
+                    + "lost, so it counts as not checked)"
+            } ?? ""
+        return
+            "warning: this ledger is a restored backup\(made)\(damaged) and has not yet checked that no other copy of "
             + "this device recorded after it. A backup is a restore point, not a second device: if the ledger it "
             + "was taken from is still in use, record on one of them only. 'jqc sync' asks the witness first."
     }
