@@ -50,6 +50,18 @@ import Testing
                 try JSONValue(parsing: Array(try jqc("--json", "checkpoint").stdout.utf8))["size"]?.integerValue)
         }
 
+        /// `jqc --json witness sync` (checked against the schema): the round.
+        func sync(kinds: Bool = false) throws -> (ProcessResult, JSONValue) {
+            let run = try (kinds ? jqc.reportingKinds : jqc)("--json", "witness", "sync")
+            #expect(try JSONSchemaCheck.validate("witness_round", run.stdout).status == 0, "\(run.stdout)")
+            return (run, try JSONValue(parsing: run.stdout))
+        }
+
+        /// `jqc audit ID --format json`'s `verification.witness`.
+        func auditedWitness(_ id: String) throws -> JSONValue? {
+            try JSONValue(parsing: try jqc("audit", id, "--format", "json").stdout)["verification"]?["witness"]
+        }
+
         /// The `checkpoint.cosigned` payloads of the log.
         func cosigned() throws -> [JSONValue] {
             try jqc("--json", "log").stdout.split(separator: "\n").compactMap { line in
@@ -64,10 +76,12 @@ import Testing
         let witness = try kind.start()
         let device = try Device()
         try device.add(witness)
-        let first = try device.jqc("witness", "sync")
+        let (first, round) = try device.sync()
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains("witness witness.example/w1 (\(witness.url)) cosigned the checkpoint at "))
-        #expect(first.stdout.contains("witnesses: 1 of 1 cosigned the checkpoint of "), "\(first.stdout)")
+        let only = round["witnesses"]?.arrayValue?.first
+        #expect(only?["name"] == .string("witness.example/w1") && only?["url"] == .string(witness.url), "\(round)")
+        #expect(only?["outcome"] == .string("cosigned"), "\(round)")
+        #expect(round["cosigned"] == .integer(1) && round["witnesses"]?.arrayValue?.count == 1, "\(round)")
         let firstSize = try #require(try witness.heldSize(try device.origin()))
         try device.record()
         let second = try device.jqc("witness", "sync")
@@ -86,8 +100,10 @@ import Testing
         #expect(lines[1] == "\(secondSize)")
         #expect(lines.contains { $0.hasPrefix("\u{2014} witness.example/w1 ") })
         // Nothing recorded since but its cosignature: nothing is sent again.
-        let third = try device.jqc("witness", "sync")
-        #expect(third.stdout.contains("holds this device's checkpoint of \(secondSize) records"), "\(third.stdout)")
+        let third = try device.sync().1["witnesses"]?.arrayValue?.first
+        #expect(
+            third?["outcome"] == .string("up_to_date") && third?["size"] == .integer(secondSize),
+            "\(String(describing: third))")
         #expect(try device.cosigned().count == 2)
     }
 
@@ -128,10 +144,12 @@ import Testing
         let witness = try kind.start(tamper: true)
         let device = try Device()
         try device.add(witness)
-        let sync = try device.jqc("witness", "sync")
+        let (sync, round) = try device.sync(kinds: true)
         #expect(sync.status == 1)
-        #expect(sync.stderr.contains("WITNESS witness.example/w1 (\(witness.url)) FAILED"), "\(sync.stderr)")
-        #expect(sync.stderr.contains("does not verify"), "\(sync.stderr)")
+        let failed = round["witnesses"]?.arrayValue?.first
+        #expect(failed?["outcome"] == .string("bad_cosignature"), "\(round)")
+        #expect(failed?["name"] == .string("witness.example/w1") && failed?["url"] == .string(witness.url), "\(round)")
+        #expect(sync.errorKind == "JQCError.verificationFailed", "\(sync.stderr)")
         #expect(try device.cosigned().isEmpty)
         #expect(try device.jqc("checkpoint", "--cosigned").status == 1)
     }
@@ -154,11 +172,12 @@ import Testing
         let sync = try device.jqc("witness", "sync")
         #expect(sync.status == status, "\(sync.stdout)\(sync.stderr)")
         #expect(sync.stdout.contains(verdict), "\(sync.stdout)")
-        #expect(sync.stdout.contains("witness witness.example/w3 (\(witnesses[2].url)) could not be reached"))
+        let (_, round) = try device.sync()
+        let down = round["witnesses"]?.arrayValue?.last
+        #expect(down?["url"] == .string(witnesses[2].url) && down?["outcome"] == .string("unreachable"), "\(round)")
         let audit = try device.jqc("audit", id)
-        let said = quorum == nil ? "quorum 3 NOT met" : "quorum 2 met"
         #expect(audit.stdout.contains("witness: cosigned by witness.example/w1 at "), "\(audit.stdout)")
-        #expect(audit.stdout.contains("(2 of 3 witnesses, \(said))"), "\(audit.stdout)")
+        #expect(try device.auditedWitness(id)?["quorum_met"] == .bool(quorum != nil), "\(audit.stdout)")
     }
 
     /// A copy of the ledger (a backup) that records its own history after
@@ -178,16 +197,14 @@ import Testing
         for _ in 0..<2 {
             #expect(try other("start", "--template", "11", "--facility", "101").status == 0)
         }
-        let refused = try other("witness", "sync")
+        let refused = try other.reportingKinds("--json", "witness", "sync")
         #expect(refused.status == 1)
         let checkpoint = try JSONValue(parsing: Array(try other("--json", "checkpoint").stdout.utf8))
         let ours = try #require(checkpoint["size"]?.integerValue)
         #expect(ours > original)
-        #expect(
-            refused.stderr.contains(
-                "REFUSED this device's checkpoint: it cosigned a checkpoint of \(original) records of log "
-                    + "\(try device.origin()) that this ledger does not extend"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("FORK of this device"), "\(refused.stderr)")
+        let forked = try JSONValue(parsing: refused.stdout)["witnesses"]?.arrayValue?.first
+        #expect(forked?["outcome"] == .string("forked") && forked?["size"] == .integer(original), "\(refused.stdout)")
+        #expect(refused.errorKind == "JQCError.verificationFailed", "\(refused.stderr)")
         #expect(try witness.heldSize(try device.origin()) == original)
     }
 
@@ -227,9 +244,10 @@ import Testing
             + "records: " + (sameSize ? root + "; " : "")
         let checkpoint = "this ledger's checkpoint: \(size) records, root \(root)"
         for attempt in 0..<2 {
-            let refused = try other("witness", "sync")
+            let refused = try other("--json", "witness", "sync")
             #expect(refused.status == 1)
-            #expect(refused.stderr.contains("FORK of this device"), "\(refused.stderr)")
+            let forked = try JSONValue(parsing: refused.stdout)["witnesses"]?.arrayValue?.first
+            #expect(forked?["outcome"] == .string("forked") && forked?["size"] == .integer(held), "\(refused.stdout)")
             #expect(refused.stderr.contains(both), "\(refused.stderr)")
             // The second submission is of a checkpoint one record longer: the fork's own record.
             #expect(refused.stderr.contains(checkpoint) == (attempt == 0), "\(refused.stderr)")
@@ -253,8 +271,9 @@ import Testing
         try Self.expectForked(other, id, naming: [both, checkpoint])
         // The original, whose history the witness holds, has no fork to say.
         #expect(!(try device.jqc("status").stdout.contains("FORK")))
-        let intact = try device.jqc("audit", try device.record())
-        #expect(intact.status == 0 && intact.stdout.hasPrefix("AUDIT of") && !intact.stdout.contains("FORK"))
+        let intact = try device.jqc("audit", try device.record(), "--format", "json")
+        #expect(intact.status == 0, "\(intact.stdout)")
+        #expect(try JSONValue(parsing: intact.stdout)["result"]?["verdict"] == .string("INTACT"), "\(intact.stdout)")
     }
 
     /// `jqc audit id` of a ledger whose device stream records a fork a
@@ -306,7 +325,8 @@ import Testing
         let added = try device.jqc("witness", "add", witness.url, "--key", key)
         #expect(added.status == 1)
         #expect(added.stderr.contains(said), "\(added.stderr)")
-        #expect(try device.jqc("witness", "list").stdout.hasPrefix("No witness is configured"))
+        let list = try JSONValue(parsing: try device.jqc("--json", "witness", "list").stdout)
+        #expect(list["witnesses"]?.arrayValue?.isEmpty == true, "\(list)")
     }
 
     /// The development server runs a standard witness at `/witness`: a
@@ -335,15 +355,19 @@ import Testing
         #expect(enrolled.status == 200)
         for _ in 0..<2 {
             _ = try sample.completedInspection(photos: 0, issues: 0)
-            let sync = try sample.jqc("sync")
+            let sync = try sample.jqc("--json", "sync")
             #expect(sync.status == 0, "\(sync.stderr)")
-            #expect(
-                sync.stdout.contains("witness devserver.jqc.invalid/witness (\(base)) cosigned the checkpoint at "),
-                "\(sync.stdout)")
+            #expect(try JSONSchemaCheck.validate("sync", sync.stdout).status == 0, "\(sync.stdout)")
+            let round = try JSONValue(parsing: sync.stdout)["witness"]?["round"]
+            let asked = round?["witnesses"]?.arrayValue?.first
+            #expect(asked?["name"] == .string("devserver.jqc.invalid/witness") && asked?["url"] == .string(base))
+            #expect(asked?["outcome"] == .string("cosigned"), "\(sync.stdout)")
         }
         let audit = try sample.jqc("audit", id)
         #expect(
             audit.stdout.contains("witness: cosigned by devserver.jqc.invalid/witness at "), "\(audit.stdout)")
-        #expect(audit.stdout.contains("(1 of 1 witnesses, quorum 1 met)"), "\(audit.stdout)")
+        #expect(
+            try JSONValue(parsing: try sample.jqc("audit", id, "--format", "json").stdout)["verification"]?["witness"]?[
+                "quorum_met"] == .bool(true), "\(audit.stdout)")
     }
 }

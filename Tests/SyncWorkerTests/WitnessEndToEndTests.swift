@@ -11,6 +11,18 @@ import Testing
 /// refused by the next sync and by `jqc audit --witness`. The witness is
 /// asked only when one is configured (the legacy `jqc init --witness`; `StandardWitnessTests` has the C2SP witnesses).
 @Suite struct WitnessEndToEndTests {
+    /// `jqc --json sync`'s `witness` (checked against the schema): what the witness step came to.
+    static func witnessStep(_ sync: ProcessResult) throws -> JSONValue {
+        #expect(try JSONSchemaCheck.validate("sync", sync.stdout).status == 0, "\(sync.stdout)")
+        return try #require(try JSONValue(parsing: sync.stdout)["witness"], "\(sync.stdout)")
+    }
+
+    /// `jqc audit ID --format json`'s `verification.witness`.
+    static func auditedWitness(_ sample: SampleLedger, _ arguments: String...) throws -> JSONValue? {
+        let audit = try sample.jqc.run(["audit"] + arguments + ["--format", "json"])
+        return try JSONValue(parsing: audit.stdout)["verification"]?["witness"]
+    }
+
     @Test func withoutAWitnessASyncSendsNothingOutsideTheContractAndSaysNothingOfIt() throws {
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL)
@@ -50,9 +62,9 @@ import Testing
         let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
         try sample.login()
         _ = try sample.completedInspection(photos: 0, issues: 0)
-        let first = try sample.jqc("sync")
+        let first = try sample.jqc("--json", "sync")
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(first.stdout)")
+        #expect(try Self.witnessStep(first)["outcome"] == .string("acknowledged"), "\(first.stdout)")
         let keyBefore = try sample.jqc("--json", "key").stdout
         let backup = sample.directory.appending("backup")
         let made = try sample.jqc("backup", backup)
@@ -68,9 +80,9 @@ import Testing
         let started = try sample.jqc("start", "--template", "11", "--facility", "101")
         #expect(started.status == 0, "\(started.stderr)")
 
-        let again = try sample.jqc("sync")
+        let again = try sample.jqc("--json", "sync")
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(again.stdout)")
+        #expect(try Self.witnessStep(again)["outcome"] == .string("acknowledged"), "\(again.stdout)")
         #expect(!(again.stdout + again.stderr).contains("REFUSED"), "\(again.stdout)\(again.stderr)")
         #expect(try sample.jqc("--json", "key").stdout == keyBefore)
     }
@@ -81,25 +93,27 @@ import Testing
         try sample.login()
         let id = try sample.completedInspection(photos: 1, issues: 0).lowercased
 
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc("--json", "sync")
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(sync.stdout)")
+        let acknowledged = try Self.witnessStep(sync)
+        #expect(
+            acknowledged["outcome"] == .string("acknowledged") && acknowledged["previous"] == .null, "\(sync.stdout)")
         let witnessed = try sample.jqc("audit", id, "--witness")
         #expect(witnessed.status == 0, "\(witnessed.stderr)")
         #expect(witnessed.stdout.contains("against the server's latest checkpoint of "), "\(witnessed.stdout)")
-        let plain = try sample.jqc("audit", id)
-        #expect(plain.stdout.contains("witness: the server"), "\(plain.stdout)")
-        #expect(plain.stdout.contains("acknowledged a checkpoint of "))
+        let plain = try #require(try Self.auditedWitness(sample, id))
+        #expect(plain["witnessed"] == .bool(true), "\(plain)")
+        #expect(plain["acknowledged_size"] == acknowledged["size"], "\(plain)")
         // Nothing new but the acknowledgement: nothing sent, nothing recorded.
         let types = try sample.eventTypes().count
-        let idle = try sample.jqc("sync")
+        let idle = try sample.jqc("--json", "sync")
         #expect(idle.status == 0, "\(idle.stderr)")
-        #expect(idle.stdout.contains("witness: the server holds the checkpoint of "), "\(idle.stdout)")
+        #expect(try Self.witnessStep(idle)["outcome"] == .string("up_to_date"), "\(idle.stdout)")
         #expect(try sample.eventTypes().count == types)
         try sample.completedInspection(photos: 0, issues: 0)
-        let again = try sample.jqc("sync")
+        let again = try sample.jqc("--json", "sync")
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdout.contains("(consistent with the one of "), "\(again.stdout)")
+        #expect(try Self.witnessStep(again)["previous"] == acknowledged["size"], "\(again.stdout)")
 
         // The forger rewrites the inspection's second record and everything after it.
         sample.ledger.close()
@@ -107,13 +121,13 @@ import Testing
         #expect(try sample.jqc("stats").status == 0)  // a writable open derives the forged tree
         #expect(try sample.jqc("audit", id, "--full").status == 0)  // consistent in itself
 
-        let refused = try sample.jqc("sync")
+        let refused = try sample.jqc.reportingKinds("--json", "sync")
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("WITNESS REFUSED"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("does not extend the one of "), "\(refused.stderr)")
-        let audit = try sample.jqc("audit", id, "--witness")
+        #expect(try Self.witnessStep(refused)["outcome"] == .string("refused"), "\(refused.stdout)")
+        #expect(refused.errorKind == "JQCError.verificationFailed", "\(refused.stderr)")
+        let audit = try sample.jqc("audit", id, "--witness", "--format", "json")
         #expect(audit.status == 1)
-        #expect(audit.stdout.contains("RESULT: NOT INTACT: the log does not extend the checkpoint"), "\(audit.stdout)")
+        #expect(try JSONValue(parsing: audit.stdout)["result"]?["verdict"] == .string("NOT INTACT"), "\(audit.stdout)")
         let recorded = try sample.jqc("audit", id)
         #expect(recorded.stdout.contains("the server REFUSED the checkpoint"), "\(recorded.stdout)")
     }
@@ -124,22 +138,22 @@ import Testing
         try sample.login()
         _ = try sample.completedInspection(photos: 0, issues: 0)
         try server.witnessAnswers("another_checkpoint")
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc.reportingKinds("--json", "sync")
         #expect(sync.status == 1)
         #expect(
             sync.stderr.contains(
                 "WITNESS FAILED: the witness answered with a different checkpoint (999999 records, root QkJCQkJC"),
             "\(sync.stderr)")
-        #expect(sync.stderr.contains("The history was NOT witnessed"))
-        #expect(!sync.stdout.contains("acknowledged"), "\(sync.stdout)")
+        #expect(sync.errorKind == "JQCError.verificationFailed", "\(sync.stderr)")
+        #expect(try Self.witnessStep(sync)["outcome"] == .string("wrong_answer"), "\(sync.stdout)")
         let log = try sample.jqc("log", "--json")
         #expect(log.stdout.contains("wrong_answer"), "\(log.stdout)")
         #expect(!log.stdout.contains("\"acknowledged\""), "\(log.stdout)")
         // An honest answer next time is an acknowledgement again.
         try server.witnessAnswers("honest")
-        let again = try sample.jqc("sync")
+        let again = try sample.jqc("--json", "sync")
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdout.contains("witness: the server acknowledged the checkpoint of "), "\(again.stdout)")
+        #expect(try Self.witnessStep(again)["outcome"] == .string("acknowledged"), "\(again.stdout)")
     }
 
     @Test func aServerWithoutTheWitnessIsSaidNotToWitness() throws {
@@ -147,13 +161,13 @@ import Testing
         let sample = try SampleLedger(serverURL: server.baseURL, witness: server.baseURL)
         try sample.login()
         let id = try sample.completedInspection(photos: 0, issues: 0).lowercased
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc("--json", "sync")
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout.contains("Sent 1"), "\(sync.stdout)")
-        #expect(sync.stdout.contains("witness: the history was NOT witnessed"), "\(sync.stdout)")
+        #expect(try JSONValue(parsing: sync.stdout)["sent"]?["inspection"] == .integer(1), "\(sync.stdout)")
+        #expect(try Self.witnessStep(sync)["outcome"] == .string("unsupported"), "\(sync.stdout)")
         let audit = try sample.jqc("audit", id)
         #expect(audit.status == 0, "\(audit.stderr)")
-        #expect(audit.stdout.contains("witness: the history was NOT witnessed"), "\(audit.stdout)")
+        #expect(try Self.auditedWitness(sample, id)?["witnessed"] == .bool(false), "\(audit.stdout)")
         let asked = try sample.jqc.reportingKinds("audit", id, "--witness")
         #expect(asked.status == 1)
         #expect(asked.errorKind == "AuditWitnessError.notWitnessing", "\(asked.stderr)")

@@ -122,7 +122,7 @@ struct SyncCommand: RunnableCommand {
                     invocation.endProgress()
                     if let warning = pass.restoreWarning { invocation.stderr.line("jqc: warning: " + warning) }
                     let quiet = offline.repeats(pass.report, watching: watch)
-                    if !quiet { Self.summarize(pass.report, seconds: pass.seconds, watching: watch, invocation) }
+                    if !quiet { Self.summarize(pass, watching: watch, invocation) }
                     try Self.sayWitness(of: pass, quiet: quiet, invocation)
                 })
         }
@@ -207,7 +207,7 @@ struct SyncCommand: RunnableCommand {
             summary: SyncSummary(
                 pass.report, seconds: pass.seconds, watching: false, now: invocation.clock.now(),
                 unreachable: { why in ConnectionErrorLine.syncStop(why) }),
-            document: pass.report.jsonValue(elapsedSeconds: pass.seconds))
+            document: document(pass))
     }
 
     /// The witness step's outcome (`SyncService.Pass.witnessLines`): its
@@ -221,11 +221,20 @@ struct SyncCommand: RunnableCommand {
 
     // MARK: Output
 
-    static func summarize(_ report: SyncReport, seconds: Double, watching: Bool, _ invocation: Invocation) {
+    /// `jqc --json sync`'s object for a pass: the report's members and the
+    /// witness step's outcome (`witness`, null when no witness was asked).
+    static func document(_ pass: SyncService.Pass) -> JSONValue {
+        let report = pass.report.jsonValue(elapsedSeconds: pass.seconds)
+        guard case .object(let members) = report else { return report }
+        return .object(members + [.init("witness", pass.witness?.jsonValue ?? .null)])
+    }
+
+    static func summarize(_ pass: SyncService.Pass, watching: Bool, _ invocation: Invocation) {
         if invocation.json {
-            invocation.printJSON(report.jsonValue(elapsedSeconds: seconds))
+            invocation.printJSON(document(pass))
             return
         }
+        let (report, seconds) = (pass.report, pass.seconds)
         let summary = SyncSummary(
             report, seconds: seconds, watching: watching, now: invocation.clock.now(),
             unreachable: { why in invocation.verbose ? TerminalText.safe(why) : ConnectionErrorLine.syncStop(why) })

@@ -173,7 +173,7 @@ struct WitnessSyncCommand: CommandWithoutArguments {
         let round = try cosigning.run(
             ledger: ledger, transport: try invocation.httpClient(connections: 1), clock: invocation.clock)
         if invocation.json {
-            invocation.printJSON(Self.json(round))
+            invocation.printJSON(round.jsonValue)
         } else {
             for line in round.lines { invocation.stdout.line(TerminalText.singleLine(line)) }
         }
@@ -185,14 +185,5 @@ struct WitnessSyncCommand: CommandWithoutArguments {
             throw JQCError.refused(
                 "the quorum was not met: \(round.cosignedCount) of \(round.quorum) witnesses needed cosigned")
         }
-    }
-
-    static func json(_ round: WitnessRound) -> JSONValue {
-        let size: JSONValue = round.checkpoint.map { .integer(Int64($0.size)) } ?? .null
-        let lines: [JSONValue] = round.results.map { .object(["line": .string($0.line)]) }
-        return .object([
-            "size": size, "cosigned": .integer(Int64(round.cosignedCount)), "quorum": .integer(Int64(round.quorum)),
-            "quorum_met": .bool(round.quorumMet), "witnesses": .array(lines),
-        ])
     }
 }
