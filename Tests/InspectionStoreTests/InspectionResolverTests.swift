@@ -39,7 +39,11 @@ import Testing
         #expect(try recorder.ledger.resolveInspection(shared) == id)
         #expect(try InspectionResolver.resolve(shared, in: recorder.ledger.log) == id)
         let error = #expect(throws: LookupError.self) { try recorder.ledger.resolveInspection(device.lowercased) }
-        #expect(error?.description.hasPrefix("no inspection matches '\(device.lowercased)'.") == true)
+        guard case .noInspection(let given)? = error else {
+            Issue.record("expected LookupError.noInspection, got \(String(describing: error))")
+            return
+        }
+        #expect(given == device.lowercased)
     }
 
     @Test func aDiscardedDraftAndAStreamWithoutAViewRowResolve() throws {

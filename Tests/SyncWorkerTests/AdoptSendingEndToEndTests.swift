@@ -43,21 +43,24 @@ import Testing
         // A lists it as B's, apart from what A itself sends.
         let outbox = try a.jqc("outbox")
         #expect(outbox.status == 0, "\(outbox.stderr)")
-        #expect(outbox.stdout.contains("Nothing for this device to send."), "\(outbox.stdout)")
-        #expect(outbox.stdout.contains("inspection \(short)  \(listed)"), "\(outbox.stdout)")
         #expect(outbox.stdout.contains("'jqc sync adopt ID'"), "\(outbox.stdout)")
         let outboxJSON = try a.jqc("--json", "outbox")
         #expect(try JSONSchemaCheck.validate("outbox", outboxJSON.stdout).status == 0, "\(outboxJSON.stdout)")
         let entries = try #require(try JSONValue(parsing: outboxJSON.stdout).arrayValue)
         #expect(entries.count == 1)
+        // Nothing for this device to send: its one entry is the inspection B is expected to send.
+        #expect(entries.first?["kind"]?.stringValue == "inspection", "\(outboxJSON.stdout)")
+        #expect(entries.first?["id"]?.stringValue == id.lowercased, "\(outboxJSON.stdout)")
+        #expect(entries.first?["detail"]?.stringValue?.hasPrefix(listed) == true, "\(outboxJSON.stdout)")
         #expect(entries.first?["state"]?.stringValue == "expected_elsewhere")
         #expect(entries.first?["submitted_on_device"]?.stringValue == b.device.lowercased)
         #expect(entries.first?["expected_sender"]?.stringValue == b.device.lowercased)
-        let status = try a.jqc("status")
-        #expect(status.stdout.contains("inspection \(short): \(listed)"), "\(status.stdout)")
-        #expect(!status.stdout.contains("the server has everything"), "\(status.stdout)")
         let statusJSON = try Self.json(a, "status")
-        #expect(statusJSON["not_on_server"]?["expected_from_other_devices"]?.arrayValue?.count == 1)
+        let expected = try #require(statusJSON["not_on_server"]?["expected_from_other_devices"]?.arrayValue)
+        #expect(expected.count == 1)
+        #expect(expected.first?["inspection_id"]?.stringValue == id.lowercased, "\(statusJSON)")
+        #expect(expected.first?["note"]?.stringValue?.hasPrefix(listed) == true, "\(statusJSON)")
+        #expect(statusJSON["not_on_server"]?["server_has_everything"] == .bool(false), "\(statusJSON)")
         let retry = try a.jqc("sync", "retry", short)
         #expect(retry.status == 1)
         #expect(
@@ -124,9 +127,9 @@ import Testing
         let sent = try #require(try Self.json(b, "show", id.lowercased)["sync"]?["server_id"]?.stringValue)
 
         #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
-        let sync = try a.jqc("sync")
+        let sync = try a.jqc("--json", "sync")
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout.contains("already on the server"), "\(sync.stdout)")
+        let found = try #require(try JSONValue(parsing: sync.stdout)["adopted"]?.arrayValue)
         #expect(try server.count("inspections") == 1)
         #expect(try Self.json(a, "show", id.lowercased)["sync"]?["server_id"]?.stringValue == sent)
         let issues = try #require(try Self.json(a, "issues").arrayValue)
@@ -134,10 +137,12 @@ import Testing
         // A's look-up came before its uploads: B's field photos are not
         // uploaded again; only the issue sent again (flagged) takes its photo.
         #expect(try server.count("photos") == sentPhotos + 1, "\(sync.stdout)")
-        #expect(sync.stdout.contains("3 already on the server"), "\(sync.stdout)")
+        #expect(
+            found.compactMap { $0["kind"]?.stringValue }.sorted() == ["inspection", "photo", "photo"], "\(sync.stdout)")
+        #expect(found.contains { $0["id"]?.stringValue == id.lowercased }, "\(sync.stdout)")
         // Its field photos are synced at the submitter's paths, never "synced without photo".
-        let shown = try a.jqc("show", id.lowercased)
-        #expect(shown.status == 0 && !shown.stdout.contains("without photo"), "\(shown.stdout)")
+        let shown = try Self.json(a, "show", id.lowercased)
+        #expect(shown["sync"]?["state"] == .string("synced"), "\(shown)")
         #expect(try a.jqc("sync").status == 0)
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("photos") == sentPhotos + 1)
@@ -206,17 +211,19 @@ import Testing
         }
         // C holds A's adoption (not yet sent): only one device sends.
         #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
-        let arrived = try Self.share(id, from: a, to: c, name: "a1")
+        let arrived = try MergeTruthEndToEndTests.exchangeJSON(id, from: a, to: c, name: "a1")
         #expect(
-            arrived.contains("An adoption arrived: device \(a.device.lowercased) (\(a.actor.name)) adopted the sending")
-                && arrived.contains("it stands: that device sends it"), "\(arrived)")
+            arrived["changes"]?["adoptions"]
+                == .array([MergeTruthEndToEndTests.arrival(a.actor.name, a.device, reason: nil, closes: true)]),
+            "it stands: that device sends it: \(arrived)")
         let refused = try c.jqc("sync", "adopt", id.lowercased)
         #expect(refused.status == 1)
         #expect(
             refused.stderr.contains("only one device sends; device \(a.device.lowercased) adopted it at"),
             "\(refused.stderr)")
-        let listed = try c.jqc("outbox")
-        #expect(listed.stdout.contains("device \(a.device.lowercased) adopted it at"), "\(listed.stdout)")
+        let listed = try #require(try Self.json(c, "outbox").arrayValue)
+        #expect(listed.map { $0["state"]?.stringValue } == ["expected_elsewhere"], "\(listed)")
+        #expect(listed.first?["expected_sender"]?.stringValue == a.device.lowercased, "\(listed)")
         // B, the submitter, learns of it: it no longer sends it.
         try Self.share(id, from: a, to: b, name: "a2")
         let onB = try #require(try Self.json(b, "outbox").arrayValue)
@@ -306,17 +313,20 @@ extension AdoptSendingEndToEndTests {
         #expect(record["form_data"]?["10"]?.stringValue == "", "\(record)")
 
         #expect(try a.jqc("sync", "adopt", id.lowercased).status == 0)
-        let sync = try a.jqc("sync")
+        let sync = try a.jqc("--json", "sync")
         #expect(sync.status == 1, "the photo failed for good: \(sync.stderr)")
-        let short = lost.photo.photoID.lowercased.prefix(8)
-        #expect(
-            sync.stdout.contains(
-                "failed: photo \(short) of inspection \(id.lowercased.prefix(8)): The inspection "
-                    + "already went to the server without this photo, so it was not uploaded"), "\(sync.stdout)")
+        let failed = try #require(try JSONValue(parsing: sync.stdout)["failed"]?.arrayValue)
+        #expect(failed.map { $0["id"]?.stringValue } == [lost.photo.photoID.lowercased], "\(sync.stdout)")
+        #expect(failed.first?["inspection_id"]?.stringValue == id.lowercased, "\(sync.stdout)")
+        #expect(failed.first?["http_status"] == .null, "not uploaded, so no server refused it: \(sync.stdout)")
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("photos") == 3, "only the issue sent again takes its photo")
-        let shown = try a.jqc("show", id.lowercased)
-        #expect(shown.stdout.contains("synced without photo \(short)"), "\(shown.stdout)")
+        let shown = try Self.json(a, "show", id.lowercased)
+        #expect(shown["sync"]?["state"] == .string("synced-without-photos"), "\(shown)")
+        let short = lost.photo.photoID.lowercased.prefix(8)
+        #expect(
+            shown["sync"]?["notes"]?.arrayValue?.contains { $0.stringValue?.contains(short) == true } == true,
+            "\(shown)")
         // A second sync neither uploads it nor sends anything again.
         #expect(try a.jqc("sync").status == 0)
         #expect(try server.count("photos") == 3)

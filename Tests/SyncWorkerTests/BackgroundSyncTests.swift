@@ -15,7 +15,7 @@ import Testing
         try sample.login()
         let daemon = try BackgroundJQC(sample.jqc, ["sync", "--daemon"])
         defer { daemon.send(SIGKILL) }
-        #expect(eventually { daemon.stderr.contains("jqc sync: started on ") }, "\(daemon.stderr)")
+        #expect(eventually { SyncDaemonTests.runningStatus(sample) != nil }, "started: \(daemon.stderr)")
 
         try sample.completedInspection(photos: 1, issues: 1)
         #expect(eventually(timeout: 20) { (try? server.count("inspections")) == 1 }, "\(daemon.stderr)")
@@ -28,18 +28,17 @@ import Testing
         try server.faults(.object(["expire_tokens_now": .bool(true), "refuse_refresh": .bool(true)]))
         let queued = try sample.completedInspection(photos: 0, issues: 0)
         #expect(
-            eventually(timeout: 20) { daemon.stderr.contains("the server refused the session (") },
+            eventually(timeout: 20) { SyncDaemonTests.runningStatus(sample)?.state == .waitingForLogin },
             "\(daemon.stderr)")
         #expect(daemon.stderr.contains("log in again with 'jqc login'"))
         usleep(1_500_000)
         #expect(daemon.isRunning, "the daemon exited on a refused session: \(daemon.stderr)")
         let refusals = daemon.stderr.components(separatedBy: "the server refused the session").count - 1
         #expect(refusals == 1, "said once: \(daemon.stderr)")
-        let whoami = try sample.jqc("whoami")
+        let whoami = try sample.jqc("--json", "whoami")
         #expect(whoami.status == 0)
-        #expect(whoami.stdout.contains("the server REFUSED this session at "), "\(whoami.stdout)")
+        #expect(try JSONValue(parsing: whoami.stdout)["refused"]?["refused_at"]?.stringValue != nil, "\(whoami.stdout)")
         let status = try sample.jqc("status")
-        #expect(status.stdout.contains("the server REFUSED this session at "), "\(status.stdout)")
         #expect(status.stdout.contains("log in again with 'jqc login'"))
         #expect(status.stdout.contains("submitted, waiting    1 inspection"), "\(status.stdout)")
         #expect(try server.count("inspections") == 1)
@@ -47,6 +46,7 @@ import Testing
         #expect(try JSONSchemaCheck.validate("status", json.stdout).status == 0, "\(json.stdout)")
         let object = try JSONValue(parsing: json.stdout)
         #expect(object["session"]?["state"]?.stringValue == "refused")
+        #expect(object["session"]?["refused_at"]?.stringValue != nil, "\(json.stdout)")
         #expect(object["not_on_server"]?["waiting"]?["inspections"]?.integerValue == 1)
         #expect(object["last_sync"]?["sent_at"]?.isNull == false)
 
@@ -54,9 +54,9 @@ import Testing
         try sample.login()
         #expect(eventually(timeout: 20) { (try? server.count("inspections")) == 2 }, "\(daemon.stderr)")
         #expect(try eventually { try sample.ledger.state(of: queued)?.sync.serverID != nil })
-        #expect(!(try sample.jqc("whoami")).stdout.contains("REFUSED"))
-        let after = try sample.jqc("status")
-        #expect(after.stdout.contains("Not on the server yet: nothing"), "\(after.stdout)")
+        #expect(try JSONValue(parsing: try sample.jqc("--json", "whoami").stdout)["refused"]?.isNull == true)
+        let after = try JSONValue(parsing: try sample.jqc("--json", "status").stdout)
+        #expect(after["not_on_server"]?["server_has_everything"] == .bool(true), "\(after)")
 
         daemon.send(SIGTERM)
         #expect(try daemon.wait() == 0, "\(daemon.stderr)")
@@ -75,7 +75,7 @@ import Testing
         try sample.login()
         let daemon = try BackgroundJQC(sample.jqc, ["sync", "--daemon"])
         defer { daemon.send(SIGKILL) }
-        #expect(eventually { daemon.stderr.contains("jqc sync: started on ") }, "\(daemon.stderr)")
+        #expect(eventually { SyncDaemonTests.runningStatus(sample) != nil }, "started: \(daemon.stderr)")
         let second = try sample.jqc.reportingKinds("sync", "--daemon")
         #expect(second.status == 1)
         #expect(second.errorKind == "SyncLock.Failure.held", "\(second.stderr)")
@@ -95,13 +95,15 @@ import Testing
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL)
         try sample.login()
-        #expect(!(try sample.jqc("whoami")).stdout.contains("REFUSED"))
+        #expect(try JSONValue(parsing: try sample.jqc("--json", "whoami").stdout)["refused"]?.isNull == true)
         try server.faults(.object(["expire_tokens_now": .bool(true), "refuse_refresh": .bool(true)]))
         let check = try sample.jqc("whoami", "--check")
         #expect(check.status == 1)
         let whoami = try sample.jqc("whoami")
         #expect(whoami.status == 0, "the identity is kept: \(whoami.stderr)")
-        #expect(whoami.stdout.contains("Dana Inspector (inspector, inspector, user 1)"), "\(whoami.stdout)")
+        let kept = try JSONValue(parsing: try sample.jqc("--json", "whoami").stdout)
+        #expect(kept["display_name"] == .string("Dana Inspector") && kept["id"] == .string("1"), "\(kept)")
+        #expect(kept["username"] == .string("inspector") && kept["role"] == .string("inspector"), "\(kept)")
         #expect(
             whoami.stdout.contains("the server REFUSED this session at ")
                 && whoami.stdout.contains(": log in again with 'jqc login'; recording goes on meanwhile"),
@@ -110,7 +112,8 @@ import Testing
         #expect(try JSONSchemaCheck.validate("whoami", json.stdout).status == 0, "\(json.stdout)")
         #expect(try JSONValue(parsing: json.stdout)["refused"]?["refused_at"]?.stringValue != nil)
         try sample.login()
-        #expect(!(try sample.jqc("whoami")).stdout.contains("REFUSED"))
+        let status = try JSONValue(parsing: try sample.jqc("--json", "status").stdout)
+        #expect(status["session"]?["state"] == .string("saved"), "\(status)")
         #expect(try JSONValue(parsing: try sample.jqc("--json", "whoami").stdout)["refused"]?.isNull == true)
     }
 }

@@ -30,9 +30,9 @@ import Testing
         let (id, photos) = try PhotoHopsEndToEndTests.draftWithPhotos(a)
         try PhotoHopsEndToEndTests.share(id, from: a, to: b, name: "a1")
         let file = b.directory.appending("b1.json")
-        let shared = try b.jqc("handover", id.lowercased, "--share", "-o", file)
+        let shared = try b.jqc("--json", "handover", id.lowercased, "--share", "-o", file)
         #expect(shared.status == 0, "\(shared.stderr)")
-        #expect(shared.stdout.contains("2 photos"), "\(shared.stdout)")
+        #expect(try JSONValue(parsing: shared.stdout)["photos"] == .integer(2), "\(shared.stdout)")
         return (a, b, id, photos, file)
     }
 
@@ -48,10 +48,11 @@ import Testing
         let lost = c.path + "/photos/" + photos[1]
         #expect(FileManager.default.fileExists(atPath: lost))
         if FileManager.default.fileExists(atPath: lost) { try FileManager.default.removeItem(atPath: lost) }
-        let check = try c.jqc("check", "--photos")
+        let check = try c.jqc("--json", "check", "--photos")
         #expect(check.status == 1)
-        #expect((check.stdout + check.stderr).contains("photos/\(photos[1])"), "\(check.stdout)\(check.stderr)")
-        #expect((check.stdout + check.stderr).contains("is missing"), "\(check.stdout)\(check.stderr)")
+        let findings = try #require(try JSONValue(parsing: check.stdout)["findings"]?.arrayValue, "\(check.stdout)")
+        let named = findings.filter { $0["subject"]?.stringValue?.contains(photos[1]) == true }
+        #expect(named.map { $0["kind"]?.stringValue } == ["missing"], "\(check.stdout)")
         // And C refuses to hand on a file without it, before recording.
         let before = try Self.logCount(c)
         let onward = try c.jqc.reportingKinds(

@@ -42,9 +42,13 @@ import Testing
         }
         let submitted = try receiver.jqc("submit", id.lowercased)
         #expect(submitted.status == 0, "\(submitted.stderr)")
-        let sync = try receiver.jqc("sync")
+        let sync = try receiver.jqc("--json", "sync")
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout.contains("Sent 4 (2 photos, 1 inspection, 1 issue); failed 0"), "\(sync.stdout)")
+        let report = try JSONValue(parsing: sync.stdout)
+        #expect(
+            report["sent"] == .object(["photo": .integer(2), "inspection": .integer(1), "issue": .integer(1)]),
+            "\(sync.stdout)")
+        #expect(report["failed"]?.arrayValue?.isEmpty == true, "\(sync.stdout)")
         #expect(try receiver.ledger.outbox().isEmpty)
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("issues") == 1)
@@ -66,9 +70,9 @@ import Testing
         #expect(state.sync.acceptedIssues[issue] != nil)
 
         // A sends nothing for it.
-        let senderSync = try sender.jqc("sync")
+        let senderSync = try sender.jqc("--json", "sync")
         #expect(senderSync.status == 0, "\(senderSync.stderr)")
-        #expect(senderSync.stdout.contains("Sent 0"), "\(senderSync.stdout)")
+        #expect(try JSONValue(parsing: senderSync.stdout)["sent_total"] == .integer(0), "\(senderSync.stdout)")
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("photos") == 2)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import InspectionDomain
 import LedgerTestSupport
 import SyncWorker
 import Testing
@@ -29,7 +30,7 @@ import Testing
         let sample = try Self.ledger(on: server)
         if command == "sync" { try sample.completedInspection(photos: 0, issues: 0) }
         let before = try sample.eventTypes()
-        let running = try BackgroundJQC(sample.jqc, arguments)
+        let running = try BackgroundJQC(sample.jqc.reportingKinds, arguments)
         #expect(eventually { !server.requests.isEmpty }, "\(running.stderr)")
         let sent = ContinuousClock.now
         running.send(signal)
@@ -38,7 +39,10 @@ import Testing
         #expect(ContinuousClock.now - sent < .seconds(15))
         #expect(status == 1, "\(running.stderr)")
         let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
-        #expect(running.stderr.contains("stopped by \(name); nothing half-done was recorded"), "\(running.stderr)")
+        let failure = try #require(running.stderr.split(separator: "\n").last { $0.hasPrefix("{\"error\":") })
+        let error = try JSONValue(parsing: String(failure))["error"]
+        #expect(error?["kind"] == .string("Stop.bySignal"), "\(running.stderr)")
+        #expect(error?["message"]?.stringValue?.contains(name) == true, "\(running.stderr)")
         #expect(try sample.eventTypes() == before)
         if command == "pull" {
             let facilities = try sample.jqc("facilities", "--json")
@@ -77,11 +81,12 @@ import Testing
         let sample = try Self.ledger(on: server)
         try sample.completedInspection(photos: 0, issues: 0)
         let started = ContinuousClock.now
-        let result = try sample.jqc("sync")
+        let result = try sample.jqc("--json", "sync")
         // Redacting the message took minutes before; a hang never meets this bound.
         #expect(ContinuousClock.now - started < .seconds(30))
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("will retry"), "\(result.stdout)")
+        #expect(
+            try JSONValue(parsing: result.stdout)["retrying"]?.arrayValue?.count == 1, "\(result.stdout.prefix(2000))")
         #expect(result.stdout.contains("more characters not shown)"), "\(result.stdout.prefix(2000))")
         #expect(result.stdout.utf8.count < 8_000, "\(result.stdout.utf8.count) bytes of output")
         let outbox = try sample.ledger.outbox()

@@ -20,6 +20,25 @@ import Testing
         return received.stdout
     }
 
+    /// As `exchange`, with `receive --json`: the reception (checked against the schema).
+    static func exchangeJSON(_ id: UUID, from: SampleLedger, to: SampleLedger, name: String) throws -> JSONValue {
+        let file = from.directory.appending("\(name).json")
+        let shared = try from.jqc("handover", id.lowercased, "--share", "-o", file)
+        #expect(shared.status == 0, "\(shared.stderr)")
+        let received = try to.jqc("--json", "receive", file)
+        #expect(received.status == 0, "\(received.stderr)")
+        #expect(try JSONSchemaCheck.validate("receive", received.stdout).status == 0, "\(received.stdout)")
+        return try JSONValue(parsing: received.stdout)
+    }
+
+    /// What a file's arrival decided of one submit, discard or adoption (`receive --json`'s `changes`).
+    static func arrival(_ actor: String, _ device: UUID, reason: String?, closes: Bool) -> JSONValue {
+        .object([
+            "actor": .string(actor), "device": .string(device.lowercased), "reason": .optional(reason),
+            "closes": .bool(closes),
+        ])
+    }
+
     static func json(_ ledger: SampleLedger, _ arguments: String...) throws -> JSONValue {
         let run = try ledger.jqc.run(["--json"] + arguments)
         #expect(run.status == 0, "\(run.stderr)")
@@ -34,8 +53,8 @@ import Testing
         try b.login()
         let id = try a.draft()
         try a.answer(id)
-        let first = try exchange(id, from: a, to: b, name: "a1")
-        #expect(first.contains("Received inspection"), "\(first)")
+        let first = try exchangeJSON(id, from: a, to: b, name: "a1")
+        #expect(first["inspection"] == .string(id.lowercased) && first["recorded"] == .bool(true), "\(first)")
         return (a, b, id)
     }
 
@@ -49,12 +68,10 @@ import Testing
         let discarded = try b.jqc("discard", id.lowercased, "--reason", "wrong room")
         #expect(discarded.status == 0, "\(discarded.stderr)")
 
-        let received = try Self.exchange(id, from: b, to: a, name: "b1")
+        let received = try Self.exchangeJSON(id, from: b, to: a, name: "b1")
         #expect(
-            received.contains(
-                "A discard arrived: by \(b.actor.name) on device \(b.device.lowercased.prefix(8))… (reason: wrong room); "
-                    + "it is overtaken: that device had not seen later work, so the inspection stays open here"),
-            "\(received)")
+            received["changes"]?["discards"]
+                == .array([Self.arrival(b.actor.name, b.device, reason: "wrong room", closes: false)]), "\(received)")
         let shown = try a.jqc("show", id.lowercased)
         #expect(shown.stdout.contains("Discard overtaken: discarded by \(b.actor.name) on device"), "\(shown.stdout)")
         #expect(shown.stdout.contains("reason: wrong room; that device had not seen 1 later record"), "\(shown.stdout)")
@@ -71,8 +88,9 @@ import Testing
         // B, whose discard was overtaken, gets A's later work: open there
         // too, and its views rebuilt agree with a fresh fold (the drafts
         // view folds a merged stream instead of reading record types).
-        let later = try Self.exchange(id, from: a, to: b, name: "a1b")
-        #expect(later.contains("New answers: 1 (Notes (9))") && later.contains("Status: discarded → draft"), "\(later)")
+        let later = try #require(try Self.exchangeJSON(id, from: a, to: b, name: "a1b")["changes"])
+        #expect(later["answers"] == .array([.string("9")]), "\(later)")
+        #expect(later["status_before"] == .string("discarded") && later["status_after"] == .string("draft"), "\(later)")
         #expect(try Self.json(b, "show", id.lowercased)["status"]?.stringValue == "draft")
         #expect(try b.jqc("rebuild").status == 0)
         let checked = try b.jqc("views", "--check")
@@ -85,19 +103,18 @@ import Testing
         #expect(submitted.status == 0, "\(submitted.stderr)")
         // B learns of it before A syncs: the submit wins on every device; B
         // sends nothing and says another device is expected to send it.
-        let back = try Self.exchange(id, from: a, to: b, name: "a2")
-        #expect(back.contains("A submit arrived: by \(a.actor.name)"), "\(back)")
+        let back = try Self.exchangeJSON(id, from: a, to: b, name: "a2")
+        let submits = try #require(back["changes"]?["submits"]?.arrayValue)
+        #expect(submits.map { $0["actor"]?.stringValue } == [a.actor.name], "\(back)")
+        #expect(submits.first?["device"] == .string(a.device.lowercased), "\(back)")
         #expect(try Self.json(b, "show", id.lowercased)["status"]?.stringValue == "completed")
         let waiting = try b.jqc("status")
-        #expect(
-            waiting.stdout.contains(
-                "  another device sends  inspection \(id.lowercased.prefix(8)): submitted on device "
-                    + "\(a.device.lowercased), not yet reported sent: that device is expected to send it"),
-            "\(waiting.stdout)")
         #expect(!waiting.stdout.contains("the server has everything"), "\(waiting.stdout)")
         let waitingJSON = try Self.json(b, "status")
         #expect(waitingJSON["not_on_server"]?["server_has_everything"] == .bool(false))
-        #expect(waitingJSON["not_on_server"]?["expected_from_other_devices"]?.arrayValue?.count == 1)
+        let expected = try #require(waitingJSON["not_on_server"]?["expected_from_other_devices"]?.arrayValue)
+        #expect(expected.count == 1)
+        #expect(expected.first?["inspection_id"] == .string(id.lowercased), "another device sends it: \(expected)")
         #expect(try b.jqc("sync").status == 0)
         #expect(try server.count("inspections") == 0)
         let sync = try a.jqc("sync")
@@ -116,10 +133,10 @@ import Testing
         let server = try DevServer(profile: .reference)
         let (a, b, id) = try Self.sharedDraft(server)
         #expect(try b.jqc("discard", id.lowercased, "--reason", "wrong room").status == 0)
-        let received = try Self.exchange(id, from: b, to: a, name: "b1")
+        let received = try Self.exchangeJSON(id, from: b, to: a, name: "b1")
         #expect(
-            received.contains("(reason: wrong room); it saw everything recorded here, so the inspection is discarded"),
-            "\(received)")
+            received["changes"]?["discards"]
+                == .array([Self.arrival(b.actor.name, b.device, reason: "wrong room", closes: true)]), "\(received)")
         let form = try Self.json(a, "show", id.lowercased)
         #expect(form["status"]?.stringValue == "discarded")
         #expect(form["merge"]?["overtaken_discards"]?.arrayValue?.isEmpty == true)
@@ -188,18 +205,18 @@ import Testing
         #expect(try a.jqc("set", id.lowercased, "4=2").status == 0)
         #expect(try a.jqc("set", id.lowercased, "9=A's note").status == 0)
         #expect(try b.jqc("set", id.lowercased, "9=B's note").status == 0)
-        let received = try Self.exchange(id, from: a, to: b, name: "a2")
-        #expect(received.contains("  New answers: "), "\(received)")
-        #expect(received.contains("(4)"), "\(received)")
-        #expect(received.contains("  New conflicts: Notes (9)"), "\(received)")
-        #expect(!received.contains("Nothing new"), "\(received)")
-        // B's answer goes back to A: the conflict appears there too.
+        let received = try Self.exchangeJSON(id, from: a, to: b, name: "a2")
+        let changes = try #require(received["changes"])
+        #expect(changes["answers"]?.arrayValue?.contains(.string("4")) == true, "\(received)")
+        #expect(changes["conflicts"] == .array([.string("9")]), "\(received)")
+        #expect(changes["nothing_new"] == .bool(false), "\(received)")
+        // B's answer goes back to A: the conflict appears there too (as `receive` words it).
         let back = try Self.exchange(id, from: b, to: a, name: "b2")
         #expect(back.contains("  New conflicts: Notes (9)"), "\(back)")
         // A's file now adds only its reception and handover: recorded,
         // yet nothing changes on B's form.
-        let again = try Self.exchange(id, from: a, to: b, name: "a3")
-        #expect(again.contains("  Nothing new on the form"), "\(again)")
+        let again = try Self.exchangeJSON(id, from: a, to: b, name: "a3")
+        #expect(again["recorded"] == .bool(true) && again["changes"]?["nothing_new"] == .bool(true), "\(again)")
         let file = a.directory.appending("a3.json")
         let repeated = try Self.json(b, "receive", file)
         #expect(repeated["recorded"]?.boolValue == false)

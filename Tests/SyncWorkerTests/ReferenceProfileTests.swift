@@ -22,10 +22,13 @@ import Testing
         try server.faults(
             .object(["drop_after_commit_rate": .integer(1), "fault_paths": .array([.string("/api/v1/inspections")])]))
 
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc("--json", "sync")
 
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout.contains("1 already on the server (an earlier answer was lost), not sent again: "))
+        let adopted = try JSONValue(parsing: sync.stdout)["adopted"]
+        #expect(
+            adopted == .array([.object(["kind": .string("inspection"), "id": .string(id.lowercased)])]),
+            "\(sync.stdout)")
         #expect(try server.count("inspections") == 1)
         #expect(try server.requests("POST /api/v1/inspections", status: "dropped") == 1)
         #expect(try sample.ledger.outbox().isEmpty)

@@ -27,18 +27,22 @@ import Testing
 
         let detail = try me.jqc("history", "show", serverID)
         #expect(detail.status == 0, "\(detail.stderr)")
-        #expect(detail.stdout.contains("Server record \(serverID)"))
         #expect(detail.stdout.contains("follow-up:  required: 'jqc start --reinspect \(serverID)' re-inspects it here"))
-        #expect(detail.stdout.contains("parent:     —"))
-        #expect(detail.stdout.contains("form ("))
         let json = try me.jqc("--json", "history", "show", serverID)
         let check = try JSONSchemaCheck.validate("history_show", json.stdout)
         #expect(check.status == 0, "\(check.stderr)")
+        let record = try JSONValue(parsing: json.stdout)
+        #expect(record["id"] == .string(serverID) && record["follow_up_required"] == .bool(true), "\(json.stdout)")
+        #expect(record["parent_id"] == .null, "\(json.stdout)")
+        #expect(record["form_data"].map { $0 != .null && $0 != .object([]) } == true, "\(json.stdout)")
 
-        let started = try me.jqc("start", "--reinspect", serverID)
+        let started = try me.jqc("--json", "start", "--reinspect", serverID)
         #expect(started.status == 0, "\(started.stderr)")
-        #expect(started.stdout.contains("re-inspection of the server's record \(serverID); "))
-        #expect(started.stdout.contains("copied from its form"))
+        let reinspection = try JSONValue(parsing: started.stdout)
+        #expect(reinspection["parent_server_id"] == .string(serverID), "\(started.stdout)")
+        #expect(
+            reinspection["fields"]?.arrayValue?.contains { $0["value"] != nil && $0["value"] != .null } == true,
+            "copied from its form: \(started.stdout)")
         let shown = try JSONValue(parsing: try me.jqc("--json", "inspections").stdout)
         let idText = try #require(shown.arrayValue?.first?["id"]?.stringValue)
         let id = try #require(UUID(uuidString: idText))
@@ -55,13 +59,15 @@ import Testing
         try me.record(.submit(followUpRequired: false), on: id)
         let synced = try me.jqc("sync")
         #expect(synced.status == 0, "\(synced.stderr)")
-        let after = try me.jqc("history", "show", serverID)
-        #expect(after.stdout.contains("follow-up:  not required"), "\(after.stdout)")
+        let after = try JSONValue(parsing: try me.jqc("--json", "history", "show", serverID).stdout)
+        #expect(after["follow_up_required"] == .bool(false), "\(after)")
         let history = try JSONValue(parsing: try me.jqc("--json", "history").stdout)
         let mine = history["inspections"]?.arrayValue?.first { $0["id"]?.integerValue.map(String.init) != serverID }
         #expect(mine?["parent_inspection_id"]?.integerValue.map(String.init) == serverID)
-        let log = try me.jqc("log", "--type", "inspection.started")
-        #expect(log.stdout.contains("re-inspection of the server's record \(serverID)"), "\(log.stdout)")
+        let log = try me.jqc("--json", "log", "--type", "inspection.started")
+        let startedEvent = try JSONValue(
+            parsing: try #require(log.stdout.split(separator: "\n").first.map(String.init)))
+        #expect(startedEvent["payload"]?["parent_server_id"] == .string(serverID), "\(log.stdout)")
     }
 
     @Test func aRecordNeitherHereNorOnTheServerIsNamed() throws {
@@ -105,11 +111,13 @@ import Testing
         _ = try colleague.completedInspection(photos: 0, issues: 0, followUp: false)
         try #require(try colleague.jqc("sync").status == 0)
 
-        let followUps = try colleague.jqc("history", "--follow-up", "yes")
+        let followUps = try colleague.jqc("--json", "history", "--follow-up", "yes")
         #expect(followUps.status == 0, "\(followUps.stderr)")
-        #expect(followUps.stdout.contains("1-1 of 1 matching the filter"), "\(followUps.stdout)")
-        let none = try colleague.jqc("history", "--facility", "No Such Place")
-        #expect(none.stdout.contains("None of the server's records matches the filter."), "\(none.stdout)")
+        let matching = try JSONValue(parsing: followUps.stdout)
+        #expect(matching["total"] == .integer(1) && matching["inspections"]?.arrayValue?.count == 1, "\(matching)")
+        #expect(matching["inspections"]?.arrayValue?.first?["follow_up_required"] == .bool(true), "\(matching)")
+        let none = try JSONValue(parsing: try colleague.jqc("--json", "history", "--facility", "No Such Place").stdout)
+        #expect(none["total"] == .integer(0) && none["inspections"]?.arrayValue?.isEmpty == true, "\(none)")
         let since = try JSONValue(parsing: try colleague.jqc("--json", "history", "--since", "2000-01-01").stdout)
         #expect(since["inspections"]?.arrayValue?.count == 2)
         #expect(since["total"]?.integerValue == 2)

@@ -27,10 +27,12 @@ import Testing
         let server = try DevServer()
         let sample = try SampleLedger(serverURL: server.baseURL)
         try sample.login()
-        let told = try sample.jqc("logout")
+        let told = try sample.jqc("--json", "logout")
         #expect(told.status == 0)
-        #expect(told.stdout.contains("Logged out Dana Inspector (inspector) on this device."))
-        #expect(told.stdout.contains("The server revoked the session."))
+        let logout = try JSONValue(parsing: told.stdout)
+        #expect(logout["logged_out"] == .string("inspector"), "\(told.stdout)")
+        #expect(logout["revoked_on_server"] == .bool(true), "\(told.stdout)")
+        #expect(logout["server_error"] == .null, "\(told.stdout)")
 
         try sample.login()
         server.stop()
@@ -53,20 +55,23 @@ import Testing
 
         let login = try jqc.run(["login", "-u", "inspector", "--password-stdin"], input: Data("inspector-pass\n".utf8))
         #expect(login.status == 0, "\(login.stderr)")
-        #expect(login.stdout.contains("Logged in as Dana Inspector"))
+        let loggedIn = try JSONValue(parsing: try jqc("--json", "whoami").stdout)
+        #expect(loggedIn["display_name"] == .string("Dana Inspector"), "\(login.stdout)")
         let mode = try FileManager.default.attributesOfItem(atPath: sample.credentialsPath)[.posixPermissions]
         #expect(mode as? Int == 0o600)
 
-        let whoami = try jqc("whoami")
+        let whoami = try jqc("--json", "whoami")
         #expect(whoami.status == 0)
-        #expect(whoami.stdout.contains("Dana Inspector (inspector, inspector"))
-        #expect(whoami.stdout.contains("from the saved session"))
+        let saved = try JSONValue(parsing: whoami.stdout)
+        #expect(saved["display_name"] == .string("Dana Inspector") && saved["username"] == .string("inspector"))
+        #expect(saved["role"] == .string("inspector"), "\(whoami.stdout)")
+        #expect(saved["checked"] == .bool(false), "from the saved session: \(whoami.stdout)")
         let checked = try jqc("--json", "whoami", "--check")
         #expect(try JSONValue(parsing: checked.stdout)["checked"] == .bool(true))
 
-        let logout = try jqc("logout")
+        let logout = try jqc("--json", "logout")
         #expect(logout.status == 0)
-        #expect(logout.stdout.contains("Logged out Dana Inspector"))
+        #expect(try JSONValue(parsing: logout.stdout)["logged_out"] == .string("inspector"), "\(logout.stdout)")
         #expect(!FileManager.default.fileExists(atPath: sample.credentialsPath))
         #expect(try server.stats()["active_refresh_tokens"] == .integer(0), "the server revoked it")
         let nobody = try jqc("whoami")
@@ -120,10 +125,11 @@ import Testing
         server.stop()
         let jqc = sample.jqc.reportingKinds
 
-        let whoami = try jqc("whoami", "--check")
+        let whoami = try jqc("--json", "whoami", "--check")
         #expect(whoami.status == 0)
-        #expect(whoami.stdout.contains("Dana Inspector"))
-        #expect(whoami.stdout.contains("offline: the last known identity"))
+        let known = try JSONValue(parsing: whoami.stdout)
+        #expect(known["display_name"] == .string("Dana Inspector"), "\(whoami.stdout)")
+        #expect(known["checked"] == .bool(false), "offline, not checked: \(whoami.stdout)")
 
         // Recording works, under the verified identity of the saved session.
         let started = try jqc("--json", "start", "-t", "11", "-f", "101")
@@ -138,13 +144,16 @@ import Testing
         let pull = try jqc("pull")
         #expect(pull.status == 1)
         #expect(pull.errorKind == "ServerAccessError.offline", "\(pull.stderr)")
-        let sync = try jqc("sync")
+        let sync = try jqc("--json", "sync")
         #expect(sync.status == 0, "offline is not a failure: \(sync.stderr)")
-        #expect(sync.stdout.contains("could not be reached"))
+        let stopped = try JSONValue(parsing: sync.stdout)["stopped"]
+        #expect(stopped?["reason"] == .string("server_unreachable"), "\(sync.stdout)")
 
-        let logout = try jqc("logout")
+        let logout = try jqc("--json", "logout")
         #expect(logout.status == 0)
-        #expect(logout.stderr.contains("removed from this device only"))
+        let removed = try JSONValue(parsing: logout.stdout)
+        #expect(removed["revoked_on_server"] == .bool(false), "removed from this device only: \(logout.stdout)")
+        #expect(removed["server_error"]?.stringValue != nil, "\(logout.stdout)")
     }
 
     @Test func pullAndHistoryOnline() throws {
@@ -155,14 +164,18 @@ import Testing
         try sample.completedInspection(photos: 0, issues: 0)
         #expect(try sample.jqc("sync").status == 0)
 
-        let pull = try sample.jqc("pull")
+        let pull = try sample.jqc("--json", "pull")
         #expect(pull.status == 0, "\(pull.stderr)")
-        #expect(pull.stdout.contains("Pulled 2 facilities and 2 templates"))
+        let held = try JSONValue(parsing: pull.stdout)
+        #expect(held == .object(["facilities": .integer(2), "templates": .integer(2)]), "\(pull.stdout)")
 
-        let history = try sample.jqc("history", "--limit", "1", "--offset", "1")
+        let history = try sample.jqc("--json", "history", "--limit", "1", "--offset", "1")
         #expect(history.status == 0, "\(history.stderr)")
-        #expect(history.stdout.contains("Restroom QC"))
-        #expect(history.stdout.contains("2-2 of 2"))
+        let page = try JSONValue(parsing: history.stdout)
+        #expect(page["total"] == .integer(2) && page["offset"] == .integer(1), "\(history.stdout)")
+        let listed = try #require(page["inspections"]?.arrayValue)
+        #expect(listed.count == 1, "\(history.stdout)")
+        #expect(listed.first?["template_name"] == .string("Restroom QC"), "\(history.stdout)")
         let json = try JSONValue(parsing: try sample.jqc("--json", "history").stdout)
         #expect(json["total"] == .integer(2))
     }

@@ -31,8 +31,8 @@ import Testing
         #expect(shared.status == 0, "\(shared.stderr)")
         let received = try to.jqc("receive", file)
         #expect(received.status == 0, "\(received.stderr)")
-        let again = try to.jqc("receive", file)
-        #expect(again.stdout.contains("Nothing new"), "\(again.stdout)")
+        let again = try to.jqc("--json", "receive", file)
+        #expect(try JSONValue(parsing: again.stdout)["changes"]?["nothing_new"] == .bool(true), "\(again.stdout)")
     }
 
     @Test(arguments: DevServer.Profile.allCases)
@@ -96,9 +96,9 @@ import Testing
         #expect(try b.ledger.outbox().isEmpty)
         let refused = try b.jqc("set", id.lowercased, "4=3")
         #expect(refused.status != 0)
-        let bSync = try b.jqc("sync")
+        let bSync = try b.jqc("--json", "sync")
         #expect(bSync.status == 0, "\(bSync.stderr)")
-        #expect(bSync.stdout.contains("Sent 0"), "\(bSync.stdout)")
+        #expect(try JSONValue(parsing: bSync.stdout)["sent_total"] == .integer(0), "\(bSync.stdout)")
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("issues") == 1)
 

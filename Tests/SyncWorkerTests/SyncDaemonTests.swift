@@ -20,6 +20,14 @@ import Testing
         return try? JSONValue(parsing: [UInt8](data))
     }
 
+    /// `jqc --json status`'s `background_sync`: what `status` says of the daemon.
+    static func backgroundSync(_ sample: SampleLedger) throws -> JSONValue? {
+        let status = try sample.jqc("--json", "status")
+        #expect(status.status == 0, "\(status.stderr)")
+        let said = try JSONValue(parsing: status.stdout)["background_sync"]
+        return said?.isNull == true ? nil : said
+    }
+
     /// The daemon's status as it wrote it last, while it runs.
     static func runningStatus(_ sample: SampleLedger) -> SyncDaemonStatus? {
         guard case .running(let status)? = SyncDaemonStatus.read(LedgerDirectory(path: sample.path)) else {
@@ -40,7 +48,7 @@ import Testing
         try sample.login()
         let daemon = try BackgroundJQC(sample.jqc, ["sync", "--daemon", "--interval", "60"])
         defer { daemon.send(SIGKILL) }
-        #expect(eventually { daemon.stderr.contains("jqc sync: started on ") }, "\(daemon.stderr)")
+        #expect(eventually { Self.runningStatus(sample) != nil }, "started: \(daemon.stderr)")
         let started = try #require(Self.runningStatus(sample)).startedAt
         usleep(50_000)
         let id = try sample.completedInspection(photos: 1, issues: 1)
@@ -99,10 +107,10 @@ import Testing
         #expect(
             eventually { Self.daemonFile(sample)?["last_pass"]?["outcome"]?.stringValue != nil },
             "the first pass: \(daemon.stderr)")
-        let idle = try sample.jqc("status")
-        #expect(idle.stdout.contains("Background running since "), "\(idle.stdout)")
-        #expect(idle.stdout.contains("(pid \(daemon.pid), started by hand): idle"), "\(idle.stdout)")
-        #expect(!idle.stdout.contains("nothing syncs by itself"), "\(idle.stdout)")
+        let idle = try #require(try Self.backgroundSync(sample), "a background sync is said to run")
+        #expect(idle["running"] == .bool(true) && idle["started_at"]?.stringValue != nil, "\(idle)")
+        #expect(idle["pid"]?.integerValue == Int64(daemon.pid) && idle["unit"] == .null, "started by hand: \(idle)")
+        #expect(idle["state"] == .string("idle"), "\(idle)")
 
         server.stop()
         let id = try sample.completedInspection(photos: 1, issues: 1)
@@ -120,7 +128,8 @@ import Testing
         #expect(daemon.stderr.contains("jqc sync: offline: "), "\(daemon.stderr)")
         #expect(daemon.stderr.contains("trying again on a network change or in 500 s at the latest"))
         let offline = try sample.jqc("status")
-        #expect(offline.stdout.contains("(pid \(daemon.pid), started by hand): offline since "), "\(offline.stdout)")
+        let said = try #require(try Self.backgroundSync(sample))
+        #expect(said["unit"] == .null && said["since"]?.stringValue != nil, "started by hand, offline since: \(said)")
         #expect(offline.stdout.contains("on a network change"), "\(offline.stdout)")
         let json = try sample.jqc("--json", "status")
         #expect(try JSONSchemaCheck.validate("status", json.stdout).status == 0, "\(json.stdout)")
@@ -134,27 +143,28 @@ import Testing
 
         // The server is back on the same port; the daemon waits out its back-off.
         try server.start()
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc("--json", "sync")
         let returned = sample.clock.now()
         #expect(sync.status == 0, "\(sync.stderr)\n\(daemon.stderr)")
         #expect(sync.stderr.contains("the background sync (pid \(daemon.pid), started by hand) runs this sync"))
-        #expect(sync.stdout.contains("Sent "), "\(sync.stdout)")
+        let pass = try JSONValue(parsing: sync.stdout)
+        #expect(pass["sent"]?["inspection"] == .integer(1) && pass["sent"]?["issue"] == .integer(1), "\(sync.stdout)")
         #expect(try server.count("inspections") == 1)
         #expect(try sample.ledger.state(of: id)?.sync.serverID != nil)
         // Sent and answered while the daemon's own schedule still had it waiting, by the one pass asked for.
         #expect(returned < until, "returned \(returned.iso8601), the daemon waited until \(until.iso8601)")
         let after = try #require(Self.runningStatus(sample))
         #expect(after.passesStarted == waiting.passesStarted + 1, "\(daemon.stderr)")
-        #expect(after.lastPass?.outcome.hasPrefix("sent ") == true, "\(String(describing: after.lastPass))")
+        #expect(
+            after.lastPass?.document?["sent"]?["inspection"] == .integer(1), "\(String(describing: after.lastPass))")
         #expect(daemon.isRunning, "\(daemon.stderr)")
 
         // A daemon that died leaves its file: status says it is not running.
         daemon.send(SIGKILL)
         _ = try daemon.wait()
-        let gone = try sample.jqc("status")
-        #expect(gone.stdout.contains("Background not running (last seen "), "\(gone.stdout)")
         let dead = try JSONValue(parsing: try sample.jqc("--json", "status").stdout)["background_sync"]
         #expect(dead?["running"]?.boolValue == false)
+        #expect(dead?["last_seen_at"]?.stringValue != nil, "\(String(describing: dead))")
         #expect(dead?["state"]?.isNull == true)
     }
 
@@ -173,15 +183,22 @@ import Testing
                 "fault_paths": .array([.string("/api/v1/inspections")]),
             ]))
         let id = try sample.completedInspection(photos: 0, issues: 0)
-        #expect(eventually { daemon.stderr.contains("will retry: ") }, "\(daemon.stderr)")
+        #expect(eventually { Self.runningStatus(sample)?.lastError != nil }, "\(daemon.stderr)")
         #expect(eventually { Self.daemonFile(sample)?["state"]?.stringValue == "backing_off" }, "\(daemon.stderr)")
-        let status = try sample.jqc("status")
-        #expect(status.stdout.contains("started by hand): backing off until "), "\(status.stdout)")
+        let backingOff = try #require(try Self.backgroundSync(sample))
+        #expect(backingOff["state"] == .string("backing_off") && backingOff["unit"] == .null, "\(backingOff)")
+        #expect(backingOff["until"]?.stringValue != nil, "backing off until: \(backingOff)")
 
         try server.resetFaults()
         let retry = try sample.jqc("sync", "retry", String(id.uuidString.lowercased().prefix(8)))
         #expect(retry.status == 0, "\(retry.stderr)\n\(daemon.stderr)")
-        #expect(retry.stdout.contains("Queued again: inspection "), "\(retry.stdout)")
+        // Queued again: the request is recorded in the inspection's stream.
+        let requested = try sample.jqc("--json", "log", "--type", "sync.retry_requested").stdout.split(separator: "\n")
+        let request = try JSONValue(parsing: try #require(requested.last.map(String.init), "\(retry.stdout)"))
+        #expect(request["stream"] == .string(id.lowercased), "\(request)")
+        #expect(
+            request["payload"]?["item_kind"] == .string("inspection")
+                && request["payload"]?["item_id"] == .string(id.lowercased), "\(request)")
         #expect(retry.stdout.contains("Sent "), "the daemon's pass: \(retry.stdout)")
         #expect(!retry.stdout.contains("Run 'jqc sync'"), "\(retry.stdout)")
         #expect(try server.count("inspections") == 1)

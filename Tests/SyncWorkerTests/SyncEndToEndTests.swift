@@ -24,9 +24,11 @@ import Testing
         try sample.completedInspection(photos: 1, issues: 0)
         let child = try sample.completedReinspection(of: first)
 
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc("--json", "sync")
         #expect(sync.status == 0, "\(sync.stderr)")
-        #expect(sync.stdout.contains("Sent 14 (7 photos, 4 inspections, 3 issues); failed 0"))
+        let sent = try JSONValue(parsing: sync.stdout)
+        #expect(sent["sent"] == .object(["photo": .integer(7), "inspection": .integer(4), "issue": .integer(3)]))
+        #expect(sent["failed"]?.arrayValue?.isEmpty == true, "\(sync.stdout)")
         #expect(try sample.ledger.outbox().isEmpty)
         #expect(try server.count("inspections") == 4)
         #expect(try server.count("issues") == 3)
@@ -53,7 +55,14 @@ import Testing
         #expect(try JSONValue(parsing: again.stdout)["sent_total"]?.integerValue == 0, "\(again.stdout)")
         #expect(try server.count("idempotency_keys") == keys)
         #expect(try server.count("inspections") == 4)
-        #expect(!again.stdout.contains("may hold it twice"), "a clean run flags nothing")
+        #expect(
+            try JSONValue(parsing: again.stdout)["possibly_sent_twice"] == .array([]), "a clean run flags nothing")
+    }
+
+    /// The objects `jqc --json sync --watch` printed so far, one per pass
+    /// (each ends with a `}` line; one still being written is left out).
+    static func passes(_ stdout: String) throws -> [JSONValue] {
+        try stdout.components(separatedBy: "\n}\n").dropLast().map { try JSONValue(parsing: $0 + "\n}") }
     }
 
     /// The server's history record of `inspection`, by the server id the ledger adopted.
@@ -83,10 +92,11 @@ import Testing
 
         // Piped, and not asked for: nothing but the summary.
         try sample.completedInspection(photos: 1, issues: 0)
-        let quiet = try sample.jqc("sync")
+        let quiet = try sample.jqc("--json", "sync")
         #expect(quiet.status == 0)
         #expect(quiet.stderr.isEmpty, "no progress when piped: \(quiet.stderr)")
-        #expect(quiet.stdout.hasPrefix("Sent 2 (1 photo, 1 inspection)"))
+        let summary = try JSONValue(parsing: quiet.stdout)
+        #expect(summary["sent"] == .object(["photo": .integer(1), "inspection": .integer(1), "issue": .integer(0)]))
     }
 
     @Test(arguments: DevServer.Profile.allCases)
@@ -279,7 +289,7 @@ import Testing
         let rows = try sample.ledger.outbox()
         let inspection = try #require(rows.first { $0.item.kind == .inspection })
         #expect(inspection.state == .stalled)
-        #expect(inspection.lastError?.contains("HTTP 500") == true)
+        #expect(inspection.lastHTTPStatus == 500)
         let issue = try #require(rows.first { $0.item.kind == .issue })
         #expect(issue.state == .pending)
         #expect(try server.count("issues") == 0)
@@ -318,16 +328,21 @@ import Testing
         try FileManager.default.removeItem(atPath: sample.ledger.photos.directory + "/" + photo.sha256.hex)
         let prefix = String(photo.photoID.lowercased.prefix(8))
 
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc("--json", "sync")
 
         #expect(sync.status == 1, "a photo lost for good needs a person")
-        #expect(sync.stdout.contains("failed: photo \(prefix) of inspection"))
-        #expect(sync.stdout.contains("is missing from the ledger's photo store, so it cannot be uploaded, and its "))
+        let failed = try #require(try JSONValue(parsing: sync.stdout)["failed"]?.arrayValue)
+        #expect(failed.map { $0["kind"]?.stringValue } == ["photo"], "\(sync.stdout)")
+        #expect(failed.first?["id"]?.stringValue == photo.photoID.lowercased, "\(sync.stdout)")
+        #expect(failed.first?["inspection_id"]?.stringValue == id.lowercased, "\(sync.stdout)")
+        #expect(failed.first?["http_status"] == .null, "no server refused it: \(sync.stdout)")
         #expect(try server.count("inspections") == 1)
         #expect(try server.count("photos") == 0)
 
+        let shown = try JSONValue(parsing: try sample.jqc("--json", "show", String(id.lowercased.prefix(8))).stdout)
+        #expect(shown["sync"]?["state"] == .string("synced-without-photos"), "\(shown)")
+        #expect(shown["sync"]?["server_id"]?.stringValue != nil, "\(shown)")
         let show = try sample.jqc("show", String(id.lowercased.prefix(8)))
-        #expect(show.stdout.contains("Sync: synced-without-photos (server id "))
         #expect(show.stdout.contains("  inspection synced without photo \(prefix): The photo's file photos/"))
         let list = try #require(try JSONValue(parsing: try sample.jqc("--json", "inspections").stdout).arrayValue)
         #expect(list.first?["sync"] == .string("synced-without-photos"))
@@ -342,10 +357,11 @@ import Testing
 
         #expect(outbox.first?["left_out"] == .bool(true))
         // Later syncs say so, and need nobody: nothing can be retried.
-        let later = try sample.jqc("sync")
+        let later = try sample.jqc("--json", "sync")
         #expect(later.status == 0, "\(later.stderr)")
-        #expect(
-            later.stdout.contains("1 photo(s) failed for good earlier and their records went to the server without"))
+        let earlier = try #require(try JSONValue(parsing: later.stdout)["left_out"]?.arrayValue)
+        #expect(earlier.map { $0["id"]?.stringValue } == [photo.photoID.lowercased], "\(later.stdout)")
+        #expect(earlier.first?["kind"]?.stringValue == "photo", "\(later.stdout)")
 
         // Asked to send it anyway, jqc says why not instead of uploading a dangling file.
         let retry = try sample.jqc("sync", "retry", prefix)
@@ -493,10 +509,11 @@ import Testing
         let eventsBefore = try sample.eventTypes().count
         try server.faults(.object(["expire_tokens_now": .bool(true), "refuse_refresh": .bool(true)]))
 
-        let sync = try sample.jqc("sync")
+        let sync = try sample.jqc("--json", "sync")
 
         #expect(sync.status == 1)
-        #expect(sync.stderr.contains("jqc login"))
+        #expect(
+            try JSONValue(parsing: sync.stdout)["stopped"]?["reason"] == .string("login_required"), "\(sync.stdout)")
         #expect(try sample.eventTypes().count == eventsBefore, "no failure was recorded")
         #expect(try sample.ledger.outbox().allSatisfy { $0.state == .pending && $0.attempts == 0 })
         #expect(try server.count("photos") == 0)
@@ -575,8 +592,11 @@ import Testing
         server.stop()
         try sample.completedInspection(photos: 1, issues: 1, issuePhoto: false)
 
-        let watching = try BackgroundJQC(sample.jqc, ["sync", "--watch", "--interval", "1"])
-        #expect(eventually { watching.stdout.contains("could not be reached") }, "\(watching.stderr)")
+        let watching = try BackgroundJQC(sample.jqc, ["--json", "sync", "--watch", "--interval", "1"])
+        #expect(
+            try eventually {
+                try Self.passes(watching.stdout).contains { $0["stopped"]?["reason"] == .string("server_unreachable") }
+            }, "\(watching.stdout)\(watching.stderr)")
         #expect(try sample.ledger.outbox().allSatisfy { $0.attempts == 0 }, "waiting for the network is no attempt")
         try server.start()
         #expect(try eventually { try sample.ledger.outbox().isEmpty }, "\(watching.stdout)\n\(watching.stderr)")
@@ -587,7 +607,7 @@ import Testing
         watching.send(SIGTERM)
         #expect(try watching.wait() == 0, "\(watching.stderr)")
         #expect(watching.stderr.contains("sync stopped"))
-        #expect(watching.stdout.contains("Sent 3"))
+        #expect(try Self.passes(watching.stdout).contains { $0["sent_total"] == .integer(3) }, "\(watching.stdout)")
         #expect(try server.count("inspections") == 1)
     }
 }

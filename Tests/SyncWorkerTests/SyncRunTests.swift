@@ -148,7 +148,7 @@ import Testing
         let inspection = try #require(rows.first { $0.item.kind == .inspection })
         #expect(inspection.state == .stalled)
         #expect(inspection.attempts == 12)
-        #expect(inspection.lastError?.contains("HTTP 503: maintenance") == true)
+        #expect(inspection.lastHTTPStatus == 503 && inspection.lastError?.hasSuffix("maintenance") == true)
         #expect(try sample.ledger.summaries(.all).first?.syncState == .stalled)
         let issue = try #require(rows.first { $0.item.kind == .issue })
         #expect(issue.state == .pending, "the issue waits for its inspection, not failed")

@@ -57,9 +57,12 @@ import Testing
         server.script("/inspections", [.status(503, "down for maintenance")])
         _ = try run(at: ManualClock(Timestamp(iso8601: "2027-03-01T09:00:00Z")!))
         #expect(try sample.ledger.outbox().first?.state == .retrying)
-        let retry = try sample.jqc("sync", "retry", String(id.lowercased.prefix(8)))
+        let retry = try sample.jqc("--json", "sync", "retry", String(id.lowercased.prefix(8)))
         #expect(retry.status == 0, "\(retry.stderr)")
-        #expect(retry.stdout.contains("Queued again: inspection"))
+        #expect(
+            try JSONValue(parsing: retry.stdout)
+                == .array([.object(["kind": .string("inspection"), "id": .string(id.lowercased)])]),
+            "\(retry.stdout)")
         #expect(try sample.ledger.outbox().first?.state == .pending)
     }
 
