@@ -9,8 +9,9 @@ public enum JSONSchemaCheck {
     /// Status 0 when valid; otherwise stderr names every problem.
     public static func validate(_ definition: String, _ output: String, lines: Bool = false) throws -> ProcessResult {
         try ProcessRun.run(
-            "/usr/bin/env",
-            ["python3", Products.repositoryFile("Tools/validate-json")] + (lines ? ["--lines"] : []) + [definition],
+            Products.python.executable,
+            Products.python.arguments + [Products.repositoryFile("Tools/validate-json")] + (lines ? ["--lines"] : [])
+                + [definition],
             input: Data(output.utf8))
     }
 }

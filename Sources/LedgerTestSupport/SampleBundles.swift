@@ -74,7 +74,8 @@ public enum BundleVerifiers {
         python: ProcessResult, go: ProcessResult
     ) {
         let python = try ProcessRun.run(
-            "/usr/bin/env", ["python3", Products.repositoryFile("Tools/verify-ledger"), "--bundle", bundle] + options)
+            Products.python.executable,
+            Products.python.arguments + [Products.repositoryFile("Tools/verify-ledger"), "--bundle", bundle] + options)
         let go = try ProcessRun.run(try go.get(), options + [bundle])
         return (python, go)
     }

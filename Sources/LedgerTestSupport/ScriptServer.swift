@@ -21,8 +21,8 @@ public final class ScriptServer: @unchecked Sendable {
 
     /// Runs `python3 script arguments…` and waits for the port line.
     public init(script: String, arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script] + arguments
+        process.executableURL = URL(fileURLWithPath: Products.python.executable)
+        process.arguments = Products.python.arguments + [script] + arguments
         let output = Pipe()
         let errorPath = logs.appending("stderr")
         // Without the file, the server's stderr would be lost (or fill the

@@ -123,7 +123,8 @@ import Testing
         let file = directory.appending("events.jsonl")
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let result = try ProcessRun.run(
-            "/usr/bin/env", ["python3", Products.repositoryFile("Tools/validate-events"), file])
+            Products.python.executable,
+            Products.python.arguments + [Products.repositoryFile("Tools/validate-events"), file])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("ok: \(lines.count) events valid"))
     }

@@ -26,7 +26,9 @@ import Testing
     func validate(_ lines: [String]) throws -> ProcessResult {
         let file = directory.appending("events.jsonl")
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        return try ProcessRun.run("/usr/bin/env", ["python3", Products.repositoryFile("Tools/validate-events"), file])
+        return try ProcessRun.run(
+            Products.python.executable,
+            Products.python.arguments + [Products.repositoryFile("Tools/validate-events"), file])
     }
 
     @Test func everyEventTypeMatchesItsSchema() throws {
@@ -39,7 +41,7 @@ import Testing
     @Test func readsStandardInputToo() throws {
         let lines = try Self.exportedLines()
         let result = try ProcessRun.run(
-            "/usr/bin/env", ["python3", Products.repositoryFile("Tools/validate-events")],
+            Products.python.executable, Products.python.arguments + [Products.repositoryFile("Tools/validate-events")],
             input: Data(lines.joined(separator: "\n").utf8))
         #expect(result.status == 0, "\(result.stderr)")
     }

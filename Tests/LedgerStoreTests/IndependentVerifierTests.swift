@@ -14,7 +14,8 @@ import Testing
 
     func pythonVerify(_ extra: [String] = []) throws -> (status: Int32, report: [String: Any]) {
         let result = try ProcessRun.run(
-            "/usr/bin/env", ["python3", Products.repositoryFile("Tools/verify-ledger"), store] + extra)
+            Products.python.executable,
+            Products.python.arguments + [Products.repositoryFile("Tools/verify-ledger"), store] + extra)
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return (result.status, try #require(json, "verifier printed: \(result.stdout) \(result.stderr)"))
     }

@@ -65,7 +65,8 @@ import Testing
             """
         let started = ContinuousClock.now
         let result = try ProcessRun.run(
-            "/usr/bin/env", ["python3", "-c", measure, Products.executable("jqc"), "pull"],
+            Products.python.executable,
+            Products.python.arguments + ["-c", measure, Products.executable("jqc"), "pull"],
             environment: sample.jqc.environment.merging(["JQC_MAX_RESPONSE_BYTES": "2097152"]) { $1 }, timeout: 120)
         #expect(ContinuousClock.now - started < .seconds(30))
         #expect(result.status == 1, "\(result.stderr)")

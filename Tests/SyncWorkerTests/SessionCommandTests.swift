@@ -110,7 +110,8 @@ import Testing
             sys.exit(os.waitstatus_to_exitcode(status))
             """
         let result = try ProcessRun.run(
-            "/usr/bin/env", ["python3", "-c", script, Products.executable("jqc")], environment: sample.jqc.environment)
+            Products.python.executable, Products.python.arguments + ["-c", script, Products.executable("jqc")],
+            environment: sample.jqc.environment)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("Password: "))
         #expect(result.stdout.contains("Logged in as Dana Inspector"))

@@ -38,7 +38,7 @@ class CosignedLedger(Ledger):
         super().__init__(home)
         device = NoteSigner.from_file(home / "ledger" / "device.key")
         self.server = subprocess.Popen(
-            ["python3", str(WITNESS_SERVER), "--state", str(home / "witness-a"), "--name", "witness.example/a",
+            [sys.executable, str(WITNESS_SERVER), "--state", str(home / "witness-a"), "--name", "witness.example/a",
              "--enrol", device.name, device.verifier_key],
             stdout=subprocess.PIPE, text=True)
         started = json.loads(self.server.stdout.readline())

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,7 @@ def start(jqc):
 
 
 def tool(file, *args):
-    return subprocess.run(["python3", str(TOOL), "--handover", str(file), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, str(TOOL), "--handover", str(file), *args], capture_output=True, text=True)
 
 
 def verdict_class(text):

@@ -18,6 +18,7 @@ import json
 import os
 import struct
 import subprocess
+import sys
 import zlib
 from pathlib import Path
 from typing import Any, Callable
@@ -140,7 +141,7 @@ def ledger(tmp_path_factory: pytest.TempPathFactory) -> Ledger:
 def both(ledger: Ledger, go: Path, bundle: Path, *options: str) -> tuple[int, str]:
     """Runs the three verifiers (both tools, and `jqc verify --bundle`); they
     must agree on the exit status and every line."""
-    python = subprocess.run(["python3", str(PYTHON_VERIFIER), "--bundle", str(bundle), *options],
+    python = subprocess.run([sys.executable, str(PYTHON_VERIFIER), "--bundle", str(bundle), *options],
                             capture_output=True, text=True, timeout=TIMEOUT)
     golang = subprocess.run([str(go), *options, str(bundle)], capture_output=True, text=True, timeout=TIMEOUT)
     jqc = ledger.run("verify", "--bundle", str(bundle), *options)
@@ -729,6 +730,6 @@ def test_randomly_changed_records_get_the_same_verdict_from_both(ledger: Ledger,
 def test_jqcs_bundles_match_the_bundle_schema(ledger: Ledger) -> None:
     for name, bundle in (("plain", ledger.bundle), ("consistent", ledger.consistent)):
         path = ledger.write(f"{name}.json", json.dumps(bundle))
-        checked = subprocess.run(["python3", str(REPO / "Tools" / "validate-json"), "prove", str(path)],
+        checked = subprocess.run([sys.executable, str(REPO / "Tools" / "validate-json"), "prove", str(path)],
                                  capture_output=True, text=True, timeout=TIMEOUT)
         assert checked.returncode == 0, f"{name}: {checked.stdout}{checked.stderr}"

@@ -27,9 +27,11 @@ final class SpecWitness: @unchecked Sendable {
     init(name: String = "witness.example/w1", tamper: Bool = false) throws {
         self.name = name
         client = try CurlHTTPClient(configuration: .init(connectTimeout: .seconds(2), totalTimeout: .seconds(10)))
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.executableURL = URL(fileURLWithPath: Products.python.executable)
         process.arguments =
-            ["python3", Self.script, "--state", directory.appending("state"), "--name", name, "--allow-enrolment"]
+            Products.python.arguments + [
+                Self.script, "--state", directory.appending("state"), "--name", name, "--allow-enrolment",
+            ]
             + (tamper ? ["--tamper"] : [])
         let out = Pipe()
         process.standardOutput = out
