@@ -1,0 +1,59 @@
+import Foundation
+import InspectionDomain
+import InspectionStore
+import InspectionUseCases
+import LedgerCore
+
+/// An error whose message names facts a script needs, given again as the
+/// members of the JSON error line's `"detail"` object (`JQC_ERRORS=json`),
+/// so that a script reads them instead of parsing the sentence. Each
+/// member's name and meaning is in `Schemas/cli-json.md`.
+protocol ErrorDetailing: Error {
+    var detail: [JSONValue.Member] { get }
+}
+
+extension ErrorKind {
+    /// The facts `error` names for scripts; empty when it names none.
+    static func detail(of error: any Error) -> [JSONValue.Member] {
+        if let wrapping = error as? any ErrorWrapping { return detail(of: wrapping.wrapped) }
+        return (error as? any ErrorDetailing)?.detail ?? []
+    }
+}
+
+extension SenderTrust.Distrust: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        switch self {
+        case .otherKey(let device, let fileKey, let pinned):
+            [
+                .init("device", .string(device.lowercased)), .init("file_key_id", Self.keyID(fileKey)),
+                .init("pinned_key_ids", .array(pinned.map(Self.keyID))),
+            ]
+        case .notTheGivenKey(let device, let fileKey, let given):
+            [
+                .init("device", .string(device.lowercased)), .init("file_key_id", Self.keyID(fileKey)),
+                .init("given_key_id", Self.keyID(given)),
+            ]
+        case .givenKeyUnusable(let device, _, _):
+            [.init("device", .string(device.lowercased))]
+        case .fork(let fork, _, _, let recorded):
+            [
+                .init("device", .string(fork.device.lowercased)),
+                .init("held", Self.checkpoint(fork.first)), .init("theirs", Self.checkpoint(fork.second)),
+                .init("fork_recorded_now", .bool(recorded)),
+            ]
+        case .otherStart(let inspection, let held, let theirs):
+            [
+                .init("inspection", .string(inspection.lowercased)), .init("held_start", .string(held.lowercased)),
+                .init("their_start", .string(theirs.lowercased)),
+            ]
+        case .otherBytes(let inspection, let event):
+            [.init("inspection", .string(inspection.lowercased)), .init("event", .string(event.lowercased))]
+        }
+    }
+
+    static func keyID(_ verifierKey: String) -> JSONValue { .string(DeviceKeyFile.keyID(verifierKey)) }
+
+    static func checkpoint(_ seen: DeviceStreamEvent.SeenCheckpoint) -> JSONValue {
+        .object([.init("size", .integer(seen.size)), .init("root", .string(seen.root))])
+    }
+}
