@@ -26,13 +26,14 @@ extension FullDiskTests {
             return
         }
         defer { _ = try? unmount(point) }
-        let jqc = JQCRunner(ledger: point + "/ledger")
+        let jqc = JQCRunner(ledger: point + "/ledger").reportingKinds
         let id = try startInspection(jqc)
         #expect(unlink(point + "/ledger/store/lock.mdb") == 0)
         try fill(point, leaving: 0)
         let result = try jqc.run(command.map { $0 == "PREFIX" ? id : $0 })
         #expect(result.status == 1 && !result.signalled, "\(command): \(result.stdout)")
-        #expect(result.stderr.contains("no space left on the device holding \(point)/ledger"), "\(result.stderr)")
+        #expect(result.errorKind == "LedgerError.noSpace", "\(result.stderr)")
+        #expect((result.errorDetail?["path"] as? String)?.hasPrefix(point + "/ledger") == true, "\(result.stderr)")
         #expect(!result.stderr.contains("SIGBUS") && !result.stderr.contains("damaged"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: point + "/ledger/store/lock.mdb"), "a half-made lock file")
         try FileManager.default.removeItem(atPath: point + "/fill")

@@ -3,6 +3,7 @@ import InspectionDomain
 import InspectionStore
 import InspectionUseCases
 import LedgerCore
+import LedgerStore
 
 /// An error whose message names facts a script needs, given again as the
 /// members of the JSON error line's `"detail"` object (`JQC_ERRORS=json`),
@@ -55,5 +56,51 @@ extension SenderTrust.Distrust: ErrorDetailing {
 
     static func checkpoint(_ seen: DeviceStreamEvent.SeenCheckpoint) -> JSONValue {
         .object([.init("size", .integer(seen.size)), .init("root", .string(seen.root))])
+    }
+}
+
+extension SyncServiceUnit.UnitRefusal: ErrorDetailing {
+    var detail: [JSONValue.Member] { [.init("what", .string(what)), .init("value", .string(value))] }
+}
+
+extension LedgerError: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        switch self {
+        case .brokenChain(let position, _), .corruptRecord(let position, _):
+            [.init("position", .integer(position))]
+        case .eventIDReused(let id, let position):
+            [.init("event", .string(id.lowercased)), .init("position", .integer(position))]
+        case .versionConflict(let stream, let expected, let actual):
+            [
+                .init("stream", .string(stream.lowercased)), .init("expected", .integer(expected)),
+                .init("actual", .integer(actual)),
+            ]
+        case .noSpace(let path, let freeBytes):
+            [.init("path", .string(path)), .init("free_bytes", .integer(freeBytes))]
+        case .rolledBack(_, _, let recorded, let found, let replaced):
+            [
+                .init("recorded_position", .integer(recorded.position)),
+                .init("found_position", .integer(found.position)), .init("replaced", .bool(replaced)),
+            ]
+        default:
+            []
+        }
+    }
+}
+
+extension ReferenceDataError: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        guard case .duplicateIDs(let facilities, let templates) = self else { return [] }
+        return [
+            .init("facilities", .array(facilities.map(JSONValue.string))),
+            .init("templates", .array(templates.map(JSONValue.string))),
+        ]
+    }
+}
+
+extension TreeCheckError: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        guard let node = node?.node else { return [] }
+        return [.init("level", .integer(node.level)), .init("index", .integer(node.index))]
     }
 }
