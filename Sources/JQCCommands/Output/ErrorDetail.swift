@@ -104,3 +104,48 @@ extension TreeCheckError: ErrorDetailing {
         return [.init("level", .integer(node.level)), .init("index", .integer(node.index))]
     }
 }
+
+extension DomainError: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        switch self {
+        case .handedOver(let id, let to, _):
+            [.init("inspection", .string(id.lowercased)), .init("to", .string(to))]
+        case .readOnlyCopy(let id, let addressedTo):
+            [.init("inspection", .string(id.lowercased)), .init("addressed_to", .string(addressedTo.lowercased))]
+        case .inspectionNotEditable(let id, let status):
+            [.init("inspection", .string(id.lowercased)), .init("status", .string(status.rawValue))]
+        case .requiredFieldsEmpty(let id, let missing):
+            [
+                .init("inspection", .string(id.lowercased)),
+                .init("missing", .array(missing.map { .string("\($0.id)") })),
+            ]
+        case .valueRefused(let field, let input, _):
+            [.init("field", .string("\(field.id)")), .init("input", .string(input))]
+        case .unknownField(let reference, let template, _):
+            [.init("reference", .string(reference)), .init("template", .string(template))]
+        default:
+            []
+        }
+    }
+}
+
+extension RecordingError: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        switch self {
+        case .batchRefused(let id, let refusals, let accepted):
+            [
+                .init("inspection", .string(id.lowercased)), .init("answers", .integer(refusals.count + accepted)),
+                .init("refusals", .array(refusals.map(Self.refusal))),
+            ]
+        case .noLongerApplies(let id, let refusal):
+            [.init("inspection", .string(id.lowercased)), .init("refusal", Self.refusal(refusal))]
+        case .keptChanging(let id, let attempts):
+            [.init("inspection", .string(id.lowercased)), .init("attempts", .integer(attempts))]
+        }
+    }
+
+    /// One refusal as the JSON error line would give it: its kind, then its detail.
+    static func refusal(_ error: any Error) -> JSONValue {
+        .object([.init("kind", .string(ErrorKind(of: error).name))] + ErrorKind.detail(of: error))
+    }
+}
