@@ -213,10 +213,13 @@ import Testing
         // not the leaf the tree holds at its position.
         let result = try jqc("audit", scenario.parent)
         #expect(result.status == 1)
+        let proven = try scenario.report(scenario.parent, expectingStatus: 1)
+        let verification = proven["verification"] as? [String: Any]
+        #expect(verification?["method"] as? String == "proofs", "the Merkle tree's proofs")
+        let proofFinding = verification?["finding"] as? [String: Any]
         #expect(
-            result.stdout.contains(
-                "RESULT: NOT INTACT: record \(position) is not the record the Merkle tree holds at its position: "
-                    + "it was changed after it was written"), "\(result.stdout)")
+            proofFinding?["kind"] as? String == "changed" && proofFinding?["position"] as? Int == Int(position),
+            "record \(position) was changed after it was written: \(result.stdout)")
         #expect(result.stdout.contains("FAILS THE CHAIN CHECK"))
         // The full walk finds it by its chain hash.
         let walked = try jqc("audit", scenario.parent, "--full")
@@ -442,16 +445,19 @@ import Testing
             return try ProcessRun.run(
                 "/usr/bin/env", command + arguments, environment: ["JQC_HOME": copy, "NO_COLOR": "1", "HOME": output])
         }
-        let verify = try run("verify")
+        let verify = try run("--json", "verify")
         #expect(verify.status == 0, "\(verify.stderr)")
-        #expect(verify.stdout.hasPrefix("intact: \(scenario.eventCount) records verified"))
+        let verified = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
+        #expect(verified?["intact"] as? Bool == true && verified?["checked"] as? Int == scenario.eventCount)
         let digest = try run("digest")
         #expect(digest.stdout.hasPrefix("jqc-digest-v1:\(scenario.eventCount):"))
         let log = try run("log", "--inspection", scenario.parent)
         #expect(log.status == 0, "\(log.stderr)")
         let audit = try run("audit", scenario.parent)
         #expect(audit.status == 0, "\(audit.stderr)")
-        #expect(audit.stdout.contains("RESULT: INTACT"))
+        let report = try JSONSerialization.jsonObject(
+            with: Data(try run("--json", "audit", scenario.parent).stdout.utf8))
+        #expect(((report as? [String: Any])?["result"] as? [String: Any])?["verdict"] as? String == "INTACT")
         if asRoot { #expect(audit.stdout.contains("opened without LMDB's lock file")) }
         let html = try run("audit", scenario.parent, "--format", "html", "-o", output + "/r.html")
         #expect(html.status == 0, "\(html.stderr)")

@@ -82,9 +82,11 @@ import Testing
     @Test func aFlippedBitIsFoundTheViewRebuiltAndTheRowNeverShown() throws {
         let (completed, _) = try twoInspections()
         try flipABit(of: completed)
-        let listed = try run("inspections")
+        let listed = try run("--json", "inspections")
         #expect(!listed.stdout.contains("Siverside"))
-        #expect(listed.stdout.contains("Riverside Medical Center"))
+        let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        #expect(
+            rows?.contains { $0["facility_name"] as? String == "Riverside Medical Center" } == true, "\(listed.stdout)")
         #expect(listed.stderr.contains("the inspections view is damaged (row "))
         #expect(listed.stderr.contains("rebuilding it from the log"))
         // Rebuilt: the next listing is quiet.
