@@ -86,8 +86,14 @@ import Testing
         try note.stdout.write(toFile: file, atomically: true, encoding: .utf8)
         let anchored = try jqc("audit", scenario.parent, "--checkpoint", file)
         #expect(anchored.status == 0, "\(anchored.stderr)")
-        #expect(anchored.stdout.contains("against the checkpoint of "), "\(anchored.stdout)")
-        #expect(anchored.stdout.contains("with a consistency proof of"))
+        let given = try scenario.report(scenario.parent, "--checkpoint", file)
+        let checkpoint =
+            ((given["verification"] as? [String: Any])?["proof"] as? [String: Any])?["checkpoint"]
+            as? [String: Any]
+        #expect(
+            checkpoint?["anchor"] as? String == "file" && checkpoint?["source"] as? String == file,
+            "against the checkpoint of the file given: \(String(describing: checkpoint))")
+        #expect(checkpoint?["consistency_hashes"] is Int, "with a consistency proof of its hashes")
 
         // The forger changes the parent's third record and rewrites everything after it consistently.
         let position = try scenario.position(of: scenario.parent, where: "set Floors")

@@ -182,15 +182,18 @@ import Testing
             try json(JQCRunner.succeeded(salvaged("--json", "verify", "--full"))) as? [String: Any])
         // The template pinned, the reception, the sender's key pinned beside it, the answer.
         #expect(verify["intact"] as? Bool == true && verify["checked"] as? Int == 4, "\(verify)")
-        let audit = try JQCRunner.succeeded(salvaged("audit", sender.inspection))
-        #expect(audit.stdout.contains("proven against its signed checkpoint"), "\(audit.stdout)")
+        let audit = try #require(
+            try json(JQCRunner.succeeded(salvaged("audit", sender.inspection, "--format", "json"))) as? [String: Any])
+        let chains = (audit["timeline"] as? [[String: Any]])?.compactMap { $0["chain"] as? String } ?? []
+        #expect(chains.contains("sender_checkpoint"), "proven against its signed checkpoint: \(chains)")
     }
 
     @Test func receivingTheSameFileTwiceRecordsNothing() throws {
         try JQCRunner.succeeded(receiver("--as", "Ben", "receive", sender.file))
         let count = try logCount()
-        let again = try JQCRunner.succeeded(receiver("--as", "Ben", "receive", sender.file))
-        #expect(again.stdout.contains("nothing was recorded"))
+        let again = try #require(
+            try json(JQCRunner.succeeded(receiver("--as", "Ben", "--json", "receive", sender.file))) as? [String: Any])
+        #expect(again["recorded"] as? Bool == false, "nothing was recorded: \(again)")
         #expect(try logCount() == count)
     }
 

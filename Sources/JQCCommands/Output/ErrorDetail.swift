@@ -149,3 +149,18 @@ extension RecordingError: ErrorDetailing {
         .object([.init("kind", .string(ErrorKind(of: error).name))] + ErrorKind.detail(of: error))
     }
 }
+
+extension HandoverFile.Unreadable: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        switch self {
+        case .unexpectedByte(let offset, let byte): [.init("offset", .integer(offset)), .init("byte", .integer(byte))]
+        case .strict(let unreadable): [.init("reason", .string(ErrorKind(of: unreadable).name))]
+        }
+    }
+}
+
+extension DurableFileError: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        [.init("path", .string(path)), .init("step", .string(step)), .init("errno", .integer(code))]
+    }
+}
