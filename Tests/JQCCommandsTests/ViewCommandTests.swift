@@ -161,7 +161,7 @@ import Testing
         let text = try jqc.reportingKinds("rebuild", "--dry-run")
         #expect(text.status == 1)
         #expect(text.errorKind == "ViewCheckError.differences", "\(text.stderr)")
-        #expect(text.errorMessage?.contains("inspections, drafts") == true, "\(text.stderr)")
+        #expect(text.errorDetail?["views"] as? [String] == ["inspections", "drafts"], "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(
             lines.contains {

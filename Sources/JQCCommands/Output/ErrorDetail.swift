@@ -164,3 +164,10 @@ extension DurableFileError: ErrorDetailing {
         [.init("path", .string(path)), .init("step", .string(step)), .init("errno", .integer(code))]
     }
 }
+
+extension ViewCheckError: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        guard case .differences(_, let views) = self else { return [] }
+        return [.init("views", .array(views.map(JSONValue.string)))]
+    }
+}
