@@ -192,7 +192,8 @@ public enum JQC {
                 failure.say(stopped, kind: .stopped)
                 return ExitStatus.refused
             }
-            failure.say(TerminalText.safe(message(for: error)), kind: ErrorKind(of: error))
+            failure.say(
+                TerminalText.safe(message(for: error)), kind: ErrorKind(of: error), detail: ErrorKind.detail(of: error))
             return (error as? CommandExit)?.status ?? ExitStatus.refused
         }
         if let stopped = StopSignals.release(commandFailed: false) {

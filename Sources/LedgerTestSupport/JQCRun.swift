@@ -81,9 +81,15 @@ extension ProcessResult {
     /// The failure's message as the JSON line gives it (the text after `jqc: `).
     public var errorMessage: String? { errorMember("message") }
 
-    private func errorMember(_ name: String) -> String? {
+    /// The facts the failure names for scripts (the JSON line's `detail`:
+    /// a refused sender's key ids, a fork's checkpoints), or nil when it has none.
+    public var errorDetail: [String: Any]? { errorObject?["detail"] as? [String: Any] }
+
+    private func errorMember(_ name: String) -> String? { errorObject?[name] as? String }
+
+    private var errorObject: [String: Any]? {
         let line = stderr.split(separator: "\n").last { $0.hasPrefix("{\"error\":") }
         guard let line, let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) else { return nil }
-        return ((object as? [String: Any])?["error"] as? [String: Any])?[name] as? String
+        return (object as? [String: Any])?["error"] as? [String: Any]
     }
 }

@@ -80,7 +80,9 @@ import Testing
                 TemplateField(id: "sig", type: .signature, label: "Sign here"),
                 TemplateField(id: "notes", type: .text, label: "Notes"),
             ])
-        #expect(PhotoCapture.otherKind(of: field, in: state, capturing: type) == refusal)
+        let found = PhotoCapture.otherKind(of: field, in: state, capturing: type)
+        #expect(found?.description == refusal)
+        #expect(found?.holds == (refusal == nil ? nil : type == .image ? FieldType.signature : .image))
         state.status = .completed
         #expect(PhotoCapture.otherKind(of: field, in: state, capturing: type) == nil)
     }

@@ -87,9 +87,23 @@ import Testing
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n")
         #expect(lines.count == scenario.eventCount)
-        #expect(lines.contains { $0.contains("dana (unverified): set Floors (2) = 4") })
-        #expect(lines.contains { $0.contains("sync-worker: uploaded photo") })
-        #expect(lines.contains { $0.contains("discarded the draft: wrong facility") })
+        let events = try scenario.events()
+        #expect(events.count == scenario.eventCount)
+        let set = events.filter { ($0["payload"] as? [String: Any])?["field_id"] as? String == "2" }
+        #expect(
+            set.contains {
+                ($0["payload"] as? [String: Any])?["value"] as? Int == 4 && AuditScenario.actor($0) == "dana"
+                    && ($0["actor"] as? [String: Any])?["verified"] as? Bool == false
+            }, "dana (unverified): set Floors (2) = 4")
+        #expect(
+            events.contains {
+                $0["type"] as? String == "sync.photo_uploaded" && AuditScenario.actor($0) == "sync-worker"
+            })
+        #expect(
+            events.contains {
+                $0["type"] as? String == "inspection.discarded"
+                    && ($0["payload"] as? [String: Any])?["reason"] as? String == "wrong facility"
+            })
 
         let json = try jqc("log", "--json")
         let file = scenario.directory.appending("log.jsonl")
@@ -169,11 +183,17 @@ import Testing
         }
         let audit = try jqc("audit", String(scenario.discarded.prefix(8)))
         #expect(audit.status == 0, "\(audit.stderr)")
-        #expect(audit.stdout.contains("Status          discarded (hidden from every view; the log keeps it)"))
-        #expect(audit.stdout.contains("dana (unverified): discarded the draft: wrong facility"))
+        let report = try scenario.report(String(scenario.discarded.prefix(8)))
+        let inspection = try #require(report["inspection"] as? [String: Any])
+        #expect(
+            inspection["status"] as? String == "discarded"
+                && inspection["discard_reason"] as? String == "wrong facility")
+        let timeline = try #require(report["timeline"] as? [[String: Any]])
+        let discarding = timeline.first { $0["type"] as? String == "inspection.discarded" }
+        #expect(((discarding?["actor"] as? [String: Any])?["name"] as? String) == "dana")
+        #expect(((discarding?["actor"] as? [String: Any])?["verified"] as? Bool) == false)
         #expect(audit.stdout.contains(#"set Supervisor on site (2): (unanswered) → "Ann Lee""#))
-        let log = try jqc("log", "--inspection", scenario.discarded)
-        #expect(log.stdout.contains("discarded the draft"))
+        #expect(try scenario.envelopes(of: scenario.discarded).last?["type"] as? String == "inspection.discarded")
     }
 
     // MARK: - Tampering
@@ -193,18 +213,22 @@ import Testing
         // not the leaf the tree holds at its position.
         let result = try jqc("audit", scenario.parent)
         #expect(result.status == 1)
+        let proven = try scenario.report(scenario.parent, expectingStatus: 1)
+        let verification = proven["verification"] as? [String: Any]
+        #expect(verification?["method"] as? String == "proofs", "the Merkle tree's proofs")
+        let proofFinding = verification?["finding"] as? [String: Any]
         #expect(
-            result.stdout.contains(
-                "RESULT: NOT INTACT: record \(position) is not the record the Merkle tree holds at its position: "
-                    + "it was changed after it was written"), "\(result.stdout)")
+            proofFinding?["kind"] as? String == "changed" && proofFinding?["position"] as? Int == Int(position),
+            "record \(position) was changed after it was written: \(result.stdout)")
         #expect(result.stdout.contains("FAILS THE CHAIN CHECK"))
         // The full walk finds it by its chain hash.
         let walked = try jqc("audit", scenario.parent, "--full")
         #expect(walked.status == 1)
-        #expect(
-            walked.stdout.contains(
-                "RESULT: NOT INTACT: record \(position) was changed after it was written: its bytes no longer match"))
-        #expect(result.stderr.contains("NOT INTACT"))
+        let walkedFinding = try #require(
+            (try scenario.report(scenario.parent, "--full", expectingStatus: 1)["verification"] as? [String: Any])?[
+                "finding"] as? [String: Any])
+        #expect(walkedFinding["kind"] as? String == "changed" && walkedFinding["position"] as? Int == Int(position))
+        #expect(result.errorKind == "AuditFailure", "NOT INTACT: \(result.stderr)")
         let report = try scenario.report(scenario.parent, expectingStatus: 1)
         let finding = try #require((report["verification"] as? [String: Any])?["finding"] as? [String: Any])
         #expect(finding["kind"] as? String == "changed" && finding["position"] as? Int == Int(position))
@@ -222,7 +246,10 @@ import Testing
         try scenario.tamper { txn, events in _ = try txn.delete(events, BigEndian.bytes(position)) }
         let result = try jqc("audit", scenario.parent)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("RESULT: NOT INTACT: record \(position) was removed"))
+        let removed = try #require(
+            (try scenario.report(scenario.parent, expectingStatus: 1)["verification"] as? [String: Any])?["finding"]
+                as? [String: Any])
+        #expect(removed["kind"] as? String == "missing" && removed["position"] as? Int == Int(position), "\(removed)")
         #expect(
             result.stdout.contains(
                 "position \(position): the stream index names position \(position) as version 6 of this inspection, "
@@ -249,12 +276,15 @@ import Testing
 
         let result = try jqc("audit", scenario.parent)
         #expect(result.status == 1)
-        #expect(result.stdout.contains("RESULT: INTACT chain, but 2 problems found"))
-        #expect(result.stdout.contains("photos: 2 of 3 stored files MISSING or ALTERED"))
         let actual = SHA256Hasher().digest([UInt8](forged)).hex
-        #expect(result.stdout.contains("FILE ALTERED (now hashes to \(actual))"))
-        #expect(result.stdout.contains("FILE MISSING"))
         let report = try scenario.report(scenario.parent, expectingStatus: 1)
+        let verdict = try #require(report["result"] as? [String: Any])
+        #expect(verdict["verdict"] as? String == "PROBLEMS" && (verdict["problems"] as? [Any])?.count == 2)
+        #expect((report["verification"] as? [String: Any])?["intact"] as? Bool == true, "an intact chain")
+        let statuses = (report["photos"] as? [[String: Any]])?.map {
+            ($0["file"] as? [String: Any])?["status"] as? String
+        }
+        #expect(statuses == ["altered", "missing", "matches"], "2 of 3 stored files missing or altered")
         let checked = try #require(report["photos"] as? [[String: Any]])
         #expect((checked[0]["file"] as? [String: Any])?["actual_sha256"] as? String == actual)
         #expect((checked[1]["file"] as? [String: Any])?["status"] as? String == "missing")
@@ -271,12 +301,17 @@ import Testing
         // The proofs name the stream's first lost record; the full walk names the truncation.
         let proven = try jqc("audit", scenario.discarded)
         #expect(proven.status == 1)
-        #expect(proven.stdout.contains("RESULT: NOT INTACT: record \(count - 2) was removed"), "\(proven.stdout)")
+        let lost = try #require(
+            (try scenario.report(scenario.discarded, expectingStatus: 1)["verification"] as? [String: Any])?["finding"]
+                as? [String: Any])
+        #expect(lost["kind"] as? String == "missing" && lost["position"] as? Int == Int(count - 2), "\(lost)")
         let result = try jqc("audit", scenario.discarded, "--full")
         #expect(result.status == 1)
-        #expect(
-            result.stdout.contains(
-                "RESULT: NOT INTACT: the log was truncated: it had \(count) records, now it ends at \(count - 3)"))
+        let truncated = try #require(
+            (try scenario.report(scenario.discarded, "--full", expectingStatus: 1)["verification"] as? [String: Any])?[
+                "finding"] as? [String: Any])
+        #expect(truncated["kind"] as? String == "truncated", "\(truncated)")
+        #expect(truncated["position"] as? Int == Int(count - 2), "it had \(count) records, now it ends at \(count - 3)")
         #expect(result.stdout.contains("position \(count): the stream index names position \(count)"))
         let verify = try jqc("verify")
         #expect(verify.status == 1 && verify.stderr.contains("truncated"))
@@ -288,21 +323,23 @@ import Testing
         let digest = scenario.digestAfterSubmit
         let result = try jqc("audit", scenario.parent, "--digest", digest)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("digest: the log extends the digest \(digest)"))
         let report = try scenario.report(scenario.parent, "--digest", digest)
         #expect((report["verification"] as? [String: Any])?["digest"] as? String == digest)
+        #expect((report["verification"] as? [String: Any])?["intact"] as? Bool == true, "the log extends the digest")
 
         let forged = String(digest.dropLast()) + (digest.hasSuffix("0") ? "1" : "0")
         let mismatch = try jqc("audit", scenario.parent, "--digest", forged)
         #expect(mismatch.status == 1)
-        #expect(mismatch.stdout.contains("RESULT: NOT INTACT: the log no longer extends the digest"))
+        let mismatched = try scenario.report(scenario.parent, "--digest", forged, expectingStatus: 1)
+        let finding = (mismatched["verification"] as? [String: Any])?["finding"] as? [String: Any]
+        #expect(finding?["kind"] as? String == "digest_mismatch", "the log no longer extends the digest: \(mismatched)")
     }
 
     @Test func noVerifySkipsTheWalkAndSaysSo() throws {
         let result = try jqc("audit", scenario.parent, "--no-verify")
         #expect(result.status == 0)
-        #expect(result.stdout.contains("RESULT: NOT VERIFIED (--no-verify)"))
         let report = try scenario.report(scenario.parent, "--no-verify")
+        #expect((report["result"] as? [String: Any])?["verdict"] as? String == "NOT VERIFIED")
         #expect((report["verification"] as? [String: Any])?["intact"] is NSNull)
     }
 
@@ -408,16 +445,19 @@ import Testing
             return try ProcessRun.run(
                 "/usr/bin/env", command + arguments, environment: ["JQC_HOME": copy, "NO_COLOR": "1", "HOME": output])
         }
-        let verify = try run("verify")
+        let verify = try run("--json", "verify")
         #expect(verify.status == 0, "\(verify.stderr)")
-        #expect(verify.stdout.hasPrefix("intact: \(scenario.eventCount) records verified"))
+        let verified = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
+        #expect(verified?["intact"] as? Bool == true && verified?["checked"] as? Int == scenario.eventCount)
         let digest = try run("digest")
         #expect(digest.stdout.hasPrefix("jqc-digest-v1:\(scenario.eventCount):"))
         let log = try run("log", "--inspection", scenario.parent)
         #expect(log.status == 0, "\(log.stderr)")
         let audit = try run("audit", scenario.parent)
         #expect(audit.status == 0, "\(audit.stderr)")
-        #expect(audit.stdout.contains("RESULT: INTACT"))
+        let report = try JSONSerialization.jsonObject(
+            with: Data(try run("--json", "audit", scenario.parent).stdout.utf8))
+        #expect(((report as? [String: Any])?["result"] as? [String: Any])?["verdict"] as? String == "INTACT")
         if asRoot { #expect(audit.stdout.contains("opened without LMDB's lock file")) }
         let html = try run("audit", scenario.parent, "--format", "html", "-o", output + "/r.html")
         #expect(html.status == 0, "\(html.stderr)")
@@ -586,6 +626,19 @@ final class AuditScenario: @unchecked Sendable {
         }
         return object
     }
+
+    /// Every event of the log, as `jqc log --json` exports them.
+    func events() throws -> [[String: Any]] {
+        try run("log", "--json").stdout.split(separator: "\n").map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw Failure("not an object: \(line)")
+            }
+            return object
+        }
+    }
+
+    /// The name of the actor an exported event records.
+    static func actor(_ event: [String: Any]) -> String? { (event["actor"] as? [String: Any])?["name"] as? String }
 
     func envelopes(of id: String) throws -> [[String: Any]] {
         try run("log", "--inspection", id, "--json").stdout.split(separator: "\n").map { line in

@@ -58,15 +58,25 @@ import Testing
         }
         let proven = try jqc("audit", scenario.parent)
         #expect(proven.status == 0, "\(proven.stderr)")
-        #expect(proven.stdout.contains("RESULT: INTACT"))
+        let report = try scenario.report(scenario.parent)
+        #expect((report["result"] as? [String: Any])?["verdict"] as? String == "INTACT")
         #expect(
             proven.stdout.contains("records of other inspections are not this audit's concern and were not checked"))
         // The other inspection's own audit, and the full walk, catch it.
         let own = try jqc("audit", scenario.discarded)
-        #expect(own.status == 1 && own.stdout.contains("RESULT: NOT INTACT: record \(position) "), "\(own.stdout)")
+        #expect(own.status == 1, "\(own.stdout)")
+        let ownFinding =
+            (try scenario.report(scenario.discarded, expectingStatus: 1)["verification"] as? [String: Any])?[
+                "finding"] as? [String: Any]
+        #expect(
+            ownFinding?["position"] as? Int == Int(position),
+            "NOT INTACT: record \(position): \(String(describing: ownFinding))")
         let walked = try jqc("audit", scenario.parent, "--full")
         #expect(walked.status == 1)
-        #expect(walked.stdout.contains("RESULT: NOT INTACT: record \(position) was changed"), "\(walked.stdout)")
+        let walkedFinding =
+            (try scenario.report(scenario.parent, "--full", expectingStatus: 1)["verification"]
+            as? [String: Any])?["finding"] as? [String: Any]
+        #expect(walkedFinding?["kind"] as? String == "changed" && walkedFinding?["position"] as? Int == Int(position))
     }
 
     @Test func aCheckpointFromBeforeAConsistentRewriteFails() throws {
@@ -76,8 +86,14 @@ import Testing
         try note.stdout.write(toFile: file, atomically: true, encoding: .utf8)
         let anchored = try jqc("audit", scenario.parent, "--checkpoint", file)
         #expect(anchored.status == 0, "\(anchored.stderr)")
-        #expect(anchored.stdout.contains("against the checkpoint of "), "\(anchored.stdout)")
-        #expect(anchored.stdout.contains("with a consistency proof of"))
+        let given = try scenario.report(scenario.parent, "--checkpoint", file)
+        let checkpoint =
+            ((given["verification"] as? [String: Any])?["proof"] as? [String: Any])?["checkpoint"]
+            as? [String: Any]
+        #expect(
+            checkpoint?["anchor"] as? String == "file" && checkpoint?["source"] as? String == file,
+            "against the checkpoint of the file given: \(String(describing: checkpoint))")
+        #expect(checkpoint?["consistency_hashes"] is Int, "with a consistency proof of its hashes")
 
         // The forger changes the parent's third record and rewrites everything after it consistently.
         let position = try scenario.position(of: scenario.parent, where: "set Floors")

@@ -19,6 +19,12 @@ import Testing
         try JQCRunner.succeeded(jqc("--as", "Dana", "photo", inspection, "Photo of problem area", photo))
     }
 
+    /// The object a `--json` run printed; the run must succeed.
+    func object(_ result: ProcessResult) throws -> [String: Any] {
+        let output = try JQCRunner.succeeded(result).stdout
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+    }
+
     func digest(_ runner: JQCRunner) throws -> String {
         try JQCRunner.succeeded(runner("digest")).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -27,9 +33,9 @@ import Testing
         let before = try JQCRunner.succeeded(jqc("--json", "show", inspection)).stdout
         let digest = try digest(jqc)
         let backup = directory.appending("backup")
-        let result = try JQCRunner.succeeded(jqc("backup", backup))
-        #expect(result.stdout.contains("Verified: the copy's chain is intact"))
-        #expect(result.stdout.contains(", 1 photo, "), "\(result.stdout)")
+        let result = try object(jqc("--json", "backup", backup))
+        #expect(result["verified"] as? Bool == true, "the copy's chain is intact")
+        #expect(result["photos"] as? Int == 1, "\(result)")
         let mode = try FileManager.default.attributesOfItem(atPath: backup + "/store/data.mdb")[.posixPermissions]
         #expect(mode as? Int == 0o600)
 
@@ -57,8 +63,8 @@ import Testing
     @Test func salvageOfAnIntactLedgerKeepsEveryRecordAndItsDigest() throws {
         let digest = try digest(jqc)
         let target = directory.appending("salvaged")
-        let result = try JQCRunner.succeeded(jqc("salvage", target))
-        #expect(result.stdout.contains("Every record found in the store verified"))
+        let result = try object(jqc("--json", "salvage", target))
+        #expect(result["first_break"] is NSNull && result["records_after_break"] as? Int == 0, "every record verified")
         let salvaged = JQCRunner(ledger: target)
         #expect(try self.digest(salvaged) == digest)
         try JQCRunner.succeeded(salvaged("show", inspection))
@@ -80,13 +86,14 @@ import Testing
         try changeRecord(at: 5)
         let data = FileManager.default.contents(atPath: home + "/store/data.mdb")
         let target = directory.appending("salvaged")
-        let result = try JQCRunner.succeeded(jqc("salvage", target))
-        #expect(result.stdout.contains("Salvaged 4 records (positions 1–4)"), "\(result.stdout)")
-        #expect(result.stdout.contains("Lost: everything from position 5 on"))
-        #expect(result.stdout.contains("record 5 fails its chain check"))
+        let result = try object(jqc("--json", "salvage", target))
+        #expect(result["records"] as? Int == 4, "salvaged positions 1–4: \(result)")
+        #expect((result["records_after_break"] as? Int ?? 0) > 0, "lost: everything from position 5 on")
+        #expect((result["first_break"] as? String)?.hasPrefix("record 5 ") == true, "\(result)")
         #expect(FileManager.default.contents(atPath: home + "/store/data.mdb") == data, "salvage changed the source")
         let salvaged = JQCRunner(ledger: target)
-        #expect(try JQCRunner.succeeded(salvaged("verify")).stdout.contains("intact: 4 records"))
+        let verified = try object(salvaged("--json", "verify"))
+        #expect(verified["intact"] as? Bool == true && verified["checked"] as? Int == 4, "\(verified)")
         try JQCRunner.succeeded(salvaged("show", inspection))
     }
 
@@ -106,8 +113,8 @@ import Testing
         try data.write(to: URL(fileURLWithPath: path))
         #expect(try jqc("verify").status == 1)
         let target = directory.appending("salvaged")
-        let result = try JQCRunner.succeeded(jqc("salvage", target))
-        #expect(result.stdout.contains("read through a repaired copy"), "\(result.stdout)")
+        let result = try object(jqc("--json", "salvage", target))
+        #expect(result["meta_pages_repaired"] as? Bool == true, "read through a repaired copy: \(result)")
         #expect(FileManager.default.contents(atPath: path) == data, "salvage changed the source")
         let salvaged = JQCRunner(ledger: target)
         let verify = try JQCRunner.succeeded(salvaged("--json", "verify"))

@@ -101,10 +101,14 @@ import Testing
         ])
         #expect(set.status == 1)
         #expect(set.errorKind == "RecordingError.batchRefused", "\(set.stderr)")
-        #expect(set.stderr.contains("3 of 5 answers do not fit"))
-        for named in ["field 3 \"Field 3\"", "field 2 \"Field 2\"", "No field \"Nowhere\""] {
-            #expect(set.stderr.contains(named), "\(named) missing from: \(set.stderr)")
-        }
+        let detail = try #require(set.errorDetail, "\(set.stderr)")
+        let refusals = try #require(detail["refusals"] as? [[String: Any]])
+        #expect(refusals.count == 3 && detail["answers"] as? Int == 5, "3 of 5 answers do not fit: \(set.stderr)")
+        #expect(
+            refusals.map { $0["kind"] as? String } == [
+                "DomainError.valueRefused", "DomainError.valueRefused", "DomainError.unknownField",
+            ])
+        #expect(refusals.map { ($0["field"] ?? $0["reference"]) as? String } == ["3", "2", "Nowhere"], "\(set.stderr)")
         #expect(try committedTransactions() == transactions)
         #expect(try eventCount() == events)
         #expect(try answers(id)["1"] is NSNull)

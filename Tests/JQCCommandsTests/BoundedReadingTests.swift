@@ -19,7 +19,7 @@ import Testing
 
     @Test(arguments: prefixes)
     func aGibibyteFileUnderATwoGibibyteLimitIsRefusedNotKilled(_ prefix: String) throws {
-        let jqc = JQCRunner(ledger: directory.appending("r"), environment: ["JQC_AS_TEST": "1"])
+        let jqc = JQCRunner(ledger: directory.appending("r"), environment: ["JQC_AS_TEST": "1"]).reportingKinds
         try JQCRunner.succeeded(jqc("init"))
         let before = try JQCRunner.succeeded(jqc("--json", "log")).stdout
         let path = directory.appending("big.json")
@@ -34,9 +34,9 @@ import Testing
             "/bin/bash", ["-c", command, Products.executable("jqc"), path], environment: jqc.environment)
         #expect(!result.signalled, "ended by signal \(result.status): \(result.stderr)")
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stderr.contains("UNREADABLE: the file is not well-formed JSON (byte 0x0 at offset "))
-        #expect(result.stderr.contains("\(prefix.utf8.count) cannot appear there)"), "\(result.stderr)")
-        #expect(result.stderr.contains("nothing was recorded"))
+        #expect(result.errorKind == "HandoverFile.Unreadable.unexpectedByte", "not well-formed JSON: \(result.stderr)")
+        #expect(result.errorDetail?["byte"] as? Int == 0, "byte 0x0: \(result.stderr)")
+        #expect(result.errorDetail?["offset"] as? Int == prefix.utf8.count, "\(result.stderr)")
         #expect(try JQCRunner.succeeded(jqc("--json", "log")).stdout == before)
         let photos = try FileManager.default.contentsOfDirectory(atPath: jqc.ledger + "/photos")
         #expect(photos.filter { !$0.hasPrefix(".") }.isEmpty, "\(photos)")
@@ -146,7 +146,7 @@ import Testing
     /// otherwise), not ended by a signal, and no staging file is left.
     @Test(arguments: [#""d\u0061ta""#, #""\u0064\u0061\u0074\u0061""#, #""data""#])
     func anEscapedDataNameIsStagedLikeThePlainOne(_ name: String) throws {
-        let jqc = JQCRunner(ledger: directory.appending("r"), environment: ["JQC_AS_TEST": "1"])
+        let jqc = JQCRunner(ledger: directory.appending("r"), environment: ["JQC_AS_TEST": "1"]).reportingKinds
         try JQCRunner.succeeded(jqc("init"))
         let path = directory.appending("escaped.json")
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
@@ -161,8 +161,8 @@ import Testing
         let result = try receiveLimited(jqc, path, kibibytes: 2 << 20)
         #expect(!result.signalled, "ended by signal \(result.status): \(result.stderr)")
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stderr.contains("UNREADABLE: "), "\(result.stderr)")
-        #expect(result.stderr.contains("nothing was recorded"), "\(result.stderr)")
+        #expect(result.errorKind == "HandoverFile.Unreadable.strict", "UNREADABLE: \(result.stderr)")
+        #expect(result.errorDetail?["reason"] as? String == "BundleUnreadable.missingMember", "\(result.stderr)")
         let staging = jqc.ledger + "/photos/.incoming"
         let left = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
         #expect(left.isEmpty, "\(left)")

@@ -71,9 +71,9 @@ import Testing
 
     @Test func initTakesAWitness() throws {
         let other = JQCRunner(ledger: directory.appending("other"))
-        let made = try other("init", "--witness", "https://w.example/api/v1")
+        let made = try other("--json", "init", "--witness", "https://w.example/api/v1")
         #expect(made.status == 0, "\(made.stderr)")
-        #expect(made.stdout.contains("Witness https://w.example/api/v1"))
+        #expect(try JSONValue(parsing: made.stdout)["witness_url"]?.stringValue == "https://w.example/api/v1")
         #expect(try other("config", "get", "witness").stdout == "https://w.example/api/v1\n")
         let refused = try JQCRunner(ledger: directory.appending("third")).reportingKinds(
             "init", "--witness", "w.example")
@@ -92,12 +92,16 @@ import Testing
         let none = try jqc.run(Array(start.dropFirst()))
         #expect(none.status == 1)
         #expect(none.errorKind == "JQCError.noActor", "\(none.stderr)")
-        #expect(try jqc("config", "set", "actor", "  Casey  ").stdout == "actor set to Casey.\n")
+        let set = try JSONValue(parsing: try jqc("--json", "config", "set", "actor", "  Casey  ").stdout)
+        #expect(set["key"]?.stringValue == "actor" && set["value"]?.stringValue == "Casey", "actor set to Casey")
         #expect(try startedBy(jqc.run(start)) == "Casey")
         #expect(try startedBy(jqc.run(start, environmentOverride: ["JQC_ACTOR": "Robin"])) == "Robin")
         #expect(try startedBy(jqc.run(["--as", "Sam"] + start, environmentOverride: ["JQC_ACTOR": "Robin"])) == "Sam")
-        let listed = try jqc.run(["config", "list"], environmentOverride: ["JQC_ACTOR": "Robin"])
-        #expect(listed.stdout.contains("actor   Robin (from JQC_ACTOR)\n"), "\(listed.stdout)")
+        let listed = try jqc.run(["--json", "config", "get", "actor"], environmentOverride: ["JQC_ACTOR": "Robin"])
+        let actor = try JSONValue(parsing: listed.stdout)
+        #expect(
+            actor["value"]?.stringValue == "Robin" && actor["source"]?.stringValue == "environment",
+            "actor Robin (from JQC_ACTOR): \(listed.stdout)")
         let blank = try jqc.run(start, environmentOverride: ["JQC_ACTOR": "\u{200B}"])
         #expect(blank.status == 1)
         #expect(blank.errorKind == "LedgerSettingError.invisibleName", "\(blank.stderr)")

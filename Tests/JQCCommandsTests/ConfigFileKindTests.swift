@@ -37,9 +37,10 @@ import Testing
         // What it says to do works: moved away and restored, the ledger is whole.
         try FileManager.default.moveItem(atPath: config, toPath: config + ".moved")
         #expect(FileManager.default.createFile(atPath: config, contents: kept))
-        let listed = try jqc("inspections")
+        let listed = try jqc("--json", "inspections")
         #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout.contains("Restroom QC"))
+        let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.contains { $0["template_name"] as? String == "Restroom QC" } == true, "\(listed.stdout)")
     }
 
     @Test func aDirectoryWithNoStoreAdvisesInitWhichThenWorks() throws {

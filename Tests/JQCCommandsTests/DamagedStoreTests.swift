@@ -217,8 +217,8 @@ import Testing
         for command in [["show", inspection], ["--as", "Dana", "set", inspection, "Floors", "2"]] {
             let result = try jqc.run(command)
             #expect(result.status == 1 && !result.signalled, "jqc \(command): \(result.stdout)")
-            #expect(result.stderr.contains("record 5 fails its chain check"), "jqc \(command): \(result.stderr)")
             #expect(result.errorKind == "LedgerError.brokenChain", "jqc \(command): \(result.stderr)")
+            #expect(result.errorDetail?["position"] as? Int == 5, "record 5 fails its chain check: \(result.stderr)")
         }
         #expect(try storedEvents() == before, "an event was recorded on top of a changed record")
         let verify = try jqc("verify")
@@ -231,7 +231,10 @@ import Testing
         try changeRecord(at: head)
         let result = try jqc("--as", "Dana", "set", inspection, "Floors", "2")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("record \(head) fails its chain check"), "\(result.stderr)")
+        #expect(result.errorKind == "LedgerError.brokenChain", "\(result.stderr)")
+        #expect(
+            result.errorDetail?["position"] as? Int == Int(head),
+            "record \(head) fails its chain check: \(result.stderr)")
         #expect(try storedEvents() == Int(head))
     }
 }

@@ -95,20 +95,32 @@ import Testing
         #expect(object["key_file"] as? String == "device.key is the key in force")
     }
 
+    /// The object a `--json` run printed; the run must succeed.
+    func object(_ result: ProcessResult) throws -> [String: Any] {
+        let output = try JQCRunner.succeeded(result).stdout
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+    }
+
     @Test func aRotationIsRecordedAndTheNewKeySigns() throws {
         let (ledger, _) = try Self.signedLedger()
-        let rotated = try JQCRunner.succeeded(ledger.jqc("key", "rotate"))
-        #expect(rotated.stdout.contains("which endorsed it"), "\(rotated.stdout)")
-        let listed = try JQCRunner.succeeded(ledger.jqc("key")).stdout
-        #expect(listed.contains("replaced") && listed.contains("in force"), "\(listed)")
-        #expect(listed.contains("The log published 2 keys"))
+        let rotated = try object(ledger.jqc("--json", "key", "rotate"))
+        #expect(
+            rotated["endorsed"] as? Bool == true && rotated["previous"] is String, "the old key endorsed it: \(rotated)"
+        )
+        let listed = try object(ledger.jqc("--json", "key"))
+        let published = try #require(listed["published"] as? [[String: Any]])
+        #expect(published.count == 2, "the log published 2 keys: \(listed)")
+        #expect(
+            published.last?["key"] as? String == rotated["key"] as? String
+                && listed["in_force"] as? String == rotated["key"] as? String)
+        #expect(published.first?["key"] as? String == rotated["previous"] as? String, "the first one replaced")
         try JQCRunner.succeeded(ledger.jqc("checkpoint"))
         // A lost key needs saying so.
         unlink(ledger.keyPath)
         let refused = try ledger.jqc("key", "rotate")
         #expect(refused.status == 1 && refused.stderr.contains("--old-key-lost"), "\(refused.stderr)")
-        let lost = try JQCRunner.succeeded(ledger.jqc("key", "rotate", "--old-key-lost"))
-        #expect(lost.stdout.contains("recorded as lost"), "\(lost.stdout)")
+        let lost = try object(ledger.jqc("--json", "key", "rotate", "--old-key-lost"))
+        #expect(lost["endorsed"] as? Bool == false, "the old key recorded as lost: \(lost)")
         try JQCRunner.succeeded(ledger.jqc("checkpoint"))
     }
 }

@@ -84,7 +84,11 @@ import Testing
         let id = try start("Restroom QC")
         let first = try fill(id, ["4", "q"])
         #expect(first.status == 0, "\(first.stdout)")
-        #expect(first.stdout.contains("Still required: Toilets and urinals, Soap dispensers stocked"))
+        let stopped = try JSONSerialization.jsonObject(with: Data(try jqc("show", id, "--json").stdout.utf8))
+        let missing = ((stopped as? [String: Any])?["missing_required"] as? [Any])?.map {
+            ($0 as? String) ?? (($0 as? [String: Any])?["id"] as? String) ?? "\($0)"
+        }
+        #expect(missing == ["3", "5"], "still required: Toilets and urinals, Soap dispensers stocked")
         #expect(first.stdout.contains("Continue with 'jqc fill \(id.prefix(8))'"))
         #expect(try values(id)["2"] as? Int == 4, "the answer given before stopping is recorded")
 

@@ -79,12 +79,15 @@ import Testing
         try share(inspection, from: c, to: a, "c1.json", as: "Al")
 
         let audit = try a("audit", inspection)
+        let verdict =
+            ((try JSONSerialization.jsonObject(with: Data(try a("--json", "audit", inspection).stdout.utf8))
+            as? [String: Any])?["result"] as? [String: Any])?["verdict"] as? String
         guard forged else {
-            #expect(audit.status == 0 && audit.stdout.contains("RESULT: INTACT\n"), "\(audit.stdout)\(audit.stderr)")
+            #expect(audit.status == 0 && verdict == "INTACT", "\(audit.stdout)\(audit.stderr)")
             return
         }
         #expect(audit.status == 1, "\(audit.stdout)\(audit.stderr)")
-        #expect(!audit.stdout.contains("RESULT: INTACT"), "\(audit.stdout)")
+        #expect(verdict != "INTACT", "\(audit.stdout)")
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(try a("audit", "--format", "json", inspection).stdout.utf8))
                 as? [String: Any])

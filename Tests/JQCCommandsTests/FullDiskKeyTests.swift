@@ -26,13 +26,14 @@ extension FullDiskTests {
             return
         }
         defer { _ = try? unmount(point) }
-        let jqc = JQCRunner(ledger: point + "/ledger")
+        let jqc = JQCRunner(ledger: point + "/ledger").reportingKinds
         let id = try startInspection(jqc)
         #expect(unlink(point + "/ledger/store/lock.mdb") == 0)
         try fill(point, leaving: 0)
         let result = try jqc.run(command.map { $0 == "PREFIX" ? id : $0 })
         #expect(result.status == 1 && !result.signalled, "\(command): \(result.stdout)")
-        #expect(result.stderr.contains("no space left on the device holding \(point)/ledger"), "\(result.stderr)")
+        #expect(result.errorKind == "LedgerError.noSpace", "\(result.stderr)")
+        #expect((result.errorDetail?["path"] as? String)?.hasPrefix(point + "/ledger") == true, "\(result.stderr)")
         #expect(!result.stderr.contains("SIGBUS") && !result.stderr.contains("damaged"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: point + "/ledger/store/lock.mdb"), "a half-made lock file")
         try FileManager.default.removeItem(atPath: point + "/fill")
@@ -47,7 +48,7 @@ extension FullDiskTests {
             return
         }
         defer { _ = try? unmount(point) }
-        let jqc = JQCRunner(ledger: point + "/ledger")
+        let jqc = JQCRunner(ledger: point + "/ledger").reportingKinds
         let id = try startInspection(jqc)
         let key = point + "/ledger/device.key"
         // A ledger whose key was never published (no checkpoint yet) and is gone:
@@ -65,7 +66,9 @@ extension FullDiskTests {
                 #expect(!result.signalled)
                 if result.status != 0 {
                     refusals += 1
-                    #expect(result.stderr.lowercased().contains("no space left"), "\(command): \(result.stderr)")
+                    let full =
+                        result.errorKind == "LedgerError.noSpace" || result.errorDetail?["errno"] as? Int == Int(ENOSPC)
+                    #expect(full, "no space left: \(command): \(result.stderr)")
                     // A key may stay only once the log published it (the signing
                     // committed, a later write failed): then it is the device's key.
                     if FileManager.default.fileExists(atPath: key) {

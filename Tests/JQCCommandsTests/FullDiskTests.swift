@@ -56,11 +56,13 @@ import Testing
         for free in [4, 8, 40] {
             try? FileManager.default.removeItem(atPath: point + "/fill")
             try fill(point, leaving: free)
-            let jqc = JQCRunner(ledger: point + "/ledger")
+            let jqc = JQCRunner(ledger: point + "/ledger").reportingKinds
             let result = try jqc("init")
             #expect(result.status == 1 && !result.signalled, "init with \(free) KiB free: \(result.stderr)")
-            #expect(result.stderr.contains("no space left on the device holding \(point)/ledger ("), "\(result.stderr)")
-            #expect(result.stderr.contains("KiB free)"))
+            #expect(result.errorKind == "LedgerError.noSpace", "\(result.stderr)")
+            let detail = result.errorDetail
+            #expect((detail?["path"] as? String)?.hasPrefix(point + "/ledger") == true, "\(result.stderr)")
+            #expect(detail?["free_bytes"] is Int, "how much is free: \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: point + "/ledger"), "init left a half-made ledger")
         }
     }
@@ -72,7 +74,7 @@ import Testing
             return
         }
         defer { _ = try? unmount(point) }
-        let jqc = JQCRunner(ledger: point + "/ledger")
+        let jqc = JQCRunner(ledger: point + "/ledger").reportingKinds
         let id = try startInspection(jqc)
         try fill(point, leaving: 0)
         let note = String(repeating: "x", count: 3000)
@@ -87,7 +89,8 @@ import Testing
         }
         let result = try #require(refused, "eight recordings fitted on a full disk")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("no space left on the device holding \(point)/ledger"), "\(result.stderr)")
+        #expect(result.errorKind == "LedgerError.noSpace", "\(result.stderr)")
+        #expect((result.errorDetail?["path"] as? String)?.hasPrefix(point + "/ledger") == true, "\(result.stderr)")
         try FileManager.default.removeItem(atPath: point + "/fill")
         let verify = try jqc("verify")
         #expect(verify.status == 0, "\(verify.stderr)")
@@ -100,7 +103,7 @@ import Testing
             return
         }
         defer { _ = try? unmount(point) }
-        let jqc = JQCRunner(ledger: point + "/ledger")
+        let jqc = JQCRunner(ledger: point + "/ledger").reportingKinds
         let id = try startInspection(jqc)
         // Room for a small photo file, not for the pages its commit writes.
         try fill(point, leaving: 8)
@@ -110,7 +113,7 @@ import Testing
             let result = try jqc("--as", "Dana", "photo", id, "Photo of problem area", file)
             #expect(!result.signalled)
             if result.status != 0 {
-                #expect(result.stderr.contains("no space left on the device"), "\(result.stderr)")
+                #expect(result.errorKind == "LedgerError.noSpace", "no space left on the device: \(result.stderr)")
                 failed = true
                 break
             }

@@ -61,13 +61,15 @@ import Testing
     func theSenderRefusesRecordingNamingWhereItWent(_ command: [String]) throws {
         var arguments = ["--as", "Dana", command[0], sender.inspection]
         arguments += command.dropFirst()
-        let result = try sender.jqc.run(arguments)
+        let result = try sender.jqc.reportingKinds.run(arguments)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("handed over to \"Ben\""), "\(result.stderr)")
+        #expect(result.errorKind == "DomainError.handedOver", "\(result.stderr)")
+        #expect(result.errorDetail?["to"] as? String == "\"Ben\"", "handed over to Ben: \(result.stderr)")
     }
 
     @Test func theSenderNeitherListsItAsADraftNorSendsIt() throws {
-        #expect(try JQCRunner.succeeded(sender.jqc("drafts")).stdout.contains("No drafts"))
+        #expect(
+            try #require(try json(JQCRunner.succeeded(sender.jqc("--json", "drafts"))) as? [Any]).isEmpty, "no drafts")
         let shown = try JQCRunner.succeeded(sender.jqc("show", sender.inspection)).stdout
         #expect(shown.contains("handed over to \"Ben\""), "\(shown)")
         let outbox = try #require(try json(sender.jqc("--json", "outbox")) as? [Any])
@@ -128,7 +130,11 @@ import Testing
         try JQCRunner.succeeded(receiver("views", "--check"))
         try JQCRunner.succeeded(receiver("verify", "--full"))
         // The sender's words are kept as the sender's: the log names Dana.
-        #expect(try JQCRunner.succeeded(receiver("log", "--inspection", id)).stdout.contains("received from device"))
+        let types = try JQCRunner.succeeded(receiver("--json", "log", "--inspection", id)).stdout.split(separator: "\n")
+            .map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["type"] as? String
+            }
+        #expect(types.contains("inspection.received"), "received from device: \(types)")
     }
 
     @Test func theReceiversAuditNamesBothDevicesAndProvesTheSendersPart() throws {
@@ -167,29 +173,34 @@ import Testing
         try JQCRunner.succeeded(receiver("--as", "Ben", "set", sender.inspection, "Odor=Acceptable"))
         let shown = try JQCRunner.succeeded(receiver("--json", "show", sender.inspection)).stdout
         let target = directory.appending("salvaged")
-        let salvage = try JQCRunner.succeeded(receiver("salvage", target))
-        #expect(salvage.stdout.contains("Every record found in the store verified"), "\(salvage.stdout)")
+        let salvage = try #require(
+            try json(JQCRunner.succeeded(receiver("--json", "salvage", target))) as? [String: Any])
+        #expect(salvage["first_break"] is NSNull, "every record found in the store verified: \(salvage)")
         let salvaged = JQCRunner(ledger: target, environment: ["JQC_AS_TEST": "1"])
         #expect(try JQCRunner.succeeded(salvaged("--json", "show", sender.inspection)).stdout == shown)
-        let verify = try JQCRunner.succeeded(salvaged("verify", "--full"))
+        let verify = try #require(
+            try json(JQCRunner.succeeded(salvaged("--json", "verify", "--full"))) as? [String: Any])
         // The template pinned, the reception, the sender's key pinned beside it, the answer.
-        #expect(verify.stdout.hasPrefix("intact: 4 records verified"), "\(verify.stdout)")
-        let audit = try JQCRunner.succeeded(salvaged("audit", sender.inspection))
-        #expect(audit.stdout.contains("proven against its signed checkpoint"), "\(audit.stdout)")
+        #expect(verify["intact"] as? Bool == true && verify["checked"] as? Int == 4, "\(verify)")
+        let audit = try #require(
+            try json(JQCRunner.succeeded(salvaged("audit", sender.inspection, "--format", "json"))) as? [String: Any])
+        let chains = (audit["timeline"] as? [[String: Any]])?.compactMap { $0["chain"] as? String } ?? []
+        #expect(chains.contains("sender_checkpoint"), "proven against its signed checkpoint: \(chains)")
     }
 
     @Test func receivingTheSameFileTwiceRecordsNothing() throws {
         try JQCRunner.succeeded(receiver("--as", "Ben", "receive", sender.file))
         let count = try logCount()
-        let again = try JQCRunner.succeeded(receiver("--as", "Ben", "receive", sender.file))
-        #expect(again.stdout.contains("nothing was recorded"))
+        let again = try #require(
+            try json(JQCRunner.succeeded(receiver("--as", "Ben", "--json", "receive", sender.file))) as? [String: Any])
+        #expect(again["recorded"] as? Bool == false, "nothing was recorded: \(again)")
         #expect(try logCount() == count)
     }
 
     @Test func theSenderCannotReceiveItsOwnFile() throws {
-        let result = try sender.jqc("--as", "Dana", "receive", sender.file)
+        let result = try sender.jqc.reportingKinds("--as", "Dana", "receive", sender.file)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("another ledger that shares this device id"))
+        #expect(result.errorKind == "Reception.Conflict.ownFile", "\(result.stderr)")
     }
 
     /// Where one byte is changed: in a record, a photo, the proofs, the

@@ -53,8 +53,9 @@ import Testing
                 meta, Array("inspections".utf8), [UInt8](repeating: 0xFF, count: 8) + [UInt8](repeating: 0, count: 8))
         }
         environment.close()
-        let listed = try jqc("inspections")
+        let listed = try jqc("--json", "inspections")
         #expect(listed.status == 0, "\(listed.stderr)")
-        #expect(listed.stdout.contains("Restroom QC"))
+        let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.contains { $0["template_name"] as? String == "Restroom QC" } == true, "\(listed.stdout)")
     }
 }

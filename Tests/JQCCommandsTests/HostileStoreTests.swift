@@ -174,8 +174,8 @@ import Testing
             let result = try jqc.run(command)
             #expect(result.status == 1 && !result.signalled, "\(command): \(result.stdout)")
             #expect(result.errorKind == "LedgerError.rolledBack", "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("ends at position \(before)"))
-            #expect(result.stderr.contains("up to \(before + 1)"))
+            #expect(result.errorDetail?["found_position"] as? Int == before, "ends at position \(before)")
+            #expect(result.errorDetail?["recorded_position"] as? Int == before + 1, "up to \(before + 1)")
             #expect(!result.stdout.contains("INTACT"))
         }
         #expect(FileManager.default.contents(atPath: dataFile) == damaged, "the store was written to")
@@ -198,7 +198,11 @@ import Testing
         let partial = try jqc("verify")
         #expect(partial.status == 1)
         #expect(partial.errorKind == "LedgerError.rolledBack", "\(partial.stderr)")
-        #expect(partial.stderr.contains("3 records are missing"), "\(partial.stderr)")
+        let detail = partial.errorDetail
+        let missing = (detail?["recorded_position"] as? Int).flatMap { r in
+            (detail?["found_position"] as? Int).map { r - $0 }
+        }
+        #expect(missing == 3, "3 records are missing: \(partial.stderr)")
         // The README's restore (the whole directory) brings the backup's head file.
         try FileManager.default.removeItem(atPath: home)
         try FileManager.default.copyItem(atPath: backup, toPath: home)

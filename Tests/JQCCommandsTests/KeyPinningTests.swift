@@ -49,13 +49,25 @@ import Testing
         }
     }
 
+    /// The signer as the check's `--json` output names it: `key_id`,
+    /// `key_pinned` and `published_keys` (the audit's `verification.proof.checkpoint`).
+    func signer(_ check: Check, _ ledger: Signed, _ more: [String] = []) throws -> [String: Any] {
+        let output = try JQCRunner.succeeded(ledger.jqc.run(["--json"] + arguments(check, ledger) + more)).stdout
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        guard check != .checkpointVerify else { return object }
+        let proof = (object["verification"] as? [String: Any])?["proof"] as? [String: Any]
+        return try #require(proof?["checkpoint"] as? [String: Any], "\(output)")
+    }
+
     @Test(arguments: Check.allCases)
     func theSignerIsNamedWithItsKeyIDPinnedOrPublished(check: Check) throws {
         let ledger = try Signed()
-        let published = try JQCRunner.succeeded(ledger.jqc.run(arguments(check, ledger)))
-        #expect(published.stdout.contains("(key id \(ledger.keyID), a key the log published)"), "\(published.stdout)")
-        let pinned = try JQCRunner.succeeded(ledger.jqc.run(arguments(check, ledger) + ["--key", ledger.key]))
-        #expect(pinned.stdout.contains("(key id \(ledger.keyID), pinned)"), "\(pinned.stdout)")
+        let published = try signer(check, ledger)
+        #expect(
+            published["key_id"] as? String == ledger.keyID && published["key_pinned"] as? Bool == false,
+            "a key the log published: \(published)")
+        let pinned = try signer(check, ledger, ["--key", ledger.key])
+        #expect(pinned["key_id"] as? String == ledger.keyID && pinned["key_pinned"] as? Bool == true, "\(pinned)")
     }
 
     @Test(arguments: Check.allCases)
@@ -81,11 +93,10 @@ import Testing
     @Test func afterARotationTheChecksSayTheLogPublishedTwoKeys() throws {
         let ledger = try Signed()
         try JQCRunner.succeeded(ledger.jqc("key", "rotate"))
-        let verified = try JQCRunner.succeeded(ledger.jqc("checkpoint", "--verify", ledger.checkpointFile))
-        #expect(
-            verified.stdout.contains("(key id \(ledger.keyID), a key the log published; the log published 2 keys)"),
-            "\(verified.stdout)")
-        let audit = try JQCRunner.succeeded(ledger.jqc("audit", ledger.inspection))
-        #expect(audit.stdout.contains("the log published 2 keys"), "\(audit.stdout)")
+        let verified = try signer(.checkpointVerify, ledger)
+        #expect(verified["key_id"] as? String == ledger.keyID && verified["key_pinned"] as? Bool == false)
+        #expect(verified["published_keys"] as? Int == 2, "the log published 2 keys: \(verified)")
+        let audit = try signer(.auditMadeNow, ledger)
+        #expect(audit["published_keys"] as? Int == 2, "the log published 2 keys: \(audit)")
     }
 }

@@ -62,7 +62,10 @@ import Testing
         #expect(verified.stdout.hasPrefix("verified: inspection \(copy.inspection)"), "\(verified.stdout)")
 
         let audit = try JQCRunner.succeeded(copy.copy("audit", copy.inspection))
-        #expect(audit.stdout.contains("RESULT: INTACT"), "\(audit.stdout)")
+        let report = try JSONSerialization.jsonObject(
+            with: Data(try JQCRunner.succeeded(copy.copy("--json", "audit", copy.inspection)).stdout.utf8))
+        let verdict = ((report as? [String: Any])?["result"] as? [String: Any])?["verdict"] as? String
+        #expect(verdict == "INTACT", "\(audit.stdout)")
         #expect(audit.stdout.contains("last-checkpoint"), "\(audit.stdout)")
 
         let signing = try copy.copy("checkpoint")

@@ -9,9 +9,11 @@ import Testing
     var jqc: JQCRunner { JQCRunner(ledger: directory.appending("ledger")).reportingKinds }
 
     @Test func initCreatesAPrivateLedgerOnce() throws {
-        let first = try jqc("init", "--server", "http://127.0.0.1:9/api/v1")
+        let first = try jqc("--json", "init", "--server", "http://127.0.0.1:9/api/v1")
         #expect(first.status == 0)
-        #expect(first.stdout.contains("Created a ledger at"))
+        let created = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+        #expect(created?["ledger"] as? String == directory.appending("ledger"), "created a ledger there")
+        #expect(created?["server_url"] as? String == "http://127.0.0.1:9/api/v1")
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.appending("ledger"))
         #expect(attributes[.posixPermissions] as? Int == 0o700)
         let config =

@@ -33,9 +33,10 @@ import Testing
 
     @Test func aCleanLedgerPassesTheCheck() throws {
         #expect(try capture(red: 1).status == 0)
-        let result = try jqc("check", "--photos")
+        let result = try jqc("--json", "check", "--photos")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("ok: photos checked"))
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(report?["ok"] as? Bool == true && report?["checks"] as? [String] == ["photos"], "photos checked")
     }
 
     @Test func unreferencedMissingAndAlteredFilesAreListed() throws {
@@ -55,11 +56,13 @@ import Testing
         let kinds = Dictionary(
             findings.map { ($0["subject"] as? String ?? "", $0["kind"] as? String ?? "") }, uniquingKeysWith: { $1 })
         #expect(kinds == [orphan: "unreferenced", kept[0]: "missing", kept[1]: "altered"])
-        let text = try jqc("check")
+        let text = try jqc("--json", "check")
         #expect(text.status == 1)
-        #expect(text.stdout.contains("no event names this file"))
-        #expect(text.stdout.contains("is missing. Restore it from a backup."))
-        #expect(text.stderr.contains("3 problems found"))
+        let all = try JSONSerialization.jsonObject(with: Data(text.stdout.utf8)) as? [String: Any]
+        let found = try #require(all?["findings"] as? [[String: Any]])
+        #expect(found.contains { $0["kind"] as? String == "unreferenced" }, "no event names this file")
+        #expect(found.contains { $0["kind"] as? String == "missing" }, "is missing")
+        #expect(found.count == 3 && all?["ok"] as? Bool == false, "3 problems found")
     }
 
     @Test func staleTemporariesAreRemovedAtTheNextStart() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import InspectionDomain
 import InspectionStore
+import InspectionUseCases
 import LedgerStore
 import LedgerTestSupport
 import Synchronization
@@ -69,8 +70,18 @@ import Testing
                 before: otherWriter(["--as", "Kim", "submit", id]))
         }
         let message = error.map(JQC.message(for:)) ?? ""
-        #expect(message.contains("another command recorded to inspection \(id) at the same moment"), "\(message)")
-        #expect(message.contains("it is completed"), "\(message)")
+        guard case .noLongerApplies(let recordedTo, let refusal)? = error else {
+            Issue.record("not a command that no longer applies: \(message)")
+            return
+        }
+        #expect(recordedTo == inspection, "another command recorded to inspection \(id) at the same moment")
+        // Told with its advice (start a re-inspection): the refusal it carries.
+        let domain = (refusal as? AdvisedRefusal)?.refusal ?? (refusal as? DomainError)
+        guard case .inspectionNotEditable(_, let status)? = domain else {
+            Issue.record("not refused as no longer editable: \(message)")
+            return
+        }
+        #expect(status == .completed, "it is completed: \(message)")
         #expect(try values()["9"] is NSNull)
     }
 

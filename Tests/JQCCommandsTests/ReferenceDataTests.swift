@@ -42,8 +42,8 @@ import Testing
         let result = try jqc("pull", "--from", try ambiguousFile(facilities: facilities, templates: templates))
         #expect(result.status == 1)
         #expect(result.errorKind == "ReferenceDataError.duplicateIDs", "\(result.stderr)")
-        #expect(result.stderr.contains("facility ids 101") == facilities)
-        #expect(result.stderr.contains("template ids 11") == templates)
+        #expect(result.errorDetail?["facilities"] as? [String] == (facilities ? ["101"] : []), "\(result.stderr)")
+        #expect(result.errorDetail?["templates"] as? [String] == (templates ? ["11"] : []), "\(result.stderr)")
         #expect(try jqc("--json", "facilities").stdout == before)
         #expect(!(try jqc("facilities").stdout.contains("Siverside")))
     }

@@ -45,7 +45,13 @@ import Testing
         let inspection = try x.startInspection("Restroom QC")
         try JQCRunner.succeeded(x("--as", "Dana", "set", inspection, "Floors", "4"))
         try JQCRunner.succeeded(c("--as", "Cy", "receive", try share(x, inspection, "x1.json")))
-        return (x, c, inspection)
+        return (x, c.reportingKinds, inspection)
+    }
+
+    /// `jqc --json devices`: one object per device `jqc` received files from.
+    func receivedFrom(_ jqc: JQCRunner) throws -> [[String: Any]] {
+        let listed = try JQCRunner.succeeded(jqc("--json", "devices")).stdout
+        return try #require(try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]])
     }
 
     // MARK: - Pinned keys
@@ -72,9 +78,11 @@ import Testing
         let before = try eventTypes(c)
         let refused = try c("--as", "Cy", "receive", file)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("NOT VERIFIED: the file names device \(try x.deviceID)"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("signed by key \(keyID(forgedKey))"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("pinned key \(keyID(pinned))"), "\(refused.stderr)")
+        #expect(refused.errorKind == "SenderTrust.Distrust.otherKey", "\(refused.stderr)")
+        let detail = try #require(refused.errorDetail, "\(refused.stderr)")
+        #expect(detail["device"] as? String == (try x.deviceID))
+        #expect(detail["file_key_id"] as? String == keyID(forgedKey))
+        #expect(detail["pinned_key_ids"] as? [String] == [keyID(pinned)])
         #expect(refused.stderr.contains("nothing was recorded") && refused.stderr.contains("--key VKEY"))
         #expect(try eventTypes(c) == before)
         #expect(try c("show", forged).status != 0)
@@ -83,9 +91,10 @@ import Testing
     @Test func theFirstFileRecordsThePinAndDevicesListsIt() throws {
         let (x, c, inspection) = try senderPinnedOnReceiver()
         #expect(try eventTypes(c).filter { $0 == "device.key_pinned" }.count == 1)
-        let listed = try JQCRunner.succeeded(c("devices")).stdout
-        #expect(listed.hasPrefix("\(try x.deviceID)  key \(keyID(try keyInForce(x)))  first "), "\(listed)")
-        #expect(listed.contains(" records in 1 file"), "\(listed)")
+        let listed = try receivedFrom(c)
+        #expect(listed.first?["device"] as? String == (try x.deviceID))
+        #expect(listed.first?["key_id"] as? String == keyID(try keyInForce(x)))
+        #expect(listed.first?["first_seen"] is String && listed.first?["files"] as? Int == 1)
         let json = try JQCRunner.succeeded(c("--json", "devices"))
         let check = try JSONSchemaCheck.validate("devices", json.stdout)
         #expect(check.status == 0, "\(check.stderr)")
@@ -97,7 +106,7 @@ import Testing
         // The audit names the pin the sender's part was checked against.
         let audit = try JQCRunner.succeeded(c("audit", inspection)).stdout
         #expect(audit.contains("is the key pinned for that device (device.key_pinned at position"), "\(audit)")
-        #expect(try JQCRunner.succeeded(x("devices")).stdout.contains("received no file"))
+        #expect(try receivedFrom(x).isEmpty, "X received no file")
     }
 
     func inspectionOf(_ jqc: JQCRunner) throws -> String {
@@ -118,7 +127,10 @@ import Testing
         try JQCRunner.succeeded(c("--as", "Cy", "receive", try share(x, inspection, "x2.json")))
         let second = try keyInForce(x)
         #expect(second != first)
-        #expect(try JQCRunner.succeeded(c("devices")).stdout.contains("key \(keyID(second)) (1 earlier)"))
+        let rotated = try receivedFrom(c).first
+        #expect(rotated?["key_id"] as? String == keyID(second))
+        #expect(
+            (rotated?["keys"] as? [[String: Any]])?.map { $0["key_id"] as? String } == [keyID(first), keyID(second)])
 
         try JQCRunner.succeeded(x("key", "rotate", "--old-key-lost"))
         try JQCRunner.succeeded(x("--as", "Dana", "set", inspection, "Floors", "2"))
@@ -126,15 +138,18 @@ import Testing
         let third = try keyInForce(x)
         let refused = try c("--as", "Cy", "receive", lost)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("signed by key \(keyID(third))"), "\(refused.stderr)")
+        #expect(refused.errorKind == "SenderTrust.Distrust.otherKey", "\(refused.stderr)")
+        #expect(refused.errorDetail?["file_key_id"] as? String == keyID(third), "\(refused.stderr)")
         try JQCRunner.succeeded(c("--as", "Cy", "receive", lost, "--key", third))
-        #expect(try JQCRunner.succeeded(c("devices")).stdout.contains("key \(keyID(third)) (2 earlier)"))
+        let pinned = try receivedFrom(c).first
+        #expect(pinned?["key_id"] as? String == keyID(third))
+        #expect((pinned?["keys"] as? [Any])?.count == 3, "the third key and 2 earlier")
     }
 
     @Test(arguments: [true, false])
     func keyPinsExplicitlyAndRefusesAFileSignedByAnother(matching: Bool) throws {
         let x = try JQCRunner.pulled(in: directory, name: "x")
-        let c = try JQCRunner.pulled(in: directory, name: "c")
+        let c = try JQCRunner.pulled(in: directory, name: "c").reportingKinds
         let inspection = try x.startInspection("Restroom QC")
         let file = try share(x, inspection, "x1.json")
         let other = try JQCRunner.pulled(in: directory, name: "other")
@@ -147,9 +162,9 @@ import Testing
             #expect(try eventTypes(c).contains("device.key_pinned"))
         } else {
             #expect(result.status == 1)
-            #expect(result.stderr.contains("signed by key \(keyID(try keyInForce(x)))"), "\(result.stderr)")
-            #expect(result.stderr.contains("given with --key (\(keyID(given)))"), "\(result.stderr)")
-            #expect(result.stderr.contains("nothing was recorded"))
+            #expect(result.errorKind == "SenderTrust.Distrust.notTheGivenKey", "\(result.stderr)")
+            #expect(result.errorDetail?["file_key_id"] as? String == keyID(try keyInForce(x)), "\(result.stderr)")
+            #expect(result.errorDetail?["given_key_id"] as? String == keyID(given), "\(result.stderr)")
             #expect(!(try eventTypes(c)).contains("inspection.received"))
         }
     }
@@ -167,14 +182,21 @@ import Testing
         try JQCRunner.succeeded(backup("--as", "Mal", "set", inspection, "Floors", "1"))
         let genuine = try share(x, inspection, "x2.json")
         let copied = try share(backup, inspection, "backup.json")
-        #expect(try x("--as", "Dana", "receive", copied).stderr.contains("two ledgers share a device id"))
+        let ownID = try x.reportingKinds("--as", "Dana", "receive", copied)
+        #expect(
+            ownID.errorKind == "Reception.Conflict.sharedDeviceID", "two ledgers share a device id: \(ownID.stderr)")
 
         try JQCRunner.succeeded(c("--as", "Cy", "receive", genuine))
         let refused = try c("--as", "Cy", "receive", copied)
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("device \(try x.deviceID) has two histories"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("one size with two roots"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("the fork itself was recorded as evidence (device.fork_seen)"))
+        #expect(refused.errorKind == "SenderTrust.Distrust.fork", "\(refused.stderr)")
+        let fork = try #require(refused.errorDetail, "\(refused.stderr)")
+        #expect(fork["device"] as? String == (try x.deviceID))
+        let held = try #require(fork["held"] as? [String: Any])
+        let theirs = try #require(fork["theirs"] as? [String: Any])
+        #expect(held["size"] as? Int == theirs["size"] as? Int, "one size")
+        #expect(held["root"] as? String != theirs["root"] as? String, "two roots")
+        #expect(fork["fork_recorded_now"] as? Bool == true)
         let types = try eventTypes(c)
         #expect(types.filter { $0 == "device.fork_seen" }.count == 1)
         #expect(types.filter { $0 == "inspection.received" }.count == 2)
@@ -184,7 +206,8 @@ import Testing
 
         // The same file again: refused, the fork not recorded twice.
         let again = try c("--as", "Cy", "receive", copied)
-        #expect(again.status == 1 && again.stderr.contains("recorded as evidence (device.fork_seen) before"))
+        #expect(again.status == 1 && again.errorKind == "SenderTrust.Distrust.fork", "\(again.stderr)")
+        #expect(again.errorDetail?["fork_recorded_now"] as? Bool == false, "recorded before")
         #expect(try eventTypes(c).filter { $0 == "device.fork_seen" }.count == 1)
 
         let audit = try c("audit", inspection, "--format", "json")
@@ -198,7 +221,7 @@ import Testing
         let text = try c("audit", inspection)
         #expect(text.stdout.contains("RESULT: FORKED"), "\(text.stdout)")
         #expect(!text.stdout.contains("RESULT: INTACT"))
-        #expect(try JQCRunner.succeeded(c("devices")).stdout.contains("FORKED (1 fork recorded)"))
+        #expect(try receivedFrom(c).first?["forked"] as? Bool == true)
     }
 
     // MARK: - A copy is a copy
@@ -234,12 +257,10 @@ import Testing
         log.close()
         let file = try share(forger, inspection, "forged-copy.json")
 
-        let refused = try r("--as", "Dana", "receive", file)
+        let refused = try r.reportingKinds("--as", "Dana", "receive", file)
         #expect(refused.status == 1)
-        #expect(
-            refused.stderr.contains(
-                "starts with the record \(start.id.lowercased), which is not the inspection.started record"),
-            "\(refused.stderr)")
+        #expect(refused.errorKind == "SenderTrust.Distrust.otherStart", "\(refused.stderr)")
+        #expect(refused.errorDetail?["their_start"] as? String == start.id.lowercased, "\(refused.stderr)")
         #expect(refused.stderr.contains("nothing was recorded"))
         #expect(try JQCRunner.succeeded(r("--json", "show", inspection)).stdout == shown)
         #expect(!(try eventTypes(r)).contains("inspection.received"))
@@ -268,11 +289,10 @@ import Testing
         let file = directory.appending("f1.json")
         try JQCRunner.succeeded(f("--as", "Fay", "handover", inspection, "--share", "-o", file))
 
-        let refused = try r("--as", "Dana", "receive", file)
+        let refused = try r.reportingKinds("--as", "Dana", "receive", file)
         #expect(refused.status == 1)
-        #expect(
-            refused.stderr.contains("carries a record with id \(answer.id.lowercased) whose bytes differ"),
-            "\(refused.stderr)")
+        #expect(refused.errorKind == "SenderTrust.Distrust.otherBytes", "\(refused.stderr)")
+        #expect(refused.errorDetail?["event"] as? String == answer.id.lowercased, "\(refused.stderr)")
         #expect(!(try eventTypes(r)).contains("inspection.received"))
     }
 }

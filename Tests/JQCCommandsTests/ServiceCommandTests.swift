@@ -39,14 +39,19 @@ import Testing
 
     var unitPath: String { config + "/systemd/user/jqc-sync.service" }
 
+    /// `jqc --json ARGUMENTS`'s object; the command must succeed.
+    func object(_ jqc: JQCRunner, _ arguments: String...) throws -> [String: Any] {
+        let result = try jqc.run(["--json"] + arguments)
+        try #require(result.status == 0, "\(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
     @Test func installWritesAUnitSystemdAcceptsAndEnablesIt() throws {
         let jqc = try jqc(manager: true)
-        let installed = try jqc("service", "install")
-        #expect(installed.status == 0, "\(installed.stderr)")
-        #expect(
-            installed.stdout.contains("Wrote \(unitPath) (jqc sync --daemon on \(directory.appending("my ledger")))."))
-        #expect(installed.stdout.contains("Enabled and started jqc-sync.service"), "\(installed.stdout)")
-        #expect(installed.stdout.contains("journalctl --user -u jqc-sync.service"))
+        let installed = try object(jqc, "service", "install")
+        #expect(installed["unit"] as? String == unitPath)
+        #expect(installed["ledger"] as? String == directory.appending("my ledger"))
+        #expect(installed["enabled"] as? Bool == true, "enabled and started jqc-sync.service")
         let unit = try String(contentsOfFile: unitPath, encoding: .utf8)
         #expect(unit.contains("ExecStart=\(Products.executable("jqc")) sync --daemon\n"), "\(unit)")
         #expect(unit.contains("Environment=\"JQC_HOME=\(directory.appending("my ledger"))\"\n"), "\(unit)")
@@ -57,16 +62,13 @@ import Testing
         let verify = try ProcessRun.run("/usr/bin/env", ["systemd-analyze", "verify", "--man=no", unitPath])
         #expect(verify.status == 0, "systemd-analyze verify: \(verify.stderr)")
 
-        let status = try jqc("service", "status")
-        #expect(
-            status.stdout.contains(
-                "jqc-sync.service: running (\(unitPath)); what it did: journalctl --user -u jqc-sync.service"),
-            "\(status.stdout)")
-        #expect(try jqc("status").stdout.contains("Service    running (\(unitPath))"))
+        let status = try object(jqc, "service", "status")
+        #expect(status["state"] as? String == "active" && status["unit"] as? String == unitPath, "running: \(status)")
+        let service = try object(jqc, "status")["service"] as? [String: Any]
+        #expect(service?["state"] as? String == "active" && service?["unit"] as? String == unitPath, "running")
 
-        let removed = try jqc("service", "uninstall")
-        #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(removed.stdout.contains("Removed \(unitPath)"), "\(removed.stdout)")
+        let removed = try object(jqc, "service", "uninstall")
+        #expect(removed["removed"] as? Bool == true && removed["unit"] as? String == unitPath, "\(removed)")
         #expect(!FileManager.default.fileExists(atPath: unitPath))
         #expect(try String(contentsOfFile: calls, encoding: .utf8).contains("--user disable --now jqc-sync.service"))
     }
@@ -81,8 +83,9 @@ import Testing
                     + "  systemctl --user daemon-reload && systemctl --user enable --now jqc-sync.service\n"),
             "\(installed.stdout)")
         #expect(!(try String(contentsOfFile: calls, encoding: .utf8)).contains("enable"))
-        #expect(
-            try jqc("service", "status").stdout.contains("installed (\(unitPath)) but no systemd user manager answers"))
+        #expect(try object(jqc, "service", "install")["enabled"] as? Bool == false)
+        let status = try object(jqc, "service", "status")
+        #expect(status["state"] as? String == "installed, no user manager" && status["unit"] as? String == unitPath)
     }
 
     @Test func theShippedUnitIsAcceptedBySystemd() throws {
@@ -163,12 +166,12 @@ import Testing
     /// An executable name systemd refuses however it is escaped: no unit.
     @Test(arguments: ["/opt/new\nExecStartPre=/bin/touch /tmp/x/jqc", "/opt/q\"uote/jqc", "/opt/back\\/jqc"])
     func anExecutableNameSystemdRefusesGivesNoUnit(executable: String) throws {
-        let printed = try JQCRunner(ledger: directory.appending("unused"))("service", "unit", "--exec", executable)
+        let printed = try JQCRunner(ledger: directory.appending("unused")).reportingKinds(
+            "service", "unit", "--exec", executable)
         #expect(printed.status == 1)
         #expect(printed.stdout.isEmpty, "\(printed.stdout)")
-        #expect(
-            printed.stderr.contains("which systemd refuses in an executable's name; nothing was written"),
-            "\(printed.stderr)")
+        #expect(printed.errorKind == "SyncServiceUnit.UnitRefusal", "\(printed.stderr)")
+        #expect(printed.errorDetail?["value"] as? String == executable, "\(printed.stderr)")
     }
 
     /// A ledger path whose bytes are not UTF-8 cannot be named in a unit
@@ -178,12 +181,14 @@ import Testing
             #"l="$(printf "$1/bad\377name")"; "$0" --ledger "$l" init >/dev/null && exec "$0" --ledger "$l" service install"#
         let result = try ProcessRun.run(
             "/bin/sh", ["-c", script, Products.executable("jqc"), directory.path],
-            environment: ["XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": try systemctl(manager: false), "NO_COLOR": "1"])
+            environment: [
+                "XDG_CONFIG_HOME": config, "JQC_SYSTEMCTL": try systemctl(manager: false), "NO_COLOR": "1",
+                "JQC_ERRORS": "json",
+            ])
         #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
-        #expect(
-            result.stderr.contains(
-                "cannot write jqc-sync.service: the ledger's path \(directory.path)/bad\u{FFFD}name holds bytes that are "
-                    + "not UTF-8 (shown as U+FFFD)"), "\(result.stderr)")
+        #expect(result.errorKind == "SyncServiceUnit.UnitRefusal", "\(result.stderr)")
+        #expect(result.errorDetail?["what"] as? String == "the ledger's path", "\(result.stderr)")
+        #expect(result.errorDetail?["value"] as? String == "\(directory.path)/bad\u{FFFD}name", "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: unitPath))
     }
 }

@@ -65,7 +65,7 @@ import Testing
         let receiver = JQCRunner(ledger: directory.appending("b"), environment: ["JQC_AS_TEST": "1"])
         try JQCRunner.succeeded(receiver("init"))
         try JQCRunner.succeeded(receiver("pull", "--from", SampleReference.path))
-        let result = try receiver("--as", "Ben", "receive", file)
+        let result = try receiver("--as", "Ben", "--json", "receive", file)
         let stored = try FileManager.default.contentsOfDirectory(atPath: receiver.ledger + "/photos")
             .filter { !$0.hasPrefix(".") }
         let staging = receiver.ledger + "/photos/.incoming"
@@ -78,7 +78,8 @@ import Testing
             #expect(stored.isEmpty, "\(stored)")
         } else {
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-            #expect(result.stdout.contains("2 photos verified"), "\(result.stdout)")
+            let received = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            #expect(received?["photos"] as? Int == 2, "2 photos verified: \(result.stdout)")
             #expect(stored.count == 2, "\(stored)")
             try JQCRunner.succeeded(receiver("check", "--photos"))
         }

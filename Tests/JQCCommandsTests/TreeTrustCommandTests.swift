@@ -77,11 +77,11 @@ import Testing
         let checkpoint = try jqc("checkpoint")
         #expect(checkpoint.status == 1)
         #expect(checkpoint.stdout.isEmpty)
+        #expect(checkpoint.errorKind == "TreeCheckError", "NOT SIGNED: \(checkpoint.stderr)")
+        let node = checkpoint.errorDetail
         #expect(
-            checkpoint.stderr.contains(
-                "NOT SIGNED: the stored Merkle tree does not match the records (the Merkle tree's node at level 1, index 1"
-            ),
-            "\(checkpoint.stderr)")
+            node?["level"] as? Int == 1 && node?["index"] as? Int == 1,
+            "the node at level 1, index 1: \(checkpoint.stderr)")
         #expect(!checkpoint.stderr.contains("run 'jqc checkpoint'"))
         let prove = try jqc("prove", scenario.parent)
         #expect(prove.status == 1)
@@ -117,9 +117,8 @@ import Testing
         let prove = try jqc("prove", scenario.parent)
         #expect(prove.status == 1)
         #expect(prove.stdout.isEmpty)
-        #expect(
-            prove.stderr.contains("inclusion proof from the stored nodes does not reproduce the root"),
-            "\(prove.stderr)")
+        #expect(prove.errorKind == "TreeCheckError", "\(prove.stderr)")
+        #expect(prove.errorDetail == nil, "a record's inclusion proof failed, not a stored node: \(prove.stderr)")
     }
 
     @Test func aRecordRewrittenUnderAnUnchangedTreeFailsAnEarlierCheckpoint() throws {
@@ -228,10 +227,13 @@ import Testing
         let wording = "record \(position) is not laid out as a record (key 10 (recorded at): expected a CBOR integer"
         let verify = try jqc("verify", "--full")
         #expect(verify.status == 1)
-        #expect(verify.stderr.contains("NOT INTACT: " + wording), "\(verify.stderr)")
+        #expect(verify.errorKind == "LedgerVerificationFailure", "\(verify.stderr)")
+        #expect(try finding("--full")["position"] as? Int == Int(position), "NOT INTACT: \(wording)")
         let audit = try jqc("audit", scenario.parent, "--full")
         #expect(audit.status == 1)
-        #expect(audit.stdout.contains("RESULT: NOT INTACT: " + wording), "\(audit.stdout)")
+        let report = try scenario.report(scenario.parent, "--full", expectingStatus: 1)
+        let auditFinding = (report["verification"] as? [String: Any])?["finding"] as? [String: Any]
+        #expect(auditFinding?["kind"] as? String == "malformed" && auditFinding?["position"] as? Int == Int(position))
         let destination = scenario.directory.appending("salvaged")
         let salvage = try jqc("salvage", destination)
         #expect(

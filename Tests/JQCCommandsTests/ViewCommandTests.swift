@@ -82,9 +82,11 @@ import Testing
     @Test func aFlippedBitIsFoundTheViewRebuiltAndTheRowNeverShown() throws {
         let (completed, _) = try twoInspections()
         try flipABit(of: completed)
-        let listed = try run("inspections")
+        let listed = try run("--json", "inspections")
         #expect(!listed.stdout.contains("Siverside"))
-        #expect(listed.stdout.contains("Riverside Medical Center"))
+        let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        #expect(
+            rows?.contains { $0["facility_name"] as? String == "Riverside Medical Center" } == true, "\(listed.stdout)")
         #expect(listed.stderr.contains("the inspections view is damaged (row "))
         #expect(listed.stderr.contains("rebuilding it from the log"))
         // Rebuilt: the next listing is quiet.
@@ -103,7 +105,13 @@ import Testing
         #expect(difference["damaged"] as? [String] == [completed])
         let check = try jqc("views", "--check")
         #expect(check.status == 1)
-        #expect(check.stdout.contains("changed view:inspections \(completed) (checksum does not match)"))
+        let checked = try json("views", "--check")
+        let inspections = (checked["views"] as? [[String: Any]])?.first { $0["name"] as? String == "inspections" }
+        let found = (inspections?["differences"] as? [[String: Any]])?.first {
+            $0["table"] as? String == "view:inspections"
+        }
+        #expect(found?["changed"] as? [String] == [completed], "changed view:inspections \(completed)")
+        #expect(found?["damaged"] as? [String] == [completed], "checksum does not match")
     }
 
     @Test func aCompletedInspectionPlantedInTheDraftsViewIsNeverListed() throws {
@@ -153,15 +161,23 @@ import Testing
         let text = try jqc.reportingKinds("rebuild", "--dry-run")
         #expect(text.status == 1)
         #expect(text.errorKind == "ViewCheckError.differences", "\(text.stderr)")
-        #expect(text.errorMessage?.contains("inspections, drafts") == true, "\(text.stderr)")
+        #expect(text.errorDetail?["views"] as? [String] == ["inspections", "drafts"], "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(
             lines.contains {
                 $0.hasPrefix("inspections (version 3, stored 3, at ") && $0.hasSuffix(": 0 added, 0 removed, 1 changed")
             })
-        #expect(lines.contains("  changed view:inspections \(draft)"))
-        #expect(lines.contains { $0.hasPrefix("drafts (") && $0.hasSuffix(": 0 added, 1 removed, 0 changed") })
-        #expect(lines.contains("  removed view:drafts \(completed)"))
+        let planted = try json("rebuild", "--dry-run")
+        let plantedViews = try #require(planted["views"] as? [[String: Any]])
+        func differences(_ name: String) -> [String: Any]? {
+            (plantedViews.first { $0["name"] as? String == name }?["differences"] as? [[String: Any]])?.first
+        }
+        #expect(differences("inspections")?["changed"] as? [String] == [draft], "changed view:inspections \(draft)")
+        let drafts = plantedViews.first { $0["name"] as? String == "drafts" }
+        #expect(
+            drafts?["added"] as? Int == 0 && drafts?["removed"] as? Int == 1 && drafts?["changed"] as? Int == 0,
+            "drafts: 0 added, 1 removed, 0 changed")
+        #expect(differences("drafts")?["removed"] as? [String] == [completed], "removed view:drafts \(completed)")
         #expect(
             lines.filter { $0.hasSuffix(": no change") }.count == 5, "templates, followups, issues, outbox, receptions")
         #expect(lines.filter { $0.hasPrefix("  ") }.count == 2)

@@ -42,20 +42,38 @@ public struct PhotoCapture {
 }
 
 extension PhotoCapture {
+    /// A capture refused because its field holds the other kind of picture:
+    /// a photo aimed at a signature field, or a signature at an image field.
+    public struct FieldHoldsOtherKind: Error, CustomStringConvertible, Equatable {
+        /// The field's id.
+        public let field: String
+        /// What the field holds: `.signature` or `.image`.
+        public let holds: FieldType
+        /// The command that captures it, `sign` or `photo`.
+        public var command: String { holds == .signature ? "sign" : "photo" }
+        let fieldDescription: String
+        let inspectionPrefix: String
+
+        public var description: String {
+            "\(fieldDescription) is \(holds == .signature ? "a signature" : "an image") field: "
+                + "capture it with 'jqc \(command) \(inspectionPrefix) \(field) FILE'."
+        }
+    }
+
     /// Why a capture of `type` (`jqc photo`: an image, `jqc sign`: a
     /// signature) may not go to the field `reference` of the draft in
     /// `state`, because that field holds the other kind, naming the command
     /// that captures it; nil when it may, or when the decision refuses it
     /// for another reason (a completed inspection, an unknown field).
     public static func otherKind(of reference: String, in state: InspectionState, capturing type: FieldType)
-        -> String?
+        -> FieldHoldsOtherKind?
     {
         // An unknown field is the decision's to refuse, in its own words.
         guard state.isEditable, let template = state.template,
             let field = try? template.field(matching: reference), field.type != type, field.type.holdsPhoto
         else { return nil }
-        let command = field.type == .signature ? "sign" : "photo"
-        return "\(field.fieldDescription) is \(field.type == .signature ? "a signature" : "an image") field: "
-            + "capture it with 'jqc \(command) \(state.id.lowercased.prefix(8)) \(field.id) FILE'."
+        return FieldHoldsOtherKind(
+            field: "\(field.id)", holds: field.type, fieldDescription: "\(field.fieldDescription)",
+            inspectionPrefix: String(state.id.lowercased.prefix(8)))
     }
 }

@@ -118,9 +118,7 @@ struct VerifyCommand: RunnableCommand {
     /// `--bundle FILE`: the bundle tools' check, their lines and exit statuses.
     func checkBundle(_ path: String, _ invocation: Invocation) throws {
         guard !invocation.json else {
-            throw JQCError.refused(
-                "verify --bundle prints the bundle tools' lines, not JSON: run it without --json (the exit status "
-                    + "says verified 0, not verified 1, unreadable 2)")
+            throw JQCError.bundleCheckNotJSON
         }
         let outcome = BundleCheck.check(
             file: path, key: pinnedKey, trustedFile: checkpointFile, witnessKeys: witnessKeys,

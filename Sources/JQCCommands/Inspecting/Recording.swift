@@ -57,7 +57,7 @@ extension Invocation {
         guard let state = try ledger().state(of: inspection),
             let refusal = PhotoCapture.otherKind(of: reference, in: state, capturing: type)
         else { return }
-        throw JQCError.refused(refusal)
+        throw refusal
     }
 
     /// Captures the image at `file` (`PhotoCapture`), recorded as this person on this device.

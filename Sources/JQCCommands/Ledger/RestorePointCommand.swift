@@ -64,10 +64,7 @@ struct RestorePointClearCommand: CommandWithoutArguments {
                 "This ledger is not a restored backup waiting for a check: nothing to clear.")
             return
         }
-        if let found = point.found {
-            throw JQCError.refused(
-                "the mark stays: a witness showed another copy of this device recording after the backup (\(found))")
-        }
+        if let found = point.found { throw JQCError.restoreMarkStays(found: found) }
         try RestorePoint.clear(invocation.home)
         say(
             invocation, cleared: true,

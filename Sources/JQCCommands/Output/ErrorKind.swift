@@ -179,7 +179,20 @@ extension JQCError: ErrorCaseNaming {
         case .noActor: "noActor"
         case .notFound: "notFound"
         case .ambiguous: "ambiguous"
-        case .refused: "refused"
+        case .bundleCheckNotJSON: "bundleCheckNotJSON"
+        case .nobodyLoggedIn: "nobodyLoggedIn"
+        case .emptyCredentials: "emptyCredentials"
+        case .loginRefused: "loginRefused"
+        case .responseLimitInvalid: "responseLimitInvalid"
+        case .restoreMarkStays: "restoreMarkStays"
+        case .itemsFailedForGood: "itemsFailedForGood"
+        case .backgroundPassFailed: "backgroundPassFailed"
+        case .userManagerFailed: "userManagerFailed"
+        case .noWitness: "noWitness"
+        case .quorumNotMet: "quorumNotMet"
+        case .noTerminalForUserName: "noTerminalForUserName"
+        case .noTerminalForPassword: "noTerminalForPassword"
+        case .emptyStandardInput: "emptyStandardInput"
         }
     }
 }

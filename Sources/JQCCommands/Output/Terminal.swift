@@ -14,7 +14,7 @@ enum Terminal {
     /// Asks on standard error and reads a line from a terminal.
     static func prompt(_ question: String) throws -> String {
         guard isatty(0) == 1 else {
-            throw JQCError.refused("No terminal to ask for the user name. Pass it with --username USER.")
+            throw JQCError.noTerminalForUserName
         }
         FileHandle.standardError.write(Data(question.utf8))
         return try readLine(what: "user name").trimmingCharacters(in: .whitespaces)
@@ -23,7 +23,7 @@ enum Terminal {
     /// One line from standard input, without its line break.
     static func readLine(what: String) throws -> String {
         guard var line = Swift.readLine(strippingNewline: true) else {
-            throw JQCError.refused("No \(what) on standard input (it was empty). Nothing was changed.")
+            throw JQCError.emptyStandardInput(what: what)
         }
         if line.hasSuffix("\r") { line.removeLast() }
         return line
@@ -32,8 +32,7 @@ enum Terminal {
     /// The password, typed on the terminal with echo turned off (termios).
     static func secret() throws -> String {
         guard isatty(0) == 1 else {
-            throw JQCError.refused(
-                "No terminal to ask for the password. Pipe it in with --password-stdin (never as an argument).")
+            throw JQCError.noTerminalForPassword
         }
         var saved = termios()
         guard tcgetattr(0, &saved) == 0 else { throw JQCError.io("reading the terminal's settings", errno) }

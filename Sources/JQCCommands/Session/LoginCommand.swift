@@ -50,18 +50,14 @@ struct LoginCommand: RunnableCommand {
         guard let url = server ?? config.serverURL, !url.isEmpty else { throw ServerAccessError.noServer }
         let user = try username ?? Terminal.prompt("Username: ")
         let password = try passwordFromStandardInput ? Terminal.readLine(what: "password") : Terminal.secret()
-        guard !user.isEmpty, !password.isEmpty else {
-            throw JQCError.refused("The login needs a user name and a password; one was empty. Nothing was changed.")
-        }
+        guard !user.isEmpty, !password.isEmpty else { throw JQCError.emptyCredentials }
         Redaction.hide(password)
         let api = APIClient(baseURL: url, transport: try invocation.httpClient())
         let (tokens, serverUser): (SessionTokens, ServerUser)
         do {
             (tokens, serverUser) = try api.login(username: user, password: password)
         } catch .unauthorized(let message) {
-            throw JQCError.refused(
-                "Login failed: the server refused the user name or password (\(Redaction.text(message))). "
-                    + "Check them and try again.")
+            throw JQCError.loginRefused(serverSaid: Redaction.text(message))
         } catch .transport(let error) where error.isTransient {
             throw ServerAccessError.offline(
                 what: "log in", error,

@@ -68,9 +68,7 @@ extension Invocation {
         var limits = APIClient.ResponseLimits.standard
         if let text = environment["JQC_MAX_RESPONSE_BYTES"] {
             guard let bytes = Int(text), bytes >= 1024 else {
-                throw JQCError.refused(
-                    "JQC_MAX_RESPONSE_BYTES is '\(text)', not a number of bytes ≥ 1024. Set it to the largest "
-                        + "answer the server may send (e.g. 33554432 for 32 MiB), or unset it for 8 MiB.")
+                throw JQCError.responseLimitInvalid(value: text)
             }
             limits.json = bytes
         }

@@ -25,10 +25,7 @@ struct WhoamiCommand: RunnableCommand {
     init(_ parsed: ParsedCommand) throws(UsageError) { check = try parsed.isSet(Self.check) }
 
     func run(_ invocation: Invocation) throws {
-        guard let saved = try invocation.session() else {
-            throw JQCError.refused(
-                "Nobody is logged in on this ledger. Log in with 'jqc login' (or record with --as NAME, unverified).")
-        }
+        guard let saved = try invocation.session() else { throw JQCError.nobodyLoggedIn }
         var user = saved.user
         var confirmation = "from the saved session"
         var refusal = SessionRefusal.of(saved, in: invocation.home)

@@ -49,10 +49,9 @@ struct ServiceInstallCommand: CommandWithoutArguments {
         for arguments in [["daemon-reload"], ["enable", "--now", SyncServiceUnit.unitName]] {
             let answer = service.userManager(arguments)
             guard let answer, answer.status == 0 else {
-                throw JQCError.refused(
-                    "systemctl --user \(arguments.joined(separator: " ")) failed: "
-                        + TerminalText.singleLine(answer?.output ?? "no answer")
-                        + ". The unit is written; run that command yourself to see why.")
+                throw JQCError.userManagerFailed(
+                    arguments: arguments.joined(separator: " "),
+                    output: TerminalText.singleLine(answer?.output ?? "no answer"))
             }
         }
     }

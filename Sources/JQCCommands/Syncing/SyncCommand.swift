@@ -111,23 +111,22 @@ struct SyncCommand: RunnableCommand {
                 serverSession: { try invocation.serverSession(transport: transport) }))
         // In --watch, an offline stretch is reported once, not every interval.
         var offline = SyncSummary.OfflineStretch()
-        let anythingFailed = try Self.refusing {
-            try service.runInForeground(
-                watching: watch, interval: interval,
-                progress: {
-                    let output = SyncProgressOutput(mode: progress, invocation: invocation)
-                    return { step in output.show(step) }
-                },
-                show: { pass in
-                    invocation.endProgress()
-                    if let warning = pass.restoreWarning { invocation.stderr.line("jqc: warning: " + warning) }
-                    let quiet = offline.repeats(pass.report, watching: watch)
-                    if !quiet { Self.summarize(pass, watching: watch, invocation) }
-                    try Self.sayWitness(of: pass, quiet: quiet, invocation)
-                })
-        }
+        // The service's refusals (SyncService.Refusal) end the command as they are: exit status 1, their words.
+        let anythingFailed = try service.runInForeground(
+            watching: watch, interval: interval,
+            progress: {
+                let output = SyncProgressOutput(mode: progress, invocation: invocation)
+                return { step in output.show(step) }
+            },
+            show: { pass in
+                invocation.endProgress()
+                if let warning = pass.restoreWarning { invocation.stderr.line("jqc: warning: " + warning) }
+                let quiet = offline.repeats(pass.report, watching: watch)
+                if !quiet { Self.summarize(pass, watching: watch, invocation) }
+                try Self.sayWitness(of: pass, quiet: quiet, invocation)
+            })
         if watch, signals.stopRequested { invocation.stderr.line("jqc: sync stopped.") }
-        if anythingFailed { throw JQCError.refused(SyncService.Pass.failedForGoodAdvice) }
+        if anythingFailed { throw JQCError.itemsFailedForGood }
     }
 
     /// `--daemon`: the background sync (`SyncService.runInBackground`),
@@ -146,14 +145,12 @@ struct SyncCommand: RunnableCommand {
                 serverSession: {
                     try invocation.serverSession(transport: try invocation.httpClient(connections: concurrency))
                 }))
-        try Self.refusing {
-            try service.runInBackground(
-                interval: interval,
-                say: { line in
-                    invocation.stderr.line("\(invocation.clock.now().iso8601.prefix(19))Z jqc sync: \(line)")
-                },
-                answer: { pass in Self.answer(pass, invocation) })
-        }
+        try service.runInBackground(
+            interval: interval,
+            say: { line in
+                invocation.stderr.line("\(invocation.clock.now().iso8601.prefix(19))Z jqc sync: \(line)")
+            },
+            answer: { pass in Self.answer(pass, invocation) })
     }
 
     /// What the sync service runs against: this invocation's ledger, clock,
@@ -168,14 +165,6 @@ struct SyncCommand: RunnableCommand {
             serverSession: serverSession, deviceKey: { try DeviceKeyFile.ensure(invocation) },
             stopRequested: { signals.stopRequested }, wait: { signals.wait(seconds: $0) },
             wakeUp: { signals.wakeUp() })
-    }
-
-    /// The service's refusals as the CLI's (exit status 1, the message on stderr).
-    @discardableResult
-    static func refusing<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let refusal as SyncService.Refusal {
-            throw JQCError.refused(refusal.description)
-        }
     }
 
     /// With a background sync running (`SyncDaemonStatus`), asks it for a
@@ -194,7 +183,7 @@ struct SyncCommand: RunnableCommand {
             for line in pass.lines { invocation.stdout.line(line) }
         }
         for warning in pass.warnings { invocation.stderr.line("jqc: \(warning)") }
-        if let failure = pass.failure { throw JQCError.refused(failure) }
+        if let failure = pass.failure { throw JQCError.backgroundPass(failed: failure) }
         return true
     }
 

@@ -73,6 +73,6 @@ struct SyncRetryCommand: CommandWithOneArgument {
         guard let pass = try SyncNowRequest.ask(invocation.home) else { return }
         if !invocation.json { for line in pass.lines { invocation.stdout.line(line) } }
         for warning in pass.warnings { invocation.stderr.line("jqc: \(warning)") }
-        if let failure = pass.failure { throw JQCError.refused(failure) }
+        if let failure = pass.failure { throw JQCError.backgroundPass(failed: failure) }
     }
 }

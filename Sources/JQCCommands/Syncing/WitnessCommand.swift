@@ -163,9 +163,7 @@ struct WitnessSyncCommand: CommandWithoutArguments {
     func run(_ invocation: Invocation) throws {
         let config = try invocation.config()
         let list = try WitnessList.load(invocation.home)
-        guard !list.witnesses.isEmpty else {
-            throw JQCError.refused("no witness is configured: add one with 'jqc witness add URL --key VKEY'")
-        }
+        guard !list.witnesses.isEmpty else { throw JQCError.noWitness }
         let ledger = try invocation.ledger()
         let cosigning = WitnessCosigning(
             list: list, directory: invocation.home, device: config.deviceID,
@@ -182,8 +180,7 @@ struct WitnessSyncCommand: CommandWithoutArguments {
                 TerminalText.singleLine(round.results.filter(\.isAlarm).map(\.line).joined(separator: "; ")))
         }
         guard round.quorumMet else {
-            throw JQCError.refused(
-                "the quorum was not met: \(round.cosignedCount) of \(round.quorum) witnesses needed cosigned")
+            throw JQCError.quorumNotMet(cosigned: round.cosignedCount, quorum: round.quorum)
         }
     }
 }
