@@ -109,7 +109,8 @@ import Testing
         let file = scenario.directory.appending("log.jsonl")
         try json.stdout.write(toFile: file, atomically: true, encoding: .utf8)
         let validated = try ProcessRun.run(
-            "/usr/bin/env", ["python3", Products.repositoryFile("Tools/validate-events"), file])
+            Products.python.executable,
+            Products.python.arguments + [Products.repositoryFile("Tools/validate-events"), file])
         #expect(validated.status == 0, "\(validated.stderr)")
         #expect(validated.stdout.contains("ok: \(scenario.eventCount) events valid"))
     }
@@ -703,7 +704,8 @@ final class AuditScenario: @unchecked Sendable {
                 sys.exit("invalid at /" + "/".join(map(str, error.absolute_path)) + ": " + error.message)
             """
         let result = try ProcessRun.run(
-            "/usr/bin/env", ["python3", "-c", script, Products.repositoryFile("Schemas"), file])
+            Products.python.executable,
+            Products.python.arguments + ["-c", script, Products.repositoryFile("Schemas"), file])
         guard result.status == 0 else { throw Invalid(description: result.stderr) }
     }
 

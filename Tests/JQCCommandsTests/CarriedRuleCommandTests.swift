@@ -78,8 +78,10 @@ import Testing
                 as? [String: Any])
         let receiver = try #require(config["device_id"] as? String).lowercased()
         let checked = try ProcessRun.run(
-            "/usr/bin/env",
-            ["python3", Products.repositoryFile("Tools/verify-ledger"), "--handover", file, "--receiver", receiver])
+            Products.python.executable,
+            Products.python.arguments + [
+                Products.repositoryFile("Tools/verify-ledger"), "--handover", file, "--receiver", receiver,
+            ])
         #expect(checked.status == 1, "\(checked.stdout)\(checked.stderr)")
         #expect(refused.errorKind == "DomainError.carriedRecordRefused", "NOT RECEIVED: \(refused.stderr)")
         #expect(checked.stdout.hasPrefix("NOT RECEIVED: "), "\(checked.stdout)")

@@ -102,7 +102,8 @@ import Testing
         let bundle = directory.appending("bundle.json")
         try JSONSerialization.data(withJSONObject: try #require(file["bundle"])).write(to: URL(fileURLWithPath: bundle))
         let verified = try ProcessRun.run(
-            "/usr/bin/env", ["python3", Products.repositoryFile("Tools/verify-ledger"), "--bundle", bundle])
+            Products.python.executable,
+            Products.python.arguments + [Products.repositoryFile("Tools/verify-ledger"), "--bundle", bundle])
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
         #expect(verified.stdout.contains("versions 1 to"))
     }

@@ -28,8 +28,10 @@ import Testing
             case .fifo: #expect(mkfifo(path, 0o600) == 0)
             case .socket:
                 let made = try ProcessRun.run(
-                    "/usr/bin/env",
-                    ["python3", "-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path])
+                    Products.python.executable,
+                    Products.python.arguments + [
+                        "-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path,
+                    ])
                 #expect(made.status == 0, "\(made.stderr)")
             case .device: return "/dev/zero"
             case .linkToDirectory:

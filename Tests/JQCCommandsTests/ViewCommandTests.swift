@@ -301,7 +301,8 @@ import Testing
                 sys.exit("invalid at /" + "/".join(map(str, error.absolute_path)) + ": " + error.message)
             """
         let result = try ProcessRun.run(
-            "/usr/bin/env", ["python3", "-c", script, Products.repositoryFile("Schemas/cli/views.schema.json"), file])
+            Products.python.executable,
+            Products.python.arguments + ["-c", script, Products.repositoryFile("Schemas/cli/views.schema.json"), file])
         guard result.status == 0 else { throw Invalid(description: result.stderr) }
     }
 }

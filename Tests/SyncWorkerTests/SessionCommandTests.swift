@@ -50,7 +50,7 @@ import Testing
 
         let wrong = try jqc.run(["login", "-u", "inspector", "--password-stdin"], input: Data("nope\n".utf8))
         #expect(wrong.status == 1)
-        #expect(wrong.stderr.contains("refused the user name or password"))
+        #expect(wrong.errorKind == "JQCError.loginRefused", "\(wrong.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sample.credentialsPath))
 
         let login = try jqc.run(["login", "-u", "inspector", "--password-stdin"], input: Data("inspector-pass\n".utf8))
@@ -76,7 +76,7 @@ import Testing
         #expect(try server.stats()["active_refresh_tokens"] == .integer(0), "the server revoked it")
         let nobody = try jqc("whoami")
         #expect(nobody.status == 1)
-        #expect(nobody.stderr.contains("jqc login"))
+        #expect(nobody.errorKind == "JQCError.nobodyLoggedIn", "\(nobody.stderr)")
         let noSync = try jqc("sync")
         #expect(noSync.status == 1)
         #expect(noSync.errorKind == "ServerAccessError.notLoggedIn", "\(noSync.stderr)")

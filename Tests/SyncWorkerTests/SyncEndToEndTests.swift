@@ -364,9 +364,10 @@ import Testing
         #expect(earlier.first?["kind"]?.stringValue == "photo", "\(later.stdout)")
 
         // Asked to send it anyway, jqc says why not instead of uploading a dangling file.
-        let retry = try sample.jqc("sync", "retry", prefix)
+        let retry = try sample.jqc.reportingKinds("sync", "retry", prefix)
         #expect(retry.status == 1)
-        #expect(retry.stderr.contains("photo \(prefix) of inspection \(id.lowercased.prefix(8)) is not queued again"))
+        #expect(retry.errorKind == "SyncRetry.Refusal.onlyLeftOut", "\(retry.stderr)")
+        #expect(retry.stderr.contains("photo \(prefix) of inspection \(id.lowercased.prefix(8))"), "\(retry.stderr)")
         #expect(try server.count("photos") == 0)
     }
 
