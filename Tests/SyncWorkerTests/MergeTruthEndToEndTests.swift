@@ -10,7 +10,9 @@ import Testing
 /// submits each name their own server record and say the server holds two,
 /// and `receive` says what each file changed.
 @Suite struct MergeTruthEndToEndTests {
-    /// Shares `id` from `from`, receives it on `to`, and answers `receive`'s output.
+    /// Shares `id` from `from`, receives it on `to`, and answers `receive`'s output
+    /// (most callers only need the exchange done).
+    @discardableResult
     static func exchange(_ id: UUID, from: SampleLedger, to: SampleLedger, name: String) throws -> String {
         let file = from.directory.appending("\(name).json")
         let shared = try from.jqc("handover", id.lowercased, "--share", "-o", file)
