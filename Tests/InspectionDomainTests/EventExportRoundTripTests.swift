@@ -1,6 +1,7 @@
 import Foundation
 import InspectionDomain
 import LedgerCore
+import LedgerTestSupport
 import Testing
 
 /// The bytes `jqc --json log` writes for an event (`appendJSONLine`), read
@@ -28,7 +29,7 @@ import Testing
             #expect(read["recorded_at"] as? String == record.recordedAt.iso8601)
             #expect(read["recorded_at_us"] as? Int == Int(record.recordedAt.microsecondsSinceEpoch))
             let payload = try #require(read["payload"])
-            #expect(Self.same(payload, event.jsonObject), "\(event.typeName): \(payload)")
+            #expect(event.jsonObject.isFoundationReading(payload), "\(event.typeName): \(payload)")
         }
     }
 
@@ -51,26 +52,7 @@ import Testing
             #expect(readActor["name"] as? String == text)
             #expect(readActor["verified"] as? Bool == actor.verified)
             let payload = try #require(read["payload"])
-            #expect(Self.same(payload, event.jsonObject), "\(event.typeName): \(payload)")
-        }
-    }
-
-    /// Whether Foundation's reading of a JSON value is `value`: the same
-    /// strings (exactly), numbers, booleans and nulls, members and items.
-    static func same(_ read: Any, _ value: JSONValue) -> Bool {
-        switch value {
-        case .null: return read is NSNull
-        case .bool(let flag): return read as? Bool == flag
-        case .number(let text):
-            guard let number = read as? NSNumber, let expected = Double(text) else { return false }
-            return number.doubleValue == expected
-        case .string(let text): return read as? String == text
-        case .array(let items):
-            guard let array = read as? [Any], array.count == items.count else { return false }
-            return zip(array, items).allSatisfy { same($0, $1) }
-        case .object(let members):
-            guard let object = read as? [String: Any], object.count == members.count else { return false }
-            return members.allSatisfy { member in object[member.key].map { same($0, member.value) } ?? false }
+            #expect(event.jsonObject.isFoundationReading(payload), "\(event.typeName): \(payload)")
         }
     }
 }

@@ -54,7 +54,7 @@ import Testing
             try Self.expectEnvelope(read, of: record)
             let event = try InspectionEvent.decode(record)
             let payload = try #require(read["payload"])
-            #expect(Self.same(payload, event.jsonObject), "\(record.position) \(record.type): \(payload)")
+            #expect(event.jsonObject.isFoundationReading(payload), "\(record.position) \(record.type): \(payload)")
             if case .fieldSet(let answer) = event, case .text(let text) = answer.value,
                 let member = payload as? [String: Any], let value = member["value"] as? String
             {
@@ -80,25 +80,5 @@ import Testing
         #expect(actor["id"] as? String == record.actor.id)
         #expect(actor["name"] as? String == record.actor.name)
         #expect(actor["verified"] as? Bool == record.actor.verified)
-    }
-
-    /// Whether Foundation's reading of a JSON value is `value`: the same
-    /// strings (exactly), numbers, booleans, nulls, and members in objects
-    /// and arrays.
-    static func same(_ read: Any, _ value: JSONValue) -> Bool {
-        switch value {
-        case .null: return read is NSNull
-        case .bool(let flag): return read as? Bool == flag
-        case .number(let text):
-            guard let number = read as? NSNumber, let expected = Double(text) else { return false }
-            return number.doubleValue == expected
-        case .string(let text): return read as? String == text
-        case .array(let items):
-            guard let array = read as? [Any], array.count == items.count else { return false }
-            return zip(array, items).allSatisfy { same($0, $1) }
-        case .object(let members):
-            guard let object = read as? [String: Any], object.count == members.count else { return false }
-            return members.allSatisfy { member in object[member.key].map { same($0, member.value) } ?? false }
-        }
     }
 }

@@ -97,7 +97,7 @@ import Testing
 
     /// The object a `--json` run printed; the run must succeed.
     func object(_ result: ProcessResult) throws -> [String: Any] {
-        let output = try JQCRunner.succeeded(result).stdout
+        let output = JQCRunner.succeeded(result).stdout
         return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
     }
 
