@@ -116,14 +116,32 @@ public enum JQC {
     }
 
     /// Runs `jqc` with `arguments` (without the program name) and returns the exit status.
+    ///
+    /// Output that could not be written makes a command that succeeded
+    /// fail (status 1), unless its reader went away (`jqc log | head`): that
+    /// reader took what it wanted.
     public static func main(
         arguments: [String], environment: [String: String], stdout: TextOutput, stderr: TextOutput,
         clock: LedgerClock = SystemClock()
     ) -> Int32 {
-        defer {
-            stdout.flush()
-            stderr.flush()
+        defer { stderr.flush() }
+        var status = dispatch(
+            arguments: arguments, environment: environment, stdout: stdout, stderr: stderr, clock: clock)
+        stdout.flush()
+        if let code = stdout.writeFailure {
+            let error = JQCError.outputNotWritten(code)
+            FailureReport(stderr: stderr, environment: environment).say(
+                error.description, kind: ErrorKind(of: error), detail: ErrorKind.detail(of: error))
+            if status == ExitStatus.success { status = ExitStatus.refused }
         }
+        return status
+    }
+
+    /// Parses `arguments` and runs what they ask for.
+    private static func dispatch(
+        arguments: [String], environment: [String: String], stdout: TextOutput, stderr: TextOutput,
+        clock: LedgerClock
+    ) -> Int32 {
         // Hidden entry points for the completion scripts and `Tools/install`,
         // outside the parser: their arguments are another command line.
         if arguments.first == "__complete" {

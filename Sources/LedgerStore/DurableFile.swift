@@ -64,12 +64,12 @@ public enum DurableFile {
 }
 
 extension DurableFile {
-    /// Writes all of `data` to `fd`; the `errno` of the write that failed,
-    /// else nil. A short write (a disk that fills up part way) sets no
+    /// Writes all of `data` to `fd` (a file, or standard output); the
+    /// `errno` of the write that failed, else nil. A short write (a disk that fills up part way) sets no
     /// `errno`, so it is continued until a write fails and says why: taking
     /// `errno` after a short write once named a stale "File exists" for a
     /// full disk.
-    public static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
+    public static func writeAll(_ data: some ContiguousBytes, to fd: Int32) -> Int32? {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {

@@ -4,6 +4,7 @@ import Foundation
 import JQCCommands
 
 JQC.installStoreGuards()
+JQC.ignoreBrokenPipes()
 let status = JQC.main(
     arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
     stdout: TextOutput(fileDescriptor: 1), stderr: TextOutput(fileDescriptor: 2))

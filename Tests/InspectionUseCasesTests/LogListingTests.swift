@@ -16,10 +16,17 @@ import Testing
     /// What a listing wrote, line by line.
     final class Collected: LogOutput {
         let json: Bool
-        let isTerminal = false
+        let isTerminal: Bool
         var lines: [String] = []
         var notes: [String] = []
-        init(json: Bool) { self.json = json }
+        /// The reader goes away once it has this many lines.
+        let goneAfter: Int?
+        var readerIsGone: Bool { goneAfter.map { lines.count >= $0 } ?? false }
+        init(json: Bool, isTerminal: Bool = false, goneAfter: Int? = nil) {
+            self.json = json
+            self.isTerminal = isTerminal
+            self.goneAfter = goneAfter
+        }
         func write(utf8 bytes: [UInt8]) {
             lines += String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         }
@@ -92,6 +99,22 @@ import Testing
             Issue.record("a record the filter leaves out reached the printer")
             return
         }
+    }
+
+    /// A reader that went away (`jqc log | head -2`) stops the listing at
+    /// the next line handed over (a terminal's: each line), of the whole
+    /// log or of one inspection, instead of formatting the rest for nobody.
+    @Test(arguments: [false, true])
+    func aReaderThatWentAwayStopsTheListing(byInspection: Bool) throws {
+        let audited = try AuditAssemblyTests.Audited()
+        #expect(try audited.records() > 3)
+        let auditor = try AuditorLedger.open(audited.directory, views: true)
+        defer { auditor.close() }
+        let output = Collected(json: false, isTerminal: true, goneAfter: 2)
+        let printed = try LogListing(auditor: auditor, filter: LogFilter()).print(
+            inspection: byInspection ? audited.inspection.lowercased : nil, to: output)
+        #expect(printed == 2)
+        #expect(output.lines.count == 2)
     }
 
     @Test func aTypeNoEventHasPrintsNothing() throws {

@@ -95,6 +95,7 @@ enum ErrorKindTable {
             "JQCError.noActor": { JQCError.noActor },
             "JQCError.bundleCheckNotJSON": { JQCError.bundleCheckNotJSON },
             "JQCError.nobodyLoggedIn": { JQCError.nobodyLoggedIn },
+            "JQCError.outputNotWritten": { JQCError.outputNotWritten(ENOSPC) },
             "JQCError.emptyCredentials": { JQCError.emptyCredentials },
             "JQCError.loginRefused": { JQCError.loginRefused(serverSaid: "s") },
             "JQCError.responseLimitInvalid": { JQCError.responseLimitInvalid(value: "v") },

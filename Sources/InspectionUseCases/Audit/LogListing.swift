@@ -19,6 +19,9 @@ public protocol LogOutput {
     func line(_ text: String)
     /// One line beside the listing.
     func note(_ text: String)
+    /// Whether whoever reads the lines went away (a closed pipe): the
+    /// listing stops, as nothing more would be read.
+    var readerIsGone: Bool { get }
 }
 
 /// `jqc log`: the events `filter` selects, of one inspection (read through

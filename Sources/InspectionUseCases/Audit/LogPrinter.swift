@@ -56,6 +56,8 @@ public struct LogPrinter {
     /// a line at a time to a terminal).
     private var block: [UInt8] = []
     private static var blockSize: Int { 1 << 16 }
+    /// `output.readerIsGone`, as of the last block handed over.
+    private var readerGone = false
 
     /// One stream as the listing has seen it: when its last record seen
     /// was recorded, to mark a record recorded before it
@@ -84,7 +86,9 @@ public struct LogPrinter {
         return record.device != ownDevice
     }
 
-    public var wantsMore: Bool { printed < limit }
+    /// Whether another record should be printed: not past `--limit`, and
+    /// somebody still reads (checked as each block is handed over).
+    public var wantsMore: Bool { printed < limit && !readerGone }
 
     /// A place where the log should hold a record and does not: on stdout
     /// in text (it is part of what happened), on stderr with --json (whose
@@ -308,6 +312,7 @@ public struct LogPrinter {
         guard !block.isEmpty else { return }
         output.write(utf8: block)
         block.removeAll(keepingCapacity: true)
+        readerGone = output.readerIsGone
     }
 
     /// `EventUpcaster.needsUpcast`, remembered by type name.

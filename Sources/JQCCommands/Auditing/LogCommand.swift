@@ -126,4 +126,5 @@ struct LogLines: LogOutput {
     func write(utf8 bytes: [UInt8]) { invocation.stdout.write(utf8: bytes) }
     func line(_ text: String) { invocation.stdout.line(text) }
     func note(_ text: String) { invocation.stderr.line(text) }
+    var readerIsGone: Bool { invocation.stdout.readerIsGone }
 }

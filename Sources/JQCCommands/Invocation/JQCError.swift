@@ -21,6 +21,9 @@ public enum JQCError: Error, CustomStringConvertible {
     case bundleCheckNotJSON
     /// `whoami` on a ledger with no saved session.
     case nobodyLoggedIn
+    /// Standard output could not be written (the `errno`; never EPIPE, a
+    /// reader that went away): what the command printed is incomplete.
+    case outputNotWritten(Int32)
     /// `login` given an empty user name or password.
     case emptyCredentials
     /// The server refused the user name or password; `serverSaid` is its answer, redacted.
@@ -77,6 +80,9 @@ public enum JQCError: Error, CustomStringConvertible {
                 + "says verified 0, not verified 1, unreadable 2)"
         case .nobodyLoggedIn:
             "Nobody is logged in on this ledger. Log in with 'jqc login' (or record with --as NAME, unverified)."
+        case .outputNotWritten(let code):
+            "could not write standard output: \(String(cString: strerror(code))). What this command printed is "
+                + "incomplete (anything it recorded is kept); send its output where it can be written and run it again."
         case .emptyCredentials:
             "The login needs a user name and a password; one was empty. Nothing was changed."
         case .loginRefused(let serverSaid):

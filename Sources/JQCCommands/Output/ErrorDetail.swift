@@ -171,3 +171,10 @@ extension ViewCheckError: ErrorDetailing {
         return [.init("views", .array(views.map(JSONValue.string)))]
     }
 }
+
+extension JQCError: ErrorDetailing {
+    var detail: [JSONValue.Member] {
+        guard case .outputNotWritten(let code) = self else { return [] }
+        return [.init("errno", .integer(Int(code)))]
+    }
+}

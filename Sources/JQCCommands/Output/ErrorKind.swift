@@ -181,6 +181,7 @@ extension JQCError: ErrorCaseNaming {
         case .ambiguous: "ambiguous"
         case .bundleCheckNotJSON: "bundleCheckNotJSON"
         case .nobodyLoggedIn: "nobodyLoggedIn"
+        case .outputNotWritten: "outputNotWritten"
         case .emptyCredentials: "emptyCredentials"
         case .loginRefused: "loginRefused"
         case .responseLimitInvalid: "responseLimitInvalid"

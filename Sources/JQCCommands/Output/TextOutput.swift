@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import LedgerStore
 import Synchronization
 
 /// Where a command writes: results to `standardOutput`, messages and progress
@@ -10,6 +11,11 @@ import Synchronization
 /// memory and reach the descriptor 64 KiB at a time, and on `flush()`, which
 /// `JQC.main` calls before it returns. A system call per line capped such a
 /// command at the kernel's rate of small writes.
+///
+/// A write that fails is remembered, and nothing more is written: a reader
+/// that went away (EPIPE: `jqc log | head`, with SIGPIPE ignored) sets
+/// `readerIsGone`, so a long listing stops; any other failure (a full disk)
+/// is `writeFailure`, which `JQC.main` reports as the command's failure.
 public final class TextOutput: Sendable {
     private struct State {
         var pending: [UInt8] = []
@@ -18,6 +24,10 @@ public final class TextOutput: Sendable {
 
     private let fileDescriptor: Int32?
     private let state = Mutex(State())
+    /// The errno of the first write that failed (0: none); nothing is
+    /// written after it. Not behind the lock: a listing reads it for every
+    /// block it hands over.
+    private let failure = Atomic<Int32>(0)
     /// Whether this stream is a terminal: decides colour and progress lines.
     public let isTerminal: Bool
 
@@ -51,7 +61,7 @@ public final class TextOutput: Sendable {
             defer { state.pending.removeAll(keepingCapacity: true) }
             return state.pending
         }
-        if let ready { Self.writeAll(ready, to: fileDescriptor) }
+        if let ready { writeAll(ready, to: fileDescriptor) }
     }
 
     /// Writes UTF-8 bytes: what a command that formats many lines into one
@@ -65,7 +75,7 @@ public final class TextOutput: Sendable {
         }
         let direct = state.withLock { $0.pending.isEmpty && bytes.count >= 1 << 16 }
         if direct {
-            Self.writeAll(bytes, to: fileDescriptor)
+            writeAll(bytes, to: fileDescriptor)
             return
         }
         let ready: [UInt8]? = state.withLock { state in
@@ -74,7 +84,7 @@ public final class TextOutput: Sendable {
             defer { state.pending.removeAll(keepingCapacity: true) }
             return state.pending
         }
-        if let ready { Self.writeAll(ready, to: fileDescriptor) }
+        if let ready { writeAll(ready, to: fileDescriptor) }
     }
 
     /// Writes `text` and a newline.
@@ -87,7 +97,18 @@ public final class TextOutput: Sendable {
             defer { state.pending.removeAll(keepingCapacity: true) }
             return state.pending
         }
-        if !ready.isEmpty { Self.writeAll(ready, to: fileDescriptor) }
+        if !ready.isEmpty { writeAll(ready, to: fileDescriptor) }
+    }
+
+    /// Whether whoever read this stream went away (a closed pipe): what is
+    /// written is dropped, and a listing may as well stop.
+    public var readerIsGone: Bool { failure.load(ordering: .relaxed) == EPIPE }
+
+    /// The errno of a write that failed other than for a reader gone away
+    /// (ENOSPC, EIO): what the command printed is incomplete.
+    public var writeFailure: Int32? {
+        let code = failure.load(ordering: .relaxed)
+        return code == 0 || code == EPIPE ? nil : code
     }
 
     /// What was written, when collecting.
@@ -95,15 +116,13 @@ public final class TextOutput: Sendable {
         state.withLock { String(decoding: $0.pending, as: UTF8.self) }
     }
 
-    /// Writes every byte (FileHandle loops over partial writes and EINTR). A
-    /// reader that went away (EPIPE) ends the output: nothing is left to tell.
-    private static func writeAll(_ bytes: [UInt8], to fileDescriptor: Int32) {
-        let handle = FileHandle(fileDescriptor: fileDescriptor, closeOnDealloc: false)
-        do {
-            try handle.write(contentsOf: bytes)
-        } catch {
-            return
-        }
+    /// Writes every byte, unless an earlier write failed; a failure is
+    /// remembered (the first one: what comes after it is a consequence).
+    private func writeAll(_ bytes: [UInt8], to fileDescriptor: Int32) {
+        guard failure.load(ordering: .relaxed) == 0,
+            let code = DurableFile.writeAll(bytes, to: fileDescriptor)
+        else { return }
+        _ = failure.compareExchange(expected: 0, desired: code, ordering: .relaxed)
     }
 }
 
