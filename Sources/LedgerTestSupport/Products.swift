@@ -31,7 +31,21 @@ public enum Products {
     }()
 
     /// The path of a built executable, such as `jqc` or `ledger-writer`.
-    public static func executable(_ name: String) -> String { directory + "/" + name }
+    /// `JQC_BIN`, when set, names the `jqc` to run instead of the one built
+    /// beside the tests (the Python tests read it too): Tools/test gives its
+    /// test package's release build, whose start costs a quarter of the
+    /// debug build's CPU (no shared Swift runtime and Foundation to bind),
+    /// over the suites' six thousand runs of `jqc`.
+    public static func executable(_ name: String) -> String {
+        if name == "jqc", let jqc = chosenJQC { return jqc }
+        return directory + "/" + name
+    }
+
+    /// `JQC_BIN`, made absolute; nil when unset or empty.
+    static let chosenJQC: String? = {
+        guard let path = ProcessInfo.processInfo.environment["JQC_BIN"], !path.isEmpty else { return nil }
+        return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }()
 
     /// How to run `python3` (the one `PATH` names): its interpreter, asked
     /// once. A version manager's shim (pyenv's is a bash script that runs
