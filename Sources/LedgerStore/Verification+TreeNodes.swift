@@ -130,7 +130,15 @@ struct StreamKey: Hashable {
 
     /// The 16 bytes of the stream id.
     var bytes: [UInt8] {
-        (0..<16).map { i in UInt8(truncatingIfNeeded: (i < 8 ? high : low) >> UInt64(56 - 8 * (i % 8))) }
+        // A loop, not one mapped expression: that took 3.3 s of every build
+        // to type-check.
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in 0..<8 {
+            let shift = UInt64(56 - 8 * i)
+            bytes[i] = UInt8(truncatingIfNeeded: high >> shift)
+            bytes[i + 8] = UInt8(truncatingIfNeeded: low >> shift)
+        }
+        return bytes
     }
 
     init(_ id: UUID) {

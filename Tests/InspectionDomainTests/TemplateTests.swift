@@ -12,7 +12,7 @@ import Testing
         #expect(templates.map(\.name) == ["Restroom QC", "Office Area QC"])
         let restroom = templates[0]
         #expect(restroom.version == 3)
-        #expect(restroom.fields.map(\.id.rawValue) == (1...11).map(String.init))
+        #expect(restroom.fields.map(\.id.rawValue) == (1...11).map(\.description))
         #expect(
             restroom.fields.map(\.type) == [
                 .section, .rating, .rating, .rating, .passFail, .passFail, .checkbox, .radio, .textarea, .image,
@@ -25,7 +25,7 @@ import Testing
         #expect(restroom.fields[3].required == false)
         #expect(restroom.fields[7].options == ["Good", "Acceptable", "Poor"])
         let office = templates[1]
-        #expect(office.fields.map(\.id.rawValue) == (1...14).map(String.init))
+        #expect(office.fields.map(\.id.rawValue) == (1...14).map(\.description))
         #expect(office.fields[11].columns == ["Item", "Count", "Reorder?"])
         #expect(office.fields.allSatisfy { $0.options == nil || $0.type.offersOptions })
     }
@@ -246,7 +246,7 @@ import Testing
             return
         }
         #expect(reference == "Flors")
-        #expect(candidates.map(\.id.rawValue) == (2...11).map(String.init))
+        #expect(candidates.map(\.id.rawValue) == (2...11).map(\.description))
         #expect(error!.description.contains(#"2 "Floors", 3 "Toilets and urinals""#))
     }
 

@@ -129,7 +129,7 @@ import Testing
         #expect(copy.status == 0, "\(copy.stderr)")
         #expect(try committedTransactions() == transactions + 1)
         let (a, b) = (try answers(first), try answers(second))
-        for key in (1...10).map(String.init) {
+        for key in (1...10).map(\.description) {
             #expect("\(a[key] ?? "absent")" == "\(b[key] ?? "absent")", "field \(key)")
         }
         // Again: nothing changes, nothing is committed.

@@ -197,7 +197,8 @@ struct BundleRecord {
     static func uuidText(_ raw: [UInt8]) -> String {
         let hex = raw.map { String($0, radix: 16).leftPadded(2) }.joined()
         let c = Array(hex)
-        return [c[0..<8], c[8..<12], c[12..<16], c[16..<20], c[20..<32]].map { String($0) }.joined(separator: "-")
+        let groups: [ArraySlice<Character>] = [c[0..<8], c[8..<12], c[12..<16], c[16..<20], c[20..<32]]
+        return groups.map { String($0) }.joined(separator: "-")
     }
 }
 

@@ -52,12 +52,11 @@ struct ViewsCommand: RunnableCommand {
     }
 
     private func printTable(_ statuses: [ProjectionSet.ViewStatus], _ invocation: Invocation) {
-        let rows = statuses.map { status in
-            [
-                status.name, "\(status.codeVersion)", status.storedVersion.map { "\($0)" } ?? "-",
-                status.position.map { "\($0) of \(status.head)" } ?? "-", "\(status.rows)",
-                status.storedVersion == nil ? "never built" : status.isStale ? "stale" : "up to date",
-            ]
+        let rows = statuses.map { status -> [String] in
+            let stored: String = status.storedVersion.map { "\($0)" } ?? "-"
+            let position: String = status.position.map { "\($0) of \(status.head)" } ?? "-"
+            let state = status.storedVersion == nil ? "never built" : status.isStale ? "stale" : "up to date"
+            return [status.name, "\(status.codeVersion)", stored, position, "\(status.rows)", state]
         }
         invocation.printTable(header: ["VIEW", "VERSION", "STORED", "POSITION", "ROWS", "STATE"], rows: rows)
     }
