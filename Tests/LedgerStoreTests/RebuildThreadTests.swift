@@ -6,6 +6,10 @@ import Testing
 
 @testable import LedgerStore
 
+/// Where `RebuildThreadTests.twentyThousand` is made (a global, so the
+/// `atexit` cleanup, which cannot capture, can name it).
+private let rebuildThreadFixture = TemporaryDirectory(prefix: "rebuild-thread-20000")
+
 /// A rebuild folds partitions of the log on threads of their own: whatever
 /// ends the rebuild, those threads (and their read transactions) must have
 /// ended with it.
@@ -44,13 +48,38 @@ import Testing
 
     func logWith(events count: Int) throws -> EventLog {
         let log = try EventLog(directory: directory.appending("store"))
+        try Self.append(count, to: log, clock: clock)
+        return log
+    }
+
+    static func append(_ count: Int, to log: EventLog, clock: ManualClock) throws {
         var events: [PendingEvent] = []
         for _ in 0..<count {
             clock.advance(microseconds: 1)
             events.append(SampleEvents.event(stream: UUID(), at: clock.now()))
         }
         _ = try log.append(events)
-        return log
+    }
+
+    /// The 20,000-event log, appended once for the suite (each of the four
+    /// cases appending its own cost 7 s of CPU in a debug build) and copied
+    /// into each case's directory, which appends to it.
+    static let twentyThousand = Result {
+        let fixture = rebuildThreadFixture
+        // Lives as long as the test process; removed on the way out.
+        atexit { try? FileManager.default.removeItem(atPath: rebuildThreadFixture.path) }
+        let log = try EventLog(directory: fixture.appending("store"))
+        defer { log.close() }
+        try append(20_000, to: log, clock: ManualClock())
+        return fixture
+    }
+
+    func copyOfTwentyThousand() throws -> EventLog {
+        let fixture = try Self.twentyThousand.get()
+        try FileManager.default.copyItem(atPath: fixture.appending("store"), toPath: directory.appending("store"))
+        // This case's appends come after the copied records' times.
+        clock.advance(microseconds: 20_001)
+        return try EventLog(directory: directory.appending("store"))
     }
 
     // Early: the other partitions are still reading. Late: they have read
@@ -58,7 +87,7 @@ import Testing
     // one of them, the others are stopped), no reader is left behind.
     @Test(arguments: [UInt64(3), 20_000], [1, 4])
     func aFoldThatThrowsLeavesNoReadTransactionOpen(failAt: UInt64, partitions: Int) throws {
-        let log = try logWith(events: 20_000)
+        let log = try copyOfTwentyThousand()
         defer { log.close() }
         let views = try ProjectionSet(
             log: log, projections: [FailingView(failAt: failAt, foldsByStream: partitions > 1)],
