@@ -58,18 +58,14 @@ public struct ProvingLedger: Sendable {
     }
 }
 
-/// Where `BundleVerifiers.go` builds the Go verifier (a global, so the
-/// `atexit` removal, which cannot capture, can name it).
-private let builtGoVerifier = Products.repositoryFile(".build/verify-bundle-go-\(getpid())")
-
 /// The two bundle verifiers that share no code with this package.
 public enum BundleVerifiers {
     /// `Tools/verify-bundle-go`, built once per test process into the
     /// package's build directory, and removed when the process ends (each
     /// run left one behind before).
     public static let go: Result<String, any Error> = Result {
-        let out = builtGoVerifier
-        atexit { unlink(builtGoVerifier) }
+        let out = Products.repositoryFile(".build/verify-bundle-go-\(getpid())")
+        ExitCleanup.remove(atExit: out)
         let build = try ProcessRun.run(
             "/usr/bin/env", ["bash", Products.repositoryFile("Tools/verify-bundle-go/build"), out])
         guard build.status == 0 else { throw ProvingLedger.Failed(description: build.stderr) }

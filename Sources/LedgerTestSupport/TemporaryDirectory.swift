@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A fresh directory under the system's temporary directory, removed when the
 /// value is deinitialised, so every test gets its own ledger and tests can run
@@ -18,5 +19,24 @@ public final class TemporaryDirectory: Sendable {
 
     deinit {
         try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Paths a test process keeps for its whole life (a fixture a suite shares,
+/// a verifier it built), removed when the process exits. `atexit` takes no
+/// closure that captures, so the paths are kept here, and one handler
+/// removes them all.
+public enum ExitCleanup {
+    private static let paths = Mutex<[String]>([])
+    private static let handler: Void = { atexit { ExitCleanup.removeAll() } }()
+
+    /// Removes `path` (a file or a whole directory) when the process exits.
+    public static func remove(atExit path: String) {
+        handler
+        paths.withLock { $0.append(path) }
+    }
+
+    private static func removeAll() {
+        for path in paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
     }
 }

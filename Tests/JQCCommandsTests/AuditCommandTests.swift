@@ -469,8 +469,6 @@ import Testing
 
 // MARK: - The scenario
 
-private let sharedScenarioDirectory = TemporaryDirectory(prefix: "audit-scenario")
-
 /// A ledger with an inspection (photos, an issue, a signature, a follow-up,
 /// every kind of sync outcome), its re-inspection and a discarded draft,
 /// and `jqc show` as it printed the inspection at several moments.
@@ -498,9 +496,9 @@ final class AuditScenario: @unchecked Sendable {
     func copy() throws -> AuditScenario { try AuditScenario(copying: self) }
 
     init() throws {
-        directory = sharedScenarioDirectory
-        // The shared scenario lives as long as the test process; remove it on the way out.
-        atexit { try? FileManager.default.removeItem(atPath: sharedScenarioDirectory.path) }
+        // The shared scenario lives as long as the test process; removed on the way out.
+        directory = TemporaryDirectory(prefix: "audit-scenario")
+        ExitCleanup.remove(atExit: directory.path)
         jqc = JQCRunner(ledger: directory.appending("ledger"))
         try run("init")
         try run("pull", "--from", SampleReference.path)

@@ -6,10 +6,6 @@ import Testing
 
 @testable import LedgerStore
 
-/// Where `RebuildThreadTests.twentyThousand` is made (a global, so the
-/// `atexit` cleanup, which cannot capture, can name it).
-private let rebuildThreadFixture = TemporaryDirectory(prefix: "rebuild-thread-20000")
-
 /// A rebuild folds partitions of the log on threads of their own: whatever
 /// ends the rebuild, those threads (and their read transactions) must have
 /// ended with it.
@@ -65,9 +61,9 @@ private let rebuildThreadFixture = TemporaryDirectory(prefix: "rebuild-thread-20
     /// cases appending its own cost 7 s of CPU in a debug build) and copied
     /// into each case's directory, which appends to it.
     static let twentyThousand = Result {
-        let fixture = rebuildThreadFixture
         // Lives as long as the test process; removed on the way out.
-        atexit { try? FileManager.default.removeItem(atPath: rebuildThreadFixture.path) }
+        let fixture = TemporaryDirectory(prefix: "rebuild-thread-20000")
+        ExitCleanup.remove(atExit: fixture.path)
         let log = try EventLog(directory: fixture.appending("store"))
         defer { log.close() }
         try append(20_000, to: log, clock: ManualClock())
