@@ -64,6 +64,12 @@ private final class ServedValidator {
     func check(_ definition: String, _ text: String, lines: Bool) throws -> ProcessResult {
         let request = try JSONSerialization.data(
             withJSONObject: ["definition": definition, "lines": lines, "text": text] as [String: Any])
+        // A validator that does not answer within ProcessRun's time for a
+        // whole run is ended, so the check fails instead of hanging its test.
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 180, execute: watchdog)
+        defer { watchdog.cancel() }
         try requests.fileHandleForWriting.write(contentsOf: request + Data("\n".utf8))
         let line = try answerLine()
         guard let answer = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
