@@ -5,7 +5,7 @@ for every bundle, good, tampered or crafted (Schemas/ledger-format.md § Proof
 bundles).
 
 The bundles come from the built `jqc` ($JQC_BIN, default .build/debug/jqc,
-which Tools/test builds before pytest); the crafted ones are edited here, and
+as `swift build` makes it; Tools/test names the one it built); the crafted ones are edited here, and
 re-signed with the ledger's own device key where a case needs a valid
 signature over a wrong statement.
 """
@@ -39,7 +39,7 @@ def jqc_binary() -> Path:
         path = REPO / path
     if not (path.is_file() and os.access(path, os.X_OK)):
         pytest.fail(f"the bundle tests run the built jqc, and there is none at {path}: build it first "
-                    "(`swift build`, which Tools/test does before pytest) or point JQC_BIN at one", pytrace=False)
+                    "(`swift build`; Tools/test builds one before pytest) or point JQC_BIN at one", pytrace=False)
     return path
 
 

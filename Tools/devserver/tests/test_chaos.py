@@ -3,7 +3,8 @@ without any person's step, with every inspection, issue and photo on the
 server exactly once and every photo attached, against both server profiles.
 
 It builds nothing: it runs the `jqc` at $JQC_BIN (default `.build/debug/jqc`
-under the repository root; `Tools/test` builds it before running pytest). A
+under the repository root, as `swift build` makes it; `Tools/test` builds one
+before running pytest and names it). A
 missing binary is a failure, not a skip.
 
 One run per profile (`contract`: the whole of Schemas/openapi.yaml;
