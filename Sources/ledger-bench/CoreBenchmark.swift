@@ -232,10 +232,14 @@ struct CoreBenchmark {
             var prev = Digest256.zero
             try sqlite.scan { _, record in prev = chain.next(previous: prev, record: record) }
         }
+        // The ledger's verify runs on two threads (the walk and `TreeCheck`),
+        // the chain walks it is compared with on one: the row gives per-core
+        // ratios too.
         rows.append(
             Row(
                 name: "verify (SHA-256 chain)", unit: "events/s", ledger: total / vLedger, limit: total / vLimit,
-                baseline: total / vSQLite, target: ">= 1M/s (one snapshot, one thread, indexes checked too)"))
+                baseline: total / vSQLite, target: ">= 1M/s on two cores (one snapshot, indexes and tree checked too)",
+                ledgerThreads: 2))
         coldLog.close()
         coldEnv.close()
         _ = decoded
