@@ -326,6 +326,10 @@ def watch_asker(connection: socket.socket) -> None:
 
 
 def main() -> int:
+    # Signals a parent's thread blocked stay blocked here too (server.py's
+    # main says why that matters): `run` passes SIGTERM and SIGINT on, and
+    # `serve` is woken by SIGCHLD to answer a server's status at once.
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
     if len(sys.argv) >= 2 and sys.argv[1] == "run":
         return run(sys.argv[2:])
     if len(sys.argv) == 3 and sys.argv[1] == "serve":

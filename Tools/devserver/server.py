@@ -227,6 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # A process inherits its parent thread's blocked signals, and the Swift
+    # test runner starts servers from threads that block SIGTERM, SIGINT and
+    # SIGCHLD among others: blocked, --exit-after's SIGTERM stayed pending
+    # and a server whose test had died ran on for ever. The handlers below
+    # need them delivered.
+    signal.pthread_sigmask(signal.SIG_SETMASK, ())
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s %(message)s")
     # waitress logs "client disconnected" at INFO for every dropped response

@@ -60,7 +60,10 @@ def runtime() -> Iterator[Path]:
     shutil.rmtree(directory, ignore_errors=True)
 
 
-def start(runtime: Path, workdir: Path, *args: str, script: Path = FORKSERVER) -> tuple[subprocess.Popen, int]:
+def start(runtime: Path, workdir: Path, *args: str, script: Path = FORKSERVER,
+          blocked: frozenset[signal.Signals] = frozenset()) -> tuple[subprocess.Popen, int]:
+    """Starts a server; `blocked`: signals the server is started with blocked,
+    as a parent's thread that blocks them passes its mask on."""
     workdir.mkdir(parents=True, exist_ok=True)
     port_file = workdir / "port"
     command = [sys.executable, str(script)] + (["run"] if script == FORKSERVER else []) + [
@@ -68,7 +71,8 @@ def start(runtime: Path, workdir: Path, *args: str, script: Path = FORKSERVER) -
         "--db", str(workdir / "server.sqlite"), *args]
     process = subprocess.Popen(
         command, stdout=open(workdir / "stdout", "wb"), stderr=open(workdir / "stderr", "wb"),
-        stdin=subprocess.DEVNULL, env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)})
+        stdin=subprocess.DEVNULL, env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)},
+        preexec_fn=(lambda: signal.pthread_sigmask(signal.SIG_BLOCK, blocked)) if blocked else None)
     deadline = time.monotonic() + 60
     while not (port_file.exists() and port_file.read_text().strip()):
         assert process.poll() is None, (workdir / "stderr").read_text()
@@ -131,6 +135,29 @@ def test_sigterm_is_passed_on_and_the_servers_status_returned(runtime: Path, tmp
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=30) == 0
     assert "stopping: SIGTERM" in (tmp_path / "a" / "stderr").read_text()
+    assert refuses(port, within=5)
+
+
+# What a Swift test process's pool threads block (Dispatch's workers), and
+# so every process it starts with Foundation's Process: seen in
+# /proc/PID/status of servers the Swift suites started.
+POOL_THREAD_MASK = frozenset({signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGCHLD,
+                              signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM})
+
+
+@pytest.mark.parametrize("script", [FORKSERVER, SERVER], ids=["forked", "direct"])
+def test_a_server_started_with_signals_blocked_still_stops_by_itself_and_on_sigterm(
+        runtime: Path, tmp_path: Path, script: Path) -> None:
+    # --exit-after is the server's own SIGTERM: blocked, it would stay
+    # pending, and a server whose test died would run on for ever.
+    process, port = start(runtime, tmp_path / "a", "--exit-after", "2", script=script, blocked=POOL_THREAD_MASK)
+    assert process.wait(timeout=60) == 0
+    assert "stopping: --exit-after 2s elapsed" in (tmp_path / "a" / "stderr").read_text()
+    assert refuses(port, within=5)
+    process, port = start(runtime, tmp_path / "b", script=script, blocked=POOL_THREAD_MASK)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 0
+    assert "stopping: SIGTERM" in (tmp_path / "b" / "stderr").read_text()
     assert refuses(port, within=5)
 
 
