@@ -150,15 +150,26 @@ def test_a_server_started_with_signals_blocked_still_stops_by_itself_and_on_sigt
         runtime: Path, tmp_path: Path, script: Path) -> None:
     # --exit-after is the server's own SIGTERM: blocked, it would stay
     # pending, and a server whose test died would run on for ever.
-    process, port = start(runtime, tmp_path / "a", "--exit-after", "2", script=script, blocked=POOL_THREAD_MASK)
-    assert process.wait(timeout=60) == 0
-    assert "stopping: --exit-after 2s elapsed" in (tmp_path / "a" / "stderr").read_text()
-    assert refuses(port, within=5)
-    process, port = start(runtime, tmp_path / "b", script=script, blocked=POOL_THREAD_MASK)
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=30) == 0
-    assert "stopping: SIGTERM" in (tmp_path / "b" / "stderr").read_text()
-    assert refuses(port, within=5)
+    # A server started directly is not named by `runtime`'s clean-up: one
+    # that does not stop is killed here, not left running.
+    started: list[subprocess.Popen] = []
+    try:
+        process, port = start(runtime, tmp_path / "a", "--exit-after", "2", script=script, blocked=POOL_THREAD_MASK)
+        started.append(process)
+        assert process.wait(timeout=60) == 0
+        assert "stopping: --exit-after 2s elapsed" in (tmp_path / "a" / "stderr").read_text()
+        assert refuses(port, within=5)
+        process, port = start(runtime, tmp_path / "b", script=script, blocked=POOL_THREAD_MASK)
+        started.append(process)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+        assert "stopping: SIGTERM" in (tmp_path / "b" / "stderr").read_text()
+        assert refuses(port, within=5)
+    finally:
+        for process in started:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
 
 
 def test_killing_the_asker_kills_its_server_at_once(runtime: Path, tmp_path: Path) -> None:
