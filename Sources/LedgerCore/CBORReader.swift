@@ -177,6 +177,28 @@ public struct CBORReader: ~Escapable {
         return copyBytes(offset..<end)
     }
 
+    /// Where the content of the next byte string lies, stepped over without
+    /// copying it.
+    @inline(__always)
+    mutating func byteStringRange() throws(CBORError) -> Range<Int> {
+        let head = offset
+        let declared = try expectHead(major: 2, name: "byte string")
+        let count = try boundedLength(declared, head: head)
+        offset += count
+        return (offset - count)..<offset
+    }
+
+    /// Where the UTF-8 of the next text string lies, stepped over without
+    /// making a String (nor checking its UTF-8: compare it with known text).
+    @inline(__always)
+    mutating func textRange() throws(CBORError) -> Range<Int> {
+        let head = offset
+        let declared = try expectHead(major: 3, name: "text string")
+        let count = try boundedLength(declared, head: head)
+        offset += count
+        return (offset - count)..<offset
+    }
+
     public mutating func readText() throws(CBORError) -> String {
         let head = offset
         let declared = try expectHead(major: 3, name: "text string")

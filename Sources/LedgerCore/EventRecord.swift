@@ -368,40 +368,53 @@ public struct RecordKeys: Hashable, Sendable {
 }
 
 extension EventRecord {
-    /// The stream of an encoded record (key 3), read from its first bytes
-    /// without decoding the rest: how one partition of a rebuild tells its
-    /// own records from another's.
-    public static func stream(ofEncoded bytes: RawSpan, at offset: Int = 0) throws(RecordError) -> UUID {
-        var r = CBORReader(bytes, offset: offset)
-        return try mapped { () throws in try readThroughStream(&r) }
+    /// What one partition of a rebuild reads of every record before it
+    /// decides to decode it (`route(ofEncoded:at:sharedTypes:)`).
+    public struct Route: Equatable, Sendable {
+        /// The last byte of the record's stream id (key 3): the byte the
+        /// partitions are dealt by (`LedgerReader.partition(ofStreamLastByte:among:)`).
+        public var streamLastByte: UInt8
+        /// Whether the record's type (key 5) is one of the types asked about.
+        public var isShared: Bool
     }
 
-    /// The stream and type of an encoded record (keys 3 and 5), read from
-    /// its first bytes without decoding the rest.
-    public static func streamAndType(
-        ofEncoded bytes: RawSpan, at offset: Int = 0, names: inout TextCache
-    ) throws(RecordError) -> (stream: UUID, type: String) {
+    /// The stream's last byte and whether the type is one of `sharedTypes`
+    /// (UTF-8), read from an encoded record's first bytes (keys 0 to 5) where
+    /// they lie: no id, no string made. Every partition of a rebuild reads
+    /// this of every record, so it is the cost each partition pays for the
+    /// records that are not its own.
+    public static func route(
+        ofEncoded bytes: RawSpan, at offset: Int = 0, sharedTypes: [[UInt8]]
+    ) throws(RecordError) -> Route {
         var r = CBORReader(bytes, offset: offset)
-        return try mapped { () throws in
-            let stream = try readThroughStream(&r)
+        do {
+            let stream = try skipThroughStream(&r)
+            let streamLastByte = r.byte(at: stream.upperBound - 1)
             try expect(.streamVersion, &r)
             _ = try r.readUnsigned()
             try expect(.type, &r)
-            return (stream, try r.readText(cache: &names))
+            let type = try r.textRange()
+            return Route(
+                streamLastByte: streamLastByte, isShared: sharedTypes.contains { r.bytes(type, equal: $0) })
+        } catch let error as RecordError {
+            throw error
+        } catch {
+            throw .malformed("\(error)")
         }
     }
 
-    /// Reads keys 0 to 3 and answers the stream.
-    private static func readThroughStream(_ r: inout CBORReader) throws -> UUID {
+    /// Reads keys 0 to 3 and answers where the stream id's 16 bytes lie.
+    private static func skipThroughStream(_ r: inout CBORReader) throws -> Range<Int> {
         _ = try r.readMapHeader()
         try expect(.format, &r)
         guard reads(format: try r.readUnsigned()) else { throw RecordError.malformed("unknown record format") }
         try expect(.position, &r)
         _ = try r.readUnsigned()
         try expect(.id, &r)
-        guard try r.readUUID() != nil else { throw RecordError.malformed("id is not 16 bytes") }
+        guard try r.byteStringRange().count == 16 else { throw RecordError.malformed("id is not 16 bytes") }
         try expect(.stream, &r)
-        guard let stream = try r.readUUID() else { throw RecordError.malformed("stream is not 16 bytes") }
+        let stream = try r.byteStringRange()
+        guard stream.count == 16 else { throw RecordError.malformed("stream is not 16 bytes") }
         return stream
     }
 

@@ -253,6 +253,7 @@ public struct LedgerReader {
         walked: ((UInt64) -> Void)? = nil, _ body: (_ record: EventRecord, _ owned: Bool) throws -> Bool
     ) throws {
         var names = TextCache()
+        let shared = sharedTypes.map { Array($0.utf8) }
         try transaction.forEachBorrowed(tables.events) { key, value in
             let position = BigEndian.uint64(key) ?? 0
             walked?(position)
@@ -262,29 +263,28 @@ public struct LedgerReader {
             }
             var owned = true
             if partitions > 1 {
+                // Every partition reads this of every record, and the same
+                // bytes send each record to exactly one of them, which
+                // decodes it whole (and so reports it if it is damaged).
+                let route: EventRecord.Route
                 do throws(RecordError) {
-                    owned =
-                        Self.partition(of: try EventRecord.stream(ofEncoded: value, at: 32), among: partitions)
-                        == partition
-                    // Another partition's record: its type says whether every partition needs it.
-                    if !owned, !decodingAll,
-                        !sharedTypes.contains(
-                            try EventRecord.streamAndType(ofEncoded: value, at: 32, names: &names).type)
-                    {
-                        return true
-                    }
+                    route = try EventRecord.route(ofEncoded: value, at: 32, sharedTypes: shared)
                 } catch {
                     throw LedgerError.corruptRecord(position: position, error)
                 }
+                owned = Self.partition(ofStreamLastByte: route.streamLastByte, among: partitions) == partition
+                // Another partition's record: its type says whether every partition needs it.
+                if !owned, !decodingAll, !route.isShared { return true }
             }
             return try body(try Self.decode(value, position: position, names: &names), owned)
         }
     }
 
-    /// Which of `partitions` a stream's records fall to: by the id's last
-    /// byte, which is random in both the v4 and the v7 ids the ledger makes.
-    public static func partition(of stream: UUID, among partitions: Int) -> Int {
-        Int(stream.uuid.15) % max(1, partitions)
+    /// Which of `partitions` a stream's records fall to: by the last byte
+    /// of its id, which is random in both the v4 and the v7 ids the ledger
+    /// makes.
+    static func partition(ofStreamLastByte byte: UInt8, among partitions: Int) -> Int {
+        Int(byte) % max(1, partitions)
     }
 
     /// Calls `body` with each stored entry's position and value (its chain

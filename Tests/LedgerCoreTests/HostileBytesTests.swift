@@ -56,9 +56,9 @@ import Testing
         #expect(throws: CBORError.nestedTooDeeply(offset: CBORReader.maximumDepth)) { try reader.skipItem() }
     }
 
-    /// What a rebuild's partition reads of another's records, over every
-    /// prefix of a real record: an error for each cut, the stream and type
-    /// once keys 0 to 5 are whole.
+    /// What a rebuild's partition reads of every record, over every prefix
+    /// of a real record: an error for each cut, the stream's last byte and
+    /// whether the type is shared once keys 0 to 5 are whole.
     @Test func aRecordCutAnywhereIsAnErrorToThePeek() throws {
         let stream = UUID()
         let event = PendingEvent(
@@ -66,14 +66,15 @@ import Testing
             actor: Actor(id: "u-1", name: "Dana", verified: true), device: UUID(),
             recordedAt: Timestamp(microsecondsSinceEpoch: 1), payload: CBORValue.textMap([("a", .null)]).encoded())
         let bytes = EventRecord(position: 300, streamVersion: 2, event: event).encoded()
+        let shared = [Array("template.pinned".utf8), Array("inspection.field_set".utf8)]
         var whole = 0
         for cut in 0...bytes.count {
             let prefix = Array(bytes[0..<cut])
-            var names = TextCache()
             do {
-                let peeked = try EventRecord.streamAndType(ofEncoded: prefix.span.bytes, names: &names)
-                #expect(peeked.stream == stream && peeked.type == "inspection.field_set")
-                #expect(try EventRecord.stream(ofEncoded: prefix.span.bytes) == stream)
+                let route = try EventRecord.route(ofEncoded: prefix.span.bytes, sharedTypes: shared)
+                #expect(route == EventRecord.Route(streamLastByte: stream.uuid.15, isShared: true))
+                let other = try EventRecord.route(ofEncoded: prefix.span.bytes, sharedTypes: [shared[0], []])
+                #expect(!other.isShared)
                 whole += 1
             } catch {
                 #expect(!"\(error)".isEmpty)
@@ -81,6 +82,23 @@ import Testing
         }
         // Every prefix that holds keys 0 to 5 reads; the shorter ones fail.
         #expect(whole > 0 && whole < bytes.count)
+    }
+
+    /// The peek reads the same stream and type as the whole decode, for
+    /// records of every position width (the stream's offset moves with it).
+    @Test(arguments: [1, 23, 24, 255, 256, 65_535, 65_536, 1 << 32] as [UInt64])
+    func thePeekAgreesWithTheDecode(position: UInt64) throws {
+        let event = PendingEvent(
+            stream: UUID(), type: "template.pinned", schemaVersion: 1,
+            actor: Actor(id: "u-1", name: "Dana", verified: false), device: UUID(),
+            recordedAt: Timestamp(microsecondsSinceEpoch: 1), payload: CBORValue.textMap([("a", .null)]).encoded())
+        let bytes =
+            [UInt8](repeating: 0xAA, count: 32)
+            + EventRecord(position: position, streamVersion: 1, event: event).encoded()
+        let decoded = try EventRecord(decoding: bytes, at: 32)
+        let route = try EventRecord.route(
+            ofEncoded: bytes.span.bytes, at: 32, sharedTypes: [Array(decoded.type.utf8)])
+        #expect(route == EventRecord.Route(streamLastByte: decoded.stream.uuid.15, isShared: true))
     }
 
     @Test func nestingUpToTheLimitIsRead() throws {

@@ -9,9 +9,8 @@ public func fuzzRecord(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     for offset in [0, 32] {
         _ = try? EventRecord.position(ofEncoded: bytes, at: offset)
         // What a partition of a rebuild reads of another's records.
-        var names = TextCache()
-        _ = try? EventRecord.stream(ofEncoded: bytes.span.bytes, at: offset)
-        _ = try? EventRecord.streamAndType(ofEncoded: bytes.span.bytes, at: offset, names: &names)
+        _ = try? EventRecord.route(
+            ofEncoded: bytes.span.bytes, at: offset, sharedTypes: [Array("template.pinned".utf8), []])
         _ = try? EventRecord.header(ofEncoded: bytes.span.bytes, at: offset)
         if let record = try? EventRecord(decoding: bytes, at: offset) {
             _ = record.recordedAt.iso8601
