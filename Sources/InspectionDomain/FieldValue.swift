@@ -39,7 +39,8 @@ public enum FieldValue: Hashable, Sendable {
     /// table without rows. A checkbox that was set, even to false, is answered.
     public var isEmpty: Bool {
         switch self {
-        case .text(let text), .option(let text): text.trimmingWhiteSpace.isEmpty
+        // Nothing but white space, as `trimmingWhiteSpace` reads it (no copy made).
+        case .text(let text), .option(let text): text.unicodeScalars.allSatisfy(\.properties.isWhitespace)
         case .options(let chosen): chosen.isEmpty
         case .rating(let value): value == 0
         case .passFail(let answer): answer == .unanswered

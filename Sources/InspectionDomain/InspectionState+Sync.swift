@@ -26,7 +26,8 @@ extension InspectionState {
     /// inspection up before sending, so whichever sent first, the server
     /// keeps one record (`docs/domain.md` § Sharing and merging).
     public var standingAdoption: SendAdoption? {
-        guard let submit = standingSubmit else { return nil }
+        // Most inspections have none: the standing submit is not looked for.
+        guard !adoptions.isEmpty, let submit = standingSubmit else { return nil }
         return adoptions.filter { $0.submittedOnDevice == submit.stamp.device && $0.device != submit.stamp.device }
             .min { EventStamp.precedes($0.stamp, $1.stamp) }
     }
@@ -123,7 +124,8 @@ extension InspectionState {
         }
         for photo in photosOfItem {
             let photoItem = SyncItem(kind: .photo, id: photo.photo.photoID)
-            let name = "photo \(photo.photo.photoID.lowercased.prefix(8))"
+            // Worded only for the photo waited for: the views ask of every item.
+            var name: String { "photo \(photo.photo.photoID.lowercased.prefix(8))" }
             switch sync.status(of: photoItem) {
             case .synced, .failed: continue
             case .pending: return "waiting for \(name): not uploaded yet"

@@ -28,6 +28,10 @@ final class InspectionFold {
     var absorbed: Set<ObjectIdentifier> = []
     /// `states`' ids in key order, once sorted (`idsInKeyOrder`).
     private var keyOrder: [UUID] = []
+    /// The views a rebuild writes from this fold, and their rows once
+    /// worked out (`rowChanges(of:)`), by the views' order here.
+    var rebuiltViews: [InspectionView] = []
+    var rows: [[RowChange]]?
 
     init(log: LedgerReader?) { self.log = log }
 
@@ -237,5 +241,6 @@ extension InspectionFold {
         for (parent, ids) in other.children { children[parent, default: []].append(contentsOf: ids) }
         lastPosition = max(lastPosition, other.lastPosition)
         followUpsResolved = false
+        rows = nil
     }
 }

@@ -300,6 +300,12 @@ public final class InspectionView: Projection, Sendable {
         let view: InspectionView
         let fold: InspectionFold
 
+        init(view: InspectionView, fold: InspectionFold) {
+            self.view = view
+            self.fold = fold
+            fold.rebuiltViews.append(view)
+        }
+
         mutating func consume(_ record: EventRecord) throws {
             // The views share one fold: only the first to see a record folds it.
             guard record.position > fold.lastPosition else { return }
@@ -313,30 +319,7 @@ public final class InspectionView: Projection, Sendable {
             fold.absorb(other.fold)
         }
 
-        /// The rows of the inspections `ids`, in their order, worked out in
-        /// parts on every core (the states are only read): encoding them was
-        /// most of a rebuild's last step, which runs after the partitions.
-        func rowChanges(of ids: [UUID]) -> [RowChange] {
-            let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, ids.count / 1_000))
-            let found = RowChanges(parts: parts)
-            // Values only cross to the other threads (the fold is not shared).
-            let states = fold.states
-            let view = view
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                var changes: [RowChange] = []
-                for id in ids[ids.count * part / parts..<ids.count * (part + 1) / parts] {
-                    if let state = states[id] { view.rowChanges(of: state, into: &changes) }
-                }
-                found.keep(changes, as: part)
-            }
-            return found.inOrder()
-        }
-
         func write(in context: ProjectionContext) throws {
-            if !fold.followUpsResolved {
-                fold.resolveFollowUps()
-                fold.followUpsResolved = true
-            }
             // Opened even when no row is written: a view with no rows still
             // has its tables, as when it was written row by row.
             _ = try InspectionTables({ context.table($0) }, existing: { context.existingTable($0) })
@@ -344,8 +327,7 @@ public final class InspectionView: Projection, Sendable {
             case .templates:
                 break  // TemplatesRebuilder
             default:
-                // Key order makes LMDB's inserts appends to the right page.
-                for change in rowChanges(of: fold.idsInKeyOrder()) { try change.apply(to: context) }
+                for change in fold.rowChanges(of: view) { try change.apply(to: context) }
                 if view.kind == .inspections {
                     for (parent, children) in fold.children {
                         for child in children {
@@ -355,6 +337,44 @@ public final class InspectionView: Projection, Sendable {
                 }
             }
         }
+    }
+}
+
+extension InspectionFold {
+    /// The rows of `view` (one of `rebuiltViews`) for every folded state, in
+    /// key order. The first view to ask works them out for every view at
+    /// once, in parts on every core: each state is then read out of the
+    /// fold once, not once per view (reading one copies all it holds).
+    /// Follow-ups are resolved first, over the whole fold.
+    func rowChanges(of view: InspectionView) -> [RowChange] {
+        if !followUpsResolved {
+            resolveFollowUps()
+            followUpsResolved = true
+            rows = nil
+        }
+        if rows == nil { rows = rowChanges(of: rebuiltViews) }
+        guard let index = rebuiltViews.firstIndex(where: { $0 === view }), let rows else {
+            preconditionFailure("the \(view.name) view asked for rows of a fold it was not rebuilt with")
+        }
+        return rows[index]
+    }
+
+    /// Each of `views`' rows for the folded states, in key order.
+    private func rowChanges(of views: [InspectionView]) -> [[RowChange]] {
+        let ids = idsInKeyOrder()
+        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, ids.count / 1_000))
+        let found = RowChanges(parts: parts)
+        // Values only cross to the other threads (the fold is not shared).
+        let states = states
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            var changes = [[RowChange]](repeating: [], count: views.count)
+            for id in ids[ids.count * part / parts..<ids.count * (part + 1) / parts] {
+                guard let state = states[id] else { continue }
+                for (i, view) in views.enumerated() { view.rowChanges(of: state, into: &changes[i]) }
+            }
+            found.keep(changes, as: part)
+        }
+        return found.inOrder(views: views.count)
     }
 }
 
@@ -374,14 +394,17 @@ enum RowChange: Sendable {
 /// The parts of a rebuild's rows, each worked out on its own thread and
 /// kept here once, under the lock.
 final class RowChanges: Sendable {
-    private let parts: Mutex<[[RowChange]]>
+    /// By part, then by view.
+    private let parts: Mutex<[[[RowChange]]]>
 
     init(parts: Int) { self.parts = Mutex(Array(repeating: [], count: parts)) }
 
-    func keep(_ changes: [RowChange], as part: Int) { parts.withLock { $0[part] = changes } }
+    func keep(_ changes: [[RowChange]], as part: Int) { parts.withLock { $0[part] = changes } }
 
-    /// Every part's rows, in the parts' order.
-    func inOrder() -> [RowChange] { parts.withLock { Array($0.joined()) } }
+    /// Each view's rows, its parts joined in the parts' order.
+    func inOrder(views: Int) -> [[RowChange]] {
+        parts.withLock { parts in (0..<views).map { view in Array(parts.map { $0[view] }.joined()) } }
+    }
 }
 
 /// The inspections one appended record changes: its own, and the parent of

@@ -111,16 +111,32 @@ public enum SyncState: String, Sendable, CaseIterable {
     /// Where a folded inspection stands with the server.
     public static func of(_ state: InspectionState) -> SyncState {
         guard state.status == .completed else { return .local }
-        let leftOut = Set(state.photosSentWithout.map { SyncItem(kind: .photo, id: $0.photo.photo.photoID) })
-        let statuses = OutboxItem.items(of: state).filter { !leftOut.contains($0.item) }.map {
-            state.sync.status(of: $0.item)
+        let leftOut = Set(state.photosSentWithout.map(\.photo.photo.photoID))
+        // One pass over the items (`OutboxItem.items(of:)`), nothing
+        // collected: every rebuild asks this of every inspection.
+        var failed = false
+        var stalled = false
+        var retrying = false
+        var pending = false
+        func count(_ item: SyncItem) {
+            switch state.sync.status(of: item) {
+            case .synced: break
+            case .pending: pending = true
+            case .failed: failed = true
+            case .retrying(let failure):
+                retrying = true
+                if failure.isStalled { stalled = true }
+            }
         }
-        if statuses.contains(where: { if case .failed = $0 { true } else { false } }) { return .failed }
-        if statuses.contains(where: { if case .retrying(let f) = $0 { f.isStalled } else { false } }) {
-            return .stalled
+        for photo in state.photos where !leftOut.contains(photo.photo.photoID) {
+            count(SyncItem(kind: .photo, id: photo.photo.photoID))
         }
-        if statuses.contains(where: { if case .retrying = $0 { true } else { false } }) { return .retrying }
-        if statuses.contains(where: { $0 != .synced }) { return .pending }
+        count(SyncItem(kind: .inspection, id: state.id))
+        for issue in state.issues { count(SyncItem(kind: .issue, id: issue.id)) }
+        if failed { return .failed }
+        if stalled { return .stalled }
+        if retrying { return .retrying }
+        if pending { return .pending }
         return leftOut.isEmpty ? .synced : .syncedWithoutPhotos
     }
 }
@@ -173,7 +189,7 @@ public struct InspectionSummary: Hashable, Sendable {
         serverID = state.sync.serverID
         syncState = SyncState.of(state)
         syncNotes = state.syncNotes
-        answered = state.values.values.filter { !$0.isEmpty }.count
+        answered = state.values.values.reduce(0) { $0 + ($1.isEmpty ? 0 : 1) }
         issueCount = state.issues.count
         photoCount = state.photos.count
         version = UInt64(state.eventCount)
@@ -379,37 +395,41 @@ public struct OutboxItem: Hashable, Sendable {
     /// The outbox rows of an inspection: only completed inspections send
     /// anything, and only what is not yet accepted.
     static func rows(of state: InspectionState) -> [(key: [UInt8], row: OutboxItem?)] {
-        items(of: state).map { entry in
+        // A handed-over inspection is the receiving device's to send, a
+        // shared one its submitter's, or the device's that adopted it.
+        // Asked once per inspection, not once per item: each looks through
+        // the submits and adoptions.
+        let sendsHere = state.status == .completed && !state.isHandedAway && state.sendsHere
+        let adoptedFrom = sendsHere && state.adoptedHere ? state.standingAdoption?.submittedOnDevice : nil
+        return items(of: state).map { entry in
             let key = key(entry.item, submittedAt: state.completedAt)
-            // A handed-over inspection is the receiving device's to send, a
-            // shared one its submitter's, or the device's that adopted it.
-            guard state.status == .completed, !state.isHandedAway, state.sendsHere else { return (key, nil) }
+            guard sendsHere else { return (key, nil) }
             let status = state.sync.status(of: entry.item)
-            var row: OutboxItem? =
-                switch status {
-                case .synced: nil
-                case .failed(let failure) where failure.dismissed != nil: nil
-                case .pending:
-                    OutboxItem(
-                        item: entry.item, inspectionID: state.id, state: .pending, attempts: 0, nextAttemptAt: nil,
-                        lastError: nil, lastHTTPStatus: nil)
-                case .retrying(let failure), .failed(let failure):
-                    OutboxItem(
-                        item: entry.item, inspectionID: state.id,
-                        state: failure.gaveUp ? .failed : failure.isStalled ? .stalled : .retrying,
-                        attempts: failure.attempts, nextAttemptAt: failure.nextAttemptAt, lastError: failure.lastError,
-                        lastHTTPStatus: failure.lastHTTPStatus)
-                }
+            var row: OutboxItem
+            switch status {
+            case .synced: return (key, nil)
+            case .failed(let failure) where failure.dismissed != nil: return (key, nil)
+            case .pending:
+                row = OutboxItem(
+                    item: entry.item, inspectionID: state.id, state: .pending, attempts: 0, nextAttemptAt: nil,
+                    lastError: nil, lastHTTPStatus: nil)
+            case .retrying(let failure), .failed(let failure):
+                row = OutboxItem(
+                    item: entry.item, inspectionID: state.id,
+                    state: failure.gaveUp ? .failed : failure.isStalled ? .stalled : .retrying,
+                    attempts: failure.attempts, nextAttemptAt: failure.nextAttemptAt, lastError: failure.lastError,
+                    lastHTTPStatus: failure.lastHTTPStatus)
+            }
             if entry.item.kind == .photo, let photo = state.photo(id: entry.item.id),
                 case .synced = state.sync.status(of: state.owner(ofPhoto: photo))
             {
                 let owner = photo.issueID.map { "issue \($0.lowercased.prefix(8))" } ?? "inspection"
-                row?.detail = "its \(owner) went to the server without it; it is not uploaded on its own"
-                row?.leftOut = true
-            } else if status != .synced {
-                row?.detail = state.waitingReason(for: entry.item)
+                row.detail = "its \(owner) went to the server without it; it is not uploaded on its own"
+                row.leftOut = true
+            } else {
+                row.detail = state.waitingReason(for: entry.item)
             }
-            if state.adoptedHere { row?.adoptedFrom = state.standingAdoption?.submittedOnDevice }
+            row.adoptedFrom = adoptedFrom
             return (key, row)
         }
     }
