@@ -29,6 +29,12 @@ public struct Transaction {
     let handle: OpaquePointer
     public let readOnly: Bool
 
+    /// The snapshot a read transaction sees (LMDB's transaction id): two
+    /// read transactions with the same one read the same data, whichever
+    /// thread each runs on. A write transaction's is one past the last
+    /// commit, so no read transaction shares it.
+    public var snapshot: Int { mdb_txn_id(handle) }
+
     /// Flags for `put`.
     public struct PutFlags: OptionSet, Sendable {
         public let rawValue: UInt32

@@ -43,7 +43,7 @@ public enum HeadMap {
 
     /// Bit `index` (0 = the most significant) of `path`.
     public static func bit(_ path: Digest256, _ index: Int) -> Int {
-        Int(path.bytes[index / 8] >> (7 - UInt8(index % 8))) & 1
+        path.withUnsafeBytes { Int($0[index / 8] >> (7 - UInt8(index % 8))) & 1 }
     }
 
     /// The root a membership proof gives: `head`'s leaf combined with
@@ -267,6 +267,49 @@ public struct HeadMapInMemory: Sendable {
         self.nodes = [:]
         defer { self.nodes = nodes }
         try HeadMap.update(head, get: { nodes[$0] }, put: { nodes[$0] = $1 })
+    }
+
+    /// The map of `heads`, built bottom up: the nodes `set` makes when
+    /// given them one by one (in any order; a later head of a stream
+    /// replaces an earlier one), each node hashed once, where `set` hashes
+    /// every node on a head's way up again for each head below it. The same
+    /// bad math is thrown (`StreamHead.check`, two ids with one path).
+    public init(heads: [StreamHead], _ hasher: SHA256Hasher = SHA256Hasher()) throws(HeadMapError) {
+        var latest: [[UInt8]: StreamHead] = [:]
+        for head in heads {
+            try head.check()
+            latest[head.stream] = head
+        }
+        let entries = latest.values.map { (path: HeadMap.path(of: $0.stream, hasher), head: $0) }
+            .sorted { $0.path.bytesPrecede($1.path) }
+        var nodes: [HeadMapPosition: HeadMapSlot] = [:]
+        nodes.reserveCapacity(entries.count * 2)
+        // The subtree of `range` (heads whose paths share their first
+        // `depth` bits), stored at `depth`; its hash.
+        func build(_ range: Range<Int>, depth: Int) throws(HeadMapError) -> Digest256 {
+            let path = entries[range.lowerBound].path
+            if range.count == 1 {
+                let head = entries[range.lowerBound].head
+                let slot = HeadMapSlot.head(head, hash: HeadMap.leafHash(head, hasher))
+                nodes[HeadMapPosition(depth: depth, on: path)] = slot
+                return slot.hash
+            }
+            guard depth < HeadMap.maxDepth else { throw .badMath("two stream ids with one path") }
+            // Sorted by path, the heads with bit `depth` 0 come first.
+            var low = range.lowerBound
+            var high = range.upperBound
+            while low < high {
+                let middle = (low + high) / 2
+                if HeadMap.bit(entries[middle].path, depth) == 0 { low = middle + 1 } else { high = middle }
+            }
+            let left = low > range.lowerBound ? try build(range.lowerBound..<low, depth: depth + 1) : .zero
+            let right = low < range.upperBound ? try build(low..<range.upperBound, depth: depth + 1) : .zero
+            let hash = HeadMap.node(left, right, hasher)
+            nodes[HeadMapPosition(depth: depth, on: path)] = .inner(hash)
+            return hash
+        }
+        if !entries.isEmpty { _ = try build(0..<entries.count, depth: 0) }
+        self.nodes = nodes
     }
 
     public var root: Digest256 { nodes[HeadMapPosition(depth: 0, on: .zero)]?.hash ?? .zero }

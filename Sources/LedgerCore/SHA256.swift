@@ -59,6 +59,20 @@ public struct Digest256: Hashable, Sendable, CustomStringConvertible {
         return try Swift.withUnsafeBytes(of: &copy) { try body($0) }
     }
 
+    /// Whether this digest's 32 bytes come before `other`'s, byte by byte
+    /// (the order of the map of stream heads' paths), with no array made.
+    func bytesPrecede(_ other: Digest256) -> Bool {
+        let a = (
+            UInt64(bigEndian: words.0), UInt64(bigEndian: words.1), UInt64(bigEndian: words.2),
+            UInt64(bigEndian: words.3)
+        )
+        let b = (
+            UInt64(bigEndian: other.words.0), UInt64(bigEndian: other.words.1), UInt64(bigEndian: other.words.2),
+            UInt64(bigEndian: other.words.3)
+        )
+        return a < b
+    }
+
     public static func == (a: Digest256, b: Digest256) -> Bool {
         a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
     }

@@ -84,7 +84,7 @@ enum HeadMapTable {
         try transaction.empty(table)
         let reader = LedgerReader(transaction: transaction, tables: tables)
         let hasher = SHA256Hasher()
-        var memory = HeadMapInMemory()
+        var heads: [StreamHead] = []
         var last: (stream: [UInt8], position: UInt64, version: UInt64)?
         var streams = 0
         func flush() throws {
@@ -93,7 +93,7 @@ enum HeadMapTable {
                 stream: last.stream, version: last.version, leaf: try reader.leafHash(at: last.position, hasher: hasher)
             )
             try set(head, transaction, table, hasher)
-            try memory.set(head)
+            heads.append(head)
             streams += 1
         }
         try transaction.forEach(tables.streamIndex) { key, value in
@@ -109,7 +109,8 @@ enum HeadMapTable {
         try flush()
         try setSize(try reader.treeSize(), transaction, table)
         let stored = try HeadMap.root(get: { try get(transaction, table, $0) })
-        guard stored == memory.root else {
+        // Built the other way (bottom up), so the check is not the same code twice.
+        guard stored == (try HeadMapInMemory(heads: heads, hasher)).root else {
             throw HeadMapError.badMath(
                 "the map of stream heads built in the store does not have the root built in memory")
         }
@@ -186,12 +187,12 @@ extension LedgerReader {
     /// The map of stream heads of the first `size` records, in memory.
     public func headMap(size: UInt64) throws -> HeadMapInMemory {
         try checkSize(size)
-        var memory = HeadMapInMemory()
+        var heads: [StreamHead] = []
         var last: (stream: [UInt8], position: UInt64, version: UInt64)?
         let hasher = SHA256Hasher()
         func flush() throws {
             guard let last else { return }
-            try memory.set(
+            heads.append(
                 StreamHead(
                     stream: last.stream, version: last.version,
                     leaf: try leafHash(at: last.position, hasher: hasher)))
@@ -209,6 +210,6 @@ extension LedgerReader {
             return true
         }
         try flush()
-        return memory
+        return try HeadMapInMemory(heads: heads, hasher)
     }
 }

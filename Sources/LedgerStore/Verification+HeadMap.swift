@@ -10,9 +10,10 @@ extension EventLog {
     /// reported beside the verdict, not damage) is checked against the map
     /// of the records it says it holds: the catch-up builds on those nodes,
     /// so a damaged one is found before it is built on.
-    static func headMapFinding(_ reader: LedgerReader, heads: [StreamHead], records last: UInt64) throws
-        -> HeadMapFinding?
-    {
+    /// `built`: the map of `heads`, when it was built already.
+    static func headMapFinding(
+        _ reader: LedgerReader, heads: [StreamHead], built: HeadMapInMemory? = nil, records last: UInt64
+    ) throws -> HeadMapFinding? {
         guard let table = try reader.usableHeads() else {
             guard let table = reader.tables.heads, let lag = try reader.headMapLag(), let size = lag.mapSize else {
                 return nil
@@ -23,9 +24,7 @@ extension EventLog {
             }
             return try compare(reader, table: table, with: try reader.headMap(size: size), records: last)
         }
-        var memory = HeadMapInMemory()
-        for head in heads { try memory.set(head) }
-        return try compare(reader, table: table, with: memory, records: last)
+        return try compare(reader, table: table, with: try built ?? HeadMapInMemory(heads: heads), records: last)
     }
 
     /// The first node where the stored `table` and the map `memory` differ
@@ -34,32 +33,45 @@ extension EventLog {
     static func compare(_ reader: LedgerReader, table: Table, with memory: HeadMapInMemory, records last: UInt64)
         throws -> HeadMapFinding?
     {
-        var made: [[UInt8]: [UInt8]] = [:]
-        made.reserveCapacity(memory.nodes.count)
-        for (position, slot) in memory.nodes { made[position.key] = slot.encoded }
         var finding: HeadMapFinding?
         var matched = 0
         try reader.transaction.forEach(table) { key, value in
             if key == HeadMapTable.sizeKey { return true }
-            guard let expected = made[key] else {
+            // A stored key is a node's position (depth ‖ the path's first
+            // depth bits, the rest zero) or no node the records make; a
+            // value is the node's slot in the one encoding a slot has, so
+            // equal slots are equal bytes.
+            guard let made = Self.position(ofKey: key).flatMap({ memory.nodes[$0] }) else {
                 finding = HeadMapFinding(problem: .extra, storedKey: key, position: last + 1)
                 return false
             }
-            guard expected == value else {
+            guard HeadMapSlot(decoding: value) == made else {
                 finding = HeadMapFinding(problem: .changed, storedKey: key, position: last + 1)
                 return false
             }
             matched += 1
             return true
         }
-        if finding == nil, matched < made.count {
+        if finding == nil, matched < memory.nodes.count {
             // Some node the records make is not stored: name the first in key order.
-            for key in made.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
+            for key in memory.nodes.keys.map(\.key).sorted(by: { $0.lexicographicallyPrecedes($1) })
             where try reader.transaction.get(table, key) == nil {
                 return HeadMapFinding(problem: .missing, storedKey: key, position: last + 1)
             }
         }
         return finding
+    }
+}
+
+extension EventLog {
+    /// The position a stored key names, if it names one exactly: 33 bytes,
+    /// a depth the map can have, and no bit set past the depth.
+    static func position(ofKey key: [UInt8]) -> HeadMapPosition? {
+        guard key.count == 33, Int(key[0]) <= HeadMap.maxDepth, let prefix = Digest256(bytes: Array(key[1...])) else {
+            return nil
+        }
+        let position = HeadMapPosition(depth: Int(key[0]), on: prefix)
+        return position.prefix == prefix ? position : nil
     }
 }
 

@@ -34,9 +34,9 @@ struct IndexSums: Equatable {
         streams &+= Self.term(stream, keys.streamVersion, position)
     }
 
-    /// The sums of the two index tables as stored, and the first entry of
-    /// `stream_index` out of step 5's order (read in the same pass).
-    static func ofTables(_ reader: LedgerReader) throws -> (sums: IndexSums, order: IndexFinding?) {
+    /// The `event_ids` table's sum as stored (`ids`; `unreadable` when an
+    /// entry cannot be a record's).
+    static func ofIDTable(_ reader: LedgerReader) throws -> IndexSums {
         var sums = IndexSums()
         try reader.transaction.forEachBorrowed(reader.tables.eventIDs) { key, value in
             guard key.byteCount == 16, let position = BigEndian.uint64(value) else {
@@ -46,6 +46,14 @@ struct IndexSums: Equatable {
             sums.ids &+= term(words(key), 0, position)
             return true
         }
+        return sums
+    }
+
+    /// The `stream_index` table's sum as stored (`streams`; `unreadable`
+    /// when an entry cannot be a record's), and its first entry out of step
+    /// 5's order (read in the same pass).
+    static func ofStreamTable(_ reader: LedgerReader) throws -> (sums: IndexSums, order: IndexFinding?) {
+        var sums = IndexSums()
         var order = StreamOrder()
         try reader.transaction.forEachBorrowed(reader.tables.streamIndex) { key, value in
             guard key.byteCount == 24, let version = BigEndian.uint64(key, at: 16),
@@ -64,6 +72,11 @@ struct IndexSums: Equatable {
             return true
         }
         return (sums, order.finding)
+    }
+
+    /// The two tables' sums together.
+    static func joined(ids: IndexSums, streams: IndexSums) -> IndexSums {
+        IndexSums(ids: ids.ids, streams: streams.streams, unreadable: ids.unreadable || streams.unreadable)
     }
 
     /// A keyed hash of one entry: SipHash (the standard library's

@@ -39,12 +39,16 @@ extension EventLog {
         against digest: LedgerDigest? = nil, checkpoint: (size: UInt64, root: Digest256)? = nil,
         progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws -> VerificationReport {
-        try read { reader in try Self.verify(reader, against: digest, checkpoint: checkpoint, progress: progress) }
+        try read { reader in
+            try Self.verify(reader, against: digest, checkpoint: checkpoint, beside: self, progress: progress)
+        }
     }
 
+    /// `beside`: the log `reader` reads, for a second read transaction of
+    /// the same snapshot on another thread after the walk (`AfterWalk`).
     static func verify(
         _ reader: LedgerReader, against digest: LedgerDigest?, checkpoint: (size: UInt64, root: Digest256)? = nil,
-        progress: ((UInt64, UInt64) -> Void)?
+        beside log: EventLog?, progress: ((UInt64, UInt64) -> Void)?
     ) throws -> VerificationReport {
         let total = UInt64(try reader.count())
         var walk = try walk(reader, digest: digest, checkpoint: checkpoint) { done in progress?(done, total) }
@@ -60,14 +64,17 @@ extension EventLog {
             walk.finding = .truncated(expected: checkpoint.size, found: last)
         }
         var finding = walk.finding ?? walk.checkpointFinding ?? walk.linkFinding
+        var builtMap: Result<HeadMapInMemory, HeadMapError>?
         if finding == nil {
-            // Steps 3 to 5: the index tables read once each (IndexSums).
-            let tables = try IndexSums.ofTables(reader)
-            if tables.sums != walk.indexSums {
+            // Steps 3 to 5: the index tables read once each (IndexSums),
+            // `stream_index` on a second thread beside step 8's map.
+            let after = try AfterWalk.work(reader, beside: log, heads: walk.heads)
+            builtMap = after.map
+            if after.sums != walk.indexSums {
                 finding = try firstIndexFinding(reader, records: last).map { .indexMismatch($0) }
             }
             finding = try finding ?? indexTotals(reader, records: last)
-            finding = finding ?? tables.order.map { .indexMismatch($0) }
+            finding = finding ?? after.order.map { .indexMismatch($0) }
         }
         if finding == nil {
             finding = walk.nodeFinding.map { .treeNode($0) }
@@ -76,7 +83,9 @@ extension EventLog {
             finding = try carriedFinding(reader, records: last, receptions: walk.receptions).map { .carried($0) }
         }
         if finding == nil {
-            finding = try headMapFinding(reader, heads: walk.heads, records: last).map { .headMap($0) }
+            finding = try headMapFinding(reader, heads: walk.heads, built: builtMap?.get(), records: last).map {
+                .headMap($0)
+            }
         }
         progress?(last, total)
         return VerificationReport(

@@ -68,7 +68,28 @@ import Testing
         }
         #expect(!HeadMap.verify(head, siblings: Array(repeating: .zero, count: siblings), root: .zero))
         var map = HeadMapInMemory()
-        if siblings == 0 { #expect(throws: HeadMapError.badMath(why)) { try map.set(head) } }
+        if siblings == 0 {
+            #expect(throws: HeadMapError.badMath(why)) { try map.set(head) }
+            #expect(throws: HeadMapError.badMath(why)) { try HeadMapInMemory(heads: [self.head(1, version: 1), head]) }
+        }
+    }
+
+    /// The map built bottom up from a list of heads holds the very nodes
+    /// (positions and slots) that setting them one by one makes, whatever
+    /// their order, a later head of a stream replacing an earlier one.
+    @Test(arguments: [0, 1, 2, 3, 7, 40, 200, 1_000])
+    func theMapBuiltAtOnceHoldsTheNodesSetOneByOneMakes(streams: Int) throws {
+        var heads: [StreamHead] = []
+        for version in 1...2 { heads += (0..<streams).map { head($0, version: UInt64(version)) } }
+        // Two streams' older heads after their newer ones: the later in the list stands.
+        if streams >= 2 { heads += [head(0, version: 1), head(1, version: 1)] }
+        var oneByOne = HeadMapInMemory()
+        for head in heads { try oneByOne.set(head) }
+        let built = try HeadMapInMemory(heads: heads)
+        #expect(built.nodes == oneByOne.nodes)
+        let standing = Array(Dictionary(heads.map { ($0.stream, $0) }) { $1 }.values)
+        #expect(built.root == reference(standing))
+        #expect(try HeadMapInMemory(heads: standing.shuffled()).nodes == built.nodes)
     }
 
     @Test func aStreamNotInTheMapHasNoProof() throws {

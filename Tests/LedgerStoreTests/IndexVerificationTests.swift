@@ -4,7 +4,7 @@ import LedgerCore
 import LedgerTestSupport
 import Testing
 
-@testable import LedgerStore
+@_spi(RawAppend) @testable import LedgerStore
 
 /// The indexes are checked entry by entry against the records that name them
 /// (issue 11.1): a planted or edited entry misleads every read through it.
@@ -47,6 +47,67 @@ import Testing
         let log = try EventLog(directory: store)
         defer { log.close() }
         return try #require(try log.record(at: position)).id
+    }
+
+    /// Steps 3 to 5 read `stream_index` on another thread only in a read
+    /// transaction of the very snapshot the walk read: not beside a write
+    /// transaction (another snapshot), nor without the log. The sums and
+    /// the order finding are the same every way.
+    @Test func theStreamIndexIsReadBesideOnlyInTheSameSnapshot() throws {
+        let (a, _) = try makeLog()
+        // A gap in A's versions: an order finding to compare as well.
+        try tamper { txn, _, streams, _ in _ = try txn.delete(streams, streamKey(a, 2)) }
+        let log = try EventLog(directory: store)
+        defer { log.close() }
+        let beside = try log.read { try AfterWalk.work($0, beside: log, heads: []) }
+        let here = try log.read { try AfterWalk.work($0, beside: nil, heads: []) }
+        let inWrite = try log.write { try AfterWalk.work($0.reader, beside: log, heads: []) }
+        #expect(beside.streamsReadBeside && !here.streamsReadBeside && !inWrite.streamsReadBeside)
+        #expect(beside.sums == here.sums && inWrite.sums == here.sums)
+        #expect(beside.order != nil && beside.order == here.order && inWrite.order == here.order)
+        #expect(try !verify().isIntact)
+    }
+
+    /// Step 8 against each kind of damage to the `heads` table, the stored
+    /// key named: a node taken out, a node's bytes changed, and entries
+    /// planted at a key no node of this map has (a free position, and a
+    /// key with a bit set past its depth, which no position has).
+    @Test(arguments: [
+        ("a head taken out", HeadMapFinding.Problem.missing),
+        ("a head's leaf changed", .changed),
+        ("an entry at a free position", .extra),
+        ("an entry with a bit past its depth", .extra),
+    ])
+    func eachDamageToTheMapOfHeadsIsNamed(damage: String, problem: HeadMapFinding.Problem) throws {
+        _ = try makeLog()
+        let env = try Environment(directory: store)
+        let heads = try #require(try env.table(TableName.heads, create: false))
+        let damaged = try env.write { txn -> [UInt8] in
+            var leaves: [(key: [UInt8], value: [UInt8])] = []
+            try txn.forEach(heads) { key, value in
+                if key.count == 33, value.first == 0x00 { leaves.append((key, value)) }
+                return true
+            }
+            // Two streams: two heads below the root.
+            try #require(leaves.count == 2, "\(leaves)")
+            var (key, value) = leaves[1]
+            switch damage {
+            case "a head taken out":
+                _ = try txn.delete(heads, key)
+                return key
+            case "a head's leaf changed":
+                value[value.count - 1] ^= 0x01
+            case "an entry at a free position":
+                key[0] += 1
+            default:
+                key[32] |= 0x01
+                try #require(key != leaves[1].key)
+            }
+            try txn.put(heads, key, value)
+            return key
+        }
+        env.close()
+        #expect(try verify().finding == .headMap(HeadMapFinding(problem: problem, storedKey: damaged, position: 11)))
     }
 
     @Test func aStreamEntryPointingAtAnotherInspectionsRecordIsFound() throws {
