@@ -43,6 +43,8 @@ struct AfterWalk {
         // The thread is waited for even when this one fails: it reads the log.
         let ids = Result { try IndexSums.ofIDTable(reader) }
         group.wait()
+        // `event_ids` fails first, as when the tables were read in turn.
+        let idSums = try ids.get()
         let done = other.withLock { $0 } ?? OtherThread()
         // A failure there (no reader slot left, say) is not the verdict: the
         // table is read here, where any damage fails again.
@@ -50,7 +52,7 @@ struct AfterWalk {
         if case .success(let read)? = done.streams { twin = read }
         let streams = try twin ?? IndexSums.ofStreamTable(reader)
         return AfterWalk(
-            sums: IndexSums.joined(ids: try ids.get(), streams: streams.sums), order: streams.order,
+            sums: IndexSums.joined(ids: idSums, streams: streams.sums), order: streams.order,
             streamsReadBeside: twin != nil, map: done.map)
     }
 
