@@ -345,7 +345,9 @@ extension InspectionFold {
     /// key order. The first view to ask works them out for every view at
     /// once, in parts on every core: each state is then read out of the
     /// fold once, not once per view (reading one copies all it holds).
-    /// Follow-ups are resolved first, over the whole fold.
+    /// Follow-ups are resolved first, over the whole fold. Each view's rows
+    /// are handed over once and not kept, so that only the views not yet
+    /// written hold theirs in memory.
     func rowChanges(of view: InspectionView) -> [RowChange] {
         if !followUpsResolved {
             resolveFollowUps()
@@ -353,10 +355,11 @@ extension InspectionFold {
             rows = nil
         }
         if rows == nil { rows = rowChanges(of: rebuiltViews) }
-        guard let index = rebuiltViews.firstIndex(where: { $0 === view }), let rows else {
+        guard let index = rebuiltViews.firstIndex(where: { $0 === view }), let taken = rows?[index] else {
             preconditionFailure("the \(view.name) view asked for rows of a fold it was not rebuilt with")
         }
-        return rows[index]
+        rows?[index] = []
+        return taken
     }
 
     /// Each of `views`' rows for the folded states, in key order.

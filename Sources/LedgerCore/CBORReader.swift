@@ -181,19 +181,20 @@ public struct CBORReader: ~Escapable {
     /// copying it.
     @inline(__always)
     mutating func byteStringRange() throws(CBORError) -> Range<Int> {
-        let head = offset
-        let declared = try expectHead(major: 2, name: "byte string")
-        let count = try boundedLength(declared, head: head)
-        offset += count
-        return (offset - count)..<offset
+        try stringRange(major: 2, name: "byte string")
     }
 
     /// Where the UTF-8 of the next text string lies, stepped over without
     /// making a String (nor checking its UTF-8: compare it with known text).
     @inline(__always)
     mutating func textRange() throws(CBORError) -> Range<Int> {
+        try stringRange(major: 3, name: "text string")
+    }
+
+    @inline(__always)
+    private mutating func stringRange(major: UInt8, name: String) throws(CBORError) -> Range<Int> {
         let head = offset
-        let declared = try expectHead(major: 3, name: "text string")
+        let declared = try expectHead(major: major, name: name)
         let count = try boundedLength(declared, head: head)
         offset += count
         return (offset - count)..<offset
