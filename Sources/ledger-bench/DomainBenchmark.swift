@@ -175,16 +175,26 @@ struct DomainBenchmark {
         // The rebuild folds in partitions of the streams, one thread each.
         let threads = first.views.partitions(for: UInt64(total))
         let tWalk = try Self.plainWalk(first.log)
+        // Two more rebuilds of the views (`jqc rebuild`), each beside the
+        // baseline's, and the medians of the three: single runs of one build
+        // gave 470k/s and 782k/s (wave 20), more than two builds differed.
+        var ledgerRuns = [tRebuild]
+        var sqliteRuns = [try Measure.seconds { try sqliteRebuild(sqlite) }]
+        for _ in 0..<2 {
+            ledgerRuns.append(try Measure.seconds { _ = try first.views.rebuild() })
+            sqliteRuns.append(try Measure.seconds { try sqliteRebuild(sqlite) })
+        }
         first.close()
-        let tSQLiteRebuild = try Measure.seconds { try sqliteRebuild(sqlite) }
+        let median = { (runs: [Double]) in runs.sorted()[runs.count / 2] }
         var rows: [Row] = []
         rows.append(
             Row(
-                name: "rebuild all views", unit: "events/s", ledger: Double(total) / tRebuild,
-                limit: Double(total) / tWalk, baseline: Double(total) / tSQLiteRebuild,
+                name: "rebuild all views", unit: "events/s", ledger: Double(total) / median(ledgerRuns),
+                limit: Double(total) / tWalk, baseline: Double(total) / median(sqliteRuns),
                 target: String(
-                    format: ">= 1M/s, >= 1/12 of the walk; peak RSS %.0f MiB (anon %.0f)", memory.peak,
-                    memory.anonymous),
+                    format:
+                        ">= 1M/s, >= 1/12 of the walk; median of 3 (the first on open: %.0fk/s); peak RSS %.0f MiB (anon %.0f)",
+                    Double(total) / tRebuild / 1000, memory.peak, memory.anonymous),
                 ledgerThreads: threads))
 
         // MARK: The same rebuild, cold: the store evicted from the page cache.
