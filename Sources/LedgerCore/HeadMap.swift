@@ -137,6 +137,14 @@ public struct HeadMapPosition: Hashable, Sendable {
 
     /// The stored key: depth (1 byte) ‖ prefix (32 bytes).
     public var key: [UInt8] { [UInt8(depth)] + prefix.bytes }
+
+    /// Reads `key`; nil for bytes no position's key is: not 33 bytes, or a
+    /// bit set past the depth.
+    public init?(key: [UInt8]) {
+        guard key.count == 33, let prefix = Digest256(bytes: Array(key[1...])) else { return nil }
+        self.init(depth: Int(key[0]), on: prefix)
+        guard self.prefix == prefix else { return nil }
+    }
 }
 
 /// A stored node of the map: a head (a subtree holding one head) or an

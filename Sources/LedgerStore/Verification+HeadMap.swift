@@ -41,7 +41,7 @@ extension EventLog {
             // depth bits, the rest zero) or no node the records make; a
             // value is the node's slot in the one encoding a slot has, so
             // equal slots are equal bytes.
-            guard let made = Self.position(ofKey: key).flatMap({ memory.nodes[$0] }) else {
+            guard let made = HeadMapPosition(key: key).flatMap({ memory.nodes[$0] }) else {
                 finding = HeadMapFinding(problem: .extra, storedKey: key, position: last + 1)
                 return false
             }
@@ -60,18 +60,6 @@ extension EventLog {
             }
         }
         return finding
-    }
-}
-
-extension EventLog {
-    /// The position a stored key names, if it names one exactly: 33 bytes,
-    /// a depth the map can have, and no bit set past the depth.
-    static func position(ofKey key: [UInt8]) -> HeadMapPosition? {
-        guard key.count == 33, Int(key[0]) <= HeadMap.maxDepth, let prefix = Digest256(bytes: Array(key[1...])) else {
-            return nil
-        }
-        let position = HeadMapPosition(depth: Int(key[0]), on: prefix)
-        return position.prefix == prefix ? position : nil
     }
 }
 

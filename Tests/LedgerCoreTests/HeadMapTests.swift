@@ -90,6 +90,7 @@ import Testing
         let standing = Array(Dictionary(heads.map { ($0.stream, $0) }) { $1 }.values)
         #expect(built.root == reference(standing))
         #expect(try HeadMapInMemory(heads: standing.shuffled()).nodes == built.nodes)
+        for position in built.nodes.keys { #expect(HeadMapPosition(key: position.key) == position) }
     }
 
     @Test func aStreamNotInTheMapHasNoProof() throws {
