@@ -43,6 +43,33 @@ public enum StoreFile {
     /// Checks `directory/data.mdb`. A missing file is `.missing`; anything a
     /// healthy LMDB file would not show is `.damaged` with what is wrong.
     public static func check(directory: String) -> Result<Facts, Problem> {
+        settled { checkOnce(directory: directory) }
+    }
+
+    /// The answer of `read` once two reads in a row name the same damage.
+    ///
+    /// The check reads the two meta pages one after the other, while another
+    /// process may be committing: a writer that commits twice between the two
+    /// reads makes a healthy file look like one whose transaction ids are not
+    /// one apart (seen with two writers at once). Transaction ids only grow,
+    /// so a second read that finds the very same damage saw no commit between
+    /// them, and the damage is real; a different answer is read again, up to
+    /// `attempts` reads, after which the last answer stands.
+    static func settled(
+        attempts: Int = 8, _ read: () -> Result<Facts, Problem>
+    ) -> Result<Facts, Problem> {
+        precondition(attempts >= 2, "damage is named only when two reads agree")
+        var answer = read()
+        for _ in 1..<attempts {
+            guard case .failure(.damaged(let first)) = answer else { return answer }
+            answer = read()
+            if case .failure(.damaged(let second)) = answer, second == first { return answer }
+        }
+        return answer
+    }
+
+    /// One read of the meta pages and the file's size.
+    static func checkOnce(directory: String) -> Result<Facts, Problem> {
         let path = directory + "/" + Environment.dataFileName
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {

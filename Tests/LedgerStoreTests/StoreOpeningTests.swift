@@ -1,9 +1,9 @@
 import Foundation
-import LMDB
 import LedgerCore
 import LedgerTestSupport
 import Testing
 
+@testable import LMDB
 @testable import LedgerStore
 
 /// Opening a store defensively: nothing is created without `create`, a
@@ -131,6 +131,44 @@ import Testing
         let facts = try StoreFile.check(directory: store).get()
         #expect(facts.pageSize == 4096)
         #expect(facts.fileSize >= Int(facts.lastPage + 1) * facts.pageSize)
+    }
+
+    /// Answers of successive reads of the meta pages, what the check
+    /// concludes and how many reads it took: damage is named only when two
+    /// reads in a row find the same, since another process committing
+    /// between the two pages' reads makes a healthy file look damaged.
+    static let sane = StoreFile.Facts(pageSize: 4096, lastPage: 9, transaction: 18, fileSize: 40960)
+    typealias Check = Result<StoreFile.Facts, StoreFile.Problem>
+    static let settling: [(reads: [Check], answer: Check, count: Int)] = [
+        ([.success(sane)], .success(sane), 1),
+        ([.failure(.missing)], .failure(.missing), 1),
+        ([.failure(.unreadable(code: EACCES))], .failure(.unreadable(code: EACCES)), 1),
+        ([.failure(.damaged("12 and 17")), .success(sane)], .success(sane), 2),
+        ([.failure(.damaged("12 and 17")), .failure(.damaged("12 and 17"))], .failure(.damaged("12 and 17")), 2),
+        (
+            [.failure(.damaged("12 and 17")), .failure(.damaged("18 and 21")), .failure(.damaged("18 and 21"))],
+            .failure(.damaged("18 and 21")), 3
+        ),
+        (
+            [.failure(.damaged("12 and 17")), .failure(.damaged("18 and 21")), .success(sane)],
+            .success(sane), 3
+        ),
+        (
+            (0..<10).map { .failure(.damaged("moving \($0)")) },
+            .failure(.damaged("moving 7")), 8
+        ),
+    ]
+
+    @Test(arguments: settling.indices)
+    func damageIsNamedOnlyWhenTwoReadsInARowFindIt(index: Int) {
+        let (reads, answer, count) = Self.settling[index]
+        var made = 0
+        let result = StoreFile.settled {
+            defer { made += 1 }
+            return reads[made]
+        }
+        #expect(result == answer)
+        #expect(made == count)
     }
 
     @Test func aFullDiskIsNamedWithTheFreeSpace() {
