@@ -4,6 +4,10 @@
 // with dlopen at the first call (LedgerCore's `LibCrypto`), so a command that
 // hashes nothing (`jqc --version`, help, completion) does not pay for loading
 // it and binding its thousands of symbols at every start.
+// SHA256_Init, _Update and _Final are deprecated in OpenSSL 3.0 (still in
+// every libcrypto.so.3 built with its deprecated interfaces, as Debian's is):
+// declared here without the warning, and looked up as optional (LibCrypto).
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -19,6 +23,9 @@ typedef __typeof__(EVP_DigestInit_ex2) *ccrypto_EVP_DigestInit_ex2;
 typedef __typeof__(EVP_DigestUpdate) *ccrypto_EVP_DigestUpdate;
 typedef __typeof__(EVP_DigestFinal_ex) *ccrypto_EVP_DigestFinal_ex;
 typedef __typeof__(EVP_DecodeBlock) *ccrypto_EVP_DecodeBlock;
+typedef __typeof__(SHA256_Init) *ccrypto_SHA256_Init;
+typedef __typeof__(SHA256_Update) *ccrypto_SHA256_Update;
+typedef __typeof__(SHA256_Final) *ccrypto_SHA256_Final;
 typedef __typeof__(RAND_bytes) *ccrypto_RAND_bytes;
 typedef __typeof__(EVP_PKEY_free) *ccrypto_EVP_PKEY_free;
 typedef __typeof__(EVP_PKEY_new_raw_private_key) *ccrypto_EVP_PKEY_new_raw_private_key;

@@ -114,33 +114,58 @@ private enum FetchedSHA256 {
 
 /// SHA-256 through OpenSSL's libcrypto.
 ///
-/// One hasher keeps one `EVP_MD_CTX` and reuses it for every digest, because
-/// allocating a context per record would cost more than hashing a small record.
+/// One hasher keeps one state and reuses it for every digest, because
+/// allocating one per record would cost more than hashing a small record.
 /// A hasher is not thread-safe; give each thread its own.
 public final class SHA256Hasher {
-    private let context: OpaquePointer
-    private let algorithm: OpaquePointer
-    /// The three calls of every digest, kept here: read from the loaded
-    /// table once per hasher, not at each call.
-    private let initialise: ccrypto_EVP_DigestInit_ex2
-    private let updating: ccrypto_EVP_DigestUpdate
-    private let finishing: ccrypto_EVP_DigestFinal_ex
+    /// How a hasher reaches SHA-256: the library's own SHA-256 functions
+    /// when it has them, else the envelope interface with the fetched
+    /// algorithm (`LibCrypto.sha256` says why the first).
+    private enum Engine {
+        /// `SHA256_Init`, `_Update` and `_Final` on `state`.
+        case direct(LibCrypto.SHA256Functions, state: UnsafeMutablePointer<SHA256_CTX>)
+        /// `EVP_DigestInit_ex2`, `_Update` and `_Final_ex` on `context`.
+        case envelope(
+            context: OpaquePointer, algorithm: OpaquePointer, initialise: ccrypto_EVP_DigestInit_ex2,
+            update: ccrypto_EVP_DigestUpdate, finish: ccrypto_EVP_DigestFinal_ex)
+    }
 
-    public init() {
+    private let engine: Engine
+
+    public convenience init() {
+        self.init(envelope: false)
+    }
+
+    /// With `envelope`, the envelope interface even when the library has
+    /// SHA-256's own functions (the tests hold the two to the same digests).
+    init(envelope: Bool) {
         let crypto = LibCrypto.functions
+        if !envelope, let functions = crypto.sha256 {
+            let state = UnsafeMutablePointer<SHA256_CTX>.allocate(capacity: 1)
+            state.initialize(to: SHA256_CTX())
+            engine = .direct(functions, state: state)
+            return
+        }
         // Fails only when the process is out of memory, which no caller can handle.
         guard let context = crypto.mdContextNew() else {
             preconditionFailure("EVP_MD_CTX_new failed: out of memory")
         }
-        self.algorithm = FetchedSHA256.algorithm
-        self.context = context
-        initialise = crypto.digestInit
-        updating = crypto.digestUpdate
-        finishing = crypto.digestFinal
+        engine = .envelope(
+            context: context, algorithm: FetchedSHA256.algorithm, initialise: crypto.digestInit,
+            update: crypto.digestUpdate, finish: crypto.digestFinal)
     }
 
     deinit {
-        LibCrypto.functions.mdContextFree(context)
+        switch engine {
+        case .direct(_, let state): state.deallocate()
+        case .envelope(let context, _, _, _, _): LibCrypto.functions.mdContextFree(context)
+        }
+    }
+
+    /// Whether this hasher uses the library's own SHA-256 functions.
+    var isDirect: Bool {
+        if case .direct = engine { return true }
+        return false
     }
 
     /// SHA-256 of the concatenation of `parts`.
@@ -149,7 +174,7 @@ public final class SHA256Hasher {
     }
 
     public func digest(parts: [[UInt8]]) -> Digest256 {
-        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
+        start()
         for part in parts {
             part.withUnsafeBytes { raw in update(raw) }
         }
@@ -159,7 +184,7 @@ public final class SHA256Hasher {
     /// SHA-256(a ‖ b) of two digests (a chain link), without building the
     /// concatenation.
     public func digest(_ a: Digest256, _ b: Digest256) -> Digest256 {
-        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
+        start()
         a.withUnsafeBytes { update($0) }
         b.withUnsafeBytes { update($0) }
         return finish()
@@ -169,7 +194,7 @@ public final class SHA256Hasher {
     /// chunks): `begin`, then `add` for each part, then `end`. Another
     /// digest on this hasher in between starts over.
     public func begin() {
-        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
+        start()
     }
 
     public func add(_ part: ArraySlice<UInt8>) {
@@ -178,18 +203,36 @@ public final class SHA256Hasher {
 
     public func end() -> Digest256 { finish() }
 
+    private func start() {
+        switch engine {
+        case .direct(let functions, let state):
+            check(functions.initialise(state), "SHA256_Init")
+        case .envelope(let context, let algorithm, let initialise, _, _):
+            check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
+        }
+    }
+
     private func update(_ raw: UnsafeRawBufferPointer) {
-        check(updating(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
+        switch engine {
+        case .direct(let functions, let state):
+            check(functions.update(state, raw.baseAddress, raw.count), "SHA256_Update")
+        case .envelope(let context, _, _, let update, _):
+            check(update(context, raw.baseAddress, raw.count), "EVP_DigestUpdate")
+        }
     }
 
     private func finish() -> Digest256 {
         var out = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        var length: UInt32 = 0
         // The bytes of a 32-byte tuple: never without an address.
         withUnsafeMutableBytes(of: &out) { raw in
-            check(
-                finishing(context, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), &length),
-                "EVP_DigestFinal_ex")
+            let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            switch engine {
+            case .direct(let functions, let state):
+                check(functions.finish(bytes, state), "SHA256_Final")
+            case .envelope(let context, _, _, _, let finish):
+                var length: UInt32 = 0
+                check(finish(context, bytes, &length), "EVP_DigestFinal_ex")
+            }
         }
         return withUnsafeBytes(of: &out) { Digest256(loading: $0) }
     }
@@ -197,9 +240,9 @@ public final class SHA256Hasher {
     /// SHA-256(0x01 ‖ left ‖ right): an RFC 9162 interior node, hashed without
     /// building the concatenation (the tree hashes one per append).
     public func node(_ left: Digest256, _ right: Digest256) -> Digest256 {
-        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
+        start()
         var byte: UInt8 = 0x01
-        check(updating(context, &byte, 1), "EVP_DigestUpdate")
+        withUnsafeBytes(of: &byte) { update($0) }
         left.withUnsafeBytes { update($0) }
         right.withUnsafeBytes { update($0) }
         return finish()
@@ -213,15 +256,16 @@ public final class SHA256Hasher {
 
     /// The same over bytes lent in place (a value in LMDB's map).
     public func digest(prefix: UInt8, _ data: RawSpan, range: Range<Int>) -> Digest256 {
-        check(initialise(context, algorithm, nil), "EVP_DigestInit_ex2")
+        start()
         var byte = prefix
-        check(updating(context, &byte, 1), "EVP_DigestUpdate")
+        withUnsafeBytes(of: &byte) { update($0) }
         data.withUnsafeBytes { raw in update(UnsafeRawBufferPointer(rebasing: raw[range])) }
         return finish()
     }
 
     private func check(_ rc: Int32, _ operation: String) {
-        // EVP digest calls on a fetched SHA-256 only fail on allocation failure.
+        // SHA-256's own calls always succeed; the envelope's on a fetched
+        // SHA-256 fail only on allocation failure.
         precondition(rc == 1, "\(operation) failed")
     }
 }

@@ -77,6 +77,44 @@ import Testing
         #expect(hasher.digest(Array("a".utf8), Array("bc".utf8)) == hasher.digest(Array("abc".utf8)))
     }
 
+    /// Both ways to SHA-256 (the library's own functions, used when it has
+    /// them, and the envelope interface a hasher falls back to) give the
+    /// standard vectors and the same digest for every kind of call, each
+    /// hasher reused from one digest to the next.
+    @Test(arguments: [false, true])
+    func bothWaysToSHA256GiveTheSameDigests(envelope: Bool) {
+        let hasher = SHA256Hasher(envelope: envelope)
+        #expect(hasher.isDirect == !envelope, "Debian's libcrypto.so.3 has SHA256_Init")
+        let other = SHA256Hasher(envelope: !envelope)
+        let vectors: [(String, String)] = [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+            (
+                String(repeating: "a", count: 1_000_000),
+                "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+            ),
+        ]
+        for (text, hex) in vectors {
+            #expect(hasher.digest(Array(text.utf8)).hex == hex)
+        }
+        let a = hasher.digest([1]), b = hasher.digest([2])
+        #expect(hasher.digest(a, b) == other.digest(a, b))
+        #expect(hasher.digest(a, b) == other.digest(a.bytes, b.bytes))
+        #expect(hasher.node(a, b) == other.digest([0x01] + a.bytes + b.bytes))
+        let record = (0..<300).map { UInt8($0 & 0xFF) }
+        #expect(
+            hasher.digest(prefix: 0x00, record, range: 7..<250) == other.digest([0x00] + Array(record[7..<250])))
+        hasher.begin()
+        for chunk in stride(from: 0, to: record.count, by: 64) {
+            hasher.add(record[chunk..<min(chunk + 64, record.count)])
+        }
+        #expect(hasher.end() == other.digest(record))
+    }
+
     @Test func leafIsAnRFC6962LeafHash() {
         let chain = HashChain()
         let record: [UInt8] = Array("record".utf8)
