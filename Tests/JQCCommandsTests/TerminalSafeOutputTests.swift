@@ -2,6 +2,8 @@ import Foundation
 import LedgerTestSupport
 import Testing
 
+@testable import JQCCommands
+
 /// Text a person wrote (a `--as` name, a description, a field value) is shown
 /// by every text command with its control characters as visible escapes, so
 /// it cannot erase a line, return the cursor or hide what follows; JSON
@@ -119,10 +121,23 @@ import Testing
         #expect(result.stderr.contains("a name needs at least one visible character"), "\(result.stderr)")
     }
 
+    /// The white space trimmed from `--as` is Foundation's
+    /// `whitespacesAndNewlines`, scalar by scalar, over the whole plane
+    /// where that set has members.
+    @Test func aNameIsTrimmedOfFoundationsWhiteSpace() {
+        let foundation = CharacterSet.whitespacesAndNewlines
+        let differing = (UInt32(0)...0xFFFF).compactMap(Unicode.Scalar.init).filter {
+            ActorName.isTrimmed($0) != foundation.contains($0)
+        }
+        #expect(differing.isEmpty, "\(differing.map { String($0.value, radix: 16) })")
+        #expect(ActorName.isTrimmed("\u{3000}") && ActorName.isTrimmed("\u{85}") && ActorName.isTrimmed("\u{200B}"))
+        #expect(!ActorName.isTrimmed("\u{FEFF}") && !ActorName.isTrimmed("D"))
+    }
+
     @Test func aNameIsTrimmed() throws {
         let started = try Self.succeed(
             jqc.run([
-                "--as", "  Dana  ", "--json", "start", "--template", "Restroom QC", "--facility",
+                "--as", "\u{3000} \u{200B}Dana \n\t", "--json", "start", "--template", "Restroom QC", "--facility",
                 "Riverside Medical Center",
             ]))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(started.stdout.utf8)) as? [String: Any])
