@@ -73,13 +73,11 @@ struct LibCrypto: Sendable {
 
     /// The three SHA-256 functions when the library has all three.
     private static func sha256(in library: UnsafeMutableRawPointer) -> SHA256Functions? {
-        guard let initialise = dlsym(library, "SHA256_Init"), let update = dlsym(library, "SHA256_Update"),
-            let finish = dlsym(library, "SHA256_Final")
+        guard let initialise: ccrypto_SHA256_Init = look(up: "SHA256_Init", in: library),
+            let update: ccrypto_SHA256_Update = look(up: "SHA256_Update", in: library),
+            let finish: ccrypto_SHA256_Final = look(up: "SHA256_Final", in: library)
         else { return nil }
-        return SHA256Functions(
-            initialise: unsafeBitCast(initialise, to: ccrypto_SHA256_Init.self),
-            update: unsafeBitCast(update, to: ccrypto_SHA256_Update.self),
-            finish: unsafeBitCast(finish, to: ccrypto_SHA256_Final.self))
+        return SHA256Functions(initialise: initialise, update: update, finish: finish)
     }
 
     /// libcrypto, opened for the life of the process (never closed).
@@ -92,10 +90,16 @@ struct LibCrypto: Sendable {
 
     /// The function `name` of libcrypto, as the type its declaration has.
     private static func find<Function>(_ name: String, in library: UnsafeMutableRawPointer) -> Function {
-        guard let address = dlsym(library, name) else {
+        guard let function: Function = look(up: name, in: library) else {
             unavailable("it has no function \(name) (an OpenSSL older than 3.0?)")
         }
-        return unsafeBitCast(address, to: Function.self)
+        return function
+    }
+
+    /// The function `name` of libcrypto as its declaration's type, nil when
+    /// the library has none.
+    private static func look<Function>(up name: String, in library: UnsafeMutableRawPointer) -> Function? {
+        dlsym(library, name).map { unsafeBitCast($0, to: Function.self) }
     }
 
     /// Ends the process as the dynamic loader did when libcrypto was linked
