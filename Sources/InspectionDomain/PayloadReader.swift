@@ -105,6 +105,8 @@ struct PayloadReader: ~Escapable {
     }
 
     mutating func uuid(_ key: String) throws(DomainError) -> UUID {
+        if let id = reader.readHyphenatedUUID() { return id }
+        // Any other form Foundation reads is read as before.
         let text = try text()
         guard let id = UUID(uuidString: text) else { throw malformed("\"\(key)\" is \"\(text)\", not a UUID") }
         return id

@@ -272,6 +272,46 @@ public struct CBORReader: ~Escapable {
         return UUID(uuid: span.unsafeLoadUnaligned(fromByteOffset: o, as: uuid_t.self))
     }
 
+    /// Reads a text string that is a UUID in the hyphenated form jqc writes
+    /// (36 characters, hex digits of either case), straight off the bytes:
+    /// `UUID(uuidString:)` makes a String and parses it with `sscanf`, which
+    /// showed in a rebuild's profile. Anything else (another form, another
+    /// item, a length not in its shortest head) reads nothing and answers
+    /// nil, so the caller can read it as text.
+    public mutating func readHyphenatedUUID() -> UUID? {
+        // A 36-byte text string's deterministic head: 0x78 0x24.
+        guard remaining >= 38, byte(at: offset) == 0x78, byte(at: offset + 1) == 36 else { return nil }
+        let start = offset + 2
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for index in 0..<36 {
+            let c = byte(at: start + index)
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard c == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = c &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = c &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = c &- UInt8(ascii: "A") &+ 10
+            default: return nil
+            }
+            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            digits += 1
+        }
+        assert(digits == 32)
+        offset = start + 36
+        func octet(_ word: UInt64, _ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: word >> (56 - 8 * index)) }
+        return UUID(
+            uuid: (
+                octet(high, 0), octet(high, 1), octet(high, 2), octet(high, 3), octet(high, 4), octet(high, 5),
+                octet(high, 6), octet(high, 7), octet(low, 0), octet(low, 1), octet(low, 2), octet(low, 3),
+                octet(low, 4), octet(low, 5), octet(low, 6), octet(low, 7)
+            ))
+    }
+
     /// The number of items of an array; never more than the bytes left.
     public mutating func readArrayHeader() throws(CBORError) -> Int {
         let head = offset

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LedgerCore
@@ -85,6 +86,50 @@ import Testing
         }
         // A failed read leaves the reader where it was.
         #expect(try reader.readText() == "IETF")
+    }
+
+    /// Texts a hyphenated UUID is read from, and ones it is not (read as
+    /// text instead, by Foundation's parser, as before the fast path).
+    static let uuidTexts: [(text: String, fast: Bool)] = [
+        ("6ba7b810-9dad-11d1-80b4-00c04fd430c8", true),
+        ("6BA7B810-9DAD-11D1-80B4-00C04FD430C8", true),
+        ("6Ba7b810-9DaD-11d1-80B4-00c04Fd430C8", true),
+        ("00000000-0000-0000-0000-000000000000", true),
+        ("ffffffff-ffff-ffff-ffff-ffffffffffff", true),
+        ("6ba7b810-9dad-11d1-80b4-00c04fd430c", false),
+        ("6ba7b810-9dad-11d1-80b4-00c04fd430c8a", false),
+        ("6ba7b8109dad-11d1-80b4-00c04fd430c8-", false),
+        ("6ba7b810-9dad-11d1-80b4-00c04fd430cg", false),
+        ("6ba7b810 9dad 11d1 80b4 00c04fd430c8", false),
+        ("{6ba7b810-9dad-11d1-80b4-00c04fd430}", false),
+        ("6ba7b810-9dad-11d1-80b4-00c04fd430c\u{E9}", false),
+        ("", false),
+    ]
+
+    @Test(arguments: uuidTexts.indices)
+    func aHyphenatedUUIDIsReadAsFoundationReadsIt(index: Int) {
+        let (text, fast) = Self.uuidTexts[index]
+        let bytes = CBORValue.text(text).encoded() + [0xF6]
+        var reader = CBORReader(bytes)
+        let read = reader.readHyphenatedUUID()
+        if fast {
+            #expect(read == UUID(uuidString: text), "\(text)")
+            #expect(read != nil)
+            #expect(reader.offset == bytes.count - 1, "the text is stepped over")
+        } else {
+            #expect(read == nil, "\(text)")
+            #expect(reader.offset == 0, "nothing is read")
+            #expect(UUID(uuidString: text) == nil, "Foundation refuses it too")
+        }
+    }
+
+    @Test func aUUIDTextNotInItsShortestHeadOrNotTextIsLeftForTheCaller() {
+        let text = Array("6ba7b810-9dad-11d1-80b4-00c04fd430c8".utf8)
+        for bytes in [[0x79, 0x00, 0x24] + text, [0x58, 0x24] + text, [0x78, 0x24] + text.dropLast()] {
+            var reader = CBORReader(bytes)
+            #expect(reader.readHyphenatedUUID() == nil)
+            #expect(reader.offset == 0)
+        }
     }
 
     @Test func skipItemReturnsTheItemsRange() throws {
