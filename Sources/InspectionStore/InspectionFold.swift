@@ -14,6 +14,15 @@ final class InspectionFold {
     /// The closure of each stream's receptions, made once per fold.
     let closures = StreamClosures()
     var states: [UUID: InspectionState] = [:]
+    /// The states of the other partitions of a rebuild (`absorb`), each
+    /// kept apart as it was folded: merging them into `states` was a pass
+    /// on one core, and freeing them all at the end another. Each is
+    /// handed whole to the thread that works out its rows, which frees it
+    /// (`rowChanges(of:)`).
+    var absorbedStates: [[UUID: InspectionState]] = []
+    /// Set once the rows are worked out and the states handed away: a fold
+    /// asked for rows again after that would answer none.
+    var statesHandedAway = false
     /// Pinned templates by content hash, as `template.pinned` events arrive.
     var templates: [String: Template] = [:]
     /// Re-inspections by parent.
@@ -26,8 +35,6 @@ final class InspectionFold {
     var lastSharedPosition: UInt64 = 0
     /// The other partitions' folds taken in.
     var absorbed: Set<ObjectIdentifier> = []
-    /// `states`' ids in key order, once sorted (`idsInKeyOrder`).
-    private var keyOrder: [UUID] = []
     /// The views a rebuild writes from this fold, and their rows once
     /// worked out (`rowChanges(of:)`), by the views' order here.
     var rebuiltViews: [InspectionView] = []
@@ -52,14 +59,11 @@ final class InspectionFold {
         }
     }
 
-    /// The folded states' ids in the byte order of their keys, sorted once
-    /// for every view a rebuild writes (LMDB's inserts in key order are
-    /// appends to the right page). Sorting the states themselves moved each
-    /// one n log n times, once per view: a quarter of a rebuild's CPU time.
-    /// States are only ever added, so a list as long as `states` is current.
-    func idsInKeyOrder() -> [UUID] {
-        if keyOrder.count != states.count { keyOrder = states.keys.sorted { $0.bytesPrecede($1) } }
-        return keyOrder
+    /// The folded state of `id`, whichever partition folded it.
+    func folded(_ id: UUID) -> InspectionState? {
+        if let state = states[id] { return state }
+        for part in absorbedStates { if let state = part[id] { return state } }
+        return nil
     }
 
     /// Which re-inspection clears a parent's follow-up: the one completed
@@ -77,8 +81,11 @@ final class InspectionFold {
     /// (after a whole-log fold).
     func resolveFollowUps() {
         for (parent, ids) in children {
-            if let child = Self.resolver(among: ids.compactMap { states[$0] }) {
+            guard let child = Self.resolver(among: ids.compactMap(folded)) else { continue }
+            if states[parent] != nil {
                 states[parent]?.resolveFollowUp(by: child)
+            } else if let part = absorbedStates.firstIndex(where: { $0[parent] != nil }) {
+                absorbedStates[part][parent]?.resolveFollowUp(by: child)
             }
         }
     }
@@ -236,7 +243,12 @@ extension InspectionFold {
     /// many views share the two folds).
     func absorb(_ other: InspectionFold) {
         guard other !== self, absorbed.insert(ObjectIdentifier(other)).inserted else { return }
-        states.merge(other.states) { mine, _ in mine }
+        precondition(!statesHandedAway && !other.statesHandedAway, "a fold absorbed after its rows were worked out")
+        // Moved, not copied: the other fold is done with, and a dictionary
+        // held twice would not be freed by the thread it is handed to.
+        for part in [other.states] + other.absorbedStates where !part.isEmpty { absorbedStates.append(part) }
+        other.states = [:]
+        other.absorbedStates = []
         templates.merge(other.templates) { mine, _ in mine }
         for (parent, ids) in other.children { children[parent, default: []].append(contentsOf: ids) }
         lastPosition = max(lastPosition, other.lastPosition)

@@ -362,22 +362,71 @@ extension InspectionFold {
         return taken
     }
 
-    /// Each of `views`' rows for the folded states, in key order.
+    /// Each of `views`' rows for the folded states, in key order, worked
+    /// out on every core. A rebuild's partitions' states (`absorbedStates`)
+    /// are each taken by one thread, which sorts their ids, works out their
+    /// rows and frees them: none of that waits for one core. A fold of one
+    /// partition is read in ranges of its ids, sorted here, and freed here.
+    /// The fold holds no state afterwards (`statesHandedAway`).
     private func rowChanges(of views: [InspectionView]) -> [[RowChange]] {
-        let ids = idsInKeyOrder()
-        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, ids.count / 1_000))
-        let found = RowChanges(parts: parts)
-        // Values only cross to the other threads (the fold is not shared).
-        let states = states
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            var changes = [[RowChange]](repeating: [], count: views.count)
-            for id in ids[ids.count * part / parts..<ids.count * (part + 1) / parts] {
-                guard let state = states[id] else { continue }
-                for (i, view) in views.enumerated() { view.rowChanges(of: state, into: &changes[i]) }
+        precondition(!statesHandedAway, "a rebuild asked a fold for its rows twice")
+        statesHandedAway = true
+        let parts = ([states] + absorbedStates).filter { !$0.isEmpty }
+        states = [:]
+        absorbedStates = []
+        guard parts.count > 1 else {
+            let whole = parts.first ?? [:]
+            let ids = whole.keys.sorted { $0.bytesPrecede($1) }
+            let ranges = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, ids.count / 1_000))
+            let found = RowChanges(parts: ranges)
+            DispatchQueue.concurrentPerform(iterations: ranges) { range in
+                found.keep(
+                    Self.rowChanges(
+                        of: views, ids[ids.count * range / ranges..<ids.count * (range + 1) / ranges], in: whole),
+                    as: range)
             }
-            found.keep(changes, as: part)
+            return found.inOrder(views: views.count)
         }
-        return found.inOrder(views: views.count)
+        let count = parts.count
+        let handed = HandedStates(consume parts)
+        let found = RowChanges(parts: count)
+        DispatchQueue.concurrentPerform(iterations: count) { part in
+            // Taken, so that the last reference to this part's states is
+            // this thread's and they are freed here when it returns.
+            let states = handed.take(part)
+            let ids = states.keys.sorted { $0.bytesPrecede($1) }
+            found.keep(Self.rowChanges(of: views, ids[...], in: states), as: part)
+        }
+        return found.mergedByKey(views: views.count)
+    }
+
+    /// `views`' rows for the states of `ids` (in this order).
+    private static func rowChanges(
+        of views: [InspectionView], _ ids: ArraySlice<UUID>, in states: [UUID: InspectionState]
+    ) -> [[RowChange]] {
+        var changes = [[RowChange]](repeating: [], count: views.count)
+        for id in ids {
+            guard let state = states[id] else { continue }
+            for (i, view) in views.enumerated() { view.rowChanges(of: state, into: &changes[i]) }
+        }
+        return changes
+    }
+}
+
+/// The partitions' states of a rebuild's fold, each taken once by the
+/// thread that works out its rows.
+final class HandedStates: Sendable {
+    private let parts: Mutex<[[UUID: InspectionState]?]>
+
+    init(_ parts: consuming [[UUID: InspectionState]]) { self.parts = Mutex(parts.map { $0 }) }
+
+    func take(_ part: Int) -> [UUID: InspectionState] {
+        let taken = parts.withLock { parts in
+            defer { parts[part] = nil }
+            return parts[part]
+        }
+        guard let taken else { preconditionFailure("the states of partition \(part) were taken twice") }
+        return taken
     }
 }
 
@@ -392,6 +441,34 @@ enum RowChange: Sendable {
         case .delete(let table, let key): try rows.delete(table, key)
         }
     }
+
+    var key: [UInt8] {
+        switch self {
+        case .put(_, let key, _), .delete(_, let key): key
+        }
+    }
+
+    /// Two lists of rows as one, by key, each list's own order kept.
+    static func merged(_ a: [RowChange], _ b: [RowChange]) -> [RowChange] {
+        guard !a.isEmpty else { return b }
+        guard !b.isEmpty else { return a }
+        var out: [RowChange] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count && j < b.count {
+            if b[j].key.lexicographicallyPrecedes(a[i].key) {
+                out.append(b[j])
+                j += 1
+            } else {
+                out.append(a[i])
+                i += 1
+            }
+        }
+        out += a[i...]
+        out += b[j...]
+        return out
+    }
 }
 
 /// The parts of a rebuild's rows, each worked out on its own thread and
@@ -404,9 +481,22 @@ final class RowChanges: Sendable {
 
     func keep(_ changes: [[RowChange]], as part: Int) { parts.withLock { $0[part] = changes } }
 
-    /// Each view's rows, its parts joined in the parts' order.
+    /// Each view's rows, its parts joined in the parts' order (parts that
+    /// are ranges of one sorted list of ids).
     func inOrder(views: Int) -> [[RowChange]] {
         parts.withLock { parts in (0..<views).map { view in Array(parts.map { $0[view] }.joined()) } }
+    }
+
+    /// Each view's rows, its parts (each in key order, of other
+    /// inspections) merged by key, so that the puts stay in key order.
+    /// Rows of one part keep their order (a delete before a put of the
+    /// same inspection stays before it).
+    func mergedByKey(views: Int) -> [[RowChange]] {
+        parts.withLock { parts in
+            (0..<views).map { view in
+                parts.map { $0[view] }.reduce([]) { merged, next in RowChange.merged(merged, next) }
+            }
+        }
     }
 }
 
