@@ -252,6 +252,7 @@ public final class EventLog: Sendable {
                 try environment.write { txn in
                     let writer = try LedgerWriter(transaction: txn, tables: tables, memo: memo)
                     let result = try body(writer)
+                    try writer.settleHeads()
                     left = writer.memo()
                     return result
                 }

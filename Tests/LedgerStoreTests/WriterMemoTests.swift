@@ -49,11 +49,54 @@ import Testing
         try log.environment.write { txn in
             let writer = try LedgerWriter(transaction: txn, tables: tables)
             try writer.append(event(stream, "behind"))
+            // As EventLog.write does before every commit.
+            try writer.settleHeads()
         }
         let outcomes = try (0..<4).map { i in try log.append([event(stream, "b\(i)")]) }
         #expect(outcomes.map { $0[0].streamVersion } == [7, 8, 9, 10])
         #expect(outcomes.map { $0[0].position } == [7, 8, 9, 10])
         try checkLog(log)
+    }
+
+    /// Every key and value of the map of stream heads, and its root.
+    func headsTable(_ log: EventLog) throws -> (rows: [[UInt8]: [UInt8]], root: Digest256?) {
+        try log.read { reader in
+            let table = try #require(reader.tables.heads)
+            var rows: [[UInt8]: [UInt8]] = [:]
+            try reader.transaction.forEach(table) { key, value in
+                rows[Array(key)] = Array(value)
+                return true
+            }
+            return (rows, try reader.headMapRoot())
+        }
+    }
+
+    /// A batch sets each stream's head in the map once, before its commit
+    /// (`LedgerWriter.settleHeads`): the map is the one the same records
+    /// appended one per transaction leave, node for node, with the size of
+    /// the whole log, for batches of one stream, of many, and interleaved.
+    @Test(arguments: [(1, 1), (1, 12), (4, 3), (9, 5), (40, 2)])
+    func aBatchLeavesTheMapRecordsOneByOneLeave(streams: Int, perStream: Int) throws {
+        let ids = (0..<streams).map { _ in UUID() }
+        var events: [PendingEvent] = []
+        for round in 0..<perStream {
+            for stream in ids { events.append(event(stream, "\(round)")) }
+        }
+        let batched = try EventLog(directory: directory.appending("batched"))
+        defer { batched.close() }
+        let single = try EventLog(directory: directory.appending("single"))
+        defer { single.close() }
+        // Two batches, so that the second sets heads over a map that holds some.
+        let half = events.count / 2
+        try batched.append(Array(events[..<half]))
+        try batched.append(Array(events[half...]))
+        for event in events { try single.append([event]) }
+        let (batchedRows, batchedRoot) = try headsTable(batched)
+        let (singleRows, singleRoot) = try headsTable(single)
+        #expect(batchedRoot != nil, "the map holds every record (its size is the log's)")
+        #expect(batchedRoot == singleRoot)
+        #expect(batchedRows == singleRows)
+        try checkLog(batched)
     }
 
     @Test func aTransactionThatFailedLeavesNothingForTheNextWrite() throws {
