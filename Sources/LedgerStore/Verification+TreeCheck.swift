@@ -58,12 +58,42 @@ final class TreeCheck: Sendable {
         var leaves: [Digest256] = []
         var nodes: [StoredNode] = []
         var complete = 0
+        /// Each record's own check, made by the walk when it started this
+        /// batch with the thread behind (`Feed.checksOwn`); empty when the
+        /// thread makes them.
+        var own: [OwnCheck] = []
 
-        init() {
+        init(checkingOwn: Bool = false) {
             records.reserveCapacity(TreeCheck.batchSize + 1)
             keys.reserveCapacity(TreeCheck.batchSize + 1)
             leaves.reserveCapacity(TreeCheck.batchSize + 1)
             nodes.reserveCapacity(TreeCheck.batchSize)
+            if checkingOwn { own.reserveCapacity(TreeCheck.batchSize + 1) }
+        }
+    }
+
+    /// Which thread makes the records' own checks: balanced batch by batch
+    /// (`Feed.checksOwn`), or always one of them (for the tests, which hold
+    /// each to the same findings).
+    enum Placement: Sendable {
+        case balanced, walk, thread
+    }
+
+    /// A record's own check (every key, type and byte of its encoding), the
+    /// same whichever thread makes it; it counts only once the record's
+    /// chain link holds, which this thread checks first.
+    enum OwnCheck: Sendable {
+        /// Well formed; whether it references carried records (step 7).
+        case wellFormed(referencesCarried: Bool)
+        case failed(RecordError)
+
+        init(_ bytes: RawSpan) {
+            do throws(RecordError) {
+                let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
+                self = .wellFormed(referencesCarried: EventLog.referencesCarried(layout, in: bytes))
+            } catch {
+                self = .failed(error)
+            }
         }
     }
 
@@ -111,14 +141,15 @@ final class TreeCheck: Sendable {
     /// thread's end on every path out (so no batch outlives the call) and
     /// answers its outcome beside `body`'s result.
     static func running<T>(
-        checkpoint: (size: UInt64, root: Digest256)?, _ body: (inout Feed) throws -> T
+        checkpoint: (size: UInt64, root: Digest256)?, ownChecks: Placement = .balanced,
+        _ body: (inout Feed) throws -> T
     ) rethrows -> (T, Outcome) {
         let check = TreeCheck(checkpoint: checkpoint)
         DispatchQueue.global().async { [check] in
             check.consume()
             check.ended.signal()
         }
-        var feed = Feed(check: check)
+        var feed = Feed(check: check, ownChecks: ownChecks)
         let result: T
         do {
             result = try body(&feed)
@@ -133,13 +164,24 @@ final class TreeCheck: Sendable {
     struct Feed {
         fileprivate let check: TreeCheck
         fileprivate var batch = Batch()
+        /// Whether the walk makes the records' own checks of this batch: it
+        /// does when it starts a batch with two or more waiting for the
+        /// thread (which then has more to do than the walk), and leaves them
+        /// to the thread otherwise, so the two balance batch by batch.
+        private var checksOwn: Bool
+        private let placement: Placement
         /// The walk's own hasher, for the leaves.
         private let chain = HashChain()
         /// Leaves handed over so far.
         private(set) var size: UInt64 = 0
         private var finished: Outcome?
 
-        fileprivate init(check: TreeCheck) { self.check = check }
+        fileprivate init(check: TreeCheck, ownChecks: Placement) {
+            self.check = check
+            placement = ownChecks
+            checksOwn = ownChecks == .walk
+            batch = Batch(checkingOwn: checksOwn)
+        }
 
         /// Hands over a record (its stored value: chain hash, then the
         /// record) with its header and its leaf hash, for its chain link and
@@ -151,6 +193,7 @@ final class TreeCheck: Sendable {
             batch.records.append(LentRecord(bytes: value.withUnsafeBytes { $0 }))
             batch.keys.append(keys)
             batch.leaves.append(leaf)
+            if checksOwn { batch.own.append(OwnCheck(value)) }
             return leaf
         }
 
@@ -170,7 +213,13 @@ final class TreeCheck: Sendable {
             size += 1
             if batch.complete == TreeCheck.batchSize {
                 check.push(batch)
-                batch = Batch()
+                checksOwn =
+                    switch placement {
+                    case .balanced: check.waiting >= 2
+                    case .walk: true
+                    case .thread: false
+                    }
+                batch = Batch(checkingOwn: checksOwn)
             }
         }
 
@@ -185,6 +234,9 @@ final class TreeCheck: Sendable {
             return outcome
         }
     }
+
+    /// The batches handed over that the thread has not taken yet.
+    private var waiting: Int { state.withLock { $0.queue.count } }
 
     private func push(_ batch: Batch) {
         slots.wait()
@@ -246,7 +298,10 @@ final class TreeCheck: Sendable {
                 let position = frontier.size + 1
                 let bytes = RawSpan(_unsafeBytes: record.bytes)
                 let leaf = batch.leaves[i]
-                guard checkOwn(bytes, leaf: leaf, at: position, claims: batch.keys[i]?.position) else { break }
+                let own = i < batch.own.count ? batch.own[i] : nil
+                guard checkOwn(bytes, leaf: leaf, at: position, claims: batch.keys[i]?.position, made: own) else {
+                    break
+                }
                 // The walk stopped at this one (its own finding stands).
                 guard i < batch.complete, let keys = batch.keys[i] else { break }
                 if outcome.link == nil {
@@ -258,9 +313,12 @@ final class TreeCheck: Sendable {
             }
         }
 
-        /// The record's chain link, then its own layout and encoding; false
-        /// with `outcome.stop` set when one fails.
-        mutating func checkOwn(_ bytes: RawSpan, leaf: Digest256, at position: UInt64, claims: UInt64?) -> Bool {
+        /// The record's chain link, then its own layout and encoding (`made`
+        /// by the walk, or made here); false with `outcome.stop` set when
+        /// one fails.
+        mutating func checkOwn(
+            _ bytes: RawSpan, leaf: Digest256, at position: UInt64, claims: UInt64?, made: OwnCheck?
+        ) -> Bool {
             let computed = chain.link(previous: previous, leaf: leaf)
             if !computed.isStored(in: bytes) {
                 // The link decides: whatever else is wrong with the
@@ -274,10 +332,10 @@ final class TreeCheck: Sendable {
                 outcome.stop = (position, finding)
                 return false
             }
-            do throws(RecordError) {
-                let layout = try EventRecord.checkedLayout(ofEncoded: bytes, at: 32)
-                if EventLog.referencesCarried(layout, in: bytes) { outcome.receptions.append(position) }
-            } catch {
+            switch made ?? OwnCheck(bytes) {
+            case .wellFormed(let referencesCarried):
+                if referencesCarried { outcome.receptions.append(position) }
+            case .failed(let error):
                 outcome.stop = (position, EventLog.finding(error, at: position))
                 return false
             }

@@ -39,8 +39,18 @@ extension EventLog {
         against digest: LedgerDigest? = nil, checkpoint: (size: UInt64, root: Digest256)? = nil,
         progress: ((UInt64, UInt64) -> Void)? = nil
     ) throws -> VerificationReport {
+        try verify(against: digest, checkpoint: checkpoint, ownChecks: .balanced, progress: progress)
+    }
+
+    /// The same, with the records' own checks made where `ownChecks` says
+    /// (the tests hold each placement to the same findings).
+    func verify(
+        against digest: LedgerDigest? = nil, checkpoint: (size: UInt64, root: Digest256)? = nil,
+        ownChecks: TreeCheck.Placement, progress: ((UInt64, UInt64) -> Void)? = nil
+    ) throws -> VerificationReport {
         try read { reader in
-            try Self.verify(reader, against: digest, checkpoint: checkpoint, beside: self, progress: progress)
+            try Self.verify(
+                reader, against: digest, checkpoint: checkpoint, beside: self, ownChecks: ownChecks, progress: progress)
         }
     }
 
@@ -48,10 +58,12 @@ extension EventLog {
     /// the same snapshot on another thread after the walk (`AfterWalk`).
     static func verify(
         _ reader: LedgerReader, against digest: LedgerDigest?, checkpoint: (size: UInt64, root: Digest256)? = nil,
-        beside log: EventLog?, progress: ((UInt64, UInt64) -> Void)?
+        beside log: EventLog?, ownChecks: TreeCheck.Placement = .balanced, progress: ((UInt64, UInt64) -> Void)?
     ) throws -> VerificationReport {
         let total = UInt64(try reader.count())
-        var walk = try walk(reader, digest: digest, checkpoint: checkpoint) { done in progress?(done, total) }
+        var walk = try walk(reader, digest: digest, checkpoint: checkpoint, ownChecks: ownChecks) { done in
+            progress?(done, total)
+        }
         let last = walk.next - 1
         if walk.finding == nil, let digest {
             if digest.position == 0, digest.head != .zero {
@@ -149,7 +161,7 @@ extension EventLog {
     /// (`ChainWalk.stopped(at:)`), whatever this thread saw after it.
     static func walk(
         _ reader: LedgerReader, digest: LedgerDigest?, checkpoint: (size: UInt64, root: Digest256)? = nil,
-        progress: ((UInt64) -> Void)? = nil
+        ownChecks: TreeCheck.Placement = .balanced, progress: ((UInt64) -> Void)? = nil
     ) throws -> ChainWalk {
         var walk = ChainWalk()
         let tables = reader.tables
@@ -159,7 +171,7 @@ extension EventLog {
         // table, the very order the frontier makes them in. The tree is
         // recomputed and compared on the second thread.
         var keyFinding = false
-        let (restFinding, tree) = try TreeCheck.running(checkpoint: checkpoint) { feed in
+        let (restFinding, tree) = try TreeCheck.running(checkpoint: checkpoint, ownChecks: ownChecks) { feed in
             try TreeNodes.withCursor(tables.tree, in: transaction) { nodes -> TreeNodeFinding? in
                 try reader.forEachStoredRecord(from: 1) { position, value in
                     guard

@@ -83,13 +83,15 @@ import Testing
     }
 
     /// Within one batch of the second thread, and past its first batch
-    /// (4,096 records).
-    @Test(arguments: [0, 5_000])
-    func theSecondThreadFindsExactlyTheRecordsThatReferenceCarriedOnes(filler: Int) throws {
+    /// (4,096 records); the records' own checks made by either thread.
+    @Test(arguments: [0, 5_000], [TreeCheck.Placement.walk, .thread])
+    func theSecondThreadFindsExactlyTheRecordsThatReferenceCarriedOnes(
+        filler: Int, ownChecks: TreeCheck.Placement
+    ) throws {
         let made = try makeLog(filler: filler)
         let log = try readOnlyLog()
         defer { log.close() }
-        let walk = try log.read { reader in try EventLog.walk(reader, digest: nil) }
+        let walk = try log.read { reader in try EventLog.walk(reader, digest: nil, ownChecks: ownChecks) }
         #expect(walk.finding == nil)
         #expect(walk.receptions == made.receptions)
         #expect(made.receptions.count == 2)

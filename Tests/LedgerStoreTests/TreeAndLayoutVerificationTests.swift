@@ -26,13 +26,19 @@ import Testing
         }
     }
 
-    func verify(checkpoint: (size: UInt64, root: Digest256)? = nil) throws -> VerificationReport {
+    func verify(
+        checkpoint: (size: UInt64, root: Digest256)? = nil, ownChecks: TreeCheck.Placement = .balanced
+    ) throws -> VerificationReport {
         var options = Environment.Options()
         options.readOnly = true
         let log = try EventLog(directory: store, options: options)
         defer { log.close() }
-        return try log.verify(checkpoint: checkpoint)
+        return try log.verify(checkpoint: checkpoint, ownChecks: ownChecks)
     }
+
+    /// Where the records' own checks are made: the walk's thread or the
+    /// second one (`verify` balances the two); the findings are the same.
+    static let placements: [TreeCheck.Placement] = [.walk, .thread]
 
     func tamperTree(_ body: (Transaction, Table) throws -> Void) throws {
         let env = try Environment(directory: store)
@@ -243,12 +249,12 @@ import Testing
         ),
     ]
 
-    @Test(arguments: damage.indices)
-    func damageIsNamedAtItsOwnPosition(_ index: Int) throws {
+    @Test(arguments: damage.indices, placements)
+    func damageIsNamedAtItsOwnPosition(_ index: Int, ownChecks: TreeCheck.Placement) throws {
         let (name, position, rechain, edit, kind, wording) = Self.damage[index]
         try makeLog()
         try rewrite(position, rechain: rechain, edit)
-        let finding = try #require(try verify().finding, "\(name)")
+        let finding = try #require(try verify(ownChecks: ownChecks).finding, "\(name)")
         #expect(finding.position == position, "\(name): \(finding)")
         #expect(finding.kind == kind, "\(name): \(finding)")
         #expect(finding.description.hasPrefix(wording), "\(name): \(finding)")
@@ -279,15 +285,17 @@ import Testing
         return try #require(Digest256(bytes: Array(value[0..<32])))
     }
 
-    @Test func aLongLogIsCheckedWholeAcrossTheBatches() throws {
+    @Test(arguments: placements)
+    func aLongLogIsCheckedWholeAcrossTheBatches(ownChecks: TreeCheck.Placement) throws {
         let total = try makeLongLog()
-        let report = try verify()
+        let report = try verify(ownChecks: ownChecks)
         #expect(report.finding == nil)
         #expect(report.checked == total)
         #expect(report.head == LedgerDigest(position: total, head: try storedChain(at: total)))
     }
 
-    @Test func aRecordFailingItsCheckInALaterBatchStopsTheWalkThere() throws {
+    @Test(arguments: placements)
+    func aRecordFailingItsCheckInALaterBatchStopsTheWalkThere(ownChecks: TreeCheck.Placement) throws {
         let total = try makeLongLog()
         let position = UInt64(TreeCheck.batchSize) + 7
         // A time that is text, the chain recomputed; and an index entry of a
@@ -305,7 +313,7 @@ import Testing
             _ = try txn.delete(ids, header.id)
         }
         env.close()
-        let report = try verify()
+        let report = try verify(ownChecks: ownChecks)
         let finding = try #require(report.finding)
         #expect(finding.kind == .malformed, "\(finding)")
         #expect(finding.position == position)
