@@ -47,8 +47,11 @@ struct CompareBenchmark {
     /// The commands compared, by name (`--only NAME,…` picks some). Reads;
     /// `rebuild`, which rewrites every view from the same log each time; and
     /// `set`, one answer to a draft (`draft`, nil: none listed, so not run),
-    /// which appends one event per run: both builds meet the same ledger to
-    /// within those few events in every round.
+    /// which appends one event per run: a value of its own each run
+    /// (`{run}`), since the value the field already holds records nothing.
+    /// The draft is started for this comparison (`freshDraft`), so its
+    /// stream, folded by every set, is as long in every session; both builds
+    /// meet the same ledger to within those few events in every round.
     func commands(inspection: String, draft: String? = nil) -> [(name: String, arguments: [String], stdout: String)] {
         let log = NSTemporaryDirectory() + "jqc-compare-log-\(getpid()).txt"
         let all: [(String, [String], String)] = [
@@ -64,7 +67,7 @@ struct CompareBenchmark {
         ]
         // The domain ledger's drafts have a free-text Notes field.
         let writes: [(String, [String], String)] =
-            draft.map { [("set", ["set", $0, "Notes=compare"], "/dev/null")] } ?? []
+            draft.map { [("set", ["set", $0, "Notes=compare \(Self.runMark)"], "/dev/null")] } ?? []
         // What a checkpoint and a proof cost (the map of stream heads: its
         // root read for the `jqc-heads` line, a head proof per bundle).
         let proofs: [(String, [String], String)] = [
@@ -86,12 +89,38 @@ struct CompareBenchmark {
     /// The id of the first inspection `jqc --json LISTING` (inspections,
     /// drafts) of the new build names, nil when it lists none.
     func firstListed(_ listing: String) throws -> String? {
-        let output = NSTemporaryDirectory() + "jqc-compare-list-\(getpid()).json"
-        defer { unlink(output) }
-        _ = try run(new, ["--json", listing], stdout: output)
-        let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
-        return (listed as? [[String: Any]])?.first?["id"] as? String
+        try firstListedRow(listing)?["id"] as? String
     }
+
+    /// The first row `jqc --json LISTING` of the new build gives.
+    func firstListedRow(_ listing: String) throws -> [String: Any]? {
+        (try json(new, ["--json", listing]) as? [[String: Any]])?.first
+    }
+
+    /// What `jqc ARGUMENTS` of `build` writes on stdout, read as JSON.
+    func json(_ build: String, _ arguments: [String]) throws -> Any {
+        let output = NSTemporaryDirectory() + "jqc-compare-json-\(getpid()).json"
+        defer { unlink(output) }
+        _ = try run(build, arguments, stdout: output)
+        return try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
+    }
+
+    /// A draft started now by the new build, from the template and at the
+    /// facility of a draft the ledger lists (so both are in its reference
+    /// data); nil when it lists none.
+    func freshDraft() throws -> String? {
+        guard let listed = try firstListedRow("drafts"), let template = listed["template_id"] as? String,
+            let facility = listed["facility_id"] as? String
+        else { return nil }
+        let started = try json(new, ["--json", "start", "--template", template, "--facility", facility])
+        guard let id = (started as? [String: Any])?["id"] as? String else {
+            throw BenchError("jqc start gave no inspection id")
+        }
+        return id
+    }
+
+    /// Replaced in a command's arguments by a mark of its own for each run.
+    static let runMark = "{run}"
 
     /// The load averages (1, 5, 15 min): how busy the machine was.
     static func load() -> String {
@@ -111,8 +140,12 @@ struct CompareBenchmark {
             "  command        wall: old med  new med  new÷old  (fastest: old  new  ÷)   cpu: old med  new med  new÷old  (fastest ÷)   spread new wall"
         )
         let wantsSet = only.isEmpty || only.contains("set")
-        let draft = wantsSet ? try firstListed("drafts") : nil
-        if wantsSet, draft == nil { print("  set: not run (the ledger lists no draft)") }
+        let draft = wantsSet ? try freshDraft() : nil
+        if wantsSet {
+            print(
+                draft.map { "  set: on a draft started for this comparison, \($0)" }
+                    ?? "  set: not run (the ledger lists no draft)")
+        }
         var againstRelease: [String] = []
         for command in commands(inspection: inspection, draft: draft) {
             let (olds, news, releases) = try measure(command.arguments, stdout: command.stdout)
@@ -137,7 +170,8 @@ struct CompareBenchmark {
             // By index, not path: the same directory may be given twice.
             let order = round % 2 == 0 ? Array(builds.indices) : builds.indices.reversed()
             for index in order {
-                let run = try run(builds[index], arguments, stdout: stdout)
+                let marked = arguments.map { $0.replacingOccurrences(of: Self.runMark, with: "\(round).\(index)") }
+                let run = try run(builds[index], marked, stdout: stdout)
                 switch index {
                 case 0: olds.append(run)
                 case 1: news.append(run)
