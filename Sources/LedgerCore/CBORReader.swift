@@ -291,13 +291,7 @@ public struct CBORReader: ~Escapable {
                 guard c == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            let value: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = c &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = c &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = c &- UInt8(ascii: "A") &+ 10
-            default: return nil
-            }
+            guard let value = Hex.nibble(c) else { return nil }
             if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
             digits += 1
         }
