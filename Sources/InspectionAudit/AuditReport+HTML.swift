@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import LedgerCore
 
@@ -157,7 +157,7 @@ extension AuditReport {
         rows.append(
             (
                 "Score",
-                (score.map { String(format: "%.2f", $0) } ?? "none")
+                (score.map { FixedPoint.text($0, places: 2) } ?? "none")
                     + (form.status == .completed ? " (recorded at submit)" : " (so far)")
             ))
         var followUp = form.followUpRequired ? "required" : "not required"
@@ -278,7 +278,7 @@ extension AuditReport {
             out += "<td class=\"num\">\(entry.position > 0 ? String(entry.position) : "—")</td>"
             if let record = entry.record {
                 // The time may wrap after its date (a narrow window, paper), nowhere else.
-                let time = Self.escape(record.recordedAt.iso8601).replacingOccurrences(of: "T", with: "<wbr>T")
+                let time = Self.escape(record.recordedAt.iso8601).replacing("T", with: "<wbr>T")
                 out += "<td><time>\(time)</time></td>"
                 out += "<td>\(Self.escape(actorText(record.actor, device: record.device)))</td>"
                 out += "<td><code>\(Self.escape(String(record.device.lowercased.prefix(8))))</code></td>"
@@ -299,7 +299,7 @@ extension AuditReport {
             if entry.carriedIn == nil, let hash = chainHash(at: entry.position) {
                 out += "<p class=\"chain-hash\">chain hash <code class=\"hash\">\(Self.escape(hash))</code></p>"
             }
-            out += "</td><td>\(Self.escape(standing.replacingOccurrences(of: "_", with: " ")))</td></tr>\n"
+            out += "</td><td>\(Self.escape(standing.replacing("_", with: " ")))</td></tr>\n"
         }
         return out + "</tbody>\n</table>\n</section>\n"
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import LedgerCore
 
@@ -108,7 +108,7 @@ extension AuditReport {
     var factLines: [String] {
         var lines: [String] = []
         func fact(_ name: String, _ value: String) {
-            lines.append(name.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+            lines.append(String((name + String(repeating: " ", count: 16)).prefix(16)) + value)
         }
         var status = form.status.rawValue
         if form.status == .discarded {
@@ -137,7 +137,7 @@ extension AuditReport {
         let score = form.score ?? scoreSoFar
         fact(
             "Score",
-            (score.map { String(format: "%.2f", $0) } ?? "none")
+            (score.map { FixedPoint.text($0, places: 2) } ?? "none")
                 + (form.status == .completed ? " (recorded at submit)" : " (so far)"))
         var followUp = form.followUpRequired ? "required" : "not required"
         if let resolved = form.followUpResolvedBy { followUp += ", cleared by re-inspection \(resolved.lowercased)" }
@@ -157,7 +157,7 @@ extension AuditReport {
 
     /// `1.234 s`, or `0.42 ms` below a hundredth of a second.
     public static func duration(_ seconds: Double) -> String {
-        seconds < 0.01 ? String(format: "%.2f ms", seconds * 1000) : String(format: "%.3f s", seconds)
+        seconds < 0.01 ? FixedPoint.text(seconds * 1000, places: 2) + " ms" : FixedPoint.text(seconds, places: 3) + " s"
     }
 
     static func linkText(_ link: LinkedInspection) -> String {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import LedgerCore
 
@@ -100,7 +100,8 @@ public enum EventWording {
             if let photo = e.photoID { text += " (photo \(short(photo)))" }
             return text
         case .submitted(let e):
-            let score = e.score.map { "score \(String(format: "%.2f", $0))" } ?? "no score (nothing scoreable answered)"
+            let score =
+                e.score.map { "score \(FixedPoint.text($0, places: 2))" } ?? "no score (nothing scoreable answered)"
             return "submitted the inspection: \(score), follow-up \(e.followUpRequired ? "required" : "not required")"
         case .discarded(let e):
             return "discarded the draft" + (e.reason.map { ": \(quotedIfNeeded($0))" } ?? " (no reason given)")

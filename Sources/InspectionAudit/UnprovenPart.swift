@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// Carried entries of an inspection's history that nothing here proves to

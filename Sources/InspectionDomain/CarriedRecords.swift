@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// One record of another device's log, carried by reference (`inspection.received`

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// What a device asks to record on its own stream (the stream whose id is

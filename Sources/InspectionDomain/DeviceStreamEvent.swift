@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// The stable name and schema version of every event type of a device's own

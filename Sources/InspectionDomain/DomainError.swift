@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// A field named the way every message names it: id, label and type, e.g.

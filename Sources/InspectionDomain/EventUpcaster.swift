@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// Reads payloads stored in older schema versions as the current version.

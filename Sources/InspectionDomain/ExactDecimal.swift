@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A decimal number kept as its canonical text, never through a `Double`.
 ///

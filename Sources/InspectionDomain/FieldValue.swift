@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// The answer held by one form field, typed by the field it belongs to.

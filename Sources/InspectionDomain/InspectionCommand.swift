@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a person asks to do to an inspection. `InspectionState.decide`
 /// turns a command into the events to append, or refuses it.

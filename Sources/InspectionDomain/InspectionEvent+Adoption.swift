@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // `inspection.send_adopted`: this device becomes the sender of a submission

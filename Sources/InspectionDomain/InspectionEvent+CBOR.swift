@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // Each payload's keys, encoder, JSON form and decoder live with its family:

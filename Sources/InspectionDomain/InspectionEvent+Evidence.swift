@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // What an inspector adds as evidence: `photo.captured` and `issue.flagged`.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // The inspector's own events: `inspection.started`, `template.pinned`,

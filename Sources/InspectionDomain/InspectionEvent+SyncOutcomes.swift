@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // What the sync worker recorded: `sync.photo_uploaded`,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // MARK: - Merging the devices' records of one inspection

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// What `jqc receive` asks of an inspection once the file is verified and

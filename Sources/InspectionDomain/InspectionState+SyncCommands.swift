@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// What the server answered for one of an inspection's outbox items, as the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How serious a flagged issue is.
 public enum IssueSeverity: String, CaseIterable, Hashable, Comparable, Sendable, CustomStringConvertible {
@@ -60,5 +60,5 @@ public enum InspectionStatus: String, CaseIterable, Hashable, Sendable, CustomSt
     /// A discarded draft: hidden from every view, still in the log.
     case discarded
 
-    public var description: String { rawValue.replacingOccurrences(of: "_", with: " ") }
+    public var description: String { rawValue.replacing("_", with: " ") }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// Reads one event payload straight off its bytes with `CBORReader`.

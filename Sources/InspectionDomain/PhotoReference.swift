@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// A captured photo or signature drawing, bound to the log by its hash.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LedgerCore
 import LedgerStore
 
@@ -40,17 +41,17 @@ public enum DeviceKeyFile {
         guard descriptor >= 0 else {
             throw .unusable(path: path, why: "it cannot be opened (\(String(cString: strerror(errno))))")
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let handle = OpenFile(owning: descriptor, name: path)
         // What was opened must be what was examined: a swap in between is refused.
         var opened = stat()
         guard fstat(descriptor, &opened) == 0, opened.st_ino == info.st_ino, opened.st_dev == info.st_dev else {
             throw .unusable(path: path, why: "it was replaced while it was being opened")
         }
-        let data: Data
+        let data: [UInt8]
         do {
-            data = try handle.read(upToCount: largestFile + 1) ?? Data()
+            data = try handle.read(upTo: largestFile + 1)
         } catch {
-            throw .unusable(path: path, why: "it cannot be read (\(error.localizedDescription))")
+            throw .unusable(path: path, why: "it cannot be read (\(error.reason))")
         }
         guard data.count <= largestFile else {
             throw .unusable(path: path, why: "it is larger than any key file (\(largestFile) bytes at most)")

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionDomain
 import LedgerCore
 @_spi(RawAppend) import LedgerStore

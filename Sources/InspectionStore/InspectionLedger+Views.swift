@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LMDB
 import LedgerCore
 import LedgerStore

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LedgerCore
 import LedgerStore
 
@@ -63,13 +64,15 @@ public struct LedgerDirectory: Sendable, Equatable {
             return LedgerDirectory(path: absolute(home, environment))
         }
         if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty { return LedgerDirectory(path: xdg + "/jqc") }
-        let userHome = environment["HOME"] ?? NSHomeDirectory()
+        let userHome = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return LedgerDirectory(path: userHome + "/.local/share/jqc")
     }
 
     private static func absolute(_ path: String, _ environment: [String: String]) -> String {
         if path.hasPrefix("/") { return path }
-        if path == "~" || path.hasPrefix("~/") { return (environment["HOME"] ?? NSHomeDirectory()) + path.dropFirst() }
+        if path == "~" || path.hasPrefix("~/") {
+            return (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + path.dropFirst()
+        }
         return FileManager.default.currentDirectoryPath + "/" + path
     }
 
@@ -247,24 +250,24 @@ public enum FileStore {
     }
 
     public static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+            guard isDirectory else {
                 throw LedgerDirectoryError.notADirectory(path: path, blocking: path)
             }
             return
         }
         // The nearest existing ancestor must be a directory: say which one is
         // a file instead of the operating system's "not a directory".
-        var ancestor = (path as NSString).deletingLastPathComponent
+        var ancestor = PathText.parent(path)
         while !ancestor.isEmpty && ancestor != "/" {
             if FileManager.default.fileExists(atPath: ancestor, isDirectory: &isDirectory) {
-                guard isDirectory.boolValue else {
+                guard isDirectory else {
                     throw LedgerDirectoryError.notADirectory(path: path, blocking: ancestor)
                 }
                 break
             }
-            ancestor = (ancestor as NSString).deletingLastPathComponent
+            ancestor = PathText.parent(ancestor)
         }
         do {
             try FileManager.default.createDirectory(

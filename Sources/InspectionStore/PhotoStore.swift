@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LedgerCore
 import LedgerStore
 
@@ -155,7 +156,7 @@ public struct PhotoStore: Sendable {
         var stale: [StaleTemporary] = []
         for name in names.sorted() {
             // `NAME.tmp-PID.RANDOM` (or `NAME.tmp-PID`, as earlier builds named them).
-            guard let marker = name.range(of: ".tmp-", options: .backwards),
+            guard let marker = name.utf8.ranges(of: ".tmp-".utf8).last,
                 let pid = Int32(name[marker.upperBound...].prefix { $0 != "." }), pid > 0
             else { continue }
             // ESRCH: no such process. A live writer's file is left alone.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How large a map this process can hold: the map of an environment must fit
 /// the process's address-space limit (`RLIMIT_AS`: `ulimit -v`, systemd's

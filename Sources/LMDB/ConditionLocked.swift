@@ -1,6 +1,4 @@
-import Foundation
-
-/// A value reached only while its `NSCondition` is held, for state that a
+/// A value reached only while its `PosixLock` is held, for state that a
 /// thread must wait on (`Synchronization.Mutex` has no condition to wait on).
 ///
 /// `@unchecked Sendable` because the compiler cannot see a lock: `value` is
@@ -9,7 +7,7 @@ import Foundation
 /// at once. Every `withLock` wakes all waiters when it ends, so a waiter sees
 /// each change.
 final class ConditionLocked<Value>: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = PosixLock()
     private var value: Value
 
     init(_ value: Value) { self.value = value }

@@ -1,5 +1,6 @@
 import CLMDB
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One LMDB environment (a directory holding `data.mdb` and `lock.mdb`).
 ///
@@ -110,11 +111,11 @@ public final class Environment: Sendable {
             break
         case .failure(.missing):
             guard creates else {
-                var isDirectory: ObjCBool = false
+                var isDirectory = false
                 let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory)
                 throw LMDBError(
                     code: ENOENT, operation: "opening the store at \(directory)",
-                    message: exists && isDirectory.boolValue
+                    message: exists && isDirectory
                         ? "\(Self.dataFileName) does not exist" : "the directory does not exist")
             }
         case .failure(.unreadable(let code)):
@@ -178,7 +179,7 @@ public final class Environment: Sendable {
             made = fd >= 0
         }
         guard fd >= 0 else { return }
-        defer { Foundation.close(fd) }
+        defer { Glibc.close(fd) }
         let rc = posix_fallocate(fd, 0, lockFileSize)
         if rc == ENOSPC || rc == EDQUOT {
             if made { unlink(lockPath) }

@@ -1,5 +1,6 @@
 import CLMDB
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A failed LMDB call: which operation, LMDB's return code and its message.
 ///

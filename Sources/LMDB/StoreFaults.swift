@@ -1,5 +1,6 @@
 import CLMDB
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Ends the process with a message and exit status 1, instead of a signal,
 /// when LMDB meets a store it cannot read safely.
@@ -97,7 +98,7 @@ public enum StoreFaults {
             count: capacity)
         return slots
     }()
-    static let lock = NSLock()
+    static let lock = PosixLock()
     nonisolated(unsafe) static var currentWording = Wording.standard
 
     /// The directory of the open environment `environment` (the caller
@@ -219,7 +220,7 @@ func storeAssertion(_ environment: OpaquePointer?, _ message: UnsafePointer<CCha
     let inTable = TableInUse.current.flatMap { words.damagedTable(directory, $0.table, $0.emptying) }
     let line = (inTable ?? words.damaged(directory, "LMDB found an inconsistent page (\(text))")) + "\n"
     let bytes = Array(line.utf8)
-    _ = bytes.withUnsafeBytes { raw in Foundation.write(2, raw.baseAddress, raw.count) }
+    _ = bytes.withUnsafeBytes { raw in Glibc.write(2, raw.baseAddress, raw.count) }
     _exit(1)
 }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A structural check of an environment's `data.mdb`, made with plain reads
 /// before LMDB maps it: LMDB trusts its file, so a truncated file or a

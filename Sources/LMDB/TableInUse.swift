@@ -1,5 +1,6 @@
 import CLMDB
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Which table the calling thread's LMDB call is working on, so that an
 /// assertion LMDB raises inside it (whose own text names only a C function)
@@ -16,7 +17,7 @@ enum TableInUse {
         pthread_key_create(&key, nil)
         return key
     }()
-    static let lock = NSLock()
+    static let lock = PosixLock()
     nonisolated(unsafe) static var interned: [String: UnsafeMutablePointer<CChar>] = [:]
 
     /// The interned C string of `label`, made once and kept for the process.

@@ -1,5 +1,6 @@
 import CCrypto
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Standard base64 decoded by libcrypto (`EVP_DecodeBlock`), a run of text at
 /// a time, and the searches a streamed reader needs to find such runs

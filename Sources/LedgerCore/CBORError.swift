@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a CBOR item could not be read.
 public enum CBORError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 extension CBORReader {
     // MARK: - Deterministic encoding (RFC 8949 §4.2.1)

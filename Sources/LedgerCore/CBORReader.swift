@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A forward-only reader of CBOR items over borrowed bytes.
 ///

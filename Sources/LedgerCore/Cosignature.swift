@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A witness's Ed25519 cosigner key (C2SP `tlog-cosignature`, signature type
 /// 0x04), as its operator publishes it (a C2SP `signed-note` verifier key):

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Who recorded an event. `verified` is false when the name was given with
 /// `--as` on a device that never logged in, so an auditor can tell the two apart.

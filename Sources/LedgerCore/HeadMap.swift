@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The map of stream heads (`Schemas/ledger-format.md` § The map of stream
 /// heads): a compressed sparse Merkle tree over `SHA-256(stream id)` whose

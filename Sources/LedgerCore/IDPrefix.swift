@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An id typed by a person: any prefix of the canonical text form (dashes
 /// optional), like git's abbreviated hashes. One hex digit is a prefix too.

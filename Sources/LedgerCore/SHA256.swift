@@ -1,5 +1,5 @@
 import CCrypto
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A SHA-256 digest: 32 bytes.

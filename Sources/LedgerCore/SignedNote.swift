@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A device's Ed25519 key in the C2SP `signed-note` encodings (the same as Go's
 /// `golang.org/x/mod/sumdb/note`):
@@ -160,7 +160,9 @@ public struct Checkpoint: Sendable, Equatable {
     /// Parses a signed checkpoint and checks that `key` signed it and that its
     /// origin line is the key's name.
     public init(verifying note: String, key: NoteKey) throws(NoteError) {
-        guard let split = note.range(of: "\n\n") else { throw .malformed("no blank line before the signatures") }
+        guard let split = note.utf8.firstRange(of: "\n\n".utf8) else {
+            throw .malformed("no blank line before the signatures")
+        }
         let text = String(note[..<split.upperBound].dropLast())
         let signatures = note[split.upperBound...]
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)

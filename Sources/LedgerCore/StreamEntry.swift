@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // MARK: - What the stream index gave
 

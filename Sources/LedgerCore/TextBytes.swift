@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // Byte-level forms of the texts a listing of the whole log writes once per
 // event (`jqc log`: a million lines). Each gives exactly the bytes of its

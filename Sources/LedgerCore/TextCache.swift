@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Recently read texts, by their bytes, for `CBORReader.readText(cache:)`.
 ///

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import LedgerCore
 
 /// Replaces a small file so that a crash leaves either the old contents or
 /// the new, never a mix: written to a temporary file with the mode asked
@@ -23,7 +25,7 @@ public enum DurableFile {
     public static func write(
         _ data: Data, to path: String, mode: mode_t, staging: String? = nil
     ) throws(DurableFileError) {
-        let name = (path as NSString).lastPathComponent
+        let name = PathText.lastComponent(path)
         if let staging, mkdir(staging, 0o700) != 0 && errno != EEXIST {
             throw DurableFileError(path: path, step: "creating \(staging)", code: errno)
         }
@@ -53,7 +55,7 @@ public enum DurableFile {
             unlink(temporary)
             throw failure
         }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.parent(path)
         let dir = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             // A directory that cannot be fsynced (some filesystems) still holds the renamed file.
@@ -74,7 +76,7 @@ extension DurableFile {
             var offset = 0
             while offset < raw.count {
                 let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let written = Foundation.write(fd, rest.baseAddress, rest.count)
+                let written = Glibc.write(fd, rest.baseAddress, rest.count)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return errno

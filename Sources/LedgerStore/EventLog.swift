@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LMDB
 import LedgerCore
 import Synchronization
@@ -172,10 +172,9 @@ public final class EventLog: Sendable {
         }
         // A new store has nothing to build and nothing to say.
         guard streams > 0 else { return table }
-        FileHandle.standardError.write(
-            Data(
-                "jqc: built the map of stream heads of this store (\(streams) streams, verified): its checkpoints now prove each inspection complete to its last record\n"
-                    .utf8))
+        try? OpenFile.standardError.write(
+            "jqc: built the map of stream heads of this store (\(streams) streams, verified): its checkpoints now prove each inspection complete to its last record\n"
+        )
         return table
     }
 
@@ -195,7 +194,7 @@ public final class EventLog: Sendable {
         } catch let damage as HeadMapCatchUpDamage {
             throw LedgerError.damagedStore(path: directory, what: damage.description)
         }
-        if let said { FileHandle.standardError.write(Data(said.utf8)) }
+        if let said { try? OpenFile.standardError.write(said) }
     }
 
     private static func catchingUp(environment: Environment, tables: Tables, table: Table) throws -> String? {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LMDB
 import LedgerCore
 
@@ -193,7 +194,7 @@ public enum LedgerError: Error, CustomStringConvertible {
         while !candidate.isEmpty {
             var stats = statvfs()
             if statvfs(candidate, &stats) == 0 { return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) }
-            candidate = (candidate as NSString).deletingLastPathComponent
+            candidate = PathText.parent(candidate)
             if candidate == "/" || candidate == "." { break }
         }
         return 0

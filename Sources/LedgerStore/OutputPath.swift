@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import LedgerCore
 
 /// Where a command may write a file or directory the user named (`audit -o`,
 /// `backup DEST`, `salvage DEST`): never inside the ledger directory.
@@ -85,7 +87,7 @@ public struct CopyDestination: Sendable {
     /// one another run has claimed.
     public static func claim(_ path: String, ledger: String, for command: String) throws -> CopyDestination {
         try OutputPath.requireOutside(ledger: ledger, path, what: "the \(command)")
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathText.parent(path)
         if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
             do {
                 try FileManager.default.createDirectory(
@@ -148,8 +150,7 @@ public struct CopyDestination: Sendable {
     }
 
     private static func systemCode(of error: any Error) -> Int32 {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let underlying, underlying.domain == NSPOSIXErrorDomain { return Int32(underlying.code) }
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError { return posix.code.rawValue }
         return EIO
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LedgerCore
 
 /// The newest head this device has seen its store commit, kept outside LMDB
@@ -32,8 +33,8 @@ public struct StoreHead: Equatable, Sendable {
     /// for a store opened on its own (a test's, a scratch copy).
     public static func path(forStore storeDirectory: String) -> String? {
         let store = storeDirectory.hasSuffix("/") ? String(storeDirectory.dropLast()) : storeDirectory
-        guard (store as NSString).lastPathComponent == LedgerLayout.store else { return nil }
-        let ledger = (store as NSString).deletingLastPathComponent
+        guard PathText.lastComponent(store) == LedgerLayout.store else { return nil }
+        let ledger = PathText.parent(store)
         let base = ledger.isEmpty ? "." : ledger
         guard FileManager.default.fileExists(atPath: base + "/" + LedgerLayout.config) else { return nil }
         return base + "/" + LedgerLayout.storeHead

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import LedgerCore
 
 /// The machine's real-time clock, read with microsecond precision.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The name of every LMDB table of the store, in one place: the log's own,
 /// the projections' and the reference cache's (`Schemas/ledger-format.md`,

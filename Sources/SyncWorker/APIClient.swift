@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import InspectionDomain
 import LedgerCore
@@ -189,7 +189,7 @@ public struct APIClient: Sendable {
             .post, "/\(resource.rawValue)", json: body, token: accessToken, idempotencyKey: idempotencyKey)
         let id = try Self.serverID(answer.data["id"], of: "/\(resource.rawValue)'s new record")
         let replayed =
-            answer.response.headers["Idempotent-Replayed"]?.trimmingCharacters(in: .whitespaces).lowercased()
+            answer.response.headers["Idempotent-Replayed"]?.trimming(.spaces).lowercased()
             == "true" || answer.response.status == 200
         return Created(id: id, replayed: replayed)
     }
@@ -335,7 +335,7 @@ public struct APIClient: Sendable {
                 message: "\(said)\(path) was not found at \(baseURL); the API usually lives under /api/v1 (try the "
                     + "server URL \(baseURL)/api/v1 with 'jqc login --server')")
         case 408, 429, 500...:
-            let retryAfter = response.headers["Retry-After"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let retryAfter = response.headers["Retry-After"].flatMap { Int($0.trimming(.spaces)) }
             throw .unavailable(status: response.status, message: message, retryAfter: retryAfter)
         default:
             throw .refused(status: response.status, message: message)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import InspectionDomain
 import InspectionStore
@@ -268,8 +268,20 @@ public final class CheckpointWitness {
     }
 
     static func query(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
-            ?? text
+        // RFC 3986's unreserved characters as they are, every other UTF-8 byte as %XX.
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+            }
+        }
+        return encoded
     }
 
     /// Records the outcome in the device's stream (not a transient failure,

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionDomain
+import LedgerStore
 import Synchronization
 
 /// The records whose creation may have reached the server without this
@@ -69,16 +71,15 @@ final class InFlightJournal: Sendable {
     /// Appends the note of `item` to the file (with the run's lock let go).
     func write(_ item: SyncItem) throws(JournalError) {
         guard let path else { return }
-        let line = Data("\(item.kind.rawValue) \(item.id.lowercased)\n".utf8)
+        let line = "\(item.kind.rawValue) \(item.id.lowercased)\n"
         if !FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
             else { throw .cannotWrite(path, "it cannot be created") }
         }
         do {
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            let handle = try OpenFile(appendingTo: path)
             defer { try? handle.close() }  // a failed close after a completed write loses nothing
-            try handle.seekToEnd()
-            try handle.write(contentsOf: line)
+            try handle.write(line)
         } catch {
             throw .cannotWrite(path, "\(error)")
         }

@@ -1,5 +1,7 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionStore
+import LedgerStore
 import Synchronization
 
 /// What `jqc sync --daemon` looks at when something woke it
@@ -128,14 +130,12 @@ public final class LedgerWakeups: Sendable {
         }
         let descriptors = [inotify, netlink].compactMap { $0 }
         guard !descriptors.isEmpty else { return }
-        let thread = Thread { [self] in
+        DetachedThread.start(named: "jqc ledger wakeups") { [self] in
             Self.listen(descriptors, onEvent: onEvent)
             // Waking once more makes the daemon's next wait a polling one.
             self.listening.store(false, ordering: .relaxed)
             onEvent()
         }
-        thread.name = "jqc ledger wakeups"
-        thread.start()
     }
 
     /// An inotify descriptor watching `path` (the directory itself, so a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 
 /// One row of the server's history (`GET /inspections?status=completed`),

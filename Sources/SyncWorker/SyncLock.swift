@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The exclusive `flock` on `<ledger>/sync.lock` that makes one sync at a
 /// time per ledger.

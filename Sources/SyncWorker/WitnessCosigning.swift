@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import InspectionDomain
 import InspectionStore
@@ -252,7 +252,7 @@ public struct WitnessTarget: Sendable, Equatable {
     /// A refusal's body, shortened and made safe for a terminal.
     static func text(_ answer: HTTPResponse) -> String {
         let body = String(decoding: answer.body.prefix(300), as: UTF8.self)
-        let line = TerminalText.singleLine(Redaction.text(body.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let line = TerminalText.singleLine(Redaction.text(body.trimming(.spacesAndNewlines)))
         return "HTTP \(answer.status)" + (line.isEmpty ? "" : ": \(line)")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionStore
 import LedgerCore
 
@@ -63,7 +63,7 @@ public struct WitnessList: Codable, Sendable, Equatable {
 
     /// The URL as kept: trailing slashes removed, so `URL/` and `URL` are one witness.
     public static func normalized(_ url: String) -> String {
-        var text = Substring(url.trimmingCharacters(in: .whitespacesAndNewlines))
+        var text = Substring(url.trimming(.spacesAndNewlines))
         while text.hasSuffix("/") { text.removeLast() }
         return String(text)
     }

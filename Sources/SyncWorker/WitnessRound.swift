@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 /// What one witness did with the device's checkpoint (`WitnessCosigning`).

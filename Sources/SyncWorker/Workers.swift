@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import LedgerStore
 import Synchronization
 
 /// Runs `body` on `count` threads of their own at once and returns when all
@@ -17,12 +18,10 @@ func onThreads(
 ) {
     told.start(count)
     for index in 0..<count {
-        let thread = Thread {
+        DetachedThread.start(named: "jqc.sync.worker.\(index)") {
             body()
             told.finishOne()
         }
-        thread.name = "jqc.sync.worker.\(index)"
-        thread.start()
     }
     var running = count > 0
     while running {

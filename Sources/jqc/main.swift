@@ -1,6 +1,6 @@
 // The `jqc` executable: everything lives in JQCCommands, so tests can run it
 // in-process too.
-import Foundation
+import Glibc
 import JQCCommands
 
 JQC.installStoreGuards()

@@ -121,6 +121,8 @@ enum ErrorKindTable {
             "CBORError.truncated": { CBORError.truncated(offset: 1) },
             "LMDBError": { LMDBError(code: -30_792, operation: "put") },
             "DurableFileError": { DurableFileError(path: "p", step: "s", code: 5) },
+            "OpenFileError": { OpenFileError(name: "p", step: "reading", code: 5) },
+            "ChildProcessError.cannotStart": { ChildProcessError.cannotStart("p", 2) },
             "OutputPathError": { OutputPathError(path: "p", resolved: "p", ledger: "l", what: "w") },
             "CopyDestinationError.notEmpty": { CopyDestinationError.notEmpty(path: "p", command: "c") },
             "LedgerError.noLedger": { LedgerError.noLedger(path: "p") },

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // MARK: - The check of a proof bundle, as the bundle tools make it

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // MARK: - Cosignatures on a bundle's checkpoint, as the bundle tools check them
@@ -76,11 +76,9 @@ struct BundleWitnesses {
     /// POSIX seconds as RFC 3339 UTC, or as a number past the year 9999.
     static func time(_ t: UInt64) -> String {
         guard t <= 253_402_300_799 else { return "POSIX time \(t)" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss'Z'"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(t)))
+        // Whole seconds: the microseconds' ".000000" left out.
+        let stamped = Timestamp(microsecondsSinceEpoch: Int64(t) * 1_000_000).iso8601
+        return stamped.dropLast(".000000Z".count) + "Z"
     }
 
     /// The line saying which given witnesses cosigned `note` (the bundle's

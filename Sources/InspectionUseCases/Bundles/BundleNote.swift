@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import LedgerCore
 
 // MARK: - C2SP signed notes, as golang.org/x/mod/sumdb/note reads them
@@ -18,7 +18,7 @@ package struct VerifierKey: Equatable {
         let (name, rest) = Self.partition(text)
         let (keyID, blob) = Self.partition(rest)
         let raw =
-            StrictBase64.decode(blob.replacingOccurrences(of: "\r", with: "").replacingOccurrences(of: "\n", with: ""))
+            StrictBase64.decode(String(blob.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
             ?? []
         let hex = keyID.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit }
         guard keyID.unicodeScalars.count == 8, hex, Self.isKeyName(name), raw.count == 33, raw[0] == 1,

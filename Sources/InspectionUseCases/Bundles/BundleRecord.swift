@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // MARK: - A bundle's record, read as an outside verifier reads it
 

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
+import LedgerCore
 
 /// The form as the text `jqc edit` writes and reads back.
 public struct FormDocument {
@@ -56,7 +57,7 @@ public struct FormDocument {
 
     /// A label on one line (a line break would split the field's line).
     static func oneLine(_ text: String) -> String {
-        text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\r" || $0 == "\n" ? " " : $0 }))
     }
 
     /// The answer as text that `jqc set` reads back to the same value.
@@ -64,7 +65,7 @@ public struct FormDocument {
         guard let value = state.values[field.id], !value.isEmpty else { return "" }
         switch value {
         case .text(let text)
-        where text.contains(where: \.isNewline) || text != text.trimmingCharacters(in: .whitespaces):
+        where text.contains(where: \.isNewline) || text != text.trimming(.spaces):
             return JSONValue.string(text).description
         case .table(let rows) where rows.joined().contains(where: { $0.contains(where: { ",;[".contains($0) }) }):
             return JSONValue.array(rows.map { .array($0.map(JSONValue.string)) }).description
@@ -81,7 +82,7 @@ public struct FormDocument {
         }
         var commands: [InspectionCommand] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimming(.spaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             guard trimmed.hasPrefix("["), let close = trimmed.firstIndex(of: "]") else {
                 throw EditError.malformedLine(number: number + 1, text: String(line))
@@ -96,7 +97,7 @@ public struct FormDocument {
             }
             rest = rest.drop { $0 == " " }
             guard rest.hasPrefix("=") else { throw EditError.malformedLine(number: number + 1, text: String(line)) }
-            let value = rest.dropFirst().trimmingCharacters(in: .whitespaces)
+            let value = rest.dropFirst().trimming(.spaces)
             guard let before = written[id] else {
                 // An unknown id or a photo field: let the decision name it.
                 commands.append(.setField(field: id.rawValue, to: .text(value)))

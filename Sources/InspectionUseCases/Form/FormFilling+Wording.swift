@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionAudit
 import InspectionDomain
 import LedgerCore
@@ -89,7 +89,7 @@ extension FormFilling {
             lines.append("Still required: " + missing.map { TerminalText.singleLine($0.label) }.joined(separator: ", "))
         }
         let score = Score.compute(template: template, values: state.values)
-        lines.append("Score so far: " + (score.map { String(format: "%.2f", $0) } ?? "none"))
+        lines.append("Score so far: " + (score.map { FixedPoint.text($0, places: 2) } ?? "none"))
         guard !stopped, missing.isEmpty else {
             lines.append("Every answer given is recorded. Continue with 'jqc fill \(reference)'.")
             return (lines, false)
@@ -106,7 +106,7 @@ extension FormFilling {
     public static func submitted(_ state: InspectionState, followUp: Bool, reference: String) -> [String] {
         [
             "Submitted \(state.id.lowercased): score "
-                + (state.score.map { String(format: "%.2f", $0) } ?? "none (nothing scoreable answered)")
+                + (state.score.map { FixedPoint.text($0, places: 2) } ?? "none (nothing scoreable answered)")
         ] + (followUp ? ["Follow-up required: re-inspect with 'jqc start --reinspect \(reference)'"] : [])
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import LedgerCore
 
@@ -87,7 +87,7 @@ public struct FormFilling: Sendable {
     /// The meaning of `line` at the prompt: the keys compared without
     /// surrounding blanks, an answer kept as typed.
     public static func reply(_ line: String) -> Reply {
-        switch line.trimmingCharacters(in: .whitespaces) {
+        switch line.trimming(.spaces) {
         case "": .keep
         case "q", "Q": .stop
         case "<": .back
@@ -101,7 +101,7 @@ public struct FormFilling: Sendable {
     /// trimmed, the quotes a terminal adds to a dragged path removed, `~/`
     /// for `home`.
     public static func imagePath(_ answer: String, home: String?) -> String {
-        var path = answer.trimmingCharacters(in: .whitespaces)
+        var path = answer.trimming(.spaces)
         if path.count >= 2, let first = path.first, first == path.last, first == "'" || first == "\"" {
             path = String(path.dropFirst().dropLast())
         }
@@ -127,6 +127,6 @@ public struct FormFilling: Sendable {
     /// Whether a reply to a yes/no question is yes (`y` or `yes`, any case);
     /// no reply (end of input) is no.
     public static func isYes(_ reply: String?) -> Bool {
-        ["y", "yes"].contains(reply?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+        ["y", "yes"].contains(reply?.trimming(.spaces).lowercased() ?? "")
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
@@ -173,7 +173,7 @@ public struct FormReport: Sendable {
         let score = state.score ?? scoreSoFar
         lines.append(
             (state.status == .completed ? "Score: " : "Score so far: ")
-                + (score.map { String(format: "%.2f", $0) } ?? "none"))
+                + (score.map { FixedPoint.text($0, places: 2) } ?? "none"))
         if state.followUpRequired {
             lines.append(
                 "Follow-up: "

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
@@ -94,8 +94,8 @@ enum ListingFilterText {
     /// The same text, ignoring case and surrounding blanks.
     static func same(_ wanted: String, _ value: String?) -> Bool {
         guard let value else { return false }
-        return wanted.trimmingCharacters(in: .whitespaces).lowercased()
-            == value.trimmingCharacters(in: .whitespaces).lowercased()
+        return wanted.trimming(.spaces).lowercased()
+            == value.trimming(.spaces).lowercased()
     }
 
     /// Any part of the name, ignoring case and surrounding blanks, as
@@ -103,12 +103,12 @@ enum ListingFilterText {
     /// text finds every name.
     static func part(_ wanted: String, of value: String?) -> Bool {
         guard let value else { return false }
-        let folded = wanted.trimmingCharacters(in: .whitespaces).lowercased()
+        let folded = wanted.trimming(.spaces).lowercased()
         return folded.isEmpty || value.lowercased().contains(folded)
     }
 
     /// The id exactly, or the name ignoring case.
     static func names(_ wanted: String, id: String, name: String) -> Bool {
-        wanted.trimmingCharacters(in: .whitespaces) == id || same(wanted, name)
+        wanted.trimming(.spaces) == id || same(wanted, name)
     }
 }

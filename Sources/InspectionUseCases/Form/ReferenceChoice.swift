@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
+import LedgerCore
 
 /// The reference data a person names when starting an inspection: a
 /// template by id or name (any case), a facility by id or name, an area of
@@ -65,7 +66,7 @@ public enum ReferenceChoice {
         guard !all.isEmpty else {
             throw Refusal.nothingPulled("facilities")
         }
-        if let byID = all.first(where: { $0.id == reference.trimmingCharacters(in: .whitespaces) }) { return byID }
+        if let byID = all.first(where: { $0.id == reference.trimming(.spaces) }) { return byID }
         let byName = all.filter { $0.name.lowercased() == reference.lowercased() }
         if byName.count == 1 { return byName[0] }
         throw Refusal.notFound(

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A file that is not its format's JSON (a bundle's exit status 2): a proof
 /// bundle or a handover file refused by the strict reading, one case per

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import LedgerCore
@@ -202,7 +202,7 @@ public struct Handover {
     /// as `jqc key` shows it, its key's name `jqc/<id>` or the whole verifier
     /// key `jqc/<id>+…`. Anything else is a display name (unbound).
     public static func device(named name: String) -> UUID? {
-        var text = Substring(name.trimmingCharacters(in: .whitespaces))
+        var text = Substring(name.trimming(.spaces))
         if text.hasPrefix("jqc/") { text = text.dropFirst(4).prefix { $0 != "+" } }
         guard text.utf8.count == 36, let id = UUID(uuidString: String(text)) else { return nil }
         return id

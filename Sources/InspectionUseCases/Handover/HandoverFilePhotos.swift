@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionStore
 import LedgerCore
+import LedgerStore
 
 extension HandoverFile {
     /// A photo file's bytes as a handover file gave them: decoded in memory
@@ -53,7 +55,7 @@ public struct StagedPhotoFile: Sendable {
 /// the padding, a byte not of the alphabet) a byte at a time (`take`).
 struct PhotoStager {
     let path: String
-    private let handle: FileHandle
+    private let handle: OpenFile
     private let hasher = SHA256Hasher()
     /// Decoded bytes not yet written: `buffer[0..<filled]`. Allocated once,
     /// room for a chunk's worth past the flushing point, and written in
@@ -90,14 +92,8 @@ struct PhotoStager {
         // writes a `.dat.nosync…` file first and renames it: a kill between
         // the two left a file no stale-staging check recognises.
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw CocoaError(
-                .fileWriteUnknown,
-                userInfo: [
-                    NSFilePathErrorKey: path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO),
-                ])
-        }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        guard descriptor >= 0 else { throw OpenFileError(name: path, step: "creating", code: errno) }
+        handle = OpenFile(owning: descriptor, name: path)
         hasher.begin()
         buffer = [UInt8](repeating: 0, count: Self.bufferSize)
     }
@@ -199,7 +195,7 @@ struct PhotoStager {
         // `load`) rather than as another photo's file; written only up to
         // the largest photo the store takes.
         hasher.add(buffer[0..<filled])
-        if size <= PhotoStore.maximumSize { try handle.write(contentsOf: buffer[0..<filled]) }
+        if size <= PhotoStore.maximumSize { try handle.write(buffer[0..<filled]) }
         filled = 0
     }
 

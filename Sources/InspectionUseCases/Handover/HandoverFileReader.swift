@@ -1,6 +1,8 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionDomain
 import LedgerCore
+import LedgerStore
 
 /// Reads a handover file in chunks, judging each chunk as it arrives, so a
 /// file that cannot be a handover file is refused at its first impossible
@@ -147,13 +149,13 @@ enum HandoverFileReader {
     /// it), each chunk scanned as it is read, every photo's base64 decoded
     /// into a file of `staging` as it goes by; `HandoverFile.Unreadable.unexpectedByte` at the first byte no
     /// JSON text can hold there.
-    static func read(_ handle: FileHandle, limit: Int, staging: String) throws -> Read {
+    static func read(_ handle: OpenFile, limit: Int, staging: String) throws -> Read {
         var reading = Reading(staging: staging)
         do {
             while reading.size <= limit {
-                guard let chunk = try handle.read(upToCount: min(chunkSize, limit + 1 - reading.size)), !chunk.isEmpty
-                else { break }
-                try reading.take(Array(chunk))
+                let chunk = try handle.read(upTo: min(chunkSize, limit + 1 - reading.size))
+                guard !chunk.isEmpty else { break }
+                try reading.take(chunk)
             }
         } catch {
             reading.abandon()

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import LedgerStore
 
 /// Why `jqc receive` read nothing at the path it was given: nothing is
 /// there, it is not a kind of file a handover can be (a directory, a FIFO,
@@ -65,12 +67,10 @@ public struct HandoverPathRefusal: Error, CustomStringConvertible, Equatable {
     /// the common cases, else the underlying `errno`, else EIO.
     static func systemCode(of error: any Error) -> Int32 {
         if let posix = error as? POSIXError { return posix.code.rawValue }
-        let ns = error as NSError
-        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return Int32(underlying.code)
-        }
-        if ns.domain == NSCocoaErrorDomain {
-            switch CocoaError.Code(rawValue: ns.code) {
+        if let file = error as? OpenFileError { return file.code }
+        if let cocoa = error as? CocoaError {
+            if let posix = cocoa.underlying as? POSIXError { return posix.code.rawValue }
+            switch cocoa.code {
             case .fileNoSuchFile, .fileReadNoSuchFile: return ENOENT
             case .fileReadNoPermission, .fileWriteNoPermission: return EACCES
             default: break

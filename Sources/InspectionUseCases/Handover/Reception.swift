@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import LedgerCore
@@ -318,15 +318,16 @@ public struct Reception {
             switch attributes[.size] {
             case let size as Int: size
             case let size as UInt64: Int(clamping: size)
-            case let size as NSNumber: size.intValue
+            case let size as UInt: Int(clamping: size)  // FoundationEssentials' type
+            case let size as Int64: Int(clamping: size)
             default: 0
             }
         guard size <= maximumFileSize else {
             throw HandoverPathRefusal.tooLarge(size, limit: maximumFileSize, path: path)
         }
-        let handle: FileHandle
+        let handle: OpenFile
         do {
-            handle = try FileHandle(forReadingFrom: target)
+            handle = try OpenFile(reading: target.path)
         } catch {
             throw HandoverPathRefusal.failure(error, path: path)
         }

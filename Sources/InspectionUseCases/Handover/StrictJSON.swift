@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 
 // MARK: - A file's JSON, read strictly as the bundle tools read it

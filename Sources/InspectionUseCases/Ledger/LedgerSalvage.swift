@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 // A salvage appends the verified prefix of a damaged log as it was: those
 // records were decided when they were first recorded, and deciding them again

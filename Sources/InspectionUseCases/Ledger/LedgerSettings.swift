@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import InspectionStore
+import LedgerCore
 
 /// A setting `jqc config` reads and writes in the ledger's `config.json`.
 public enum LedgerSetting: String, CaseIterable, Sendable {
@@ -120,7 +121,7 @@ public struct LedgerSettings {
     public static func checked(_ value: String, for setting: LedgerSetting) throws(LedgerSettingError) -> String {
         switch setting {
         case .server, .witness:
-            let url = value.trimmingCharacters(in: .whitespaces)
+            let url = value.trimming(.spaces)
             let host =
                 url.hasPrefix("https://") ? url.dropFirst(8) : url.hasPrefix("http://") ? url.dropFirst(7) : nil
             guard let host, !host.isEmpty, !host.hasPrefix("/"), !url.contains(where: { $0.isWhitespace })
@@ -128,7 +129,7 @@ public struct LedgerSettings {
             if let why = urlProblem(url) { throw .malformedURL(setting, value, why) }
             return url
         case .actor:
-            let name = value.trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = value.trimming(.spacesAndNewlines)
             guard name.unicodeScalars.contains(where: isVisible) else { throw .invisibleName(value) }
             return name
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import LedgerCore
 
@@ -128,8 +128,10 @@ public struct SalvageReading: Sendable {
     static func reason(_ text: String) -> String {
         var why = text
         if why.hasPrefix("jqc: ") { why = String(why.dropFirst(5)) }
-        if let damage = why.range(of: "is damaged: ") { why = String(why[damage.upperBound...]) }
-        if let advice = why.range(of: ". Nothing was changed.") { why = String(why[..<advice.lowerBound]) }
+        if let damage = why.utf8.firstRange(of: "is damaged: ".utf8) { why = String(why[damage.upperBound...]) }
+        if let advice = why.utf8.firstRange(of: ". Nothing was changed.".utf8) {
+            why = String(why[..<advice.lowerBound])
+        }
         return TerminalText.singleLine(why)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import LedgerCore
@@ -26,7 +26,7 @@ public enum SettingsReport {
         public var line: String {
             let shown = value.map(TerminalText.singleLine) ?? "(none)"
             let from = source == .environment ? " (from JQC_ACTOR)" : ""
-            return setting.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0) + shown + from
+            return String((setting.rawValue + String(repeating: " ", count: 8)).prefix(8)) + shown + from
         }
 
         /// `config get --json`, and an entry of `config list --json`.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionDomain
 import InspectionStore
 import LedgerCore
@@ -132,7 +133,7 @@ public struct BackgroundSync: Sendable {
                 let n = report.sentCount(kind)
                 return n == 0 ? nil : "\(n) \(kind.rawValue)\(n == 1 ? "" : "s")"
             }
-            lines.append("sent \(kinds.joined(separator: ", "))" + String(format: " [%.2f s]", seconds))
+            lines.append("sent \(kinds.joined(separator: ", "))" + " [\(FixedPoint.text(seconds, places: 2)) s]")
         }
         for item in report.adopted {
             lines.append("\(item.kind.rawValue) \(item.id.lowercased.prefix(8)) already on the server, not sent again")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import LedgerCore
 import SyncWorker
@@ -107,6 +107,6 @@ public struct HistoryPage {
     /// whatever form the server sent it in (`52`, `48.0`); "-" for none.
     public static func score(_ value: JSONValue?) -> String {
         guard let number = value?.doubleValue, number.isFinite else { return "-" }
-        return String(format: "%.2f", number)
+        return FixedPoint.text(number, places: 2)
     }
 }

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import InspectionStore
+import LedgerCore
 import SyncWorker
 
 /// The names this device's reference data knows for what a server record
@@ -25,7 +26,7 @@ public enum ServerRecordNaming {
     /// (an area's name is unique only within its facility, so there may be
     /// several).
     public static func areaIDs(named name: String, in ledger: InspectionLedger) throws -> Set<String> {
-        let wanted = name.trimmingCharacters(in: .whitespaces).lowercased()
+        let wanted = name.trimming(.spaces).lowercased()
         return Set(
             try ledger.reference.allFacilities().flatMap(\.areas).filter { $0.name.lowercased() == wanted }.map(\.id))
     }

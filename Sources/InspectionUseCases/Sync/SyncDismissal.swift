@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import LedgerCore
@@ -63,7 +63,7 @@ public enum SyncDismissal {
         _ reference: String, reason: String, in ledger: InspectionLedger, actor: () throws -> Actor, device: UUID,
         at time: Timestamp
     ) throws -> OutboxItem {
-        let why = reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        let why = reason.trimming(.spacesAndNewlines)
         guard !why.isEmpty else { throw Refusal.noReason }
         let row = try item(reference, in: try ledger.outbox())
         try ledger.record(

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import InspectionStore
 import LedgerCore
+import LedgerStore
 
 /// The background sync as a systemd user service: the unit `jqc sync
 /// --daemon` runs under, where it is installed, and what the user manager
@@ -18,7 +19,7 @@ public struct SyncServiceUnit: Sendable {
     /// `$XDG_CONFIG_HOME/systemd/user`, else `~/.config/systemd/user`.
     public var userUnitDirectory: String {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/systemd/user" }
-        return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/systemd/user"
+        return (environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config/systemd/user"
     }
 
     public var userUnitPath: String { userUnitDirectory + "/" + Self.unitName }
@@ -149,18 +150,15 @@ public struct SyncServiceUnit: Sendable {
     /// Runs `systemctl --user ARGUMENTS`: its exit status and output, nil without systemctl.
     public func userManager(_ arguments: [String]) -> (status: Int32, output: String)? {
         guard let systemctl else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: systemctl)
-        process.arguments = ["--user"] + arguments
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let ending: ChildProcess.Ending
+        do {
+            ending = try ChildProcess.run(
+                systemctl, arguments: ["--user"] + arguments, environment: environment, output: .capturedTogether)
+        } catch {
+            return nil
+        }
+        // Foundation's Process gave a signal's number as the status; so does this.
+        return (ending.status ?? ending.signal ?? 1, String(decoding: ending.output, as: UTF8.self))
     }
 
     /// Whether a user manager answers (`systemctl --user show-environment`).
@@ -211,7 +209,7 @@ public struct SyncServiceUnit: Sendable {
         guard let answer = userManager(["is-active", Self.unitName]), hasUserManager else {
             return .noUserManager(unit: unit)
         }
-        let word = answer.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let word = answer.output.trimming(.spacesAndNewlines)
         return .running(unit: unit, word: word.isEmpty ? "unknown" : String(word.prefix(40)))
     }
 }

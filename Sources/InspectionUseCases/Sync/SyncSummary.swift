@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import LedgerCore
 import SyncWorker
@@ -32,7 +32,7 @@ public struct SyncSummary: Sendable, Equatable {
         lines.append(
             "\(prefix)Sent \(report.sent.count)" + (kinds.isEmpty ? "" : " (\(kinds.joined(separator: ", ")))")
                 + "; failed \(report.gaveUp.count); will retry \(report.retrying.count); skipped \(report.skipped.count)"
-                + String(format: " [%.2f s]", seconds))
+                + " [\(FixedPoint.text(seconds, places: 2)) s]")
         lines += Self.foundLines(report)
         for item in report.possiblySentTwice {
             lines.append("  \(InspectionState.possiblySentTwiceNote(item.id))")

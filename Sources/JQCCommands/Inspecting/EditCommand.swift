@@ -1,9 +1,10 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import InspectionUseCases
 import LedgerCore
+import LedgerStore
 
 /// `jqc edit ID`: the form as a text document in `$VISUAL`/`$EDITOR`.
 struct EditCommand: CommandWithOneArgument {
@@ -52,18 +53,16 @@ struct EditCommand: CommandWithOneArgument {
     static func runEditor(on path: String, _ invocation: Invocation) throws {
         let environment = invocation.environment
         let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "\(editor) \"$1\"", "jqc-edit", path]
-        process.environment = environment
+        let ending: ChildProcess.Ending
         do {
-            try process.run()
+            ending = try ChildProcess.run(
+                "/bin/sh", arguments: ["-c", "\(editor) \"$1\"", "jqc-edit", path], environment: environment,
+                output: .inherited, inheritingInput: true)
         } catch {
             throw EditError.editorFailed(command: editor, status: 127)
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw EditError.editorFailed(command: editor, status: process.terminationStatus)
+        guard ending.succeeded else {
+            throw EditError.editorFailed(command: editor, status: ending.status ?? ending.signal ?? 1)
         }
     }
 }

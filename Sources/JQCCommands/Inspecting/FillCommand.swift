@@ -1,5 +1,6 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionAudit
 import InspectionDomain
 import InspectionStore

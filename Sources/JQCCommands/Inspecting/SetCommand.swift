@@ -1,8 +1,9 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import LedgerCore
+import LedgerStore
 
 /// `jqc set ID FIELD=VALUE …`, `jqc set ID --from FILE`, and the original
 /// `jqc set ID FIELD VALUE`: answers recorded together, all or none.
@@ -81,12 +82,10 @@ struct SetCommand: RunnableCommand {
     /// The commands a JSON answers file asks for, in the file's order.
     static func commands(fromFile path: String, _ invocation: Invocation) throws -> [InspectionCommand] {
         let data: Data
-        do {
-            data =
-                path == "-"
-                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        do throws(OpenFileError) {
+            data = Data(try (path == "-" ? OpenFile.standardInput : OpenFile(reading: path)).readToEnd())
         } catch {
-            throw JQCError.unreadableFile(path, error.localizedDescription)
+            throw JQCError.unreadableFile(path, error.reason)
         }
         let json: JSONValue
         do {

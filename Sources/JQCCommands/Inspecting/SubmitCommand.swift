@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import InspectionUseCases
@@ -31,7 +31,7 @@ struct SubmitCommand: RunnableCommand {
             invocation.printJSON(FormReport(state: state))
             return
         }
-        let score = state.score.map { String(format: "%.2f", $0) } ?? "none (nothing scoreable answered)"
+        let score = state.score.map { FixedPoint.text($0, places: 2) } ?? "none (nothing scoreable answered)"
         invocation.stdout.line("Submitted \(inspection.lowercased): score \(score)")
         if followUp { invocation.stdout.line("Follow-up required: re-inspect with 'jqc start --reinspect \(id)'") }
         if let parent = state.parentInspectionID {

@@ -1,6 +1,7 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionUseCases
+import LedgerCore
 
 /// The name given with `--as`, as it is recorded.
 ///
@@ -25,16 +26,9 @@ enum ActorName {
         return name
     }
 
-    /// Whether `scalar` is trimmed from a name: white space as Foundation's
-    /// `whitespacesAndNewlines` has it, which is Unicode's White_Space and
-    /// U+200B ZERO WIDTH SPACE (a test holds the two to every scalar of the
-    /// Basic Multilingual Plane, where all of them are). Read from the
-    /// scalar's properties: trimming through `NSString` cost every command
-    /// given `--as` about 2 % of a `jqc set`, most of it the runtime's first
-    /// look-ups of the bridging types.
-    static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isWhitespace || scalar == "\u{200B}"
-    }
+    /// Whether `scalar` is trimmed from a name: white space and line breaks
+    /// as Foundation's `whitespacesAndNewlines` has them (`TrimmedSpace`).
+    static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool { TrimmedSpace.spacesAndNewlines.contains(scalar) }
 
     /// Whether `scalar` puts ink on the screen: not white space, not a
     /// control, format (zero-width, bidi) or unassigned code point.

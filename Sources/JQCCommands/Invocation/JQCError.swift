@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionUseCases
 
 /// Failures of the CLI itself (as opposed to the ledger's or the domain's own

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The process's environment as `JQC.main` takes it, read from `environ`.
 ///

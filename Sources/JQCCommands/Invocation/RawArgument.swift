@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The exact bytes of a command-line argument that is not valid UTF-8.
 ///

@@ -1,7 +1,9 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
+import Glibc
 import InspectionStore
 import InspectionUseCases
+import LedgerCore
 import LedgerStore
 
 /// `jqc rebuild [VIEW] [--dry-run]`.
@@ -66,7 +68,7 @@ struct RebuildCommand: RunnableCommand {
                 .object(["views": .strings(names), "events": .integer(count), "seconds": .double(seconds)]))
         } else {
             invocation.stdout.line(
-                "Rebuilt \(names.joined(separator: ", ")) from \(count) events in \(String(format: "%.3f", seconds)) s."
+                "Rebuilt \(names.joined(separator: ", ")) from \(count) events in \(FixedPoint.text(seconds, places: 3)) s."
             )
         }
     }

@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionUseCases
 
@@ -23,7 +23,9 @@ struct RestorePointCommand: CommandWithoutArguments {
         _ = try invocation.config()
         let point = RestorePoint.load(invocation.home)
         let message =
-            point.map { $0.warning.replacingOccurrences(of: "warning: ", with: "", options: .anchored) }
+            point.map {
+                $0.warning.hasPrefix("warning: ") ? String($0.warning.dropFirst("warning: ".count)) : $0.warning
+            }
             ?? "This ledger is not a restored backup waiting for a check."
         if invocation.json {
             invocation.printJSON(Self.json(point, message: message))

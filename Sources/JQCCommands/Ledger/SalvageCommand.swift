@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionAudit
 import InspectionStore
 import InspectionUseCases

@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionStore
 import InspectionUseCases
 import LedgerCore
@@ -26,18 +26,20 @@ struct SalvageReadCommand: CommandWithOneArgument {
     func run(_ invocation: Invocation) throws {
         // Written straight to the file descriptor, line by line: if LMDB ends
         // this process, every line before it has reached the parent.
-        let out = FileHandle.standardOutput
+        let out = OpenFile.standardOutput
+        // A parent gone (a closed pipe) leaves nothing to tell: the lines are dropped.
+        func write(_ text: String) { try? out.write(text) }
         do {
             let found = try EventLog.rawEntries(ofStoreAt: store) { count in
-                out.write(Data("# \(count)\n".utf8))
+                write("# \(count)\n")
             } entry: { position, value in
-                out.write(Data(Self.line("\(position ?? 0) ", value).utf8))
+                write(Self.line("\(position ?? 0) ", value))
             } carried: { key, value in
-                out.write(Data(Self.line(SalvageReading.carriedPrefix + Self.hex(key) + " ", value).utf8))
+                write(Self.line(SalvageReading.carriedPrefix + Self.hex(key) + " ", value))
             }
-            if !found { out.write(Data("! the store has no events table\n".utf8)) }
+            if !found { write("! the store has no events table\n") }
         } catch {
-            out.write(Data("! \(TerminalText.singleLine("\(error)"))\n".utf8))
+            write("! \(TerminalText.singleLine("\(error)"))\n")
         }
     }
 

@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import LedgerStore
 
 /// `jqc stats`: sizes of the log and the storage.

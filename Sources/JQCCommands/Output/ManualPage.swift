@@ -1,5 +1,6 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
+import LedgerCore
 
 /// `jqc.1`, the manual page `Tools/install` and `Tools/package` install:
 /// the command specs (as `jqc help` shows them) plus what only a manual has.
@@ -8,11 +9,9 @@ enum ManualPage {
     /// packages), else today.
     static func text(environment: [String: String]) -> String {
         let seconds = environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init) ?? Date().timeIntervalSince1970
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        let date = formatter.string(from: Date(timeIntervalSince1970: seconds))
+        // Days from 1970 to 9999 (a date the page can print).
+        let clamped = Int64(min(max(seconds, 0), 253_402_300_799))
+        let date = String(Timestamp(microsecondsSinceEpoch: clamped * 1_000_000).iso8601.prefix(10))
         return JQC.program.manPage(date: date, sections: sections)
     }
 

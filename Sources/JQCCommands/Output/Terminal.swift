@@ -1,7 +1,8 @@
 import ArgumentParsing
 import CurlTransport
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import HTTPCore
 import InspectionDomain
 import InspectionStore
@@ -16,8 +17,8 @@ enum Terminal {
         guard isatty(0) == 1 else {
             throw JQCError.noTerminalForUserName
         }
-        FileHandle.standardError.write(Data(question.utf8))
-        return try readLine(what: "user name").trimmingCharacters(in: .whitespaces)
+        try? OpenFile.standardError.write(question)
+        return try readLine(what: "user name").trimming(.spaces)
     }
 
     /// One line from standard input, without its line break.
@@ -43,9 +44,9 @@ enum Terminal {
         guard tcsetattr(0, TCSAFLUSH, &silent) == 0 else { throw JQCError.io("turning off the echo", errno) }
         defer {
             tcsetattr(0, TCSANOW, &saved)
-            FileHandle.standardError.write(Data("\n".utf8))
+            try? OpenFile.standardError.write("\n")
         }
-        FileHandle.standardError.write(Data("Password: ".utf8))
+        try? OpenFile.standardError.write("Password: ")
         return try readLine(what: "password")
     }
 }

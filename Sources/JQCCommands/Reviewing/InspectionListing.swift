@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
@@ -58,7 +58,7 @@ enum InspectionListing {
                     String(s.id.lowercased.prefix(8)), s.status.rawValue, s.templateName,
                     s.facilityName + (s.areaName.map { " / \($0)" } ?? ""),
                     s.startedAt.map { String($0.iso8601.prefix(16)) } ?? "",
-                    s.score.map { String(format: "%.2f", $0) } ?? "-", s.syncState.rawValue,
+                    s.score.map { FixedPoint.text($0, places: 2) } ?? "-", s.syncState.rawValue,
                 ]
             })
     }

@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionAudit
 import InspectionDomain
 import InspectionStore
@@ -32,7 +32,7 @@ struct InspectionsCommand: RunnableCommand {
             since: try Self.time(parsed, Self.since), until: try Self.time(parsed, Self.until),
             inspector: try parsed.value(of: Self.inspector))
         if let text = try parsed.value(of: Self.status) {
-            let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
+            let wanted = text.trimming(.spaces).lowercased()
             guard let status = InspectionStatus(rawValue: wanted), status == .draft || status == .completed else {
                 throw parsed.invalid(Self.status, value: text, reason: "expected draft or completed")
             }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import LedgerCore
 
@@ -21,15 +21,15 @@ enum ConnectionErrorLine {
     /// ` (the text after the detail's last ": ")`, redacted and on one line; empty for none.
     static func lastWords(_ detail: String) -> String {
         let text = Redaction.text(detail)
-        let last = text.components(separatedBy: ": ").last?.trimmingCharacters(in: .whitespaces) ?? ""
+        let last = text.components(separatedBy: ": ").last?.trimming(.spaces) ?? ""
         return last.isEmpty ? "" : " (\(TerminalText.singleLine(last)))"
     }
 
     /// A sync's "could not reach the server" stop in one line: its first
     /// clause, then what happens next.
     static func syncStop(_ why: String) -> String {
-        let colon = why.range(of: ": ")
-        let paren = why.range(of: " (")
+        let colon = why.utf8.firstRange(of: ": ".utf8)
+        let paren = why.utf8.firstRange(of: " (".utf8)
         var head: Substring
         if let colon, paren.map({ colon.lowerBound < $0.lowerBound }) ?? true {
             head = why[..<colon.lowerBound]

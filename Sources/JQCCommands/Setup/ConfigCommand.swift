@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import InspectionUseCases
@@ -80,7 +80,7 @@ struct ConfigSetCommand: RunnableCommand {
         if key == WitnessQuorumSetting.name { return try WitnessQuorumSetting.set(value, invocation) }
         let setting = try LedgerSettings.setting(named: key)
         // The legacy witness_url is kept for ledgers that have it ('config unset witness' removes it), never set anew.
-        if setting == .witness { throw LedgerSettingError.witnessNeedsKey(value.trimmingCharacters(in: .whitespaces)) }
+        if setting == .witness { throw LedgerSettingError.witnessNeedsKey(value.trimming(.spaces)) }
         let settings = invocation.settings
         let previous = try settings.set(setting, to: value)
         let now = try settings.stored(setting) ?? value
@@ -131,7 +131,7 @@ enum WitnessQuorumSetting {
         _ = try invocation.config()
         var list = try WitnessList.load(invocation.home)
         if let value {
-            guard let number = Int(value.trimmingCharacters(in: .whitespaces)), number >= 1,
+            guard let number = Int(value.trimming(.spaces)), number >= 1,
                 number <= max(1, list.witnesses.count)
             else { throw WitnessListError.badQuorum(value: value, witnesses: list.witnesses.count) }
             list.quorum = number

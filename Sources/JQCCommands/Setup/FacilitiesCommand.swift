@@ -1,5 +1,5 @@
 import ArgumentParsing
-import Foundation
+import FoundationEssentials
 import InspectionDomain
 import InspectionStore
 import LedgerCore

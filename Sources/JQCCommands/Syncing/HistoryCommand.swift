@@ -1,7 +1,7 @@
 import ArgumentParsing
 import CurlTransport
 import Dispatch
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import InspectionDomain
 import InspectionStore
@@ -52,7 +52,7 @@ struct HistoryCommand: RunnableCommand {
             until: try InspectionsCommand.time(parsed, Self.until),
             inspector: try parsed.value(of: Self.inspector))
         if let text = try parsed.value(of: Self.followUp) {
-            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch text.trimming(.spaces).lowercased() {
             case "yes": filter.followUp = true
             case "no": filter.followUp = false
             default: throw parsed.invalid(Self.followUp, value: text, reason: "expected yes or no")

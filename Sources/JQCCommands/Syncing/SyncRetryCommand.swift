@@ -1,7 +1,7 @@
 import ArgumentParsing
 import CurlTransport
 import Dispatch
-import Foundation
+import FoundationEssentials
 import HTTPCore
 import InspectionDomain
 import InspectionStore
