@@ -18,6 +18,9 @@ let borrowedReads: [SwiftSetting] = [.enableExperimentalFeature("Lifetimes")]
 // In a release build also GCC's C++ library linked statically
 // (Tools/link/libstdc++.so says why and how); a debug build keeps the shared
 // one, which its shared Swift runtime links too.
+// What it links matters as much: the modules it is built from import only
+// FoundationEssentials, not the whole of Foundation (ARCHITECTURE.md,
+// "FoundationEssentials only"; Tools/test holds them to it).
 let processStart: [LinkerSetting] = [
     .unsafeFlags([
         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
