@@ -60,21 +60,38 @@ public enum ChildProcess {
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for pointer in envp ?? [] { free(pointer) } }
 
+        // Every signal at its default and none blocked, as a shell starts a
+        // program: jqc ignores SIGPIPE, which a child would otherwise keep.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        var none = sigset_t()
+        sigfillset(&all)
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
         var pid: pid_t = 0
         let rc = argv.withUnsafeBufferPointer { args in
             if let envp {
                 return envp.withUnsafeBufferPointer { env in
-                    posix_spawn(&pid, path, &actions, nil, args.baseAddress!, env.baseAddress!)
+                    posix_spawn(&pid, path, &actions, &attributes, args.baseAddress!, env.baseAddress!)
                 }
             }
-            return posix_spawn(&pid, path, &actions, nil, args.baseAddress!, environ)
+            return posix_spawn(&pid, path, &actions, &attributes, args.baseAddress!, environ)
         }
         guard rc == 0 else { throw .cannotStart(path, rc) }
 
         // The parent's copies of the write ends go, so the reads end with the child.
-        for index in [1] {
-            if outPipe[index] >= 0 { close(outPipe[index]); outPipe[index] = -1 }
-            if errPipe[index] >= 0 { close(errPipe[index]); errPipe[index] = -1 }
+        if outPipe[1] >= 0 {
+            close(outPipe[1])
+            outPipe[1] = -1
+        }
+        if errPipe[1] >= 0 {
+            close(errPipe[1])
+            errPipe[1] = -1
         }
         let (out, err) = drain(outPipe[0], errPipe[0])
 

@@ -77,19 +77,11 @@ public final class OpenFile {
         }
     }
 
-    /// Writes every byte of `bytes`.
+    /// Writes every byte of `bytes` (`DurableFile.writeAll`: round `EINTR`
+    /// and short writes, until done or a write says why not).
     public func write(_ bytes: some Collection<UInt8>) throws(OpenFileError) {
-        let contiguous = Array(bytes)
-        var offset = 0
-        while offset < contiguous.count {
-            let wrote = contiguous.withUnsafeBytes {
-                Glibc.write(descriptor, $0.baseAddress! + offset, contiguous.count - offset)
-            }
-            if wrote < 0 {
-                if errno == EINTR { continue }
-                throw OpenFileError(name: name, step: "writing", code: errno)
-            }
-            offset += wrote
+        if let code = DurableFile.writeAll(Array(bytes), to: descriptor) {
+            throw OpenFileError(name: name, step: "writing", code: code)
         }
     }
 

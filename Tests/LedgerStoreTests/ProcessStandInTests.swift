@@ -31,6 +31,25 @@ import Testing
         #expect(lines == ["ONLY=this one", "B==x"])
     }
 
+    /// A child starts with every signal at its default, whatever this
+    /// process ignores (jqc ignores SIGPIPE).
+    @Test func aChildStartsWithSignalsAtTheirDefaults() throws {
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let ending = try ChildProcess.run(
+            "/bin/sh", arguments: ["-c", "grep -E '^(SigIgn|SigBlk):' /proc/self/status"], output: .captured)
+        let masks = Dictionary(
+            uniqueKeysWithValues: String(decoding: ending.output, as: UTF8.self).split(separator: "\n").map {
+                line in
+                let parts = line.split(separator: ":")
+                return (String(parts[0]), UInt64(parts[1].trimmingCharacters(in: .whitespaces), radix: 16))
+            })
+        #expect(masks["SigBlk"] == 0, "\(masks)")
+        // Signal n is bit n - 1; glibc's own 32 and 33 stay as glibc sets them.
+        let ignored = try #require(masks["SigIgn"] ?? nil)
+        #expect(ignored & (1 << (SIGPIPE - 1)) == 0 && ignored & 0x7FFF_FFFF == 0, "\(masks)")
+    }
+
     @Test func standardInputIsEmptyUnlessInherited() throws {
         let ending = try ChildProcess.run("/bin/cat", arguments: [], output: .captured)
         #expect(ending.succeeded && ending.output.isEmpty)
