@@ -85,15 +85,13 @@ public enum ChildProcess {
         guard rc == 0 else { throw .cannotStart(path, rc) }
 
         // The parent's copies of the write ends go, so the reads end with the child.
-        if outPipe[1] >= 0 {
-            close(outPipe[1])
-            outPipe[1] = -1
-        }
-        if errPipe[1] >= 0 {
-            close(errPipe[1])
-            errPipe[1] = -1
-        }
+        closeEnd(&outPipe, 1)
+        closeEnd(&errPipe, 1)
         let (out, err) = drain(outPipe[0], errPipe[0])
+        // Closed before the wait: should the reading have stopped early, a
+        // child still writing gets EPIPE and ends rather than waiting forever.
+        closeEnd(&outPipe, 0)
+        closeEnd(&errPipe, 0)
 
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
@@ -104,6 +102,13 @@ public enum ChildProcess {
         return Ending(
             status: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal, output: out,
             errors: err)
+    }
+
+    /// Closes one end of a pipe, if open, and marks it closed (-1).
+    private static func closeEnd(_ ends: inout [Int32], _ index: Int) {
+        guard ends[index] >= 0 else { return }
+        close(ends[index])
+        ends[index] = -1
     }
 
     /// A pipe whose ends this process's other children do not inherit
