@@ -6,14 +6,14 @@
 /// `unlock()` of the condition this object owns, so no two threads reach it
 /// at once. Every `withLock` wakes all waiters when it ends, so a waiter sees
 /// each change.
-final class ConditionLocked<Value>: @unchecked Sendable {
+public final class ConditionLocked<Value>: @unchecked Sendable {
     private let condition = PosixLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
     /// Runs `body` with the value, under the lock.
-    func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+    public func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
         condition.lock()
         defer {
             condition.broadcast()
@@ -24,7 +24,8 @@ final class ConditionLocked<Value>: @unchecked Sendable {
 
     /// Waits until `ready` holds of the value, then runs `body` with it, all
     /// under the lock.
-    func withLock<R, E: Error>(when ready: (Value) -> Bool, _ body: (inout Value) throws(E) -> R) throws(E) -> R {
+    public func withLock<R, E: Error>(when ready: (Value) -> Bool, _ body: (inout Value) throws(E) -> R) throws(E) -> R
+    {
         condition.lock()
         defer {
             condition.broadcast()

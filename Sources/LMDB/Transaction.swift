@@ -189,7 +189,7 @@ public struct Cursor {
 
     /// Moves the cursor: LMDB's key and value there (valid until the next
     /// move), or nil when there is no entry. Every cursor move goes through it.
-    private func position(_ op: MDB_cursor_op, key: [UInt8]?) throws(LMDBError) -> (MDB_val, MDB_val)? {
+    func position(_ op: MDB_cursor_op, key: [UInt8]?) throws(LMDBError) -> (MDB_val, MDB_val)? {
         var k = MDB_val()
         var v = MDB_val()
         let rc: Int32

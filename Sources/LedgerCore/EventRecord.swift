@@ -368,8 +368,8 @@ public struct RecordKeys: Hashable, Sendable {
 }
 
 extension EventRecord {
-    /// What one partition of a rebuild reads of every record before it
-    /// decides to decode it (`route(ofEncoded:at:sharedTypes:)`).
+    /// What a rebuild reads of every record to deal it to the partition
+    /// that decodes it (`route(ofEncoded:at:sharedTypes:)`).
     public struct Route: Equatable, Sendable {
         /// The last byte of the record's stream id (key 3): the byte the
         /// partitions are dealt by (`LedgerReader.partition(ofStreamLastByte:among:)`).
@@ -380,9 +380,8 @@ extension EventRecord {
 
     /// The stream's last byte and whether the type is one of `sharedTypes`
     /// (UTF-8), read from an encoded record's first bytes (keys 0 to 5) where
-    /// they lie: no id, no string made. Every partition of a rebuild reads
-    /// this of every record, so it is the cost each partition pays for the
-    /// records that are not its own.
+    /// they lie: no id, no string made. A rebuild reads this of every record
+    /// once, in the thread that walks its segment of the log.
     public static func route(
         ofEncoded bytes: RawSpan, at offset: Int = 0, sharedTypes: [[UInt8]]
     ) throws(RecordError) -> Route {

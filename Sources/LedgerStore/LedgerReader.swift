@@ -242,43 +242,55 @@ public struct LedgerReader {
         }
     }
 
-    /// One partition's share of a scan of the whole log, for a rebuild that
-    /// folds on every core at once: each partition walks the whole log, and
-    /// decodes (in place) the records of the streams that fall to it
-    /// (`owned`), and of the other streams only those whose type is in
-    /// `sharedTypes`, or every one with `decodingAll` (not `owned`). Passing
-    /// over another partition's record reads its first keys only. `walked`
-    /// hears each position passed, decoded or not.
-    public func forEachRecord(
-        partition: Int, of partitions: Int, sharedTypes: [String], decodingAll: Bool = false,
-        walked: ((UInt64) -> Void)? = nil, _ body: (_ record: EventRecord, _ owned: Bool) throws -> Bool
-    ) throws {
-        var names = TextCache()
+    /// Walks the records at positions from `first` up to (not including)
+    /// `end`, or to the last, and deals each, lent in place, to the list of
+    /// the partition whose stream it is: a rebuild's threads each walk one
+    /// such segment and then fold their own records from every segment, so
+    /// each record is walked and routed once, not once per partition. A
+    /// record of `sharedTypes` goes to every partition (owned by one);
+    /// with `everyRecordToFirst`, every record goes to partition 0. Also
+    /// answers how many records the segment holds.
+    func routeRecords(
+        from first: UInt64, before end: UInt64?, among partitions: Int, sharedTypes: [String],
+        everyRecordToFirst: Bool
+    ) throws -> (lists: [[RoutedRecord]], walked: Int) {
+        precondition(partitions > 1, "one partition folds the log as it walks it")
         let shared = sharedTypes.map { Array($0.utf8) }
-        try transaction.forEachBorrowed(tables.events) { key, value in
+        var lists = [[RoutedRecord]](repeating: [], count: partitions)
+        if let end, end > first {
+            for p in lists.indices { lists[p].reserveCapacity(Int(end - first) / partitions * 9 / 8) }
+        }
+        var walked = 0
+        try transaction.forEachLent(tables.events, from: BigEndian.bytes(first)) { key, value in
             let position = BigEndian.uint64(key) ?? 0
-            walked?(position)
-            guard value.byteCount > 32 else {
-                throw LedgerError.corruptRecord(
-                    position: position, .malformed("stored value is only \(value.byteCount) bytes"))
-            }
-            var owned = true
-            if partitions > 1 {
-                // Every partition reads this of every record, and the same
-                // bytes send each record to exactly one of them, which
-                // decodes it whole (and so reports it if it is damaged).
-                let route: EventRecord.Route
+            if let end, position >= end { return false }
+            walked += 1
+            let route = try value.withSpan { span in
+                guard span.byteCount > 32 else {
+                    throw LedgerError.corruptRecord(
+                        position: position, .malformed("stored value is only \(span.byteCount) bytes"))
+                }
                 do throws(RecordError) {
-                    route = try EventRecord.route(ofEncoded: value, at: 32, sharedTypes: shared)
+                    return try EventRecord.route(ofEncoded: span, at: 32, sharedTypes: shared)
                 } catch {
                     throw LedgerError.corruptRecord(position: position, error)
                 }
-                owned = Self.partition(ofStreamLastByte: route.streamLastByte, among: partitions) == partition
-                // Another partition's record: its type says whether every partition needs it.
-                if !owned, !decodingAll, !route.isShared { return true }
             }
-            return try body(try Self.decode(value, position: position, names: &names), owned)
+            let owner = Self.partition(ofStreamLastByte: route.streamLastByte, among: partitions)
+            lists[owner].append(RoutedRecord(position: position, value: value, owned: true))
+            if route.isShared || everyRecordToFirst {
+                for p in lists.indices where p != owner && (route.isShared || p == 0) {
+                    lists[p].append(RoutedRecord(position: position, value: value, owned: false))
+                }
+            }
+            return true
         }
+        return (lists, walked)
+    }
+
+    /// Decodes a record dealt by `routeRecords`, where it lies.
+    static func decode(_ routed: RoutedRecord, names: inout TextCache) throws -> EventRecord {
+        try routed.value.withSpan { try decode($0, position: routed.position, names: &names) }
     }
 
     /// Which of `partitions` a stream's records fall to: by the last byte
@@ -318,4 +330,15 @@ public struct LedgerReader {
             throw LedgerError.corruptRecord(position: position, error)
         }
     }
+}
+
+/// A record dealt to a partition of a rebuild (`LedgerReader.routeRecords`):
+/// where it lies in the map of the transaction that walked it, which stays
+/// open until every partition is done reading.
+struct RoutedRecord: Sendable {
+    let position: UInt64
+    let value: LentValue
+    /// Whether the partition folds it as its own (or only sees it, as a
+    /// shared record of another partition's stream).
+    let owned: Bool
 }

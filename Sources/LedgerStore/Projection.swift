@@ -32,7 +32,7 @@ public protocol Projection: AnyObject, Sendable {
 
     /// Whether the view is a function of each stream on its own (plus the
     /// records of `ProjectionSet.sharedTypes`): then a rebuild folds it in
-    /// partitions of the streams, one per core, each walking the log once,
+    /// partitions of the streams, one per core, each folding its own records,
     /// and merges them (`ProjectionRebuilder.absorb`) before writing. A view
     /// that is not (the default) sees every record in one partition.
     var foldsByStream: Bool { get }
@@ -323,15 +323,16 @@ public final class ProjectionSet: Sendable {
     /// part way leaves the old views intact.
     ///
     /// Views that fold by stream are folded in `rebuildPartitions`
-    /// partitions at once, each on its own thread in its own read
-    /// transaction (the same snapshot: this write transaction holds the
-    /// writer lock and appends nothing), and merged; the others see every
-    /// record in the first partition, on this thread. Records are decoded
-    /// where they lie in the map, so nothing is copied from one thread to
-    /// another.
+    /// partitions at once (`rebuildSplit`), each on its own thread in its
+    /// own read transaction (the same snapshot: this write transaction
+    /// holds the writer lock and appends nothing), and merged; the others
+    /// see every record in the first partition, on this thread. Records are
+    /// decoded where they lie in the map, so nothing is copied from one
+    /// thread to another.
     ///
     /// `progress` is called with (records done, total) now and then;
-    /// `afterEachRecord` with each position the first partition passes.
+    /// `afterEachRecord` with each position the first partition folds as
+    /// its own (every position, in one partition).
     @discardableResult
     public func rebuild(
         _ selected: [any Projection]? = nil, progress: ((UInt64, UInt64) -> Void)? = nil,
@@ -352,45 +353,101 @@ public final class ProjectionSet: Sendable {
             let fold = PartitionFold(
                 projections: chosen, byStream: byStream, sharedTypes: sharedTypes, partitions: partitions)
 
-            let others = PartitionResults(partitions: partitions)
-            let group = DispatchGroup()
-            for partition in 1..<max(1, partitions) {
-                DispatchQueue.global().async(group: group) { [log] in
-                    others.finish(
-                        partition,
-                        Result {
-                            try log.read { reader in
-                                try fold.run(partition, reader: reader, stop: { others.stopped }, walked: nil)
-                            }
-                        })
-                }
+            if partitions > 1 {
+                return try rebuildSplit(
+                    chosen, fold: fold, partitions: partitions, total: total, whole: whole, byStream: byStream,
+                    writer: writer, context: context, progress: progress, hook: hook)
             }
-            // The first partition folds here, in the write transaction.
             var done: UInt64 = 0
-            let first = Result {
-                try fold.run(
-                    0, reader: writer.reader, stop: { others.stopped }, wholeLog: whole,
-                    walked: { position in
-                        done += 1
-                        hook?(position)
-                        if let progress, done % 100_000 == 0 { progress(done, total) }
-                    })
-            }
-            if case .failure = first { others.stop() }
-            // No thread (or its read transaction) outlives the rebuild.
-            group.wait()
-            var merged = try first.get()
-            for partial in try others.take() {
-                for i in byStream { try merged[i].absorb(partial[i]) }
-            }
-            for rebuilder in merged { try rebuilder.write(in: context) }
-            let head = writer.head.position
-            for projection in chosen {
-                try setState(State(version: projection.version, position: head), of: projection, in: writer.transaction)
-            }
+            let rebuilders = try fold.runWhole(
+                reader: writer.reader, wholeLog: whole,
+                walked: { position in
+                    done += 1
+                    hook?(position)
+                    if let progress, done % 100_000 == 0 { progress(done, total) }
+                })
+            try finish(rebuilders, of: chosen, writer: writer, context: context)
             progress?(done, total)
             return done
         }
+    }
+
+    /// Writes the rows of a rebuild's folds and the rebuilt views' states.
+    private func finish(
+        _ rebuilders: [any ProjectionRebuilder], of chosen: [any Projection], writer: LedgerWriter,
+        context: ProjectionContext
+    ) throws {
+        for rebuilder in rebuilders { try rebuilder.write(in: context) }
+        let head = writer.head.position
+        for projection in chosen {
+            try setState(State(version: projection.version, position: head), of: projection, in: writer.transaction)
+        }
+    }
+
+    /// A rebuild in `partitions` partitions (`rebuild`): the log is cut into
+    /// as many segments of positions; each thread walks one segment in its
+    /// own transaction (this one, the write transaction, walks the first)
+    /// and deals every record to its partition's list (`routeRecords`),
+    /// then, once all are dealt, folds its own partition's records from
+    /// every segment in log order, read where they lie. No record is walked
+    /// or routed twice. A thread keeps its transaction open until every
+    /// thread is done reading (`SplitWalk`), since the others read the
+    /// records it dealt in place.
+    private func rebuildSplit(
+        _ chosen: [any Projection], fold: PartitionFold, partitions: Int, total: UInt64, whole: [Int],
+        byStream: [Int], writer: LedgerWriter, context: ProjectionContext,
+        progress: ((UInt64, UInt64) -> Void)?, hook: ((UInt64) -> Void)?
+    ) throws -> UInt64 {
+        let split = SplitWalk(partitions: partitions, total: total)
+        let others = PartitionResults(partitions: partitions)
+        let group = DispatchGroup()
+        for partition in 1..<partitions {
+            // A thread of its own, not Dispatch's pool: every partition waits
+            // for all the others to deal their segments, so all must run at
+            // once, however many there are for the cores.
+            group.enter()
+            DetachedThread.start(named: "jqc rebuild \(partition)") { [log] in
+                defer { group.leave() }
+                var joined = false
+                let result = Result {
+                    try log.read { reader in
+                        joined = true
+                        // Held open until no thread reads what this one dealt.
+                        defer { split.waitUntilAllDoneReading() }
+                        return try fold.runSplit(partition, reader: reader, split: split, walked: nil)
+                    }
+                }
+                // No transaction (the readers' table full, say): the others
+                // must not wait for this segment.
+                if !joined {
+                    split.stop()
+                    split.doneReading()
+                }
+                others.finish(partition, result)
+            }
+        }
+        var done: UInt64 = 0
+        let first = Result {
+            try fold.runSplit(
+                0, reader: writer.reader, split: split, wholeLog: whole,
+                walked: { position in
+                    hook?(position)
+                    done += 1
+                    if let progress, done % 65_536 == 0 { progress(min(split.folded, total), total) }
+                })
+        }
+        // No thread (or its read transaction) outlives the rebuild.
+        group.wait()
+        if case .failure(let error) = first, !(error is PartitionResults.Stopped) { throw error }
+        let partials = try others.take()
+        var merged = try first.get()
+        for partial in partials {
+            for i in byStream { try merged[i].absorb(partial[i]) }
+        }
+        try finish(merged, of: chosen, writer: writer, context: context)
+        let walked = split.walked
+        progress?(walked, total)
+        return walked
     }
 
     /// The partitions of a rebuild of `events` events: threads pay off only
@@ -409,57 +466,164 @@ struct PartitionFold: Sendable {
     let sharedTypes: [String]
     let partitions: Int
 
-    /// Folds partition `partition` and answers its rebuilders, one per
-    /// projection. `wholeLog` projections (given to the first partition
-    /// only) see every record.
-    func run(
-        _ partition: Int, reader: LedgerReader, stop: () -> Bool, wholeLog: [Int] = [],
-        walked: ((UInt64) -> Void)?
+    /// The fold of a rebuild in one partition, on this thread: every record
+    /// in log order, as the walk meets it. `walked` hears each position.
+    func runWhole(
+        reader: LedgerReader, wholeLog: [Int], walked: (UInt64) -> Void
     ) throws -> [any ProjectionRebuilder] {
         let scratch = ProjectionScratch(log: reader)
         var rebuilders = projections.map { $0.makeRebuilder(scratch: scratch) }
-        var passed = 0
-        try reader.forEachRecord(
-            partition: partition, of: partitions, sharedTypes: sharedTypes, decodingAll: !wholeLog.isEmpty,
-            walked: walked
-        ) { record, owned in
-            for i in byStream {
-                if owned { try rebuilders[i].consume(record) } else { try rebuilders[i].consumeShared(record) }
-            }
+        try reader.forEachRecord { record in
+            walked(record.position)
+            for i in byStream { try rebuilders[i].consume(record) }
             for i in wholeLog { try rebuilders[i].consume(record) }
-            passed += 1
-            // Another partition failed: stop early, checked now and then.
-            return passed % 4096 != 0 || !stop()
+            return true
         }
-        guard !stop() || partition == 0 else { throw PartitionResults.Stopped() }
         return rebuilders
     }
 }
 
-/// What the other partitions' threads hand back, and the flag that stops
-/// them when one fails.
+extension PartitionFold {
+    /// How far ahead of the record being folded a partition asks for the
+    /// bytes of the next ones: its records lie apart in the map, where no
+    /// processor prefetcher follows them.
+    static let prefetchDistance = 8
+    /// Enough for a whole record of the usual size; only the value's own
+    /// bytes are asked for.
+    static let prefetchBytes = 1024
+
+    /// Partition `partition`'s part of a split rebuild (`rebuildSplit`):
+    /// walks segment `partition` and deals its records, waits until every
+    /// segment is dealt, then folds this partition's records of each
+    /// segment in turn. Says when it is done reading (whether it folded,
+    /// failed or was stopped), so that the threads that dealt can close
+    /// their transactions.
+    func runSplit(
+        _ partition: Int, reader: LedgerReader, split: SplitWalk, wholeLog: [Int] = [],
+        walked: ((UInt64) -> Void)?
+    ) throws -> [any ProjectionRebuilder] {
+        defer { split.doneReading() }
+        do {
+            let bounds = split.segment(partition)
+            let dealt = try reader.routeRecords(
+                from: bounds.first, before: bounds.end, among: partitions, sharedTypes: sharedTypes,
+                everyRecordToFirst: !wholeLog.isEmpty)
+            split.dealt(dealt.lists, walked: dealt.walked, segment: partition)
+            guard let segments = split.waitForEverySegment(partition: partition) else {
+                throw PartitionResults.Stopped()
+            }
+            let scratch = ProjectionScratch(log: reader)
+            var rebuilders = projections.map { $0.makeRebuilder(scratch: scratch) }
+            var names = TextCache()
+            var passed = 0
+            for records in segments {
+                for (i, routed) in records.enumerated() {
+                    if i + Self.prefetchDistance < records.count {
+                        records[i + Self.prefetchDistance].value.prefetch(bytes: Self.prefetchBytes)
+                    }
+                    let record = try LedgerReader.decode(routed, names: &names)
+                    if routed.owned {
+                        walked?(routed.position)
+                        for i in byStream { try rebuilders[i].consume(record) }
+                    } else {
+                        for i in byStream { try rebuilders[i].consumeShared(record) }
+                    }
+                    for i in wholeLog { try rebuilders[i].consume(record) }
+                    passed += 1
+                    // Another partition failed: stop early, checked now and then.
+                    if passed % 4096 == 0 {
+                        split.folded(4096)
+                        if split.stopped { throw PartitionResults.Stopped() }
+                    }
+                }
+            }
+            return rebuilders
+        } catch {
+            split.stop()
+            throw error
+        }
+    }
+}
+
+/// What the threads of a split rebuild share (`rebuildSplit`): the bounds of
+/// each segment, the records each segment dealt to each partition, the flag
+/// that stops them all when one fails, and how many are still reading
+/// records another thread's transaction lends.
+final class SplitWalk: Sendable {
+    private struct State {
+        /// By segment, then by partition.
+        var dealt: [[[RoutedRecord]]?]
+        var walked: UInt64 = 0
+        var stopped = false
+        var reading: Int
+    }
+    private let state: ConditionLocked<State>
+    private let progress = Atomic<UInt64>(0)
+    let partitions: Int
+    let total: UInt64
+
+    init(partitions: Int, total: UInt64) {
+        self.partitions = partitions
+        self.total = total
+        state = ConditionLocked(State(dealt: Array(repeating: nil, count: partitions), reading: partitions))
+    }
+
+    /// The positions of segment `k`: an equal share of the log's positions
+    /// (which run from 1), the last open-ended.
+    func segment(_ k: Int) -> (first: UInt64, end: UInt64?) {
+        let share = { (k: Int) in 1 + self.total * UInt64(k) / UInt64(self.partitions) }
+        return (k == 0 ? 1 : share(k), k == partitions - 1 ? nil : share(k + 1))
+    }
+
+    func dealt(_ lists: [[RoutedRecord]], walked: Int, segment: Int) {
+        state.withLock { state in
+            state.dealt[segment] = lists
+            state.walked += UInt64(walked)
+        }
+    }
+
+    /// Every segment's records of `partition`, in log order, once every
+    /// segment is dealt; nil when a thread failed.
+    func waitForEverySegment(partition: Int) -> [[RoutedRecord]]? {
+        state.withLock(when: { $0.stopped || !$0.dealt.contains { $0 == nil } }) { state in
+            state.stopped ? nil : state.dealt.map { $0![partition] }
+        }
+    }
+
+    var stopped: Bool { state.withLock { $0.stopped } }
+
+    func stop() { state.withLock { $0.stopped = true } }
+
+    /// Records walked by every segment (the events rebuilt).
+    var walked: UInt64 { state.withLock { $0.walked } }
+
+    /// Records folded so far by every partition, roughly: for progress.
+    var folded: UInt64 { progress.load(ordering: .relaxed) }
+
+    func folded(_ count: Int) { progress.add(UInt64(count), ordering: .relaxed) }
+
+    func doneReading() { state.withLock { $0.reading -= 1 } }
+
+    /// Returns once no thread reads a record any more.
+    func waitUntilAllDoneReading() { state.withLock(when: { $0.reading == 0 }) { _ in } }
+}
+
+/// What the other partitions' threads hand back.
 final class PartitionResults: Sendable {
+    /// A partition stopped because another failed (`SplitWalk.stop`).
     struct Stopped: Error {}
     private struct State: @unchecked Sendable {
         // Each rebuilder was made and filled on the thread that hands it
         // over and is never touched there again: it moves, it is not shared.
         var results: [Int: Result<[any ProjectionRebuilder], any Error>] = [:]
-        var stopped = false
     }
     private let state = Mutex(State())
     let partitions: Int
 
     init(partitions: Int) { self.partitions = partitions }
 
-    var stopped: Bool { state.withLock { $0.stopped } }
-
-    func stop() { state.withLock { $0.stopped = true } }
-
     func finish(_ partition: Int, _ result: Result<[any ProjectionRebuilder], any Error>) {
-        state.withLock { state in
-            state.results[partition] = result
-            if case .failure = result { state.stopped = true }
-        }
+        state.withLock { $0.results[partition] = result }
     }
 
     /// The other partitions' rebuilders in partition order, or the error of

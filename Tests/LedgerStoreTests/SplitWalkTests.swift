@@ -1,0 +1,141 @@
+import Foundation
+import LMDB
+import LedgerCore
+import LedgerTestSupport
+import Testing
+
+@testable import LedgerStore
+
+/// A rebuild in partitions cuts the log into segments, one per thread, and
+/// each thread deals its segment's records to the partitions that fold
+/// them: every record must reach its partition exactly once, in log order,
+/// and the records every partition needs must reach every one.
+@Suite struct SplitWalkTests {
+    let directory = TemporaryDirectory(prefix: "split-walk")
+    let clock = ManualClock()
+
+    @Test(arguments: [
+        (UInt64(0), 2), (1, 2), (2, 4), (3, 2), (7, 3), (20_000, 2), (20_001, 8), (1_000_324, 2), (1_000_324, 8),
+    ])
+    func segmentsCoverEveryPositionOnceInOrder(total: UInt64, partitions: Int) {
+        let split = SplitWalk(partitions: partitions, total: total)
+        let segments = (0..<partitions).map(split.segment)
+        #expect(segments.first?.first == 1)
+        #expect(segments.last?.end == nil)
+        for k in 1..<partitions {
+            // Each segment starts where the one before it ends.
+            #expect(segments[k - 1].end == segments[k].first)
+            #expect(segments[k - 1].first <= segments[k].first)
+        }
+        // No segment is more than one position larger than another.
+        let sizes = (0..<partitions - 1).map { segments[$0].end! - segments[$0].first }
+        if let largest = sizes.max(), let smallest = sizes.min() { #expect(largest - smallest <= 1) }
+    }
+
+    /// A log of `count` events in `streams` streams, every `sharedEvery`-th
+    /// of type "test.shared".
+    func log(count: Int, streams: Int, sharedEvery: Int) throws -> (EventLog, [PendingEvent]) {
+        let log = try EventLog(directory: directory.appending("store"))
+        let ids = (0..<streams).map { _ in UUID() }
+        var events: [PendingEvent] = []
+        for i in 0..<count {
+            clock.advance(microseconds: 1)
+            events.append(
+                SampleEvents.event(
+                    stream: ids[i % streams], type: i % sharedEvery == 0 ? "test.shared" : "test.noted", at: clock.now()
+                ))
+        }
+        _ = try log.append(events)
+        return (log, events)
+    }
+
+    @Test(arguments: [(2, false), (3, false), (4, true)])
+    func everyRecordIsDealtToItsPartitionOnceInLogOrder(partitions: Int, everyRecordToFirst: Bool) throws {
+        let (log, events) = try log(count: 1_000, streams: 37, sharedEvery: 50)
+        defer { log.close() }
+        let split = SplitWalk(partitions: partitions, total: UInt64(events.count))
+        var owned = [[UInt64]](repeating: [], count: partitions)
+        var seen = [[UInt64]](repeating: [], count: partitions)
+        var walked = 0
+        try log.read { reader in
+            var names = TextCache()
+            for segment in 0..<partitions {
+                let bounds = split.segment(segment)
+                let dealt = try reader.routeRecords(
+                    from: bounds.first, before: bounds.end, among: partitions, sharedTypes: ["test.shared"],
+                    everyRecordToFirst: everyRecordToFirst)
+                walked += dealt.walked
+                for (partition, records) in dealt.lists.enumerated() {
+                    for routed in records {
+                        // Read where it lies, as the partition's thread reads it.
+                        let record = try LedgerReader.decode(routed, names: &names)
+                        #expect(record.position == routed.position)
+                        let home = LedgerReader.partition(
+                            ofStreamLastByte: record.stream.uuid.15, among: partitions)
+                        #expect(routed.owned == (home == partition))
+                        if !routed.owned {
+                            #expect(record.type == "test.shared" || (everyRecordToFirst && partition == 0))
+                        }
+                        if routed.owned {
+                            owned[partition].append(routed.position)
+                        } else {
+                            seen[partition].append(routed.position)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(walked == events.count)
+        // Each position owned by exactly one partition, each list in log order.
+        #expect(owned.flatMap { $0 }.sorted() == Array(1...UInt64(events.count)))
+        for list in owned + seen { #expect(list == list.sorted()) }
+        // Every shared record reaches every partition.
+        let shared = events.indices.filter { $0 % 50 == 0 }.map { UInt64($0 + 1) }
+        for partition in 0..<partitions {
+            let reached = Set(owned[partition] + seen[partition])
+            #expect(shared.allSatisfy(reached.contains))
+            if everyRecordToFirst && partition == 0 { #expect(reached.count == events.count) }
+        }
+    }
+
+    /// A record too short to hold its chain hash is named by its position,
+    /// whichever segment deals it.
+    @Test func aDamagedValueIsNamedWhereItIsDealt() throws {
+        let (log, _) = try log(count: 10, streams: 3, sharedEvery: 100)
+        try log.environment.write { txn in
+            try txn.put(log.tables.events, BigEndian.bytes(UInt64(7)), Array(repeating: 0, count: 20))
+        }
+        defer { log.close() }
+        #expect {
+            try log.read { reader in
+                _ = try reader.routeRecords(
+                    from: 5, before: nil, among: 2, sharedTypes: [], everyRecordToFirst: false)
+            }
+        } throws: { error in
+            guard case LedgerError.corruptRecord(let position, _) = error else { return false }
+            return position == 7
+        }
+    }
+
+    /// A damaged record in the last segment (dealt by another thread than
+    /// the rebuild's) fails the rebuild with its position, and stops every
+    /// partition without leaving a read transaction open.
+    @Test(arguments: [UInt64(2), 4_500])
+    func aDamagedRecordInAnySegmentFailsTheRebuild(position: UInt64) throws {
+        let (log, _) = try log(count: 5_000, streams: 11, sharedEvery: 1_000)
+        defer { log.close() }
+        try log.environment.write { txn in
+            try txn.put(log.tables.events, BigEndian.bytes(position), Array(repeating: 0, count: 20))
+        }
+        let views = try ProjectionSet(
+            log: log, projections: [RebuildThreadTests.FailingView(failAt: 0, foldsByStream: true)],
+            rebuildPartitions: 3)
+        #expect {
+            try views.rebuild()
+        } throws: { error in
+            guard case LedgerError.corruptRecord(let at, _) = error else { return false }
+            return at == position
+        }
+        #expect(try log.environment.activeReaders() == 0)
+    }
+}
