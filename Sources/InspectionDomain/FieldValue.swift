@@ -28,7 +28,7 @@ public enum FieldValue: Hashable, Sendable {
     case option(String)
     case rating(Int)
     case passFail(PassFail)
-    case photo(PhotoReference)
+    indirect case photo(PhotoReference)
     case table([[String]])
 
     /// The ratings a field accepts; 0 means unanswered.

@@ -54,27 +54,27 @@ public enum InspectionEventType: String, CaseIterable, Hashable, Sendable {
 /// inspection's UUID). Payloads are deterministic CBOR maps with snake_case
 /// text keys; `Schemas/events/<type>.schema.json` gives each logical shape.
 public enum InspectionEvent: Hashable, Sendable {
-    case started(InspectionStarted)
-    case templatePinned(TemplatePinned)
+    indirect case started(InspectionStarted)
+    indirect case templatePinned(TemplatePinned)
     case fieldSet(FieldAnswer)
     case fieldCleared(FieldCleared)
-    case photoCaptured(PhotoCaptured)
-    case issueFlagged(IssueFlagged)
-    case submitted(InspectionSubmitted)
-    case discarded(InspectionDiscarded)
-    case photoUploaded(PhotoUploaded)
-    case inspectionAccepted(InspectionAccepted)
-    case issueAccepted(IssueAccepted)
-    case syncAttemptFailed(SyncAttemptFailed)
-    case syncGaveUp(SyncGaveUp)
-    case syncRetryRequested(SyncRetryRequested)
-    case syncDismissed(SyncDismissed)
-    case handedOver(InspectionHandedOver)
-    case received(InspectionReceived)
-    case sendAdopted(InspectionSendAdopted)
+    indirect case photoCaptured(PhotoCaptured)
+    indirect case issueFlagged(IssueFlagged)
+    indirect case submitted(InspectionSubmitted)
+    indirect case discarded(InspectionDiscarded)
+    indirect case photoUploaded(PhotoUploaded)
+    indirect case inspectionAccepted(InspectionAccepted)
+    indirect case issueAccepted(IssueAccepted)
+    indirect case syncAttemptFailed(SyncAttemptFailed)
+    indirect case syncGaveUp(SyncGaveUp)
+    indirect case syncRetryRequested(SyncRetryRequested)
+    indirect case syncDismissed(SyncDismissed)
+    indirect case handedOver(InspectionHandedOver)
+    indirect case received(InspectionReceived)
+    indirect case sendAdopted(InspectionSendAdopted)
     /// An event of a type this program does not know, kept byte for byte so
     /// it can be exported and never breaks a replay.
-    case unrecognized(StoredPayload)
+    indirect case unrecognized(StoredPayload)
 
     /// The event's type, or nil for an unrecognized one.
     public var eventType: InspectionEventType? {

@@ -158,23 +158,9 @@ struct PayloadReader: ~Escapable {
     }
 
     /// Reads a text item; answers the index of the entry of `candidates` it
-    /// equals byte for byte, or nil. A text of 24 bytes or more is never a
-    /// candidate (every candidate is short) and is just skipped.
+    /// equals byte for byte, or nil (`CBORReader.matchText`).
     mutating func matchText(_ candidates: [[UInt8]]) throws(DomainError) -> Int? {
-        let start = reader.offset
-        guard start < reader.count else { throw malformed(.truncated(offset: start)) }
-        let initial = reader.byte(at: start)
-        guard initial >> 5 == 3 else {
-            throw malformed(.unexpectedType(expected: "text string", found: initial, offset: start))
-        }
-        try skip()
-        let length = Int(initial & 0x1F)
-        guard length < 24 else { return nil }
-        let body = start + 1
-        for (index, candidate) in candidates.enumerated() where candidate.count == length {
-            if reader.bytes(body..<(body + length), equal: candidate) { return index }
-        }
-        return nil
+        do { return try reader.matchText(candidates) } catch { throw malformed(error) }
     }
 
     /// Skips one item and answers where it started.

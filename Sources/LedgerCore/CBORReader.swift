@@ -364,6 +364,59 @@ public struct CBORReader: ~Escapable {
         }
     }
 
+    /// Reads a text string and answers the index of the entry of
+    /// `candidates` it equals byte for byte, or nil: how payload decoders
+    /// match a key or a name against the few they know. A text of 24 bytes
+    /// or more (never one of those short names) is skipped. A short text,
+    /// the usual case, is compared where it lies a word at a time, with no
+    /// call to `skipItem` or `memcmp` (which were a tenth of a rebuild's
+    /// payload decoding); errors are the ones `skipItem` throws.
+    public mutating func matchText(_ candidates: [[UInt8]]) throws(CBORError) -> Int? {
+        let start = offset
+        guard start < span.byteCount else { throw .truncated(offset: start) }
+        let initial = byte(at: start)
+        guard initial >> 5 == 3 else {
+            throw .unexpectedType(expected: "text string", found: initial, offset: start)
+        }
+        let length = Int(initial & 0x1F)
+        guard length < 24 else {
+            _ = try skipItem()
+            return nil
+        }
+        let body = start + 1
+        guard length <= span.byteCount - body else {
+            throw .lengthExceedsData(declared: UInt64(length), available: span.byteCount - body, offset: start)
+        }
+        offset = body + length
+        return span.withUnsafeBytes { raw in
+            let text = UnsafeRawBufferPointer(rebasing: raw[body..<(body + length)])
+            for index in candidates.indices where candidates[index].count == length {
+                if candidates[index].withUnsafeBytes({ Self.sameShortBytes($0, text) }) { return index }
+            }
+            return nil
+        }
+    }
+
+    /// Whether two runs of the same length (under 24 bytes) hold the same
+    /// bytes: eight at a time, then one at a time.
+    @inline(__always)
+    static func sameShortBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        assert(a.count == b.count)
+        var i = 0
+        while i + 8 <= a.count {
+            guard
+                a.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            else { return false }
+            i += 8
+        }
+        while i < a.count {
+            guard a[i] == b[i] else { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// Skips one whole item, however deeply nested, and returns its bytes'
     /// range so a caller can keep the encoded item as it is.
     @discardableResult
