@@ -16,9 +16,9 @@ final class InspectionFold {
     var states: [UUID: InspectionState] = [:]
     /// The states of the other partitions of a rebuild (`absorb`), each
     /// kept apart as it was folded: merging them into `states` was a pass
-    /// on one core, and freeing them all at the end another. Each is
-    /// handed whole to the thread that works out its rows, which frees it
-    /// (`rowChanges(of:)`).
+    /// on one core, and freeing them all at the end another. Each is read
+    /// by the thread that works out its rows, and all are freed on a thread
+    /// of their own while the rows are put (`rowChanges(of:)`).
     var absorbedStates: [[UUID: InspectionState]] = []
     /// Set once the rows are worked out and the states handed away: a fold
     /// asked for rows again after that would answer none.

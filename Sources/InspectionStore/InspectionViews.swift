@@ -366,8 +366,9 @@ extension InspectionFold {
 
     /// Each of `views`' rows for the folded states, in key order, worked
     /// out on every core. A rebuild's partitions' states (`absorbedStates`)
-    /// are each taken by one thread, which sorts their ids, works out their
-    /// rows and frees them: none of that waits for one core. A fold of one
+    /// are each read by one thread, which sorts their ids and works out
+    /// their rows: none of that waits for one core; then they are freed on
+    /// a thread of their own, beside the puts. A fold of one
     /// partition is read in ranges of its ids, sorted here, and freed here.
     /// The fold holds no state afterwards (`statesHandedAway`).
     private func rowChanges(of views: [InspectionView]) -> [[RowChange]] {
@@ -393,12 +394,14 @@ extension InspectionFold {
         let handed = HandedStates(consume parts)
         let found = RowChanges(parts: count)
         DispatchQueue.concurrentPerform(iterations: count) { part in
-            // Taken, so that the last reference to this part's states is
-            // this thread's and they are freed here when it returns.
-            let states = handed.take(part)
+            let states = handed.part(part)
             let ids = states.keys.sorted { $0.bytesPrecede($1) }
             found.keep(Self.rowChanges(of: views, ids[...], in: states), as: part)
         }
+        // Freed on a thread of its own while the rows are put: freeing them
+        // here held both cores for a fiftieth of a rebuild, with the puts
+        // waiting on one core and the other then idle.
+        DetachedThread.start(named: "jqc free states") { handed.free() }
         return found.mergedByKey(views: views.count)
     }
 
@@ -415,21 +418,23 @@ extension InspectionFold {
     }
 }
 
-/// The partitions' states of a rebuild's fold, each taken once by the
-/// thread that works out its rows.
+/// The partitions' states of a rebuild's fold, read by the threads that
+/// work out their rows and then freed all at once (`free`).
 final class HandedStates: Sendable {
-    private let parts: Mutex<[[UUID: InspectionState]?]>
+    private let parts: Mutex<[[UUID: InspectionState]]>
 
-    init(_ parts: consuming [[UUID: InspectionState]]) { self.parts = Mutex(parts.map { $0 }) }
+    init(_ parts: consuming [[UUID: InspectionState]]) { self.parts = Mutex(parts) }
 
-    func take(_ part: Int) -> [UUID: InspectionState] {
-        let taken = parts.withLock { parts in
-            defer { parts[part] = nil }
+    func part(_ part: Int) -> [UUID: InspectionState] {
+        parts.withLock { parts in
+            precondition(part < parts.count, "the states of partition \(part) were read after they were freed")
             return parts[part]
         }
-        guard let taken else { preconditionFailure("the states of partition \(part) were taken twice") }
-        return taken
     }
+
+    /// Lets go of every state, on the calling thread (unless a reader
+    /// still holds its part).
+    func free() { parts.withLock { $0 = [] } }
 }
 
 /// One row a view writes or removes.
