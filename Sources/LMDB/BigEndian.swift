@@ -27,4 +27,15 @@ public enum BigEndian {
         for i in 0..<8 { value = value << 8 | UInt64(bytes.unsafeLoad(fromByteOffset: offset + i, as: UInt8.self)) }
         return value
     }
+
+    /// Whether a key lent in place sorts before `bound` in LMDB's order
+    /// (`memcmp` over the shorter length, then the shorter first), whatever
+    /// its length: where a walk over a range of keys stops.
+    public static func key(_ key: RawSpan, precedes bound: [UInt8]) -> Bool {
+        for i in 0..<min(key.byteCount, bound.count) {
+            let byte = key.unsafeLoad(fromByteOffset: i, as: UInt8.self)
+            if byte != bound[i] { return byte < bound[i] }
+        }
+        return key.byteCount < bound.count
+    }
 }

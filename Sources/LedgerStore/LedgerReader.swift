@@ -242,8 +242,8 @@ public struct LedgerReader {
         }
     }
 
-    /// Walks the records at positions from `first` up to (not including)
-    /// `end`, or to the last, and deals each, lent in place, to the list of
+    /// Walks the records at positions from `first` (or the first record)
+    /// up to (not including) `end` (or the last), and deals each, lent in place, to the list of
     /// the partition whose stream it is: a rebuild's threads each walk one
     /// such segment and then fold their own records from every segment, so
     /// each record is walked and routed once, not once per partition. A
@@ -251,19 +251,23 @@ public struct LedgerReader {
     /// with `everyRecordToFirst`, every record goes to partition 0. Also
     /// answers how many records the segment holds.
     func routeRecords(
-        from first: UInt64, before end: UInt64?, among partitions: Int, sharedTypes: [String],
+        from first: UInt64?, before end: UInt64?, among partitions: Int, sharedTypes: [String],
         everyRecordToFirst: Bool
     ) throws -> (lists: [[RoutedRecord]], walked: Int) {
         precondition(partitions > 1, "one partition folds the log as it walks it")
         let shared = sharedTypes.map { Array($0.utf8) }
         var lists = [[RoutedRecord]](repeating: [], count: partitions)
-        if let end, end > first {
-            for p in lists.indices { lists[p].reserveCapacity(Int(end - first) / partitions * 9 / 8) }
+        if let end, end > first ?? 1 {
+            for p in lists.indices { lists[p].reserveCapacity(Int(end - (first ?? 1)) / partitions * 9 / 8) }
         }
         var walked = 0
-        try transaction.forEachLent(tables.events, from: BigEndian.bytes(first)) { key, value in
+        // The segment ends at `end`'s key in LMDB's own order, so that any
+        // key, even one of another length in a damaged store, is dealt by
+        // exactly one segment.
+        let endKey = end.map(BigEndian.bytes)
+        try transaction.forEachLent(tables.events, from: first.map(BigEndian.bytes)) { key, value in
+            if let endKey, !BigEndian.key(key, precedes: endKey) { return false }
             let position = BigEndian.uint64(key) ?? 0
-            if let end, position >= end { return false }
             walked += 1
             let route = try value.withSpan { span in
                 guard span.byteCount > 32 else {

@@ -524,11 +524,11 @@ extension PartitionFold {
                     let record = try LedgerReader.decode(routed, names: &names)
                     if routed.owned {
                         walked?(routed.position)
-                        for i in byStream { try rebuilders[i].consume(record) }
+                        for view in byStream { try rebuilders[view].consume(record) }
                     } else {
-                        for i in byStream { try rebuilders[i].consumeShared(record) }
+                        for view in byStream { try rebuilders[view].consumeShared(record) }
                     }
-                    for i in wholeLog { try rebuilders[i].consume(record) }
+                    for view in wholeLog { try rebuilders[view].consume(record) }
                     passed += 1
                     // Another partition failed: stop early, checked now and then.
                     if passed % 4096 == 0 {
@@ -569,10 +569,11 @@ final class SplitWalk: Sendable {
     }
 
     /// The positions of segment `k`: an equal share of the log's positions
-    /// (which run from 1), the last open-ended.
-    func segment(_ k: Int) -> (first: UInt64, end: UInt64?) {
+    /// (which run from 1), the first from the table's first key and the
+    /// last to its last (nil), so that every key falls in one segment.
+    func segment(_ k: Int) -> (first: UInt64?, end: UInt64?) {
         let share = { (k: Int) in 1 + self.total * UInt64(k) / UInt64(self.partitions) }
-        return (k == 0 ? 1 : share(k), k == partitions - 1 ? nil : share(k + 1))
+        return (k == 0 ? nil : share(k), k == partitions - 1 ? nil : share(k + 1))
     }
 
     func dealt(_ lists: [[RoutedRecord]], walked: Int, segment: Int) {
@@ -602,7 +603,14 @@ final class SplitWalk: Sendable {
 
     func folded(_ count: Int) { progress.add(UInt64(count), ordering: .relaxed) }
 
-    func doneReading() { state.withLock { $0.reading -= 1 } }
+    /// Says a thread reads no dealt record any more; the last to say so
+    /// lets go of the lists (before the rows are worked out, not after).
+    func doneReading() {
+        state.withLock { state in
+            state.reading -= 1
+            if state.reading == 0 { state.dealt = [] }
+        }
+    }
 
     /// Returns once no thread reads a record any more.
     func waitUntilAllDoneReading() { state.withLock(when: { $0.reading == 0 }) { _ in } }
