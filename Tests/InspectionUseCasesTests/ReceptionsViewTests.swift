@@ -71,6 +71,27 @@ import Testing
         #expect(try receiver.ledger.readingReceptions { _, records in records.map(\.position) } == walked)
     }
 
+    /// Folded in partitions of the streams (each thread dealing its segment
+    /// of the log to the others), a ledger with receptions from two other
+    /// devices, their carried records read through each thread's own
+    /// transaction, gets every view row a fold on one thread makes.
+    @Test(arguments: [1, 2, 3, 5])
+    func aRebuildInPartitionsWritesTheRowsOfOneFold(partitions: Int) throws {
+        let (receiver, _) = try Self.receiverOfTwoFiles()
+        let views = receiver.ledger.views
+        let partitioned = try ProjectionSet(
+            log: receiver.ledger.log, projections: InspectionView.all(), sharedTypes: views.sharedTypes,
+            rebuildPartitions: partitions)
+        let events = try receiver.ledger.log.read { try $0.count() }
+        #expect(try partitioned.rebuild() == UInt64(events))
+        let comparisons = try views.compare()
+        #expect(comparisons.count == InspectionView.all().count)
+        for comparison in comparisons {
+            #expect(comparison.isCurrent, "\(comparison.name): \(comparison.tables)")
+        }
+        #expect(try receiver.ledger.readingReceptions { _, records in records.count } == 2)
+    }
+
     /// Rows that a damaged or planted view could hold, checksum and all.
     static let plantedRows: [(name: String, key: @Sendable (_ walked: [UInt64]) -> [UInt8])] = [
         ("a position holding another record", { walked in BigEndian.bytes(walked[0] - 1) }),
