@@ -15,6 +15,15 @@ public struct LentValue: @unchecked Sendable {
         count = v.mv_size
     }
 
+    /// Holds a value a walk lends as a span (`forEachBorrowed`) by its
+    /// address, for another thread that reads it while the walk's
+    /// transaction stays open (`verify --full`'s tree check).
+    public init(lending span: RawSpan) {
+        let raw = span.withUnsafeBytes { $0 }
+        start = raw.count > 0 ? raw.baseAddress : nil
+        count = raw.count
+    }
+
     /// Lends the bytes to `body` as a span, which cannot escape it.
     public func withSpan<T>(_ body: (RawSpan) throws -> T) rethrows -> T {
         try body(RawSpan(_unsafeBytes: UnsafeRawBufferPointer(start: start, count: count)))

@@ -1,4 +1,5 @@
 import Dispatch
+import LMDB
 import LedgerCore
 import Synchronization
 
@@ -38,14 +39,6 @@ final class TreeCheck: Sendable {
         case unchecked
     }
 
-    /// A record's bytes where the walk's read transaction lends them. Sent
-    /// to the thread unchecked by the compiler: the bytes lie in LMDB's map
-    /// and do not change while the transaction is open, which `running`
-    /// outlasts (it waits for the thread on every path out).
-    struct LentRecord: @unchecked Sendable {
-        let bytes: UnsafeRawBufferPointer
-    }
-
     /// A run of records, their headers as the walk read them (nil: the
     /// quick read failed, and the walk stopped there), their leaf hashes
     /// (the walk's thread hashes each record: the two threads then share the
@@ -53,7 +46,11 @@ final class TreeCheck: Sendable {
     /// one the walk stopped at after handing it over (`complete` counts
     /// those it went past).
     struct Batch: Sendable {
-        var records: [LentRecord] = []
+        /// Each record's bytes where the walk's read transaction lends them
+        /// (`LentValue`): they do not change while the transaction is open,
+        /// which `running` outlasts (it waits for the thread on every path
+        /// out).
+        var records: [LentValue] = []
         var keys: [RecordKeys?] = []
         var leaves: [Digest256] = []
         var nodes: [StoredNode] = []
@@ -190,7 +187,7 @@ final class TreeCheck: Sendable {
         @discardableResult
         mutating func check(record value: RawSpan, keys: RecordKeys?) -> Digest256 {
             let leaf = chain.leaf(ofRecordIn: value, range: 32..<value.byteCount)
-            batch.records.append(LentRecord(bytes: value.withUnsafeBytes { $0 }))
+            batch.records.append(LentValue(lending: value))
             batch.keys.append(keys)
             batch.leaves.append(leaf)
             if checksOwn { batch.own.append(OwnCheck(value)) }
@@ -296,12 +293,12 @@ final class TreeCheck: Sendable {
             var node = 0
             for (i, record) in batch.records.enumerated() {
                 let position = frontier.size + 1
-                let bytes = RawSpan(_unsafeBytes: record.bytes)
                 let leaf = batch.leaves[i]
                 let own = i < batch.own.count ? batch.own[i] : nil
-                guard checkOwn(bytes, leaf: leaf, at: position, claims: batch.keys[i]?.position, made: own) else {
-                    break
+                let intact = record.withSpan { bytes in
+                    checkOwn(bytes, leaf: leaf, at: position, claims: batch.keys[i]?.position, made: own)
                 }
+                guard intact else { break }
                 // The walk stopped at this one (its own finding stands).
                 guard i < batch.complete, let keys = batch.keys[i] else { break }
                 if outcome.link == nil {
