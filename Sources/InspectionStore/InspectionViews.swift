@@ -401,7 +401,11 @@ extension InspectionFold {
         // Freed on a thread of its own while the rows are put: freeing them
         // here held both cores for a fiftieth of a rebuild, with the puts
         // waiting on one core and the other then idle.
-        DetachedThread.start(named: "jqc free states") { handed.free() }
+        do {
+            try DetachedThread.tryStart(named: "jqc free states") { handed.free() }
+        } catch {
+            handed.free()  // no thread to spare: freed here, as before
+        }
         return found.mergedByKey(views: views.count)
     }
 

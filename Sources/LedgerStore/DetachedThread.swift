@@ -7,14 +7,34 @@ import Glibc
 /// once than there are cores, so waiting work needs threads of its own.
 public enum DetachedThread {
     /// Starts `body` on a new detached thread called `name` (as `top -H`
-    /// shows it: its first 15 bytes).
+    /// shows it: its first 15 bytes). For work that cannot go on without
+    /// its thread; `tryStart` lets the caller choose what to do instead.
     public static func start(named name: String, _ body: @escaping @Sendable () -> Void) {
+        do {
+            try tryStart(named: name, body)
+        } catch {
+            preconditionFailure(error.description)
+        }
+    }
+
+    /// Starts `body` on a new detached thread called `name`, or throws
+    /// when the system has no thread to give (`pthread_create` fails: a
+    /// limit on processes or on memory), having run nothing.
+    public static func tryStart(
+        named name: String, _ body: @escaping @Sendable () -> Void
+    ) throws(ThreadStartFailure) {
         let context = Unmanaged.passRetained(Work(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(&thread, nil, run, context)
-        precondition(rc == 0, "pthread_create for \(name) failed: \(String(cString: strerror(rc)))")
+        guard rc == 0 else {
+            Unmanaged<Work>.fromOpaque(context).release()
+            throw ThreadStartFailure(name: name, code: rc)
+        }
         pthread_detach(thread)
     }
+
+    /// Starts threads: `tryStart`, or a stand-in that a test makes fail.
+    public typealias Starter = @Sendable (String, @escaping @Sendable () -> Void) throws(ThreadStartFailure) -> Void
 
     /// The new thread's start: takes the work over (its retain) and runs it.
     private static let run: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
@@ -42,5 +62,21 @@ public enum DetachedThread {
             self.name = name
             self.body = body
         }
+    }
+}
+
+/// A thread that could not be started, and the system's reason.
+public struct ThreadStartFailure: Error, CustomStringConvertible {
+    public let name: String
+    /// `pthread_create`'s error number.
+    public let code: Int32
+
+    public init(name: String, code: Int32) {
+        self.name = name
+        self.code = code
+    }
+
+    public var description: String {
+        "could not start the thread \(name): \(String(cString: strerror(code)))"
     }
 }

@@ -338,6 +338,14 @@ public final class ProjectionSet: Sendable {
         _ selected: [any Projection]? = nil, progress: ((UInt64, UInt64) -> Void)? = nil,
         afterEachRecord hook: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
+        try rebuild(selected, progress: progress, afterEachRecord: hook, threads: DetachedThread.tryStart)
+    }
+
+    /// `rebuild`, its partitions' threads started by `threads`.
+    func rebuild(
+        _ selected: [any Projection]?, progress: ((UInt64, UInt64) -> Void)?,
+        afterEachRecord hook: ((UInt64) -> Void)?, threads: DetachedThread.Starter
+    ) throws -> UInt64 {
         let chosen = selected ?? projections
         rebuildLock?.exclusive { notice?(Self.waitingNotice) }
         defer { rebuildLock?.unlock() }
@@ -356,20 +364,31 @@ public final class ProjectionSet: Sendable {
             if partitions > 1 {
                 return try rebuildSplit(
                     chosen, fold: fold, partitions: partitions, total: total, whole: whole, byStream: byStream,
-                    writer: writer, context: context, progress: progress, hook: hook)
+                    writer: writer, context: context, progress: progress, hook: hook, threads: threads)
             }
-            var done: UInt64 = 0
-            let rebuilders = try fold.runWhole(
-                reader: writer.reader, wholeLog: whole,
-                walked: { position in
-                    done += 1
-                    hook?(position)
-                    if let progress, done % 100_000 == 0 { progress(done, total) }
-                })
-            try finish(rebuilders, of: chosen, writer: writer, context: context)
-            progress?(done, total)
-            return done
+            return try rebuildWhole(
+                chosen, fold: fold, total: total, whole: whole, writer: writer, context: context,
+                progress: progress, hook: hook)
         }
+    }
+
+    /// A rebuild in one partition, on this thread: the whole log folded as
+    /// the walk meets it.
+    private func rebuildWhole(
+        _ chosen: [any Projection], fold: PartitionFold, total: UInt64, whole: [Int], writer: LedgerWriter,
+        context: ProjectionContext, progress: ((UInt64, UInt64) -> Void)?, hook: ((UInt64) -> Void)?
+    ) throws -> UInt64 {
+        var done: UInt64 = 0
+        let rebuilders = try fold.runWhole(
+            reader: writer.reader, wholeLog: whole,
+            walked: { position in
+                done += 1
+                hook?(position)
+                if let progress, done % 100_000 == 0 { progress(done, total) }
+            })
+        try finish(rebuilders, of: chosen, writer: writer, context: context)
+        progress?(done, total)
+        return done
     }
 
     /// Writes the rows of a rebuild's folds and the rebuilt views' states.
@@ -396,35 +415,55 @@ public final class ProjectionSet: Sendable {
     private func rebuildSplit(
         _ chosen: [any Projection], fold: PartitionFold, partitions: Int, total: UInt64, whole: [Int],
         byStream: [Int], writer: LedgerWriter, context: ProjectionContext,
-        progress: ((UInt64, UInt64) -> Void)?, hook: ((UInt64) -> Void)?
+        progress: ((UInt64, UInt64) -> Void)?, hook: ((UInt64) -> Void)?, threads: DetachedThread.Starter
     ) throws -> UInt64 {
         let split = SplitWalk(partitions: partitions, total: total)
         let others = PartitionResults(partitions: partitions)
         let group = DispatchGroup()
+        var unstarted: (partition: Int, failure: ThreadStartFailure)?
         for partition in 1..<partitions {
             // A thread of its own, not Dispatch's pool: every partition waits
             // for all the others to deal their segments, so all must run at
             // once, however many there are for the cores.
             group.enter()
-            DetachedThread.start(named: "jqc rebuild \(partition)") { [log] in
-                defer { group.leave() }
-                var joined = false
-                let result = Result {
-                    try log.read { reader in
-                        joined = true
-                        // Held open until no thread reads what this one dealt.
-                        defer { split.waitUntilAllDoneReading() }
-                        return try fold.runSplit(partition, reader: reader, split: split, walked: nil)
+            do throws(ThreadStartFailure) {
+                try threads("jqc rebuild \(partition)") { [log] in
+                    defer { group.leave() }
+                    var joined = false
+                    let result = Result {
+                        try log.read { reader in
+                            joined = true
+                            // Held open until no thread reads what this one dealt.
+                            defer { split.waitUntilAllDoneReading() }
+                            return try fold.runSplit(partition, reader: reader, split: split, walked: nil)
+                        }
                     }
+                    // No transaction (the readers' table full, say): the others
+                    // must not wait for this segment.
+                    if !joined {
+                        split.stop()
+                        split.doneReading()
+                    }
+                    others.finish(partition, result)
                 }
-                // No transaction (the readers' table full, say): the others
-                // must not wait for this segment.
-                if !joined {
-                    split.stop()
-                    split.doneReading()
-                }
-                others.finish(partition, result)
+            } catch {
+                group.leave()
+                unstarted = (partition, error)
+                break
             }
+        }
+        if let unstarted {
+            // No thread to fold a partition on: the started ones are stopped
+            // (this thread and the unstarted partitions read nothing, so
+            // none waits for them), and the log is folded here, whole.
+            split.stop()
+            // The partitions from the one that did not start, and this one.
+            for _ in unstarted.partition...partitions { split.doneReading() }
+            group.wait()
+            notice?("\(unstarted.failure); rebuilding on one thread")
+            return try rebuildWhole(
+                chosen, fold: fold, total: total, whole: whole, writer: writer, context: context,
+                progress: progress, hook: hook)
         }
         var done: UInt64 = 0
         let first = Result {

@@ -2,6 +2,7 @@ import Foundation
 import LMDB
 import LedgerCore
 import LedgerTestSupport
+import Synchronization
 import Testing
 
 @testable import LedgerStore
@@ -170,5 +171,49 @@ import Testing
         // The damaged entry stops the one segment that meets it.
         #expect(failures == 1)
         #expect(walked < events.count + 1)
+    }
+
+    /// When the system gives no thread for a partition (the first, or a
+    /// later one after others started), the rebuild says so and folds the
+    /// log on its own thread: the same count, every thread it started
+    /// ended, no reader left open, and the next append goes through.
+    @Test(arguments: [1, 2, 3])
+    func aPartitionWithoutAThreadFallsBackToOneThread(failingAt: Int) throws {
+        let (log, events) = try log(count: 3_000, streams: 17, sharedEvery: 500)
+        defer { log.close() }
+        let notices = NoticeLog()
+        let views = try ProjectionSet(
+            log: log, projections: [RebuildThreadTests.FailingView(failAt: 0, foldsByStream: true)],
+            notice: { notices.add($0) }, rebuildPartitions: 4)
+        let started = StartCount()
+        let threads: DetachedThread.Starter = { name, body throws(ThreadStartFailure) in
+            guard started.next() + 1 < failingAt else { throw ThreadStartFailure(name: name, code: EAGAIN) }
+            try DetachedThread.tryStart(named: name, body)
+        }
+        let rebuilt = try views.rebuild(
+            [any Projection]?.none, progress: ((UInt64, UInt64) -> Void)?.none,
+            afterEachRecord: ((UInt64) -> Void)?.none, threads: threads)
+        #expect(rebuilt == UInt64(events.count))
+        #expect(notices.all.contains { $0.contains("could not start the thread jqc rebuild \(failingAt)") })
+        #expect(notices.all.contains { $0.contains("rebuilding on one thread") })
+        #expect(try log.environment.activeReaders() == 0)
+        _ = try log.append([SampleEvents.event(stream: UUID(), at: clock.now())])
+    }
+
+    final class NoticeLog: Sendable {
+        private let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    final class StartCount: Sendable {
+        private let count = Mutex(0)
+        /// The number of starts before this one.
+        func next() -> Int {
+            count.withLock { count in
+                defer { count += 1 }
+                return count
+            }
+        }
     }
 }
