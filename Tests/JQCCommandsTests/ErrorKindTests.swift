@@ -147,6 +147,7 @@ enum ErrorKindTable {
         "HeadMapCatchUpDamage": "LedgerStore's; told as LedgerError",
         "JournalError": "InFlightJournal's; told as the sync pass's outcome",
         "Stopped": "Projection's; a stop of the rebuild's workers, never thrown out of it",
+        "ThreadStartFailure": "DetachedThread's; a rebuild then folds on one thread and says so",
         "NoViewsYet": "Invocation's; it opens the ledger for writing instead",
         "Problem": "StoreFile's (LMDB); told as LedgerError.damagedStore or LMDBError",
     ]
