@@ -402,7 +402,7 @@ extension InspectionFold {
         // here held both cores for a fiftieth of a rebuild, with the puts
         // waiting on one core and the other then idle.
         do {
-            try DetachedThread.tryStart(named: "jqc free states") { handed.free() }
+            try DetachedThread.start(named: "jqc free states") { handed.free() }
         } catch {
             handed.free()  // no thread to spare: freed here, as before
         }

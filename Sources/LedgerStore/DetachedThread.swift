@@ -7,20 +7,10 @@ import Glibc
 /// once than there are cores, so waiting work needs threads of its own.
 public enum DetachedThread {
     /// Starts `body` on a new detached thread called `name` (as `top -H`
-    /// shows it: its first 15 bytes). For work that cannot go on without
-    /// its thread; `tryStart` lets the caller choose what to do instead.
-    public static func start(named name: String, _ body: @escaping @Sendable () -> Void) {
-        do {
-            try tryStart(named: name, body)
-        } catch {
-            preconditionFailure(error.description)
-        }
-    }
-
-    /// Starts `body` on a new detached thread called `name`, or throws
-    /// when the system has no thread to give (`pthread_create` fails: a
-    /// limit on processes or on memory), having run nothing.
-    public static func tryStart(
+    /// shows it: its first 15 bytes), or throws when the system has no
+    /// thread to give (`pthread_create` fails: a limit on processes or on
+    /// memory), having run nothing; each caller says what it does instead.
+    public static func start(
         named name: String, _ body: @escaping @Sendable () -> Void
     ) throws(ThreadStartFailure) {
         let context = Unmanaged.passRetained(Work(name: name, body: body)).toOpaque()
@@ -33,7 +23,7 @@ public enum DetachedThread {
         pthread_detach(thread)
     }
 
-    /// Starts threads: `tryStart`, or a stand-in that a test makes fail.
+    /// Starts threads: `start`, or a stand-in that a test makes fail.
     public typealias Starter = @Sendable (String, @escaping @Sendable () -> Void) throws(ThreadStartFailure) -> Void
 
     /// The new thread's start: takes the work over (its retain) and runs it.

@@ -338,7 +338,7 @@ public final class ProjectionSet: Sendable {
         _ selected: [any Projection]? = nil, progress: ((UInt64, UInt64) -> Void)? = nil,
         afterEachRecord hook: ((UInt64) -> Void)? = nil
     ) throws -> UInt64 {
-        try rebuild(selected, progress: progress, afterEachRecord: hook, threads: DetachedThread.tryStart)
+        try rebuild(selected, progress: progress, afterEachRecord: hook, threads: DetachedThread.start)
     }
 
     /// `rebuild`, its partitions' threads started by `threads`.

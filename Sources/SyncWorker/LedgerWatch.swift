@@ -103,8 +103,15 @@ public final class LedgerWakeups: Sendable {
     public var isEventDriven: Bool { eventDriven && listening.load(ordering: .relaxed) }
     private let eventDriven: Bool
     private let listening = Atomic<Bool>(true)
+    /// Whether the listening thread could be started (`pthread_create`
+    /// can fail under a limit): without it the daemon looks once a second.
+    private let listenerStarted = Atomic<Bool>(true)
+    private let chosenMeans: String
     /// How the daemon learns of changes, for its first journal line.
-    public let means: String
+    public var means: String {
+        listenerStarted.load(ordering: .relaxed)
+            ? chosenMeans : "looks once a second (no thread could be started to listen for wakeups)"
+    }
 
     // netlink(7) and rtnetlink(7) numbers, which Glibc's module does not carry.
     static let netlinkSocketLevel: Int32 = 270  // SOL_NETLINK
@@ -116,25 +123,41 @@ public final class LedgerWakeups: Sendable {
 
     /// Starts listening, unless `polling` (the user's `JQC_SYNC_WATCH=poll`)
     /// asks for the once-a-second look.
-    public init(_ directory: LedgerDirectory, polling: Bool = false, onEvent: @escaping @Sendable () -> Void) {
+    public convenience init(
+        _ directory: LedgerDirectory, polling: Bool = false, onEvent: @escaping @Sendable () -> Void
+    ) {
+        self.init(directory, polling: polling, threads: DetachedThread.start, onEvent: onEvent)
+    }
+
+    /// The same, its listening thread started by `threads`.
+    init(
+        _ directory: LedgerDirectory, polling: Bool, threads: DetachedThread.Starter,
+        onEvent: @escaping @Sendable () -> Void
+    ) {
         guard !polling else {
-            (eventDriven, means) = (false, "looks once a second (JQC_SYNC_WATCH=poll)")
+            (eventDriven, chosenMeans) = (false, "looks once a second (JQC_SYNC_WATCH=poll)")
             return
         }
         let inotify = Self.watchDirectory(directory.path)
         let netlink = Self.routeSocket()
         switch (inotify, netlink) {
-        case (.some, .some): (eventDriven, means) = (true, "woken by inotify and netlink")
-        case (.none, _): (eventDriven, means) = (false, "looks once a second (inotify is not available)")
-        case (.some, .none): (eventDriven, means) = (false, "looks once a second (netlink is not available)")
+        case (.some, .some): (eventDriven, chosenMeans) = (true, "woken by inotify and netlink")
+        case (.none, _): (eventDriven, chosenMeans) = (false, "looks once a second (inotify is not available)")
+        case (.some, .none): (eventDriven, chosenMeans) = (false, "looks once a second (netlink is not available)")
         }
         let descriptors = [inotify, netlink].compactMap { $0 }
         guard !descriptors.isEmpty else { return }
-        DetachedThread.start(named: "jqc ledger wakeups") { [self] in
-            Self.listen(descriptors, onEvent: onEvent)
-            // Waking once more makes the daemon's next wait a polling one.
-            self.listening.store(false, ordering: .relaxed)
-            onEvent()
+        do throws(ThreadStartFailure) {
+            try threads("jqc ledger wakeups") { [self] in
+                Self.listen(descriptors, onEvent: onEvent)
+                // Waking once more makes the daemon's next wait a polling one.
+                self.listening.store(false, ordering: .relaxed)
+                onEvent()
+            }
+        } catch {
+            for descriptor in descriptors { close(descriptor) }
+            listening.store(false, ordering: .relaxed)
+            listenerStarted.store(false, ordering: .relaxed)
         }
     }
 

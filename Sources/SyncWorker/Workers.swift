@@ -12,15 +12,25 @@ import Synchronization
 /// Not `DispatchQueue.concurrentPerform`: it runs no more iterations at a
 /// time than there are cores, and these workers mostly wait on the network,
 /// so eight requests in flight on a two-core machine need eight threads.
+///
+/// When the system gives fewer threads than asked (`pthread_create`
+/// fails), the ones started do the work (`body` takes its items from one
+/// queue), or, with none, this thread does it before it delivers.
 func onThreads(
     _ count: Int, delivering told: ProgressQueue, to deliver: (SyncProgress) -> Void,
-    _ body: @escaping @Sendable () -> Void
+    threads: DetachedThread.Starter = DetachedThread.start, _ body: @escaping @Sendable () -> Void
 ) {
     told.start(count)
     for index in 0..<count {
-        DetachedThread.start(named: "jqc.sync.worker.\(index)") {
-            body()
-            told.finishOne()
+        do throws(ThreadStartFailure) {
+            try threads("jqc.sync.worker.\(index)") {
+                body()
+                told.finishOne()
+            }
+        } catch {
+            for _ in index..<count { told.finishOne() }
+            if index == 0 { body() }
+            break
         }
     }
     var running = count > 0

@@ -95,7 +95,7 @@ import Testing
         let done = DispatchSemaphore(value: 0)
         let names = ["jqc.t0", "jqc.t1", "jqc.t2", "jqc.a.name.longer.than.the.kernel.keeps"]
         for name in names {
-            DetachedThread.start(named: name) {
+            try DetachedThread.start(named: name) {
                 let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
                 seen.withLock { $0.append(comm.trimmingCharacters(in: .newlines)) }
                 done.signal()

@@ -188,7 +188,7 @@ import Testing
         let started = StartCount()
         let threads: DetachedThread.Starter = { name, body throws(ThreadStartFailure) in
             guard started.next() + 1 < failingAt else { throw ThreadStartFailure(name: name, code: EAGAIN) }
-            try DetachedThread.tryStart(named: name, body)
+            try DetachedThread.start(named: name, body)
         }
         let rebuilt = try views.rebuild(
             [any Projection]?.none, progress: ((UInt64, UInt64) -> Void)?.none,

@@ -1,5 +1,6 @@
 import Foundation
 import InspectionStore
+import LedgerStore
 import LedgerTestSupport
 import Synchronization
 import Testing
@@ -81,6 +82,21 @@ import Testing
         #expect(wakeups.means == "looks once a second (JQC_SYNC_WATCH=poll)")
         try "2".write(toFile: directory.path + "/store-head", atomically: false, encoding: .utf8)
         usleep(300_000)
+        #expect(wakes.seen == 0)
+    }
+
+    /// No thread to listen on (`pthread_create` refused): the daemon looks
+    /// once a second, and says why.
+    @Test func noThreadToListenOnFallsBackToPolling() throws {
+        let wakes = Wakes()
+        let wakeups = LedgerWakeups(
+            directory, polling: false,
+            threads: { name, _ throws(ThreadStartFailure) in throw ThreadStartFailure(name: name, code: EAGAIN) }
+        ) { wakes.wake() }
+        #expect(!wakeups.isEventDriven)
+        #expect(wakeups.means == "looks once a second (no thread could be started to listen for wakeups)")
+        try "2".write(toFile: directory.path + "/store-head", atomically: false, encoding: .utf8)
+        usleep(100_000)
         #expect(wakes.seen == 0)
     }
 
