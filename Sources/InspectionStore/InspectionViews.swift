@@ -329,7 +329,9 @@ public final class InspectionView: Projection, Sendable {
             case .templates:
                 break  // TemplatesRebuilder
             default:
-                for change in fold.rowChanges(of: view) { try change.apply(to: context) }
+                for change in fold.rowChanges(of: view, foldMemory: context.foldMemory) {
+                    try change.apply(to: context)
+                }
                 if view.kind == .inspections {
                     for (parent, children) in fold.children {
                         for child in children {
@@ -350,13 +352,13 @@ extension InspectionFold {
     /// Follow-ups are resolved first, over the whole fold. Each view's rows
     /// are handed over once and not kept, so that only the views not yet
     /// written hold theirs in memory.
-    func rowChanges(of view: InspectionView) -> [RowChange] {
+    func rowChanges(of view: InspectionView, foldMemory: FoldMemory = .freed) -> [RowChange] {
         if !followUpsResolved {
             resolveFollowUps()
             followUpsResolved = true
             rows = nil
         }
-        if rows == nil { rows = rowChanges(of: rebuiltViews) }
+        if rows == nil { rows = rowChanges(of: rebuiltViews, foldMemory: foldMemory) }
         guard let index = rebuiltViews.firstIndex(where: { $0 === view }), let taken = rows?[index] else {
             preconditionFailure("the \(view.name) view asked for rows of a fold it was not rebuilt with")
         }
@@ -368,10 +370,11 @@ extension InspectionFold {
     /// out on every core. A rebuild's partitions' states (`absorbedStates`)
     /// are each read by one thread, which sorts their ids and works out
     /// their rows: none of that waits for one core; then they are freed on
-    /// a thread of their own, beside the puts. A fold of one
+    /// a thread of their own, beside the puts, or kept for the process's
+    /// exit to give back (`FoldMemory.leftToExit`). A fold of one
     /// partition is read in ranges of its ids, sorted here, and freed here.
     /// The fold holds no state afterwards (`statesHandedAway`).
-    private func rowChanges(of views: [InspectionView]) -> [[RowChange]] {
+    private func rowChanges(of views: [InspectionView], foldMemory: FoldMemory) -> [[RowChange]] {
         precondition(!statesHandedAway, "a rebuild asked a fold for its rows twice")
         statesHandedAway = true
         let parts = ([states] + absorbedStates).filter { !$0.isEmpty }
@@ -394,9 +397,13 @@ extension InspectionFold {
         let handed = HandedStates(consume parts)
         let found = RowChanges(parts: count)
         DispatchQueue.concurrentPerform(iterations: count) { part in
-            let states = handed.part(part)
-            let ids = states.keys.sorted { $0.bytesPrecede($1) }
-            found.keep(Self.rowChanges(of: views, ids[...], in: states), as: part)
+            var states = handed.take(part)
+            found.keep(Self.rowChanges(of: views, in: &states), as: part)
+            handed.giveBack(states, as: part)
+        }
+        if foldMemory == .leftToExit {
+            KeptUntilExit.keep(handed)
+            return found.mergedByKey(views: views.count)
         }
         // Freed on a thread of its own while the rows are put: freeing them
         // here held both cores for a fiftieth of a rebuild, with the puts
@@ -409,16 +416,48 @@ extension InspectionFold {
         return found.mergedByKey(views: views.count)
     }
 
-    /// `views`' rows for the states of `ids` (in this order).
+    /// `views`' rows for the states of `ids` (in this order), sealed.
     private static func rowChanges(
         of views: [InspectionView], _ ids: ArraySlice<UUID>, in states: [UUID: InspectionState]
     ) -> [[RowChange]] {
         var changes = [[RowChange]](repeating: [], count: views.count)
         for id in ids {
             guard let state = states[id] else { continue }
-            for (i, view) in views.enumerated() { view.rowChanges(of: state, into: &changes[i]) }
+            add(views, of: state, to: &changes)
         }
         return changes
+    }
+
+    /// `views`' rows for every state of `states`, in the order of their
+    /// ids, sealed. Each state is read where it lies (`values`' in-place
+    /// access, on a dictionary no one else holds): taking it out by key
+    /// would copy all it holds, and free the copy, once per inspection.
+    private static func rowChanges(
+        of views: [InspectionView], in states: inout [UUID: InspectionState]
+    ) -> [[RowChange]] {
+        var changes = [[RowChange]](repeating: [], count: views.count)
+        let ids = states.keys.sorted { $0.bytesPrecede($1) }
+        for id in ids {
+            guard let index = states.index(forKey: id) else { continue }
+            add(views, of: &states.values[index], to: &changes)
+        }
+        return changes
+    }
+
+    /// Appends `views`' rows for `state` to `changes`, sealed (`inout` only
+    /// so that a state read in place is lent, not copied).
+    private static func add(
+        _ views: [InspectionView], of state: inout InspectionState, to changes: inout [[RowChange]]
+    ) {
+        add(views, of: state, to: &changes)
+    }
+
+    private static func add(_ views: [InspectionView], of state: InspectionState, to changes: inout [[RowChange]]) {
+        for (i, view) in views.enumerated() {
+            let start = changes[i].endIndex
+            view.rowChanges(of: state, into: &changes[i])
+            for j in start..<changes[i].endIndex { changes[i][j].seal() }
+        }
     }
 }
 
@@ -429,10 +468,22 @@ final class HandedStates: Sendable {
 
     init(_ parts: consuming [[UUID: InspectionState]]) { self.parts = Mutex(parts) }
 
-    func part(_ part: Int) -> [UUID: InspectionState] {
+    /// Partition `part`'s states, taken out (so that the taker holds the
+    /// only reference and can read them in place) until `giveBack`.
+    func take(_ part: Int) -> [UUID: InspectionState] {
         parts.withLock { parts in
             precondition(part < parts.count, "the states of partition \(part) were read after they were freed")
-            return parts[part]
+            var taken: [UUID: InspectionState] = [:]
+            swap(&taken, &parts[part])
+            return taken
+        }
+    }
+
+    /// Puts back what `take` took, to be freed with the rest.
+    func giveBack(_ states: consuming [UUID: InspectionState], as part: Int) {
+        parts.withLock { parts in
+            precondition(part < parts.count, "the states of partition \(part) were given back after they were freed")
+            parts[part] = states
         }
     }
 
@@ -444,18 +495,29 @@ final class HandedStates: Sendable {
 /// One row a view writes or removes.
 enum RowChange: Sendable {
     case put(ViewTable, [UInt8], [UInt8])
+    /// A put whose value is already sealed with its checksum.
+    case putSealed(ViewTable, [UInt8], [UInt8])
     case delete(ViewTable, [UInt8])
 
     func apply(to rows: ProjectionContext) throws {
         switch self {
         case .put(let table, let key, let value): try rows.put(table, key, value)
+        case .putSealed(let table, let key, let sealed): try rows.put(table, key, sealed: sealed)
         case .delete(let table, let key): try rows.delete(table, key)
+        }
+    }
+
+    /// A put sealed with its checksum (`ViewRowChecksum`), so that the
+    /// thread that writes it only writes it.
+    mutating func seal() {
+        if case .put(let table, let key, let value) = self {
+            self = .putSealed(table, key, ViewRowChecksum.seal(table: table.name, key: key, value: value))
         }
     }
 
     var key: [UInt8] {
         switch self {
-        case .put(_, let key, _), .delete(_, let key): key
+        case .put(_, let key, _), .putSealed(_, let key, _), .delete(_, let key): key
         }
     }
 

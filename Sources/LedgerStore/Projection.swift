@@ -113,6 +113,12 @@ public struct ProjectionContext {
     let tables: [String: Table]
     /// Set in a dry run: rows go here and nothing is written.
     let collector: RowCollector?
+    /// Set in a rebuild: the tables it emptied, and the greatest key put
+    /// into each since.
+    var emptied: EmptiedTables? = nil
+    /// What a rebuild's folds do with what they hold once their rows are
+    /// worked out.
+    public internal(set) var foldMemory: FoldMemory = .freed
 
     /// One of the projection's own tables, by name.
     public func table(_ view: ViewTable) -> Table {
@@ -130,9 +136,17 @@ public struct ProjectionContext {
     /// Writes a row into one of the projection's tables, sealed with its
     /// checksum (`ViewRowChecksum`); read it back with `ViewRowChecksum.open`.
     public func put(_ table: ViewTable, _ key: [UInt8], _ value: [UInt8]) throws {
-        let sealed = ViewRowChecksum.seal(table: table.name, key: key, value: value)
+        try put(table, key, sealed: ViewRowChecksum.seal(table: table.name, key: key, value: value))
+    }
+
+    /// Writes a row already sealed with its checksum (`ViewRowChecksum.seal`),
+    /// as a rebuild's rows are, on the threads that work them out.
+    public func put(_ table: ViewTable, _ key: [UInt8], sealed: [UInt8]) throws {
+        assert(ViewRowChecksum.isIntact(table: table.name, key: key, stored: sealed), "a row sealed for another key")
         if let collector {
             collector.rows[table.name, default: [:]][key] = sealed
+        } else if let emptied, emptied.extends(table.name, with: key) {
+            try transaction.put(self.table(table), key, sealed, flags: .append)
         } else {
             try transaction.put(self.table(table), key, sealed)
         }
@@ -142,9 +156,67 @@ public struct ProjectionContext {
     public func delete(_ table: ViewTable, _ key: [UInt8]) throws {
         if let collector {
             collector.rows[table.name]?[key] = nil
+        } else if let emptied, emptied.cannotHold(key, in: table.name) {
+            return  // nothing there to delete: no need to look
         } else {
             _ = try transaction.delete(self.table(table), key)
         }
+    }
+}
+
+/// The tables a rebuild emptied, each with the greatest key put into it
+/// since. A key greater than that is put at the table's end (`MDB_APPEND`,
+/// which fills each page before starting the next where a put in key order
+/// leaves them half full), and is not there to delete: a rebuild writes
+/// rows in key order and deletes as many rows as it puts (a finished
+/// inspection's draft and follow-up rows), so neither looks through the
+/// tree. A key out of order is put and deleted as anywhere else.
+final class EmptiedTables {
+    private var greatest: [String: [UInt8]]
+
+    init(_ names: [String]) {
+        greatest = Dictionary(names.map { ($0, []) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether `key` sorts after every key put into `table` since it was
+    /// emptied (then it is the greatest from now on); false for a table
+    /// this rebuild did not empty.
+    func extends(_ table: String, with key: [UInt8]) -> Bool {
+        // LMDB's order: bytes, then the shorter first. No key is empty.
+        guard let last = greatest[table], last.lexicographicallyPrecedes(key) else { return false }
+        greatest[table] = key
+        return true
+    }
+
+    /// Whether `table` was emptied and nothing put since sorts at or after
+    /// `key`, so that it holds no row under `key`.
+    func cannotHold(_ key: [UInt8], in table: String) -> Bool {
+        guard let last = greatest[table] else { return false }
+        return last.lexicographicallyPrecedes(key)
+    }
+}
+
+/// What a rebuild does with the memory its folds hold (every inspection's
+/// state) once the rows are worked out from it.
+public enum FoldMemory: Sendable, Equatable {
+    /// Freed before `rebuild` returns, beside the puts: for a process that
+    /// lives on (the daemon, a command that rebuilds stale views first).
+    case freed
+    /// Kept until the process exits, which gives it back all at once
+    /// (`KeptUntilExit`): for a command that ends when the rebuild commits
+    /// (`jqc rebuild`), as compilers leave their trees to the exit. Freeing
+    /// a million events' states one by one took a twentieth of such a
+    /// rebuild, with the puts waiting on the allocator's lock.
+    case leftToExit
+}
+
+/// What is kept until the process exits (`FoldMemory.leftToExit`):
+/// reachable, so it is neither freed nor reported as leaked.
+package enum KeptUntilExit {
+    private static let kept = Mutex<[any AnyObject & Sendable]>([])
+
+    package static func keep(_ object: any AnyObject & Sendable) {
+        kept.withLock { $0.append(object) }
     }
 }
 
@@ -333,27 +405,32 @@ public final class ProjectionSet: Sendable {
     /// `progress` is called with (records done, total) now and then;
     /// `afterEachRecord` with each position the first partition folds as
     /// its own (every position, in one partition).
+    /// `foldMemory` says whether the folds' states are freed before this
+    /// returns (the default) or left to the process's exit.
     @discardableResult
     public func rebuild(
         _ selected: [any Projection]? = nil, progress: ((UInt64, UInt64) -> Void)? = nil,
-        afterEachRecord hook: ((UInt64) -> Void)? = nil
+        afterEachRecord hook: ((UInt64) -> Void)? = nil, foldMemory: FoldMemory = .freed
     ) throws -> UInt64 {
-        try rebuild(selected, progress: progress, afterEachRecord: hook, threads: DetachedThread.start)
+        try rebuild(
+            selected, progress: progress, afterEachRecord: hook, threads: DetachedThread.start, foldMemory: foldMemory)
     }
 
     /// `rebuild`, its partitions' threads started by `threads`.
     func rebuild(
         _ selected: [any Projection]?, progress: ((UInt64, UInt64) -> Void)?,
-        afterEachRecord hook: ((UInt64) -> Void)?, threads: DetachedThread.Starter
+        afterEachRecord hook: ((UInt64) -> Void)?, threads: DetachedThread.Starter, foldMemory: FoldMemory = .freed
     ) throws -> UInt64 {
         let chosen = selected ?? projections
         rebuildLock?.exclusive { notice?(Self.waitingNotice) }
         defer { rebuildLock?.unlock() }
         return try log.write { writer in
-            let context = context(writer)
+            var context = context(writer)
             for projection in chosen {
                 for name in projection.tableNames { try writer.transaction.empty(context.table(name)) }
             }
+            context.emptied = EmptiedTables(chosen.flatMap(\.tableNames).map(\.name))
+            context.foldMemory = foldMemory
             let total = UInt64(try writer.reader.count())
             let byStream = chosen.indices.filter { chosen[$0].foldsByStream }
             let whole = chosen.indices.filter { !chosen[$0].foldsByStream }

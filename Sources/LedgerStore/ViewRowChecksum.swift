@@ -16,13 +16,22 @@ public enum ViewRowChecksum {
 
     public static func checksum(table: String, key: [UInt8], value: ArraySlice<UInt8>) -> [UInt8] {
         let hasher = SHA256Hasher()
-        let prefix = Array(table.utf8) + [0] + BigEndian.bytes(UInt64(key.count))
-        return Array(hasher.digest(prefix, key, Array(value)).bytes.prefix(length))
+        var prefix = Array(table.utf8)
+        prefix.append(0)
+        BigEndian.append(UInt64(key.count), to: &prefix)
+        hasher.begin()
+        hasher.add(prefix[...])
+        hasher.add(key[...])
+        hasher.add(value)
+        return Array(hasher.end().bytes.prefix(length))
     }
 
     /// What to store for `value` under `key` in `table`.
     public static func seal(table: String, key: [UInt8], value: [UInt8]) -> [UInt8] {
-        value + checksum(table: table, key: key, value: value[...])
+        var sealed = value
+        sealed.reserveCapacity(value.count + length)
+        sealed += checksum(table: table, key: key, value: value[...])
+        return sealed
     }
 
     /// The value of a stored row, or `ViewDamage` when its checksum does not

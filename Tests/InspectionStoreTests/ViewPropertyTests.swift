@@ -246,12 +246,14 @@ struct Recorder {
         // Folded in partitions of the streams (three, so that a parent and
         // its re-inspection, or a template's pinning and its later use, fall
         // to different ones), the rebuild writes the same rows again.
-        for partitions in [2, 3] {
+        // Its states left to the process's exit (`jqc rebuild`'s way), the
+        // same rows again.
+        for (partitions, memory) in [(2, FoldMemory.freed), (3, .freed), (2, .leftToExit), (1, .leftToExit)] {
             let partitioned = try ProjectionSet(
                 log: recorder.ledger.log, projections: InspectionView.all(), sharedTypes: InspectionFold.sharedTypes,
                 rebuildPartitions: partitions)
-            #expect(try partitioned.rebuild() == events)
-            #expect(try recorder.viewSnapshot() == rebuilt, "\(partitions) partitions (seed \(seed))")
+            #expect(try partitioned.rebuild(foldMemory: memory) == events)
+            #expect(try recorder.viewSnapshot() == rebuilt, "\(partitions) partitions, \(memory) (seed \(seed))")
         }
     }
 }

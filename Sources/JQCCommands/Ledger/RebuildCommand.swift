@@ -57,7 +57,10 @@ struct RebuildCommand: RunnableCommand {
         let count = try ledger.views.rebuild(
             chosen,
             progress: { done, total in invocation.progress("rebuilding: \(done)/\(total) events") },
-            afterEachRecord: crashAfter.map { limit in { done in if done == limit { kill(getpid(), SIGKILL) } } })
+            afterEachRecord: crashAfter.map { limit in { done in if done == limit { kill(getpid(), SIGKILL) } } },
+            // The command ends once the rebuild commits: the exit gives the
+            // folds' memory back at once.
+            foldMemory: .leftToExit)
         invocation.endProgress()
         var end = timespec()
         clock_gettime(CLOCK_MONOTONIC, &end)
