@@ -352,7 +352,7 @@ extension InspectionFold {
     /// Follow-ups are resolved first, over the whole fold. Each view's rows
     /// are handed over once and not kept, so that only the views not yet
     /// written hold theirs in memory.
-    func rowChanges(of view: InspectionView, foldMemory: FoldMemory = .freed) -> [RowChange] {
+    func rowChanges(of view: InspectionView, foldMemory: FoldMemory) -> [RowChange] {
         if !followUpsResolved {
             resolveFollowUps()
             followUpsResolved = true
@@ -397,9 +397,9 @@ extension InspectionFold {
         let handed = HandedStates(consume parts)
         let found = RowChanges(parts: count)
         DispatchQueue.concurrentPerform(iterations: count) { part in
-            var states = handed.take(part)
-            found.keep(Self.rowChanges(of: views, in: &states), as: part)
-            handed.giveBack(states, as: part)
+            let states = handed.part(part)
+            let ids = states.keys.sorted { $0.bytesPrecede($1) }
+            found.keep(Self.rowChanges(of: views, ids[...], in: states), as: part)
         }
         if foldMemory == .leftToExit {
             KeptUntilExit.keep(handed)
@@ -428,30 +428,7 @@ extension InspectionFold {
         return changes
     }
 
-    /// `views`' rows for every state of `states`, in the order of their
-    /// ids, sealed. Each state is read where it lies (`values`' in-place
-    /// access, on a dictionary no one else holds): taking it out by key
-    /// would copy all it holds, and free the copy, once per inspection.
-    private static func rowChanges(
-        of views: [InspectionView], in states: inout [UUID: InspectionState]
-    ) -> [[RowChange]] {
-        var changes = [[RowChange]](repeating: [], count: views.count)
-        let ids = states.keys.sorted { $0.bytesPrecede($1) }
-        for id in ids {
-            guard let index = states.index(forKey: id) else { continue }
-            add(views, of: &states.values[index], to: &changes)
-        }
-        return changes
-    }
-
-    /// Appends `views`' rows for `state` to `changes`, sealed (`inout` only
-    /// so that a state read in place is lent, not copied).
-    private static func add(
-        _ views: [InspectionView], of state: inout InspectionState, to changes: inout [[RowChange]]
-    ) {
-        add(views, of: state, to: &changes)
-    }
-
+    /// Appends `views`' rows for `state` to `changes`, sealed.
     private static func add(_ views: [InspectionView], of state: InspectionState, to changes: inout [[RowChange]]) {
         for (i, view) in views.enumerated() {
             let start = changes[i].endIndex
@@ -468,22 +445,10 @@ final class HandedStates: Sendable {
 
     init(_ parts: consuming [[UUID: InspectionState]]) { self.parts = Mutex(parts) }
 
-    /// Partition `part`'s states, taken out (so that the taker holds the
-    /// only reference and can read them in place) until `giveBack`.
-    func take(_ part: Int) -> [UUID: InspectionState] {
+    func part(_ part: Int) -> [UUID: InspectionState] {
         parts.withLock { parts in
             precondition(part < parts.count, "the states of partition \(part) were read after they were freed")
-            var taken: [UUID: InspectionState] = [:]
-            swap(&taken, &parts[part])
-            return taken
-        }
-    }
-
-    /// Puts back what `take` took, to be freed with the rest.
-    func giveBack(_ states: consuming [UUID: InspectionState], as part: Int) {
-        parts.withLock { parts in
-            precondition(part < parts.count, "the states of partition \(part) were given back after they were freed")
-            parts[part] = states
+            return parts[part]
         }
     }
 
