@@ -16,3 +16,14 @@ public final class Locked<Value: Sendable>: Sendable {
     /// A copy of the value as it is now.
     public var value: Value { mutex.withLock { $0 } }
 }
+
+extension Locked where Value == Int {
+    /// The count so far, then one more: the number of calls before this one
+    /// (a stand-in thread starter that refuses after so many, say).
+    public func next() -> Int {
+        mutex.withLock { count in
+            defer { count += 1 }
+            return count
+        }
+    }
+}

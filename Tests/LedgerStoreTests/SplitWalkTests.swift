@@ -185,7 +185,7 @@ import Testing
         let views = try ProjectionSet(
             log: log, projections: [RebuildThreadTests.FailingView(failAt: 0, foldsByStream: true)],
             notice: { notices.add($0) }, rebuildPartitions: 4)
-        let started = StartCount()
+        let started = Locked(0)
         let threads: DetachedThread.Starter = { name, body throws(ThreadStartFailure) in
             guard started.next() + 1 < failingAt else { throw ThreadStartFailure(name: name, code: EAGAIN) }
             try DetachedThread.start(named: name, body)
@@ -204,16 +204,5 @@ import Testing
         private let lines = Mutex<[String]>([])
         func add(_ line: String) { lines.withLock { $0.append(line) } }
         var all: [String] { lines.withLock { $0 } }
-    }
-
-    final class StartCount: Sendable {
-        private let count = Mutex(0)
-        /// The number of starts before this one.
-        func next() -> Int {
-            count.withLock { count in
-                defer { count += 1 }
-                return count
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerStore
+import LedgerTestSupport
 import Synchronization
 import Testing
 
@@ -28,21 +29,11 @@ import Testing
         var done: [Int] { state.withLock { $0.done } }
     }
 
-    final class Starts: Sendable {
-        private let count = Mutex(0)
-        func next() -> Int {
-            count.withLock { count in
-                defer { count += 1 }
-                return count
-            }
-        }
-    }
-
     /// Threads given before the system refuses one: all, some, or none.
     @Test(arguments: [8, 3, 1, 0])
     func everyItemIsSentWhateverThreadsTheSystemGives(given: Int) {
         let items = Items(200)
-        let starts = Starts()
+        let starts = Locked(0)
         let threads: DetachedThread.Starter = { name, body throws(ThreadStartFailure) in
             guard starts.next() < given else { throw ThreadStartFailure(name: name, code: EAGAIN) }
             try DetachedThread.start(named: name, body)
