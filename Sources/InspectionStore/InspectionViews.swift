@@ -301,15 +301,19 @@ public final class InspectionView: Projection, Sendable {
     struct Rebuilder: ProjectionRebuilder {
         let view: InspectionView
         let fold: InspectionFold
+        /// The views share one fold: the first made with it is handed the
+        /// records, the others only write their rows from it.
+        let consumesRecords: Bool
 
         init(view: InspectionView, fold: InspectionFold) {
             self.view = view
             self.fold = fold
+            consumesRecords = fold.rebuiltViews.isEmpty
             fold.rebuiltViews.append(view)
         }
 
         mutating func consume(_ record: EventRecord) throws {
-            // The views share one fold: only the first to see a record folds it.
+            // Only one view folds each record, however many are handed it.
             guard record.position > fold.lastPosition else { return }
             try fold.consume(record)
         }

@@ -63,14 +63,16 @@ struct InspectionTables: Sendable {
 /// `CBORValue` map encodes and sorts every key of every row, which a rebuild
 /// did for tens of thousands of rows with the same keys.
 struct RowKeys: Sendable {
+    /// Literals, written as they are: a rebuild's threads write them into
+    /// every row, and a literal string has no reference count for them to
+    /// bump (the keys' encoded bytes, kept in arrays, had one each, which
+    /// the threads took from each other's caches for every key of every row).
     let keys: [String]
-    private let encodedKeys: [[UInt8]]
     private let order: [Int]
 
     init(_ keys: [String]) {
         self.keys = keys
         let encodedKeys = keys.map { CBORValue.text($0).encoded() }
-        self.encodedKeys = encodedKeys
         order = encodedKeys.indices.sorted { encodedKeys[$0].lexicographicallyPrecedes(encodedKeys[$1]) }
     }
 
@@ -82,7 +84,7 @@ struct RowKeys: Sendable {
         var writer = CBORWriter()
         writer.writeMapHeader(count: pairs.count)
         for index in order {
-            writer.write(encoded: encodedKeys[index])
+            writer.write(text: keys[index])
             pairs[index].1.write(to: &writer)
         }
         return writer.bytes

@@ -249,16 +249,22 @@ public struct LedgerReader {
     /// each record is walked and routed once, not once per partition. A
     /// record of `sharedTypes` goes to every partition (owned by one);
     /// with `everyRecordToFirst`, every record goes to partition 0. Also
-    /// answers how many records the segment holds.
+    /// answers how many records the segment holds. `expected`: about how
+    /// many records the segment holds, for the lists' room (by default
+    /// worked out from `first` and `end` when both are given); the last
+    /// segment, which has no `end`, grew its lists by copying them.
     func routeRecords(
-        from first: UInt64?, before end: UInt64?, among partitions: Int, sharedTypes: [String],
-        everyRecordToFirst: Bool
+        from first: UInt64?, before end: UInt64?, expecting expected: Int? = nil, among partitions: Int,
+        sharedTypes: [String], everyRecordToFirst: Bool
     ) throws -> (lists: [[RoutedRecord]], walked: Int) {
         precondition(partitions > 1, "one partition folds the log as it walks it")
         let shared = sharedTypes.map { Array($0.utf8) }
         var lists = [[RoutedRecord]](repeating: [], count: partitions)
-        if let end, end > first ?? 1 {
-            for p in lists.indices { lists[p].reserveCapacity(Int(end - (first ?? 1)) / partitions * 9 / 8) }
+        let bounded = end.map { end in end > first ?? 1 ? Int(end - (first ?? 1)) : 0 }
+        if let records = expected ?? bounded, records > 0 {
+            for p in lists.indices {
+                lists[p].reserveCapacity(p == 0 && everyRecordToFirst ? records : records / partitions * 9 / 8)
+            }
         }
         var walked = 0
         // The segment ends at `end`'s key in LMDB's own order, so that any

@@ -82,6 +82,11 @@ public final class ProjectionScratch {
 /// Folds the whole log (or one partition of its streams) into a projection
 /// during a rebuild.
 public protocol ProjectionRebuilder {
+    /// Whether the rebuild hands this rebuilder the records (`consume`,
+    /// `consumeShared`): false for one that shares another rebuilder's fold
+    /// of the same partition, which folds them for both. A rebuild skips
+    /// such rebuilders for every record. True by default.
+    var consumesRecords: Bool { get }
     /// A record of a stream this rebuilder folds, in log order.
     mutating func consume(_ record: EventRecord) throws
     /// A record of another partition's stream whose type is one of the
@@ -96,6 +101,8 @@ public protocol ProjectionRebuilder {
 }
 
 extension ProjectionRebuilder {
+    public var consumesRecords: Bool { true }
+
     public mutating func consumeShared(_ record: EventRecord) throws {}
 
     public mutating func absorb(_ other: any ProjectionRebuilder) throws {
@@ -589,6 +596,8 @@ struct PartitionFold: Sendable {
     ) throws -> [any ProjectionRebuilder] {
         let scratch = ProjectionScratch(log: reader)
         var rebuilders = projections.map { $0.makeRebuilder(scratch: scratch) }
+        let byStream = byStream.filter { rebuilders[$0].consumesRecords }
+        let wholeLog = wholeLog.filter { rebuilders[$0].consumesRecords }
         try reader.forEachRecord { record in
             walked(record.position)
             for i in byStream { try rebuilders[i].consume(record) }
@@ -622,14 +631,17 @@ extension PartitionFold {
         do {
             let bounds = split.segment(partition)
             let dealt = try reader.routeRecords(
-                from: bounds.first, before: bounds.end, among: partitions, sharedTypes: sharedTypes,
-                everyRecordToFirst: !wholeLog.isEmpty)
+                from: bounds.first, before: bounds.end, expecting: split.expectedRecords(partition),
+                among: partitions, sharedTypes: sharedTypes, everyRecordToFirst: !wholeLog.isEmpty)
             split.dealt(dealt.lists, walked: dealt.walked, segment: partition)
             guard let segments = split.waitForEverySegment(partition: partition) else {
                 throw PartitionResults.Stopped()
             }
             let scratch = ProjectionScratch(log: reader)
             var rebuilders = projections.map { $0.makeRebuilder(scratch: scratch) }
+            // Asked once: the loop below runs for every record.
+            let byStream = byStream.filter { rebuilders[$0].consumesRecords }
+            let wholeLog = wholeLog.filter { rebuilders[$0].consumesRecords }
             var names = TextCache()
             var passed = 0
             for records in segments {
@@ -688,9 +700,14 @@ final class SplitWalk: Sendable {
     /// (which run from 1), the first from the table's first key and the
     /// last to its last (nil), so that every key falls in one segment.
     func segment(_ k: Int) -> (first: UInt64?, end: UInt64?) {
-        let share = { (k: Int) in 1 + self.total * UInt64(k) / UInt64(self.partitions) }
         return (k == 0 ? nil : share(k), k == partitions - 1 ? nil : share(k + 1))
     }
+
+    /// The records segment `k` holds in a log of `total` records.
+    func expectedRecords(_ k: Int) -> Int { Int(share(k + 1) - share(k)) }
+
+    /// The first position of segment `k` (`total + 1` for `k == partitions`).
+    private func share(_ k: Int) -> UInt64 { 1 + total * UInt64(k) / UInt64(partitions) }
 
     func dealt(_ lists: [[RoutedRecord]], walked: Int, segment: Int) {
         state.withLock { state in

@@ -31,18 +31,18 @@ public enum TableName {
 
     /// The inspection views' tables (`InspectionView`).
     public enum View {
-        public static let inspections = ViewTable("inspections")
-        public static let reinspections = ViewTable("reinspections")
-        public static let templates = ViewTable("templates")
-        public static let drafts = ViewTable("drafts")
-        public static let followUps = ViewTable("followups")
-        public static let issues = ViewTable("issues")
-        public static let outbox = ViewTable("outbox")
+        public static let inspections = ViewTable(whole: "view:inspections")
+        public static let reinspections = ViewTable(whole: "view:reinspections")
+        public static let templates = ViewTable(whole: "view:templates")
+        public static let drafts = ViewTable(whole: "view:drafts")
+        public static let followUps = ViewTable(whole: "view:followups")
+        public static let issues = ViewTable(whole: "view:issues")
+        public static let outbox = ViewTable(whole: "view:outbox")
         /// The position of every `inspection.received` record: what this
         /// ledger heard from other devices, without walking the log.
-        public static let receptions = ViewTable("receptions")
+        public static let receptions = ViewTable(whole: "view:receptions")
         /// The outbox view's submissions of other devices not reported sent.
-        public static let unreportedSubmissions = ViewTable("unreported_submissions")
+        public static let unreportedSubmissions = ViewTable(whole: "view:unreported_submissions")
     }
 
     // MARK: The reference-data cache (`ReferenceCache`)
@@ -66,6 +66,15 @@ public struct ViewTable: Hashable, Sendable, CustomStringConvertible {
     public init(_ part: String) {
         precondition(!part.isEmpty, "a view's table is named after view:")
         name = TableName.viewPrefix + part
+    }
+
+    /// A view's table named whole by a literal (`TableName.View`). A
+    /// literal string has no reference count; a name joined at run time has
+    /// one, which every thread of a rebuild bumped for every row it worked
+    /// out, each taking the counter's cache line from the other.
+    init(whole name: String) {
+        precondition(TableName.isView(name) && name.count > TableName.viewPrefix.count, "\(name) is no view's table")
+        self.name = name
     }
 
     public var description: String { name }

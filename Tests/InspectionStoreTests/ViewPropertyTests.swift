@@ -243,6 +243,20 @@ struct Recorder {
         let drafts = recorder.ledger.views.projections.filter { $0.name == InspectionView.Kind.drafts.rawValue }
         #expect(try recorder.ledger.views.rebuild(drafts) == events)
         #expect(try recorder.viewSnapshot() == rebuilt, "the drafts view rebuilt alone (seed \(seed))")
+        // Views that share the fold, rebuilt without the inspections view:
+        // the first of them made is the one handed the records.
+        for kinds in [[InspectionView.Kind.issues, .outbox], [.followups, .issues], [.outbox]] {
+            for partitions in [1, 2] {
+                let views = try ProjectionSet(
+                    log: recorder.ledger.log, projections: InspectionView.all(),
+                    sharedTypes: InspectionFold.sharedTypes, rebuildPartitions: partitions)
+                let some = views.projections.filter { view in kinds.map(\.rawValue).contains(view.name) }
+                #expect(some.count == kinds.count)
+                #expect(try views.rebuild(some) == events)
+                #expect(
+                    try recorder.viewSnapshot() == rebuilt, "\(kinds) alone, \(partitions) partitions (seed \(seed))")
+            }
+        }
         // Folded in partitions of the streams (three, so that a parent and
         // its re-inspection, or a template's pinning and its later use, fall
         // to different ones), the rebuild writes the same rows again.

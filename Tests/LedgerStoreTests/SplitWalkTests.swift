@@ -32,6 +32,12 @@ import Testing
         // No segment is more than one position larger than another.
         let sizes = (0..<partitions - 1).map { segments[$0].end! - (segments[$0].first ?? 1) }
         if let largest = sizes.max(), let smallest = sizes.min() { #expect(largest - smallest <= 1) }
+        // What each segment expects (the room its lists reserve, the last
+        // one's too) is what it holds of a log with no gaps.
+        for k in 0..<partitions - 1 { #expect(UInt64(split.expectedRecords(k)) == sizes[k]) }
+        let last = total + 1 - (segments[partitions - 1].first ?? 1)
+        #expect(UInt64(split.expectedRecords(partitions - 1)) == last)
+        #expect((0..<partitions).map(split.expectedRecords).reduce(0, +) == Int(total))
     }
 
     /// A log of `count` events in `streams` streams, every `sharedEvery`-th
@@ -64,8 +70,9 @@ import Testing
             for segment in 0..<partitions {
                 let bounds = split.segment(segment)
                 let dealt = try reader.routeRecords(
-                    from: bounds.first, before: bounds.end, among: partitions, sharedTypes: ["test.shared"],
-                    everyRecordToFirst: everyRecordToFirst)
+                    from: bounds.first, before: bounds.end, expecting: split.expectedRecords(segment),
+                    among: partitions, sharedTypes: ["test.shared"], everyRecordToFirst: everyRecordToFirst)
+                #expect(dealt.walked == split.expectedRecords(segment))
                 walked += dealt.walked
                 for (partition, records) in dealt.lists.enumerated() {
                     for routed in records {
