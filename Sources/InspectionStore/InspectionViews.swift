@@ -164,6 +164,23 @@ public final class InspectionView: Projection, Sendable {
         }
     }
 
+    /// The views whose rows are each one inspection's (`rowChanges(of:into:)`).
+    private static let perInspection = Kind.allCases.filter { $0 != .templates && $0 != .receptions }
+        .map(InspectionView.init)
+
+    /// Every row the views hold for one inspection's `state`, by table name,
+    /// without checksums, and no deletes: what a store of the same views
+    /// elsewhere writes into emptied tables. `ledger-bench`'s SQLite baseline
+    /// writes these, so that its rebuild writes the rows the ledger's does.
+    package static func rows(of state: InspectionState) -> [(table: String, key: [UInt8], value: [UInt8])] {
+        var changes: [RowChange] = []
+        for view in perInspection { view.rowChanges(of: state, into: &changes) }
+        return changes.compactMap { change in
+            if case .put(let table, let key, let value) = change { return (table.name, key, value) }
+            return nil
+        }
+    }
+
     // MARK: - Rebuild
 
     public func makeRebuilder(scratch: ProjectionScratch) -> any ProjectionRebuilder {

@@ -132,10 +132,14 @@ extension FoldProfile {
         let scan = try CPUTime.seconds { try sqlite.scan(through: last) { _, record in bytes &+= record.count } }
         let baseline = DomainBenchmark(inspections: 0, eventsPerInspection: 0, directory: domain)
         let rebuild = try CPUTime.seconds { try baseline.sqliteRebuild(sqlite, through: last) }
+        let everyView = try CPUTime.seconds {
+            try baseline.sqliteRebuild(sqlite, through: last, writing: .everyView)
+        }
         func perRow(_ seconds: Double) -> String { String(format: "%7.0f ns", seconds / Double(last) * 1e9) }
         print("  the SQLite baseline's \(last) rows, per row, CPU time of one thread:")
         print("    scan the events table (rows copied out)   \(perRow(scan))")
         print("    its rebuild (+ decode, apply, summaries)  \(perRow(rebuild))")
+        print("    the same, writing every view's rows       \(perRow(everyView))")
     }
 }
 

@@ -8,6 +8,8 @@ final class SQLiteEventTable {
     private var insert: OpaquePointer?
     private var readStreamStatement: OpaquePointer?
     private var summaryStatement: OpaquePointer?
+    /// An insert into each view table of `insertViewRow`, by table name.
+    private var viewRowStatements: [String: OpaquePointer] = [:]
     private var templateInsert: OpaquePointer?
     private var templateRead: OpaquePointer?
 
@@ -40,6 +42,7 @@ final class SQLiteEventTable {
         sqlite3_finalize(insert)
         sqlite3_finalize(readStreamStatement)
         sqlite3_finalize(summaryStatement)
+        for statement in viewRowStatements.values { sqlite3_finalize(statement) }
         sqlite3_finalize(templateInsert)
         sqlite3_finalize(templateRead)
         sqlite3_close(db)
@@ -129,6 +132,40 @@ final class SQLiteEventTable {
             }
         }
         guard sqlite3_step(summaryStatement) == SQLITE_DONE else { throw BenchError("summary insert failed") }
+    }
+
+    /// Empties the view table `table` (a key-ordered table, as an LMDB
+    /// table is one), made if it is not there: called inside the rebuild's
+    /// transaction, as the ledger empties its view tables in its own.
+    func emptyViewTable(_ table: String) throws {
+        try exec("CREATE TABLE IF NOT EXISTS \"\(table)\" (key BLOB PRIMARY KEY, row BLOB NOT NULL) WITHOUT ROWID")
+        try exec("DELETE FROM \"\(table)\"")
+    }
+
+    /// Puts a view row, as the ledger's rebuild puts one (an existing key's
+    /// row is replaced).
+    func insertViewRow(table: String, key: [UInt8], row: [UInt8]) throws {
+        let statement: OpaquePointer
+        if let prepared = viewRowStatements[table] {
+            statement = prepared
+        } else {
+            var prepared: OpaquePointer?
+            try check(
+                sqlite3_prepare_v2(
+                    db, "INSERT OR REPLACE INTO \"\(table)\"(key, row) VALUES (?, ?)", -1, &prepared, nil),
+                "prepare the \(table) insert")
+            guard let prepared else { throw BenchError("sqlite: no statement for the \(table) insert") }
+            viewRowStatements[table] = prepared
+            statement = prepared
+        }
+        sqlite3_reset(statement)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (i, bytes) in [key, row].enumerated() {
+            bytes.withUnsafeBytes { raw in
+                _ = sqlite3_bind_blob(statement, Int32(i + 1), raw.baseAddress, Int32(raw.count), transient)
+            }
+        }
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError("the \(table) insert failed") }
     }
 
     /// Calls `body` with each row's hash and record bytes, in order, up to

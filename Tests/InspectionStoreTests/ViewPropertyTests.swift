@@ -257,6 +257,29 @@ struct Recorder {
                     try recorder.viewSnapshot() == rebuilt, "\(kinds) alone, \(partitions) partitions (seed \(seed))")
             }
         }
+        // The rows a store of the same views elsewhere writes (the bench's
+        // SQLite baseline) are the rebuilt rows, without their checksums.
+        var elsewhere: [String: [[UInt8]: [UInt8]]] = [:]
+        for key in (rebuilt["view:inspections"] ?? [:]).keys {
+            let id = try #require(UUID(bytes: key))
+            let state = try #require(try recorder.ledger.state(of: id))
+            for row in InspectionView.rows(of: state) { elsewhere[row.table, default: [:]][row.key] = row.value }
+        }
+        // The views of every inspection, not the templates pinned, the
+        // receptions or the re-inspections' parents.
+        let notPerInspection = [TableName.View.templates, TableName.View.receptions, TableName.View.reinspections]
+        for (table, rows) in rebuilt where !rows.isEmpty && !notPerInspection.map(\.name).contains(table) {
+            let written = elsewhere[table] ?? [:]
+            #expect(Set(written.keys) == Set(rows.keys), "\(table): InspectionView.rows(of:)'s keys (seed \(seed))")
+            for (key, value) in rows where written[key] != Array(value.dropLast(ViewRowChecksum.length)) {
+                let mine = try written[key].map { try CBORValue(decoding: $0) }
+                let stored = try CBORValue(decoding: Array(value.dropLast(ViewRowChecksum.length)))
+                Issue.record(
+                    "\(table) row \(Hex.encode(key)): rows(of:) \(String(describing: mine)), rebuilt \(stored)")
+                break
+            }
+        }
+        #expect(!(elsewhere["view:inspections"] ?? [:]).isEmpty)
         // Folded in partitions of the streams (three, so that a parent and
         // its re-inspection, or a template's pinning and its later use, fall
         // to different ones), the rebuild writes the same rows again.
