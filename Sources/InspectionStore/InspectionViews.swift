@@ -164,9 +164,9 @@ public final class InspectionView: Projection, Sendable {
         }
     }
 
-    /// The views whose rows are each one inspection's (`rowChanges(of:into:)`).
-    private static let perInspection = Kind.allCases.filter { $0 != .templates && $0 != .receptions }
-        .map(InspectionView.init)
+    /// Every view, to ask each for its rows of one inspection (the
+    /// templates and receptions views have none: `rowChanges(of:into:)`).
+    private static let every = all()
 
     /// Every row the views hold for one inspection's `state`, by table name,
     /// without checksums, and no deletes: what a store of the same views
@@ -174,7 +174,7 @@ public final class InspectionView: Projection, Sendable {
     /// writes these, so that its rebuild writes the rows the ledger's does.
     package static func rows(of state: InspectionState) -> [(table: String, key: [UInt8], value: [UInt8])] {
         var changes: [RowChange] = []
-        for view in perInspection { view.rowChanges(of: state, into: &changes) }
+        for view in every { view.rowChanges(of: state, into: &changes) }
         return changes.compactMap { change in
             if case .put(let table, let key, let value) = change { return (table.name, key, value) }
             return nil
