@@ -52,6 +52,9 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // glibc's mallopt (malloc.h), which the Glibc module does not export.
+        .systemLibrary(name: "CAllocator"),
+
         // libcurl's option setters are variadic, which Swift cannot call: this
         // C target gives each option kind one typed function.
         .target(
@@ -74,7 +77,7 @@ let package = Package(
         .target(name: "CurlTransport", dependencies: ["HTTPCore", "CCurl"]),
 
         // MARK: - The event log stored in LMDB
-        .target(name: "LedgerStore", dependencies: ["LMDB", "LedgerCore"]),
+        .target(name: "LedgerStore", dependencies: ["LMDB", "LedgerCore", "CAllocator"]),
 
         // MARK: - The inspection ledger: the log, its projections, photos, reference data
         .target(name: "InspectionStore", dependencies: ["LedgerStore", "InspectionDomain", "LMDB", "LedgerCore"]),

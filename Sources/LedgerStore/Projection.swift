@@ -213,7 +213,9 @@ public enum FoldMemory: Sendable, Equatable {
     /// (`KeptUntilExit`): for a command that ends when the rebuild commits
     /// (`jqc rebuild`), as compilers leave their trees to the exit. Freeing
     /// a million events' states one by one took a twentieth of such a
-    /// rebuild, with the puts waiting on the allocator's lock.
+    /// rebuild, with the puts waiting on the allocator's lock. The process's
+    /// heaps also grow in large steps from then on (`HeapGrowth`), since
+    /// none needs to give memory back before the exit.
     case leftToExit
 }
 
@@ -429,6 +431,7 @@ public final class ProjectionSet: Sendable {
         afterEachRecord hook: ((UInt64) -> Void)?, threads: DetachedThread.Starter, foldMemory: FoldMemory = .freed
     ) throws -> UInt64 {
         let chosen = selected ?? projections
+        if foldMemory == .leftToExit { HeapGrowth.inLargeSteps() }
         rebuildLock?.exclusive { notice?(Self.waitingNotice) }
         defer { rebuildLock?.unlock() }
         return try log.write { writer in
